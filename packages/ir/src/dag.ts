@@ -1,0 +1,155 @@
+/**
+ * The global training DAG: every compute and communication op of one training step, cluster-wide,
+ * at block × pass × microbatch granularity. Passes treat a `Dag` as immutable: a pass returns a
+ * new `Dag` that shares every node and column it did not change, so keeping a snapshot after each
+ * pass costs only what that pass changed.
+ */
+import type { PassName } from './filter.ts';
+
+export type ComputeOp = 'F' | 'B' | 'BI' | 'BW' | 'RECOMPUTE' | 'UPD';
+export type P2POp = 'SEND' | 'RECV';
+export type CollectiveOp = 'ALL_REDUCE' | 'REDUCE_SCATTER' | 'ALL_GATHER' | 'ALL_TO_ALL';
+export type MemoryOp = 'OFFLOAD' | 'RELOAD';
+export type ControlOp = 'ORDER_SOURCE' | 'ORDER_SINK';
+export type NodeOp = ComputeOp | P2POp | CollectiveOp | MemoryOp | ControlOp;
+
+export const COMPUTE_OPS: readonly ComputeOp[] = ['F', 'B', 'BI', 'BW', 'RECOMPUTE', 'UPD'];
+
+/** Which directive (index into the expanded program; null for the model itself) and pass made or last changed a node. */
+export interface Provenance {
+  pass: string;
+  directive: number | null;
+}
+
+/** A block of the model: a layer or a group of layers, the unit tags and costs attach to. */
+export interface BlockInfo {
+  name: string;
+  tags: Readonly<Record<string, number>>;
+  /** Per-microbatch milliseconds (synthetic models). */
+  ms?: { F: number; BI: number; BW: number; FandB: number; UPD: number };
+  /** Per-microbatch FLOPs (transformer models). */
+  flops?: { F: number; BI: number; BW: number };
+  activationBytes: number;
+  paramBytes: number;
+  outputBytes: number;
+}
+
+/** A dimension created by `split` (Piper's microbatching); nodes carry an index per dimension. */
+export interface SplitDim {
+  name: string;
+  size: number;
+  /** Index into the expanded program of the `split` that made it. */
+  directive: number;
+}
+
+interface NodeBase {
+  /** Stable id, unique in the DAG and derived from what the node is, e.g. `F.b3.mb5`. */
+  readonly id: string;
+  /** Model block the node belongs to; -1 for device-group ops (UPD) and control nodes. */
+  readonly block: number;
+  /** Index per split dimension (`dag.dims`), -1 where the node was not split along it. */
+  readonly dims: readonly number[];
+  /** Device group index into `dag.groups`; -1 until placed. */
+  readonly group: number;
+  readonly stream: string;
+  readonly provenance: Provenance;
+}
+
+export interface ComputeNode extends NodeBase {
+  readonly kind: 'compute';
+  readonly op: ComputeOp;
+  /** Memory effect: bytes allocated when the op starts and released when it ends. */
+  readonly allocBytes: number;
+  readonly freeBytes: number;
+}
+
+export interface P2PNode extends NodeBase {
+  readonly kind: 'p2p';
+  readonly op: P2POp;
+  /** Group on the other side of the transfer. */
+  readonly peerGroup: number;
+  readonly bytes: number;
+  /** Shared by a SEND and its RECV. */
+  readonly transfer: string;
+  /** Pass of the op whose output is transferred. */
+  readonly pass: ComputeOp;
+}
+
+export interface CollectiveNode extends NodeBase {
+  readonly kind: 'collective';
+  readonly op: CollectiveOp;
+  readonly devices: readonly number[];
+  readonly bytes: number;
+}
+
+export interface MemoryNode extends NodeBase {
+  readonly kind: 'memory';
+  readonly op: MemoryOp;
+  readonly bytes: number;
+}
+
+export interface ControlNode extends NodeBase {
+  readonly kind: 'control';
+  readonly op: ControlOp;
+}
+
+export type DagNode = ComputeNode | P2PNode | CollectiveNode | MemoryNode | ControlNode;
+
+export const EDGE_DATA = 0;
+export const EDGE_TEMPORAL = 1;
+export type EdgeKind = typeof EDGE_DATA | typeof EDGE_TEMPORAL;
+
+/**
+ * Edges as parallel columns (node indices), because a large design has hundreds of thousands and
+ * passes mostly append. A pass that changes edges returns new arrays; it never writes old ones.
+ */
+export interface EdgeList {
+  readonly from: readonly number[];
+  readonly to: readonly number[];
+  readonly kind: readonly EdgeKind[];
+  /** Tensor bytes a data edge carries (0 for temporal edges). */
+  readonly bytes: readonly number[];
+}
+
+/** Nodes of an `order` slot that run overlapped as one unit (DualPipe's F&B pair). */
+export interface OverlapSlot {
+  readonly nodes: readonly number[];
+  readonly directive: number;
+}
+
+export interface StreamSpec {
+  name: string;
+  priority?: number;
+  smFraction?: number;
+}
+
+export interface Dag {
+  readonly blocks: readonly BlockInfo[];
+  readonly dims: readonly SplitDim[];
+  /** Device groups (each a list of devices) in order of first use. */
+  readonly groups: readonly (readonly number[])[];
+  readonly nodes: readonly DagNode[];
+  readonly edges: EdgeList;
+  readonly overlaps: readonly OverlapSlot[];
+  readonly streams: readonly StreamSpec[];
+}
+
+export function emptyEdges(): EdgeList {
+  return { from: [], to: [], kind: [], bytes: [] };
+}
+
+/** Tags of a node as filters see them: its block's tags, its split indices and its PASS. */
+export function nodeTags(dag: Dag, node: DagNode): Record<string, number | string> {
+  const tags: Record<string, number | string> = node.block >= 0 ? { ...dag.blocks[node.block]!.tags } : {};
+  dag.dims.forEach((d, i) => {
+    const v = node.dims[i];
+    if (v !== undefined && v >= 0) tags[d.name] = v;
+  });
+  const pass = node.kind === 'compute' ? node.op : node.kind === 'p2p' ? node.pass : undefined;
+  if (pass && isPassName(pass)) tags.PASS = pass;
+  return tags;
+}
+
+export function isPassName(op: string): op is PassName {
+  return op === 'F' || op === 'B' || op === 'BI' || op === 'BW';
+}

@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import {
+  type Cluster,
+  customClusterSchema,
+  idealClusterSchema,
+  presetClusterSchema,
+} from './cluster.ts';
+import { DIRECTIVE_OPS, type Directive, type DirectiveOp, directiveSchemas } from './directive.ts';
+import { type Issue, type PathSegment, formatPath } from './issue.ts';
+import { parseJsonText } from './json.ts';
+import { type Model, syntheticBlocksSchema, syntheticStagesSchema, transformerSchema } from './model.ts';
+import { fromZod } from './zodIssues.ts';
+
+export const DESIGN_FORMAT = 'stagecraft/design@1';
+export const DESIGN_VERSION = 1;
+
+export interface Design {
+  format: typeof DESIGN_FORMAT;
+  name: string;
+  description?: string;
+  model: Model;
+  cluster: Cluster;
+  directives: Directive[];
+}
+
+export type DesignResult = { ok: true; design: Design } | { ok: false; errors: Issue[] };
+
+/**
+ * Older design formats and how to bring each up to the next version. A saved design is migrated on
+ * load, never rewritten in place, so an older file stays readable by the version that wrote it.
+ */
+const migrations: Record<number, (doc: Record<string, unknown>) => Record<string, unknown>> = {};
+
+const headerSchema = z.strictObject({
+  format: z.string(),
+  name: z.string().min(1).max(200),
+  description: z.string().max(10_000).optional(),
+  model: z.unknown(),
+  cluster: z.unknown(),
+  directives: z.array(z.unknown()).max(200_000),
+});
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function migrate(doc: Record<string, unknown>): { doc: Record<string, unknown> } | { errors: Issue[] } {
+  const format = doc.format;
+  if (typeof format !== 'string') return { errors: [{ path: 'format', message: `required field missing (expected "${DESIGN_FORMAT}")` }] };
+  const m = /^stagecraft\/design@(\d+)$/.exec(format);
+  if (!m) return { errors: [{ path: 'format', message: `not a Stagecraft design (expected "${DESIGN_FORMAT}", got ${JSON.stringify(format)})` }] };
+  let version = Number(m[1]);
+  if (version > DESIGN_VERSION) {
+    return { errors: [{ path: 'format', message: `design format version ${version} is newer than this Stagecraft reads (${DESIGN_VERSION})` }] };
+  }
+  let current = doc;
+  while (version < DESIGN_VERSION) {
+    const step = migrations[version];
+    if (!step) return { errors: [{ path: 'format', message: `no migration from design format version ${version}` }] };
+    current = step(current);
+    version += 1;
+  }
+  return { doc: current };
+}
+
+function parseModel(v: unknown, path: PathSegment[]): { model?: Model; errors: Issue[] } {
+  if (!isRecord(v)) return { errors: [{ path: formatPath(path), message: 'expected an object' }] };
+  let schema: z.ZodType<Model>;
+  if (v.kind === 'synthetic') schema = 'blocks' in v ? syntheticBlocksSchema : syntheticStagesSchema;
+  else if (v.kind === 'transformer') schema = transformerSchema;
+  else return { errors: [{ path: formatPath([...path, 'kind']), message: 'expected "synthetic" or "transformer"' }] };
+  const r = schema.safeParse(v);
+  return r.success ? { model: r.data, errors: [] } : { errors: fromZod(r.error, path) };
+}
+
+function parseCluster(v: unknown, path: PathSegment[]): { cluster?: Cluster; errors: Issue[] } {
+  if (!isRecord(v)) return { errors: [{ path: formatPath(path), message: 'expected an object' }] };
+  let schema: z.ZodType<Cluster>;
+  if (v.kind === 'ideal') schema = idealClusterSchema;
+  else if (v.kind === 'custom') schema = customClusterSchema;
+  else if ('preset' in v) schema = presetClusterSchema;
+  else return { errors: [{ path: formatPath([...path, 'kind']), message: 'expected "ideal" or "custom", or a "preset"' }] };
+  const r = schema.safeParse(v);
+  return r.success ? { cluster: r.data, errors: [] } : { errors: fromZod(r.error, path) };
+}
+
+/** Parses one directive, choosing its schema by `op` so the errors name that directive's fields. */
+export function parseDirective(v: unknown, path: PathSegment[]): { directive?: Directive; errors: Issue[] } {
+  if (!isRecord(v)) return { errors: [{ path: formatPath(path), message: 'expected a directive object with an "op"' }] };
+  const op = v.op;
+  if (typeof op !== 'string' || !(DIRECTIVE_OPS as string[]).includes(op)) {
+    return {
+      errors: [
+        {
+          path: formatPath([...path, 'op']),
+          message: `unknown directive ${JSON.stringify(op)} (expected one of ${DIRECTIVE_OPS.join(', ')})`,
+        },
+      ],
+    };
+  }
+  const schema = directiveSchemas[op as DirectiveOp] as z.ZodType<Directive>;
+  const r = schema.safeParse(v);
+  if (r.success) return { directive: r.data, errors: [] };
+  const errors = fromZod(r.error, path).map((i) =>
+    i.path === formatPath([...path, 'builder'])
+      ? { ...i, message: `unknown builder ${JSON.stringify(v.builder)} (${i.message})` }
+      : i,
+  );
+  return { errors };
+}
+
+/** Validates a parsed JSON value as a design, migrating older formats. Never throws. */
+export function parseDesign(input: unknown): DesignResult {
+  if (!isRecord(input)) return { ok: false, errors: [{ path: '', message: 'a design is a JSON object' }] };
+  const migrated = migrate(input);
+  if ('errors' in migrated) return { ok: false, errors: migrated.errors };
+  const header = headerSchema.safeParse(migrated.doc);
+  if (!header.success) return { ok: false, errors: fromZod(header.error) };
+  const h = header.data;
+  const errors: Issue[] = [];
+  const model = parseModel(h.model, ['model']);
+  const cluster = parseCluster(h.cluster, ['cluster']);
+  errors.push(...model.errors, ...cluster.errors);
+  const directives: Directive[] = [];
+  h.directives.forEach((d, i) => {
+    const r = parseDirective(d, ['directives', i]);
+    if (r.directive) directives.push(r.directive);
+    errors.push(...r.errors);
+  });
+  if (errors.length > 0 || !model.model || !cluster.cluster) return { ok: false, errors };
+  const design: Design = {
+    format: DESIGN_FORMAT,
+    name: h.name,
+    model: model.model,
+    cluster: cluster.cluster,
+    directives,
+  };
+  if (h.description !== undefined) design.description = h.description;
+  return { ok: true, design };
+}
+
+/** Parses design text (a file, a request body): JSON errors and design errors alike become issues. */
+export function parseDesignText(text: string): DesignResult {
+  const json = parseJsonText(text);
+  if (!json.ok) return json;
+  return parseDesign(json.value);
+}

@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { filterSchema } from './filter.ts';
+
+const devices = z.array(z.number().int().min(0)).min(1, 'a device group needs at least one device');
+const streamName = z.string().min(1).max(64);
+/** Every directive can be switched off in the editor without deleting it. */
+const enabled = z.boolean().optional();
+
+/** Named schedules the `schedule` macro expands into place + split + order. */
+export const SCHEDULE_BUILDERS = [
+  'gpipe',
+  '1f1b',
+  'interleaved-1f1b',
+  'looped-bfs',
+  'zb-h1',
+  'zb-h2',
+  'zbv',
+  'v-half',
+  'v-min',
+  'dualpipev',
+  'dualpipe',
+] as const;
+export type ScheduleBuilderName = (typeof SCHEDULE_BUILDERS)[number];
+
+// --- Piper's six -----------------------------------------------------------------------------
+
+export const placeSchema = z.strictObject({
+  op: z.literal('place'),
+  filter: filterSchema,
+  devices,
+  stream: streamName.optional(),
+  enabled,
+});
+
+export const replicateSchema = z.strictObject({
+  op: z.literal('replicate'),
+  filter: filterSchema,
+  devices,
+  reduce_stream: streamName.optional(),
+  gather_stream: streamName.optional(),
+  bucket_size: z.number().int().min(1).optional(),
+  shard_grads: z.boolean().optional(),
+  shard_params: z.boolean().optional(),
+  enabled,
+});
+
+export const shardSchema = z.strictObject({
+  op: z.literal('shard'),
+  filter: filterSchema,
+  devices,
+  stream: streamName.optional(),
+  enabled,
+});
+
+export const shardTensorSchema = z.strictObject({
+  op: z.literal('shard_tensor'),
+  filter: filterSchema,
+  devices,
+  stream: streamName.optional(),
+  enabled,
+});
+
+export const splitSchema = z.strictObject({
+  op: z.literal('split'),
+  filter: filterSchema,
+  dim_name: z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'dimension names are upper case, e.g. MB'),
+  num_microbatches: z.number().int().min(1).max(1_000_000),
+  enabled,
+});
+
+/** A slot of an `order`: its filters run together, overlapped when independent (DualPipe's F&B). */
+export const orderSlotSchema = z.array(filterSchema).min(1, 'a slot needs at least one filter');
+
+export const orderSchema = z.strictObject({
+  op: z.literal('order'),
+  filters: z.array(orderSlotSchema),
+  enabled,
+});
+
+// --- Stagecraft's own ------------------------------------------------------------------------
+
+export const scheduleSchema = z.strictObject({
+  op: z.literal('schedule'),
+  builder: z.enum(SCHEDULE_BUILDERS),
+  ranks: z.number().int().min(1).optional(),
+  microbatches: z.number().int().min(1).max(1_000_000),
+  chunks: z.number().int().min(1).optional(),
+  /** Device group of each rank; defaults to rank r on device r. */
+  groups: z.array(devices).optional(),
+  /** Stream the inserted SEND/RECV run on. */
+  stream: streamName.optional(),
+  enabled,
+});
+
+export const splitBackwardSchema = z.strictObject({ op: z.literal('split_backward'), filter: filterSchema, enabled });
+export const recomputeSchema = z.strictObject({ op: z.literal('recompute'), filter: filterSchema, enabled });
+export const offloadSchema = z.strictObject({
+  op: z.literal('offload'),
+  filter: filterSchema,
+  stream: streamName.optional(),
+  enabled,
+});
+export const streamSchema = z.strictObject({
+  op: z.literal('stream'),
+  name: streamName,
+  priority: z.number().int().optional(),
+  smFraction: z.number().finite().min(0).max(1).optional(),
+  enabled,
+});
+
+/** Schema of each directive by its `op`, so errors can name the right fields. */
+export const directiveSchemas = {
+  place: placeSchema,
+  replicate: replicateSchema,
+  shard: shardSchema,
+  shard_tensor: shardTensorSchema,
+  split: splitSchema,
+  order: orderSchema,
+  schedule: scheduleSchema,
+  split_backward: splitBackwardSchema,
+  recompute: recomputeSchema,
+  offload: offloadSchema,
+  stream: streamSchema,
+} as const;
+
+export type DirectiveOp = keyof typeof directiveSchemas;
+export const DIRECTIVE_OPS = Object.keys(directiveSchemas) as DirectiveOp[];
+export const PIPER_OPS: readonly DirectiveOp[] = ['place', 'replicate', 'shard', 'shard_tensor', 'split', 'order'];
+
+export type PlaceDirective = z.infer<typeof placeSchema>;
+export type ReplicateDirective = z.infer<typeof replicateSchema>;
+export type ShardDirective = z.infer<typeof shardSchema>;
+export type ShardTensorDirective = z.infer<typeof shardTensorSchema>;
+export type SplitDirective = z.infer<typeof splitSchema>;
+export type OrderDirective = z.infer<typeof orderSchema>;
+export type ScheduleDirective = z.infer<typeof scheduleSchema>;
+export type SplitBackwardDirective = z.infer<typeof splitBackwardSchema>;
+export type RecomputeDirective = z.infer<typeof recomputeSchema>;
+export type OffloadDirective = z.infer<typeof offloadSchema>;
+export type StreamDirective = z.infer<typeof streamSchema>;
+
+export type Directive =
+  | PlaceDirective
+  | ReplicateDirective
+  | ShardDirective
+  | ShardTensorDirective
+  | SplitDirective
+  | OrderDirective
+  | ScheduleDirective
+  | SplitBackwardDirective
+  | RecomputeDirective
+  | OffloadDirective
+  | StreamDirective;
+
+export type DirectiveOf<K extends DirectiveOp> = Extract<Directive, { op: K }>;

@@ -1,0 +1,10 @@
+export * from './cluster.ts';
+export * from './dag.ts';
+export * from './design.ts';
+export * from './directive.ts';
+export * from './filter.ts';
+export * from './issue.ts';
+export * from './json.ts';
+export * from './model.ts';
+export * from './plan.ts';
+export { fromZod } from './zodIssues.ts';

@@ -1,0 +1,137 @@
+/**
+ * `stagecraft/plan@1`: what a strategy-unaware runtime executes. Per device, per logical stream, an
+ * ordered list of instructions; an instruction may start once the one before it on its stream has
+ * finished and everything in `waits` (ids on other streams of the same device) has finished. A
+ * RECV also waits for the SEND with the same `transfer` on its peer; a collective for every
+ * member of `devices` to reach the instruction with the same `collective` key.
+ */
+import { z } from 'zod';
+import { type Cluster, customClusterSchema, idealClusterSchema, presetClusterSchema } from './cluster.ts';
+import type { Issue } from './issue.ts';
+import { parseJsonText } from './json.ts';
+import { fromZod } from './zodIssues.ts';
+
+export const PLAN_FORMAT = 'stagecraft/plan@1';
+
+const tags = z.record(z.string(), z.union([z.number(), z.string()]));
+const ms = z.number().finite().min(0);
+const bytes = z.number().finite().min(0);
+const ids = z.array(z.string());
+const provenance = z.strictObject({ pass: z.string(), directive: z.number().int().nullable() });
+
+const base = {
+  id: z.string().min(1),
+  tags,
+  waits: ids,
+  provenance: provenance.optional(),
+};
+
+export const computeInstructionSchema = z.strictObject({
+  ...base,
+  op: z.enum(['F', 'B', 'BI', 'BW', 'RECOMPUTE', 'UPD']),
+  /** Duration where the model gives one (synthetic); otherwise derived from `flops`. */
+  ms: ms.optional(),
+  flops: z.number().finite().min(0).optional(),
+  /** Bytes allocated when the instruction starts / released when it ends (stashed activations). */
+  allocBytes: bytes.optional(),
+  freeBytes: bytes.optional(),
+});
+
+export const p2pInstructionSchema = z.strictObject({
+  ...base,
+  op: z.enum(['SEND', 'RECV']),
+  peer: z.number().int().min(0),
+  bytes,
+  transfer: z.string().min(1),
+});
+
+export const collectiveInstructionSchema = z.strictObject({
+  ...base,
+  op: z.enum(['ALL_REDUCE', 'REDUCE_SCATTER', 'ALL_GATHER', 'ALL_TO_ALL']),
+  devices: z.array(z.number().int().min(0)).min(1),
+  bytes,
+  collective: z.string().min(1),
+});
+
+export const memoryInstructionSchema = z.strictObject({
+  ...base,
+  op: z.enum(['OFFLOAD', 'RELOAD']),
+  bytes,
+});
+
+export const overlapInstructionSchema = z.strictObject({
+  ...base,
+  op: z.literal('OVERLAP'),
+  members: z.array(computeInstructionSchema).min(2),
+  /** Duration of the overlapped unit where the model gives one (synthetic FandB). */
+  ms: ms.optional(),
+});
+
+export const instructionSchema = z.discriminatedUnion('op', [
+  computeInstructionSchema,
+  p2pInstructionSchema,
+  collectiveInstructionSchema,
+  memoryInstructionSchema,
+  overlapInstructionSchema,
+]);
+
+export const streamPlanSchema = z.strictObject({
+  stream: z.string().min(1),
+  priority: z.number().int().optional(),
+  smFraction: z.number().min(0).max(1).optional(),
+  instructions: z.array(instructionSchema),
+});
+
+export const devicePlanSchema = z.strictObject({
+  device: z.number().int().min(0),
+  group: z.number().int().min(0),
+  /** Values of the PP tag the device holds, for labels. */
+  stages: z.array(z.number().int()),
+  paramBytes: bytes,
+  streams: z.array(streamPlanSchema),
+});
+
+export const planSchema = z.strictObject({
+  format: z.literal(PLAN_FORMAT),
+  name: z.string(),
+  cluster: z.union([idealClusterSchema, customClusterSchema, presetClusterSchema]),
+  groups: z.array(z.array(z.number().int().min(0))),
+  /** Tokens in one training step, when the model knows its sequence length. */
+  tokensPerStep: z.number().finite().min(0).optional(),
+  devices: z.array(devicePlanSchema),
+});
+
+export type ComputeInstruction = z.infer<typeof computeInstructionSchema>;
+export type P2PInstruction = z.infer<typeof p2pInstructionSchema>;
+export type CollectiveInstruction = z.infer<typeof collectiveInstructionSchema>;
+export type MemoryInstruction = z.infer<typeof memoryInstructionSchema>;
+export type OverlapInstruction = z.infer<typeof overlapInstructionSchema>;
+export type Instruction = z.infer<typeof instructionSchema>;
+export type StreamPlan = z.infer<typeof streamPlanSchema>;
+export type DevicePlan = z.infer<typeof devicePlanSchema>;
+export interface Plan extends z.infer<typeof planSchema> {
+  cluster: Cluster;
+}
+
+export type PlanResult = { ok: true; plan: Plan } | { ok: false; errors: Issue[] };
+
+export function parsePlan(input: unknown): PlanResult {
+  if (typeof input === 'object' && input !== null && 'format' in input && (input as { format: unknown }).format !== PLAN_FORMAT) {
+    return { ok: false, errors: [{ path: 'format', message: `not a Stagecraft plan (expected "${PLAN_FORMAT}")` }] };
+  }
+  const r = planSchema.safeParse(input);
+  return r.success ? { ok: true, plan: r.data as Plan } : { ok: false, errors: fromZod(r.error) };
+}
+
+export function parsePlanText(text: string): PlanResult {
+  const json = parseJsonText(text, 16);
+  return json.ok ? parsePlan(json.value) : json;
+}
+
+/** Number of instructions in a plan, counting each member of an overlapped unit. */
+export function planOpCount(plan: Plan): number {
+  let n = 0;
+  for (const d of plan.devices)
+    for (const s of d.streams) for (const i of s.instructions) n += i.op === 'OVERLAP' ? i.members.length : 1;
+  return n;
+}

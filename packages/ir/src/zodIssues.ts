@@ -1,0 +1,41 @@
+import type { z } from 'zod';
+import { type Issue, type PathSegment, formatPath } from './issue.ts';
+
+/** zod's issues, rewritten as `Issue`s whose messages read well next to a path. */
+export function fromZod(error: z.ZodError, prefix: readonly PathSegment[] = []): Issue[] {
+  const out: Issue[] = [];
+  for (const zi of error.issues) {
+    const path = [...prefix, ...(zi.path as PathSegment[])];
+    if (zi.code === 'unrecognized_keys') {
+      for (const key of zi.keys) out.push({ path: formatPath([...path, key]), message: 'unknown field' });
+      continue;
+    }
+    out.push({ path: formatPath(path), message: messageOf(zi) });
+  }
+  return out;
+}
+
+function messageOf(zi: z.core.$ZodIssue): string {
+  switch (zi.code) {
+    case 'invalid_type':
+      return (zi as { input?: unknown }).input === undefined
+        ? `required field missing (expected ${zi.expected})`
+        : `expected ${zi.expected}, got ${describe((zi as { input?: unknown }).input)}`;
+    case 'invalid_value':
+      return `expected one of ${zi.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'too_small':
+      return zi.origin === 'array' ? `needs at least ${zi.minimum} item(s)` : `must be ≥ ${zi.minimum}${zi.inclusive ? '' : ' (exclusive)'}`;
+    case 'too_big':
+      return zi.origin === 'array' ? `at most ${zi.maximum} item(s)` : `must be ≤ ${zi.maximum}`;
+    default:
+      return zi.message;
+  }
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'string') return `string ${JSON.stringify(v.length > 30 ? `${v.slice(0, 30)}…` : v)}`;
+  if (typeof v === 'number') return Number.isInteger(v) ? `${v}` : `number ${v}`;
+  return typeof v;
+}
