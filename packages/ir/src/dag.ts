@@ -61,6 +61,8 @@ export interface ComputeNode extends NodeBase {
   /** Memory effect: bytes allocated when the op starts and released when it ends. */
   readonly allocBytes: number;
   readonly freeBytes: number;
+  /** Stream the SEND/RECV of this op's cross-group edges run on (set by `place`). */
+  readonly p2pStream?: string;
 }
 
 export interface P2PNode extends NodeBase {

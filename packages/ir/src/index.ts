@@ -8,3 +8,4 @@ export * from './json.ts';
 export * from './model.ts';
 export * from './plan.ts';
 export { fromZod } from './zodIssues.ts';
+export { now } from './clock.ts';

@@ -84,7 +84,8 @@ export const streamPlanSchema = z.strictObject({
 
 export const devicePlanSchema = z.strictObject({
   device: z.number().int().min(0),
-  group: z.number().int().min(0),
+  /** Index into `groups`; -1 for a device the design leaves unused. */
+  group: z.number().int().min(-1),
   /** Values of the PP tag the device holds, for labels. */
   stages: z.array(z.number().int()),
   paramBytes: bytes,

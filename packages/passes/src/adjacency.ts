@@ -1,0 +1,26 @@
+/** Compressed adjacency (CSR) over a DAG's edge columns, built in two linear sweeps. */
+import type { EdgeList } from '@stagecraft/ir';
+
+export interface Adjacency {
+  /** Edges of node i are `edge[offset[i]] .. edge[offset[i+1]-1]` (edge indices into the EdgeList). */
+  readonly offset: Int32Array;
+  readonly edge: Int32Array;
+}
+
+export function outEdges(n: number, edges: EdgeList): Adjacency {
+  return build(n, edges.from, edges.from.length);
+}
+
+export function inEdges(n: number, edges: EdgeList): Adjacency {
+  return build(n, edges.to, edges.to.length);
+}
+
+function build(n: number, key: readonly number[], m: number): Adjacency {
+  const offset = new Int32Array(n + 1);
+  for (let j = 0; j < m; j++) offset[key[j]! + 1]!++;
+  for (let i = 0; i < n; i++) offset[i + 1]! += offset[i]!;
+  const fill = offset.slice(0, n);
+  const edge = new Int32Array(m);
+  for (let j = 0; j < m; j++) edge[fill[key[j]!]!++] = j;
+  return { offset, edge };
+}

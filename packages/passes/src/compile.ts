@@ -1,0 +1,76 @@
+/**
+ * design → expanded program → DAG → passes → plan. The pipeline order is fixed (design.md §4);
+ * each directive kind is handled by its pass, in program order within it.
+ */
+import { CompileError, type Dag, type Design, now, planOpCount } from '@stagecraft/ir';
+import type { CompileOptions, CompileResult, PassSnapshot } from './compileTypes.ts';
+import { lowerModel, stageValues } from './lowerModel.ts';
+import { type Pass, type PassContext, runPasses } from './pass.ts';
+import { buildDag } from './passes/buildDag.ts';
+import { expandProgram } from './passes/expandSchedule.ts';
+import { insertOptimizerStepPass } from './passes/insertOptimizerStep.ts';
+import { insertSendRecvPass } from './passes/insertSendRecv.ts';
+import { lowerPlanPass } from './passes/lowerPlan.ts';
+import { orderPass } from './passes/order.ts';
+import { partitionPass } from './passes/partition.ts';
+import { placePass } from './passes/place.ts';
+import { splitPass } from './passes/split.ts';
+import { splitBackwardPass } from './passes/splitBackward.ts';
+import { streamOrderPass } from './passes/streamOrder.ts';
+import { streamsPass } from './passes/streams.ts';
+import { refusePendingPass } from './passes/unsupported.ts';
+import { validatePlanPass } from './passes/validatePlanPass.ts';
+
+export const DEFAULT_MAX_OPS = 2_000_000;
+
+/** The passes after the DAG is built, in the order they run. */
+export const PASSES: readonly Pass[] = [
+  refusePendingPass,
+  splitPass,
+  splitBackwardPass,
+  placePass,
+  insertSendRecvPass,
+  streamsPass,
+  insertOptimizerStepPass,
+  orderPass,
+  partitionPass,
+  streamOrderPass,
+  lowerPlanPass,
+  validatePlanPass,
+];
+
+export function compile(design: Design, options: CompileOptions = {}): CompileResult {
+  const t0 = now();
+  const ctx: PassContext = {
+    design,
+    options: { maxOps: options.maxOps ?? DEFAULT_MAX_OPS, keepSnapshots: options.keepSnapshots ?? true },
+    program: [],
+  };
+  const snapshots: PassSnapshot[] = [];
+  let dag: Dag;
+  try {
+    const t = now();
+    const blocks = lowerModel(design.model);
+    ctx.program = expandProgram(ctx, stageValues(blocks), blocks.length);
+    snapshots.push({ pass: 'expand-schedule', ms: now() - t });
+    const tb = now();
+    dag = buildDag(blocks);
+    snapshots.push({ pass: 'build-dag', ms: now() - tb, ...(ctx.options.keepSnapshots ? { dag } : {}) });
+  } catch (e) {
+    if (e instanceof CompileError) return { ok: false, errors: e.issues, snapshots };
+    throw e;
+  }
+  const run = runPasses(PASSES, dag, ctx);
+  snapshots.push(...run.snapshots);
+  if (!run.ok) return { ok: false, errors: run.errors, snapshots };
+  const plan = ctx.plan!;
+  return {
+    ok: true,
+    plan,
+    dag: run.dag,
+    program: ctx.program,
+    snapshots,
+    ops: planOpCount(plan),
+    compileMs: now() - t0,
+  };
+}

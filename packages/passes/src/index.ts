@@ -1,0 +1,8 @@
+export type { Action, BuiltSchedule, BuilderInput, ScheduleBuilder, Slot } from './builders/builder.ts';
+export { BUILDERS, getBuilder } from './builders/index.ts';
+export { compile, DEFAULT_MAX_OPS, PASSES } from './compile.ts';
+export type { CompileOptions, CompileResult, ExpandedDirective, PassSnapshot } from './compileTypes.ts';
+export { NodeIndex } from './nodeIndex.ts';
+export type { Pass, PassContext } from './pass.ts';
+export { lowerSchedule } from './passes/expandSchedule.ts';
+export { validatePlan } from './validatePlan.ts';

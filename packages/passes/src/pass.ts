@@ -1,0 +1,61 @@
+/**
+ * A pass is a small named rewrite of the DAG. The manager (`runPasses`), not each pass, keeps a
+ * snapshot after every pass and times it, so the DAG after any pass can be inspected and every
+ * node says which directive and pass made it.
+ */
+import { CompileError, type Dag, type Design, type Issue, type Plan, now } from '@stagecraft/ir';
+import type { CompileOptions, ExpandedDirective, PassSnapshot } from './compileTypes.ts';
+import type { Partition } from './passes/partition.ts';
+import type { StreamOrder } from './passes/streamOrder.ts';
+
+export interface PassContext {
+  readonly design: Design;
+  readonly options: Required<CompileOptions>;
+  /** The program after macro expansion; set by `expand-schedule`. */
+  program: ExpandedDirective[];
+  /** Ops of each device group by stream; set by `partition`. */
+  partition?: Partition;
+  /** Per device group and stream, the execution order; set by `stream-order`. */
+  streamOrder?: StreamOrder;
+  /** Set by `lower-plan`. */
+  plan?: Plan;
+}
+
+export interface Pass {
+  readonly name: string;
+  /** Returns the DAG after the pass; returning the input means the pass changed nothing. */
+  run(dag: Dag, ctx: PassContext): Dag;
+}
+
+export type PassRun =
+  | { ok: true; dag: Dag; snapshots: PassSnapshot[] }
+  | { ok: false; errors: Issue[]; snapshots: PassSnapshot[]; failedPass: string };
+
+export function runPasses(passes: readonly Pass[], initial: Dag, ctx: PassContext): PassRun {
+  const snapshots: PassSnapshot[] = [];
+  let dag = initial;
+  for (const pass of passes) {
+    const t0 = now();
+    try {
+      const next = pass.run(dag, ctx);
+      const snap: PassSnapshot = { pass: pass.name, ms: now() - t0 };
+      if (ctx.options.keepSnapshots && next !== dag) snap.dag = next;
+      snapshots.push(snap);
+      dag = next;
+    } catch (e) {
+      snapshots.push({ pass: pass.name, ms: now() - t0 });
+      if (e instanceof CompileError) return { ok: false, errors: e.issues, snapshots, failedPass: pass.name };
+      if (e instanceof RangeError) {
+        // An allocation or call stack exhausted by a pathological program is still the user's input.
+        return {
+          ok: false,
+          errors: [{ path: '', message: `the design is too large to compile (${e.message}); lower --max-ops or its size` }],
+          snapshots,
+          failedPass: pass.name,
+        };
+      }
+      throw e;
+    }
+  }
+  return { ok: true, dag, snapshots };
+}

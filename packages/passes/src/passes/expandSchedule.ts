@@ -1,0 +1,156 @@
+/**
+ * `schedule` is a macro: it expands into the `split` + `place` + `order` a named schedule
+ * amounts to, in place, so the user can see and edit exactly what runs. A virtual stage of the
+ * builder covers `k` consecutive PP regions when the model has k·ranks·chunks of them.
+ */
+import {
+  CompileError,
+  type Directive,
+  type Filter,
+  type Issue,
+  type OrderDirective,
+  type PathSegment,
+  type ScheduleDirective,
+  formatPath,
+} from '@stagecraft/ir';
+import type { Action, BuiltSchedule } from '../builders/builder.ts';
+import { getBuilder } from '../builders/index.ts';
+import { deviceCount } from '../cluster.ts';
+import type { ExpandedDirective } from '../compileTypes.ts';
+import { stageValues } from '../lowerModel.ts';
+import type { PassContext } from '../pass.ts';
+import { isEnabled } from '../program.ts';
+
+export function expandProgram(ctx: PassContext, blocksPP: number[], blockCount: number): ExpandedDirective[] {
+  const out: ExpandedDirective[] = [];
+  const errors: Issue[] = [];
+  ctx.design.directives.forEach((d, i) => {
+    if (!isEnabled(d)) return;
+    if (d.op !== 'schedule') {
+      out.push({ directive: d, source: i, path: ['directives', i] });
+      return;
+    }
+    try {
+      expandSchedule(d, ['directives', i], ctx, blocksPP, blockCount).forEach((e, j) =>
+        out.push({ directive: e, source: i, path: ['directives', i, 'expansion', j] }),
+      );
+    } catch (e) {
+      if (e instanceof CompileError) errors.push(...e.issues);
+      else throw e;
+    }
+  });
+  if (errors.length > 0) throw new CompileError(errors);
+  return out;
+}
+
+function expandSchedule(
+  d: ScheduleDirective,
+  path: PathSegment[],
+  ctx: PassContext,
+  stages: number[],
+  blockCount: number,
+): Directive[] {
+  const at = (field: string) => formatPath([...path, field]);
+  const builder = getBuilder(d.builder);
+  const devices = deviceCount(ctx.design.cluster);
+  if (stages.length === 0) {
+    throw new CompileError({ path: formatPath(path), message: 'a schedule needs the model\'s blocks tagged PP (no block has tag PP)' });
+  }
+  const ranks = d.ranks ?? d.groups?.length ?? devices;
+  const chunks = d.chunks ?? builder.defaultChunks;
+  if (builder.fixedChunks !== undefined && chunks !== builder.fixedChunks) {
+    throw new CompileError({ path: at('chunks'), message: `${d.builder} runs ${builder.fixedChunks} chunks per rank, got ${chunks}` });
+  }
+  const groups = d.groups ?? Array.from({ length: ranks }, (_, r) => [r]);
+  if (groups.length !== ranks) {
+    throw new CompileError({ path: at('groups'), message: `${groups.length} device groups for ${ranks} ranks` });
+  }
+  groups.forEach((g, r) =>
+    g.forEach((dev, j) => {
+      if (dev >= devices) {
+        throw new CompileError({
+          path: formatPath([...path, ...(d.groups ? ['groups', r, j] : ['ranks'])]),
+          message: `device ${dev} is outside the cluster (devices 0..${devices - 1})`,
+        });
+      }
+    }),
+  );
+  const virtualStages = ranks * chunks;
+  if (stages.length % virtualStages !== 0) {
+    throw new CompileError({
+      path: formatPath(path),
+      message: `the model's ${stages.length} PP stages do not divide into ranks × chunks = ${ranks} × ${chunks} = ${virtualStages}`,
+    });
+  }
+  const input = { builder: d.builder, ranks, microbatches: d.microbatches, chunks, virtualStages };
+  const problems = builder.check(input);
+  if (problems.length > 0) {
+    throw new CompileError(problems.map((p: { field: string; message: string }) => ({ path: at(p.field), message: p.message })));
+  }
+  const estimate = blockCount * d.microbatches * 3;
+  if (estimate > ctx.options.maxOps) {
+    throw new CompileError({
+      path: at('microbatches'),
+      message: `the design would have about ${estimate.toLocaleString('en-US')} ops, over the limit of ${ctx.options.maxOps.toLocaleString('en-US')}`,
+    });
+  }
+  const built = builder.build(input);
+  return lowerSchedule(built, {
+    regionsPerStage: stages.length / virtualStages,
+    stages,
+    groups,
+    microbatches: d.microbatches,
+    bidirectional: d.builder === 'dualpipe',
+    stream: d.stream,
+  });
+}
+
+interface Lowering {
+  regionsPerStage: number;
+  stages: number[];
+  groups: number[][];
+  microbatches: number;
+  bidirectional: boolean;
+  stream: string | undefined;
+}
+
+/** The directives a built schedule amounts to: split, a place per PP region, an order per rank. */
+export function lowerSchedule(built: BuiltSchedule, l: Lowering): Directive[] {
+  const out: Directive[] = [];
+  const stream = l.stream ? { stream: l.stream } : {};
+  const regions = (vs: number) => l.stages.slice(vs * l.regionsPerStage, (vs + 1) * l.regionsPerStage);
+  if (l.bidirectional) {
+    out.push({ op: 'split', filter: {}, dim_name: 'DIR', num_microbatches: 2 });
+    out.push({ op: 'split', filter: {}, dim_name: 'MB', num_microbatches: l.microbatches / 2 });
+  } else {
+    out.push({ op: 'split', filter: {}, dim_name: 'MB', num_microbatches: l.microbatches });
+  }
+  const placement = built.placement;
+  if (Array.isArray(placement)) {
+    (placement as readonly number[]).forEach((rank, vs) => {
+      for (const pp of regions(vs)) out.push({ op: 'place', filter: { PP: pp }, devices: l.groups[rank]!, ...stream });
+    });
+  } else {
+    const p = placement as { down: readonly number[]; up: readonly number[] };
+    p.down.forEach((rank, vs) => {
+      for (const pp of regions(vs)) out.push({ op: 'place', filter: { PP: pp, DIR: 0 }, devices: l.groups[rank]!, ...stream });
+    });
+    p.up.forEach((rank, vs) => {
+      for (const pp of regions(vs)) out.push({ op: 'place', filter: { PP: pp, DIR: 1 }, devices: l.groups[rank]!, ...stream });
+    });
+  }
+  const filtersOf = (a: Action): Filter[] => {
+    const rs = regions(a.stage);
+    const ordered = a.pass === 'F' ? rs : [...rs].reverse();
+    return ordered.map(
+      (pp): Filter => (l.bidirectional ? { PP: pp, DIR: a.dir ?? 0, MB: a.mb, PASS: a.pass } : { PP: pp, MB: a.mb, PASS: a.pass }),
+    );
+  };
+  for (const program of built.programs) {
+    const order: OrderDirective = { op: 'order', filters: program.map((slot) => slot.flatMap(filtersOf)) };
+    out.push(order);
+  }
+  return out;
+}
+
+export { stageValues };

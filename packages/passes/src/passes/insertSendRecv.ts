@@ -1,0 +1,94 @@
+/**
+ * Every data edge that crosses device groups becomes SEND on the producer's group and RECV on the
+ * consumer's, on the stream the producer's (resp. consumer's) `place` named. Consumers of one
+ * output on one group share a single transfer. Groups exchange data rank by rank, so both must
+ * have the same size.
+ */
+import { CompileError, type ComputeNode, type Dag, type DagNode, EDGE_DATA, type EdgeKind, type P2PNode } from '@stagecraft/ir';
+import type { Pass } from '../pass.ts';
+
+export const DEFAULT_P2P_STREAM = 'p2p';
+
+export const insertSendRecvPass: Pass = {
+  name: 'insert-send-recv',
+  run(dag, ctx) {
+    const e = dag.edges;
+    let crossing = 0;
+    for (let j = 0; j < e.from.length; j++) {
+      if (e.kind[j] === EDGE_DATA && dag.nodes[e.from[j]!]!.group !== dag.nodes[e.to[j]!]!.group) crossing++;
+    }
+    if (crossing === 0) return dag;
+    if (dag.nodes.length + 2 * crossing > ctx.options.maxOps) {
+      throw new CompileError({
+        path: '',
+        message: `the design has ${(dag.nodes.length + 2 * crossing).toLocaleString('en-US')} ops, over the limit of ${ctx.options.maxOps.toLocaleString('en-US')}`,
+      });
+    }
+    const nodes: DagNode[] = dag.nodes.slice();
+    const from: number[] = [];
+    const to: number[] = [];
+    const kind: EdgeKind[] = [];
+    const bytes: number[] = [];
+    const push = (u: number, v: number, k: EdgeKind, b: number) => {
+      from.push(u);
+      to.push(v);
+      kind.push(k);
+      bytes.push(b);
+    };
+    // (producer, destination group) → RECV node index
+    const recvOf = new Map<number, number>();
+    for (let j = 0; j < e.from.length; j++) {
+      const u = e.from[j]!;
+      const v = e.to[j]!;
+      const nu = dag.nodes[u]!;
+      const nv = dag.nodes[v]!;
+      if (e.kind[j] !== EDGE_DATA || nu.group === nv.group) {
+        push(u, v, e.kind[j]!, e.bytes[j]!);
+        continue;
+      }
+      const gu = dag.groups[nu.group]!;
+      const gv = dag.groups[nv.group]!;
+      if (gu.length !== gv.length) {
+        throw new CompileError({
+          path: 'directives',
+          message: `${nu.id} on devices [${gu.join(', ')}] feeds ${nv.id} on devices [${gv.join(', ')}]: data moves between groups rank by rank, so they need the same size`,
+        });
+      }
+      const key = u * dag.groups.length + nv.group;
+      let r = recvOf.get(key);
+      if (r === undefined) {
+        const transfer = `${nu.id}.d${gv[0]}`;
+        const pass = nu.kind === 'compute' ? nu.op : 'F';
+        const provenance = { pass: 'insert-send-recv', directive: nu.provenance.directive };
+        const common = { block: nu.block, dims: nu.dims, bytes: e.bytes[j]!, transfer, pass, kind: 'p2p' as const };
+        const send: P2PNode = {
+          ...common,
+          id: `SEND.${transfer}`,
+          op: 'SEND',
+          group: nu.group,
+          stream: (nu as ComputeNode).p2pStream ?? DEFAULT_P2P_STREAM,
+          peerGroup: nv.group,
+          provenance,
+        };
+        const recv: P2PNode = {
+          ...common,
+          id: `RECV.${transfer}`,
+          op: 'RECV',
+          group: nv.group,
+          stream: (nv as ComputeNode).p2pStream ?? DEFAULT_P2P_STREAM,
+          peerGroup: nu.group,
+          provenance: { pass: 'insert-send-recv', directive: nv.provenance.directive },
+        };
+        const s = nodes.length;
+        nodes.push(send);
+        r = nodes.length;
+        nodes.push(recv);
+        recvOf.set(key, r);
+        push(u, s, EDGE_DATA, e.bytes[j]!);
+        push(s, r, EDGE_DATA, e.bytes[j]!);
+      }
+      push(r, v, EDGE_DATA, e.bytes[j]!);
+    }
+    return { ...dag, nodes, edges: { from, to, kind, bytes } };
+  },
+};

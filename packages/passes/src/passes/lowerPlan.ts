@@ -1,0 +1,200 @@
+/**
+ * Lowers the ordered, partitioned DAG to `stagecraft/plan@1`: per device, per stream, the
+ * instructions in order, each with the ids it waits for on other streams of its device. Members of
+ * a device group run the same program; a SEND/RECV's peer is the device of the same rank in the
+ * other group.
+ */
+import {
+  type ComputeInstruction,
+  type ComputeNode,
+  type Dag,
+  type DagNode,
+  type DevicePlan,
+  type Instruction,
+  PLAN_FORMAT,
+  type Plan,
+  type StreamPlan,
+  nodeTags,
+} from '@stagecraft/ir';
+import { inEdges } from '../adjacency.ts';
+import { deviceCount } from '../cluster.ts';
+import type { Pass } from '../pass.ts';
+
+export const lowerPlanPass: Pass = {
+  name: 'lower-plan',
+  run(dag, ctx) {
+    const order = ctx.streamOrder!;
+    const { rep, members } = order.units;
+    const inc = inEdges(dag.nodes.length, dag.edges);
+    const idOf = (i: number): string => {
+      const r = rep[i]!;
+      const ms = members.get(r);
+      return ms ? overlapId(dag, ms) : dag.nodes[r]!.id;
+    };
+    const updMs = updateCosts(dag);
+    const held = heldBlocks(dag);
+
+    const compute = (n: ComputeNode): ComputeInstruction => {
+      const ins: ComputeInstruction = { op: n.op, id: n.id, tags: nodeTags(dag, n), waits: [], provenance: n.provenance };
+      const ms = computeMs(dag, n, updMs);
+      if (ms !== undefined) ins.ms = ms;
+      if (n.allocBytes > 0) ins.allocBytes = n.allocBytes;
+      if (n.freeBytes > 0) ins.freeBytes = n.freeBytes;
+      return ins;
+    };
+    /** Ids on other streams of the same group that node i must wait for. */
+    const waitsOf = (i: number, into: Set<string>) => {
+      const n = dag.nodes[i]!;
+      for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
+        const u = dag.edges.from[inc.edge[k]!]!;
+        const nu = dag.nodes[u]!;
+        if (nu.kind === 'control' || nu.group !== n.group || nu.stream === n.stream) continue;
+        if (rep[u] === rep[i]) continue;
+        into.add(idOf(u));
+      }
+    };
+
+    // Per group: streams with instructions, peer filled in per device below.
+    const groupStreams = order.groups.map((streams) => {
+      const out: { stream: string; instructions: Instruction[] }[] = [];
+      for (const [stream, list] of streams) {
+        const instructions: Instruction[] = [];
+        for (const i of list) {
+          const n = dag.nodes[i]!;
+          const ms = members.get(i);
+          const waits = new Set<string>();
+          if (ms) {
+            for (const m of ms) waitsOf(m, waits);
+            const parts = ms.map((m) => compute(dag.nodes[m] as ComputeNode));
+            const total = overlapMs(dag, ms, updMs);
+            const ins: Instruction = { op: 'OVERLAP', id: overlapId(dag, ms), tags: {}, waits: [...waits], members: parts };
+            if (total !== undefined) ins.ms = total;
+            instructions.push(ins);
+            continue;
+          }
+          waitsOf(i, waits);
+          instructions.push(lowerNode(dag, n, [...waits], compute));
+        }
+        out.push({ stream, instructions });
+      }
+      // The compute stream first: it is what timelines and metrics read first.
+      out.sort((a, b) => (a.stream === 'compute' ? -1 : b.stream === 'compute' ? 1 : a.stream.localeCompare(b.stream)));
+      return out;
+    });
+
+    const streamSpec = new Map(dag.streams.map((s) => [s.name, s]));
+    const groupOfDevice = new Map<number, number>();
+    dag.groups.forEach((g, gi) => g.forEach((d) => groupOfDevice.set(d, gi)));
+    const devices: DevicePlan[] = [];
+    const total = deviceCount(ctx.design.cluster);
+    for (let device = 0; device < total; device++) {
+      const g = groupOfDevice.get(device);
+      if (g === undefined) {
+        devices.push({ device, group: -1, stages: [], paramBytes: 0, streams: [] });
+        continue;
+      }
+      const rank = dag.groups[g]!.indexOf(device);
+      const streams: StreamPlan[] = groupStreams[g]!.map((s) => {
+        const spec = streamSpec.get(s.stream);
+        const plan: StreamPlan = {
+          stream: s.stream,
+          instructions: s.instructions.map((ins) =>
+            ins.op === 'SEND' || ins.op === 'RECV' ? { ...ins, peer: dag.groups[ins.peer]![rank]! } : ins,
+          ),
+        };
+        if (spec?.priority !== undefined) plan.priority = spec.priority;
+        if (spec?.smFraction !== undefined) plan.smFraction = spec.smFraction;
+        return plan;
+      });
+      const blocks = held[g]!;
+      const stages = [...new Set([...blocks].map((b) => dag.blocks[b]!.tags.PP).filter((v): v is number => v !== undefined))];
+      let paramBytes = 0;
+      for (const b of blocks) paramBytes += dag.blocks[b]!.paramBytes;
+      devices.push({ device, group: g, stages, paramBytes, streams });
+    }
+    const plan: Plan = {
+      format: PLAN_FORMAT,
+      name: ctx.design.name,
+      cluster: ctx.design.cluster,
+      groups: dag.groups.map((g) => [...g]),
+      devices,
+    };
+    ctx.plan = plan;
+    return dag;
+  },
+};
+
+/** Lowers one node; SEND/RECV carry their peer *group* here, turned into a device per member. */
+function lowerNode(
+  dag: Dag,
+  n: DagNode,
+  waits: string[],
+  compute: (n: ComputeNode) => ComputeInstruction,
+): Instruction {
+  switch (n.kind) {
+    case 'compute': {
+      const ins = compute(n);
+      ins.waits = waits;
+      return ins;
+    }
+    case 'p2p':
+      return { op: n.op, id: n.id, tags: nodeTags(dag, n), waits, peer: n.peerGroup, bytes: n.bytes, transfer: n.transfer, provenance: n.provenance };
+    case 'collective':
+      return { op: n.op, id: n.id, tags: nodeTags(dag, n), waits, devices: [...n.devices], bytes: n.bytes, collective: n.id, provenance: n.provenance };
+    case 'memory':
+      return { op: n.op, id: n.id, tags: nodeTags(dag, n), waits, bytes: n.bytes, provenance: n.provenance };
+    case 'control':
+      throw new Error('control nodes are not lowered');
+  }
+}
+
+function computeMs(dag: Dag, n: ComputeNode, updMs: Map<number, number>): number | undefined {
+  if (n.op === 'UPD') return updMs.get(n.group) ?? 0;
+  const c = dag.blocks[n.block]?.ms;
+  if (!c) return undefined;
+  switch (n.op) {
+    case 'F':
+    case 'RECOMPUTE':
+      return c.F;
+    case 'B':
+      return c.BI + c.BW;
+    case 'BI':
+      return c.BI;
+    case 'BW':
+      return c.BW;
+  }
+}
+
+/** Overlapped ops take FandB/(F+B) of their separate time: exactly FandB for one F and one B. */
+function overlapMs(dag: Dag, ms: readonly number[], updMs: Map<number, number>): number | undefined {
+  let total = 0;
+  for (const m of ms) {
+    const n = dag.nodes[m] as ComputeNode;
+    const c = dag.blocks[n.block]?.ms;
+    if (!c) return undefined;
+    const separate = c.F + c.BI + c.BW;
+    const own = computeMs(dag, n, updMs) ?? 0;
+    total += separate > 0 ? (own * c.FandB) / separate : 0;
+  }
+  return total;
+}
+
+function overlapId(dag: Dag, ms: readonly number[]): string {
+  return `(${ms.map((m) => dag.nodes[m]!.id).join(';')})`;
+}
+
+function heldBlocks(dag: Dag): Set<number>[] {
+  const held = dag.groups.map(() => new Set<number>());
+  for (const n of dag.nodes) if (n.kind === 'compute' && n.block >= 0 && n.group >= 0) held[n.group]!.add(n.block);
+  return held;
+}
+
+function updateCosts(dag: Dag): Map<number, number> {
+  const out = new Map<number, number>();
+  heldBlocks(dag).forEach((blocks, g) => {
+    let ms = 0;
+    for (const b of blocks) ms += dag.blocks[b]!.ms?.UPD ?? 0;
+    out.set(g, ms);
+  });
+  return out;
+}

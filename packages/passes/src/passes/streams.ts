@@ -1,0 +1,20 @@
+/** `stream` directives: resource knobs (priority, SM share) of a logical stream, carried to the plan. */
+import type { StreamSpec } from '@stagecraft/ir';
+import type { Pass } from '../pass.ts';
+import { directivesOf } from '../program.ts';
+
+export const streamsPass: Pass = {
+  name: 'streams',
+  run(dag, ctx) {
+    const specs = directivesOf(ctx.program, 'stream');
+    if (specs.length === 0) return dag;
+    const byName = new Map<string, StreamSpec>(dag.streams.map((s) => [s.name, s]));
+    for (const { d } of specs) {
+      const spec: StreamSpec = { ...byName.get(d.name), name: d.name };
+      if (d.priority !== undefined) spec.priority = d.priority;
+      if (d.smFraction !== undefined) spec.smFraction = d.smFraction;
+      byName.set(d.name, spec);
+    }
+    return { ...dag, streams: [...byName.values()] };
+  },
+};

@@ -1,0 +1,95 @@
+/**
+ * Topological order of the DAG with overlap slots contracted to one unit each, by Kahn's algorithm
+ * with a FIFO queue: deterministic, and a RECV is queued the moment its SEND is, so the RECVs of
+ * a channel come out in the order of its SENDs. On a cycle it returns one cycle of units.
+ */
+import type { Dag } from '@stagecraft/ir';
+import { inEdges, outEdges } from './adjacency.ts';
+
+export interface Units {
+  /** Representative node of each node's unit (itself unless it is in an overlap slot). */
+  readonly rep: Int32Array;
+  /** Members of each representative's unit, in slot order (only for overlap units). */
+  readonly members: Map<number, readonly number[]>;
+}
+
+export function unitsOf(dag: Dag): Units {
+  const rep = new Int32Array(dag.nodes.length);
+  for (let i = 0; i < rep.length; i++) rep[i] = i;
+  const members = new Map<number, readonly number[]>();
+  for (const o of dag.overlaps) {
+    const r = o.nodes[0]!;
+    for (const n of o.nodes) rep[n] = r;
+    members.set(r, o.nodes);
+  }
+  return { rep, members };
+}
+
+export type TopoResult = { ok: true; order: Int32Array } | { ok: false; cycle: number[] };
+
+export function topoOrder(dag: Dag, units: Units): TopoResult {
+  const n = dag.nodes.length;
+  const { rep, members } = units;
+  const { from, to } = dag.edges;
+  const indeg = new Int32Array(n);
+  for (let j = 0; j < from.length; j++) {
+    const a = rep[from[j]!]!;
+    const b = rep[to[j]!]!;
+    if (a !== b) indeg[b]!++;
+  }
+  const out = outEdges(n, dag.edges);
+  const queue = new Int32Array(n);
+  let head = 0;
+  let tail = 0;
+  for (let i = 0; i < n; i++) if (rep[i] === i && indeg[i] === 0) queue[tail++] = i;
+  const order = new Int32Array(n);
+  let emitted = 0;
+  const release = (m: number) => {
+    for (let k = out.offset[m]!; k < out.offset[m + 1]!; k++) {
+      const t = rep[to[out.edge[k]!]!]!;
+      if (t !== rep[m] && --indeg[t]! === 0) queue[tail++] = t;
+    }
+  };
+  while (head < tail) {
+    const r = queue[head++]!;
+    const ms = members.get(r);
+    if (ms) {
+      for (const m of ms) order[emitted++] = m;
+      for (const m of ms) release(m);
+    } else {
+      order[emitted++] = r;
+      release(r);
+    }
+  }
+  if (emitted === n) return { ok: true, order };
+  return { ok: false, cycle: findCycle(dag, units, indeg) };
+}
+
+/** Walks backwards through units still waiting until one repeats: that loop is a cycle. */
+function findCycle(dag: Dag, units: Units, indeg: Int32Array): number[] {
+  const { rep } = units;
+  const inc = inEdges(dag.nodes.length, dag.edges);
+  let start = -1;
+  for (let i = 0; i < indeg.length; i++) if (rep[i] === i && indeg[i]! > 0) { start = i; break; }
+  const seenAt = new Map<number, number>();
+  const path: number[] = [];
+  let cur = start;
+  while (!seenAt.has(cur)) {
+    seenAt.set(cur, path.length);
+    path.push(cur);
+    const ms = units.members.get(cur) ?? [cur];
+    let next = -1;
+    for (const m of ms) {
+      for (let k = inc.offset[m]!; k < inc.offset[m + 1]! && next < 0; k++) {
+        const p = rep[dag.edges.from[inc.edge[k]!]!]!;
+        if (p !== cur && indeg[p]! > 0) next = p;
+      }
+      if (next >= 0) break;
+    }
+    if (next < 0) break;
+    cur = next;
+  }
+  // path runs against the edges; the cycle is its tail from the repeated unit, reversed.
+  const cycle = path.slice(seenAt.get(cur) ?? 0).reverse();
+  return cycle;
+}
