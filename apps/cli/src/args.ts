@@ -1,0 +1,184 @@
+/**
+ * Command-line arguments, parsed once into a `Command` or a usage error. Nothing here reads files
+ * or prints: `main` decides what to do with the result.
+ */
+import { parseArgs } from 'node:util';
+
+export const COMMANDS = ['validate', 'compile', 'simulate'] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+export interface GlobalOptions {
+  /** Op limit passed to the compiler. */
+  maxOps?: number;
+}
+
+export type Command =
+  | { kind: 'help'; command?: CommandName }
+  | { kind: 'version' }
+  | ({ kind: 'validate'; design: string } & GlobalOptions)
+  | ({ kind: 'compile'; design: string; output?: string } & GlobalOptions)
+  | ({ kind: 'simulate'; design: string; json: boolean; width?: number } & GlobalOptions);
+
+export type ParsedArgs = { ok: true; command: Command } | { ok: false; error: string; command?: CommandName };
+
+const GLOBAL_USAGE = `Usage: stagecraft <command> [options]
+
+Commands:
+  validate <design>              check a design file; print "ok: <name> (<n> directives)"
+  compile <design> [-o <file>]   compile a design to a stagecraft/plan@1 per-device plan
+  simulate <design> [--json]     compile and simulate a design; print its timeline metrics
+
+Global options:
+  --max-ops <n>   refuse designs whose DAG would exceed n ops (default 2,000,000)
+  -h, --help      show usage (of a command with "stagecraft <command> --help")
+  --version       print the version
+
+Exit status: 0 on success, 1 on any error (bad arguments, unreadable file, invalid design).
+Errors are printed to stderr, one per line, as "error: <path>: <reason>".`;
+
+const COMMAND_USAGE: Record<CommandName, string> = {
+  validate: `Usage: stagecraft validate <design> [--max-ops <n>]
+
+Parses the design and compiles it without simulating. Prints "ok: <name> (<n> directives)" and
+exits 0, or prints one "error: <path>: <reason>" line per problem on stderr and exits 1.
+
+Example:
+  stagecraft validate examples/1f1b-p4-m8.json`,
+  compile: `Usage: stagecraft compile <design> [-o <file>] [--max-ops <n>]
+
+Compiles the design to a stagecraft/plan@1 document: per device, per stream, the ordered
+instructions a runtime executes. With -o the plan is written to <file>; without it, to stdout.
+Plans of more than 100,000 ops are written without indentation.
+
+Options:
+  -o, --output <file>   write the plan to <file>
+
+Example:
+  stagecraft compile examples/1f1b-p4-m8.json -o plan.json`,
+  simulate: `Usage: stagecraft simulate <design> [--json] [--width <n>] [--max-ops <n>]
+
+Compiles and simulates one training step. Prints makespan, bubble ratio (of the total and of
+the ideal time, as Megatron reports it), per-device busy / idle time and peak memory, and for
+small designs an ASCII timeline.
+
+Options:
+  --json          print exactly one JSON object: makespanMs, bubbleRatio, bubbleOverIdeal, ops,
+                  devices [{device, busyMs, idleMs, peakMemoryBytes, peakActivationBytes}],
+                  tokensPerSecond (when known), timings {compileMs, simulateMs}
+  --width <n>     width of the ASCII timeline in columns (default: the terminal's, or 100)
+
+Example:
+  stagecraft simulate examples/1f1b-p4-m8.json --json`,
+};
+
+export function usage(command?: CommandName): string {
+  return command ? COMMAND_USAGE[command] : GLOBAL_USAGE;
+}
+
+/** The hint printed after a usage error. */
+export function usageHint(command?: CommandName): string {
+  return command ? `run "stagecraft ${command} --help" for usage` : 'run "stagecraft --help" for usage';
+}
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+  'max-ops': { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  json: { type: 'boolean' },
+  width: { type: 'string' },
+} as const;
+
+type OptionName = keyof typeof OPTIONS;
+
+/** Options each command accepts besides the global ones. */
+const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
+  validate: [],
+  compile: ['output'],
+  simulate: ['json', 'width'],
+};
+
+function isCommand(s: string): s is CommandName {
+  return (COMMANDS as readonly string[]).includes(s);
+}
+
+function positiveInt(name: string, raw: string): number | string {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
+    return `--${name}: expected a positive integer, got ${JSON.stringify(raw)}`;
+  }
+  return Number(raw);
+}
+
+/** node:util's parse errors, reworded as `<what>: <why>` without its internals. */
+function describeParseError(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  const unknown = /^Unknown option '([^']+)'/.exec(msg);
+  if (unknown) return `unknown option ${unknown[1]}`;
+  const missing = /^Option '(?:-\w, )?(--[\w-]+)[^']*' argument missing/.exec(msg);
+  if (missing) return `${missing[1]}: needs a value`;
+  const noValue = /^Option '(--[\w-]+)' does not take an argument/.exec(msg);
+  if (noValue) return `${noValue[1]}: takes no value`;
+  return msg.split('\n')[0] ?? msg;
+}
+
+export function parseCommandLine(argv: readonly string[]): ParsedArgs {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
+  const first = argv.find((a) => !a.startsWith('-'));
+  const named = first !== undefined && isCommand(first) ? first : undefined;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    return { ok: false, error: describeParseError(e), ...(named ? { command: named } : {}) };
+  }
+  const { values, positionals } = parsed;
+  const [name, ...rest] = positionals;
+
+  if (values.version) return { ok: true, command: { kind: 'version' } };
+  if (name === 'help') {
+    const target = rest[0];
+    if (target === undefined) return { ok: true, command: { kind: 'help' } };
+    if (!isCommand(target)) return { ok: false, error: `unknown command ${JSON.stringify(target)}` };
+    return { ok: true, command: { kind: 'help', command: target } };
+  }
+  if (name === undefined) {
+    return values.help ? { ok: true, command: { kind: 'help' } } : { ok: false, error: 'no command given' };
+  }
+  if (!isCommand(name)) return { ok: false, error: `unknown command ${JSON.stringify(name)}` };
+  if (values.help) return { ok: true, command: { kind: 'help', command: name } };
+
+  const fail = (error: string): ParsedArgs => ({ ok: false, error, command: name });
+  for (const opt of ['output', 'json', 'width'] as const) {
+    if (values[opt] !== undefined && !COMMAND_OPTIONS[name].includes(opt)) {
+      return fail(`${name} does not take --${opt}`);
+    }
+  }
+  if (rest.length === 0) return fail(`${name}: missing the design file`);
+  if (rest.length > 1) return fail(`${name}: unexpected argument ${JSON.stringify(rest[1])}`);
+  const design = rest[0]!;
+
+  const global: GlobalOptions = {};
+  if (values['max-ops'] !== undefined) {
+    const n = positiveInt('max-ops', values['max-ops']);
+    if (typeof n === 'string') return fail(n);
+    global.maxOps = n;
+  }
+
+  switch (name) {
+    case 'validate':
+      return { ok: true, command: { kind: 'validate', design, ...global } };
+    case 'compile': {
+      if (values.output === '') return fail('--output: needs a file name');
+      const output = values.output;
+      return { ok: true, command: { kind: 'compile', design, ...(output ? { output } : {}), ...global } };
+    }
+    case 'simulate': {
+      const command: Command = { kind: 'simulate', design, json: values.json === true, ...global };
+      if (values.width !== undefined) {
+        const w = positiveInt('width', values.width);
+        if (typeof w === 'string') return fail(w);
+        command.width = w;
+      }
+      return { ok: true, command };
+    }
+  }
+}

@@ -1,0 +1,39 @@
+/** `stagecraft compile <design> [-o plan.json]`: the stagecraft/plan@1 document. */
+import { writeFileSync } from 'node:fs';
+import type { Command } from '../args.ts';
+import { errorLine, formatCount, formatMs } from '../format.ts';
+import type { Io } from '../io.ts';
+import { compileDesign, loadDesign } from '../load.ts';
+
+/** Above this many ops a plan is written without indentation: it is for programs, not eyes. */
+const INDENT_LIMIT = 100_000;
+
+export function compilePlan(cmd: Extract<Command, { kind: 'compile' }>, io: Io): number {
+  const design = loadDesign(cmd.design, io);
+  if (!design) return 1;
+  const compiled = compileDesign(design, cmd.design, cmd, io);
+  if (!compiled) return 1;
+  const { plan, ops } = compiled.result;
+  const json = `${JSON.stringify(plan, null, ops > INDENT_LIMIT ? undefined : 2)}\n`;
+  if (cmd.output === undefined) {
+    io.out(json);
+    return 0;
+  }
+  try {
+    writeFileSync(cmd.output, json);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? String(e);
+    const reason =
+      code === 'ENOENT'
+        ? 'no such directory'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : `cannot write (${code})`;
+    io.err(errorLine({ path: cmd.output, message: reason }));
+    return 1;
+  }
+  io.out(
+    `wrote ${cmd.output}: ${formatCount(ops)} ops on ${plan.devices.length} devices (compiled in ${formatMs(compiled.ms)})`,
+  );
+  return 0;
+}

@@ -1,0 +1,3 @@
+export { type Command, parseCommandLine, usage } from './args.ts';
+export type { Io } from './io.ts';
+export { main } from './main.ts';

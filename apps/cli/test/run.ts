@@ -1,0 +1,49 @@
+/** Runs the real `stagecraft` bin in a child process, as a user's shell would. */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const BIN = fileURLToPath(new URL('../bin/stagecraft.mjs', import.meta.url));
+export const EXAMPLES = join(ROOT, 'examples');
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function stagecraft(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, STAGECRAFT_DEBUG: '' },
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'stagecraft-cli-'));
+let files = 0;
+
+/** Writes `content` (a value is written as JSON) to a fresh file and returns its path. */
+export function tempFile(content: unknown, name = `design-${++files}.json`): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  return path;
+}
+
+export function tempPath(name: string): string {
+  return join(dir, name);
+}
