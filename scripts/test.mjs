@@ -1,0 +1,130 @@
+// `npm test`: install what is missing, then lint, typecheck, unit tests and (when there are any)
+// browser tests, and close with one line `N passed, N failed` summed over all of them.
+// Lint and typecheck count as one check each; Vitest and Playwright count their tests.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureDeps, ROOT } from './ensure.mjs';
+
+const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
+const tmp = mkdtempSync(join(tmpdir(), 'stagecraft-test-'));
+const totals = { passed: 0, failed: 0 };
+const notes = [];
+
+function heading(text) {
+  console.log(`\n=== ${text}`);
+}
+
+function run(command, args, env = {}) {
+  const r = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } });
+  if (r.error) console.error(`${command}: ${r.error.message}`);
+  return r.status ?? 1;
+}
+
+/** A check that passes or fails as a whole (lint, typecheck). */
+function check(name, command, args, env) {
+  heading(name);
+  const ok = run(command, args, env) === 0;
+  totals[ok ? 'passed' : 'failed'] += 1;
+  if (!ok) notes.push(`${name} failed`);
+}
+
+function readJson(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Debian's Chromium for the browser tests: CHROMIUM_PATH, /usr/bin/chromium, or installed with apt as root. */
+function findBrowser() {
+  if (process.env.CHROMIUM_PATH) {
+    if (existsSync(process.env.CHROMIUM_PATH)) return process.env.CHROMIUM_PATH;
+    console.log(`CHROMIUM_PATH=${process.env.CHROMIUM_PATH} does not exist`);
+    return undefined;
+  }
+  const debian = '/usr/bin/chromium';
+  if (existsSync(debian)) return debian;
+  if (process.getuid?.() === 0 && existsSync('/etc/debian_version')) {
+    heading('installing Debian chromium for the browser tests');
+    const env = { DEBIAN_FRONTEND: 'noninteractive' };
+    if (run('apt-get', ['update'], env) === 0 && run('apt-get', ['install', '-y', 'chromium'], env) === 0) {
+      if (existsSync(debian)) return debian;
+    }
+    console.log('apt-get could not install chromium');
+  }
+  console.log('No Chromium for the browser tests: they are skipped. To run them, point CHROMIUM_PATH at a');
+  console.log('Chromium or Chrome binary (CHROMIUM_PATH=/path/to/chromium npm test), or on Debian, as root:');
+  console.log('apt-get install -y chromium');
+  return undefined;
+}
+
+function vitest() {
+  heading('vitest');
+  const report = join(tmp, 'vitest.json');
+  const status = run(bin('vitest'), [
+    'run',
+    '--passWithNoTests',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
+  ]);
+  const r = readJson(report);
+  if (!r) {
+    totals.failed += 1;
+    notes.push('vitest wrote no report');
+    return;
+  }
+  totals.passed += r.numPassedTests ?? 0;
+  let failed = r.numFailedTests ?? 0;
+  // A test file that cannot load fails no test but fails its suite; count it so it is seen.
+  if (status !== 0 && failed === 0) failed = Math.max(1, r.numFailedTestSuites ?? 0);
+  totals.failed += failed;
+  if (failed > 0) notes.push(`vitest: ${failed} failed`);
+}
+
+function playwright(browser) {
+  const dir = join(ROOT, 'e2e');
+  const config = ['playwright.config.ts', 'playwright.config.mjs', 'playwright.config.js']
+    .map((f) => join(dir, f))
+    .find((f) => existsSync(f));
+  if (!config) return;
+  heading('playwright');
+  if (!browser) {
+    console.log('skipped: no Chromium (see above)');
+    notes.push('browser tests skipped (no Chromium; set CHROMIUM_PATH)');
+    return;
+  }
+  const report = join(tmp, 'playwright.json');
+  const status = run(bin('playwright'), ['test', '--config', config, '--reporter=list,json'], {
+    CHROMIUM_PATH: browser,
+    PLAYWRIGHT_JSON_OUTPUT_NAME: report,
+  });
+  const stats = readJson(report)?.stats;
+  if (!stats) {
+    totals.failed += 1;
+    notes.push('playwright wrote no report');
+    return;
+  }
+  totals.passed += (stats.expected ?? 0) + (stats.flaky ?? 0);
+  let failed = stats.unexpected ?? 0;
+  if (status !== 0 && failed === 0) failed = 1;
+  totals.failed += failed;
+  if (failed > 0) notes.push(`playwright: ${failed} failed`);
+}
+
+ensureDeps();
+const browser = findBrowser();
+const quiet = { TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOTIFIER: '1', DO_NOT_TRACK: '1' };
+check('lint (biome check .)', bin('biome'), ['check', '.']);
+check('typecheck (turbo run typecheck)', bin('turbo'), ['run', 'typecheck'], quiet);
+vitest();
+playwright(browser);
+rmSync(tmp, { recursive: true, force: true });
+
+console.log('');
+for (const n of notes) console.log(`- ${n}`);
+console.log(`${totals.passed} passed, ${totals.failed} failed`);
+process.exit(totals.failed > 0 ? 1 : 0);
