@@ -1,6 +1,6 @@
 /** Text the CLI prints: error lines, human units, the simulate summary. */
-import { formatIssue, type Issue, type Plan } from '@stagecraft/ir';
-import { renderAsciiTimeline, type Simulation } from '@stagecraft/sim';
+import { formatIssue, type Issue } from '@stagecraft/ir';
+import type { Simulation } from '@stagecraft/sim';
 
 /**
  * `error: <path>: <reason>`. An issue about the whole document (empty path) is reported against
@@ -60,12 +60,10 @@ export interface SummaryInput {
   name: string;
   file: string;
   sim: Simulation;
-  plan: Plan;
   ops: number;
   timings: { compileMs: number; simulateMs: number };
-  /** Whether to draw the ASCII timeline (the simulation was run keeping it). */
-  timeline: boolean;
-  width: number;
+  /** The ASCII timeline, when the design is small enough to draw. */
+  timeline?: string;
 }
 
 /** The readable form of `simulate`: headline metrics, a per-device table and, when small, the timeline. */
@@ -93,7 +91,7 @@ export function simulationSummary(s: SummaryInput): string {
   );
 
   const parts = [`${s.name}  (${s.file})`, fields(metrics), devices];
-  if (s.timeline) parts.push(renderAsciiTimeline(sim, s.plan, { width: s.width }).trimEnd());
+  if (s.timeline !== undefined) parts.push(s.timeline.trimEnd());
   else parts.push(`(no timeline: ${formatCount(s.ops)} ops is too many to draw in a terminal)`);
   parts.push(`compiled in ${formatMs(s.timings.compileMs)}, simulated in ${formatMs(s.timings.simulateMs)}`);
   return parts.join('\n\n');

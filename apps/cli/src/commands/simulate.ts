@@ -1,5 +1,5 @@
 /** `stagecraft simulate <design> [--json]`: one training step's timeline metrics. */
-import { simulate as simulatePlan } from '@stagecraft/sim';
+import { renderAsciiTimeline, simulate as simulatePlan } from '@stagecraft/sim';
 import type { Command } from '../args.ts';
 import { simulationSummary } from '../format.ts';
 import type { Io } from '../io.ts';
@@ -48,8 +48,11 @@ export function simulate(cmd: Extract<Command, { kind: 'simulate' }>, io: Io, co
     return 0;
   }
   const width = cmd.width ?? columns ?? 100;
+  const summary = { name: design.name, file: cmd.design, sim, ops, timings };
   io.out(
-    simulationSummary({ name: design.name, file: cmd.design, sim, plan, ops, timings, timeline, width }),
+    simulationSummary(
+      timeline ? { ...summary, timeline: renderAsciiTimeline(sim, plan, { width }) } : summary,
+    ),
   );
   return 0;
 }
