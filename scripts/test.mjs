@@ -78,9 +78,10 @@ function vitest() {
     return;
   }
   totals.passed += r.numPassedTests ?? 0;
-  let failed = r.numFailedTests ?? 0;
-  // A test file that cannot load fails no test but fails its suite; count it so it is seen.
-  if (status !== 0 && failed === 0) failed = Math.max(1, r.numFailedTestSuites ?? 0);
+  // A test file that cannot load fails no test: count it as one failure so it is seen.
+  const unloaded = (r.testResults ?? []).filter((f) => f.status === 'failed' && !f.assertionResults?.length);
+  let failed = (r.numFailedTests ?? 0) + unloaded.length;
+  if (status !== 0 && failed === 0) failed = 1;
   totals.failed += failed;
   if (failed > 0) notes.push(`vitest: ${failed} failed`);
 }
