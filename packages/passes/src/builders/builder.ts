@@ -34,7 +34,9 @@ export interface BuilderInput {
 
 export interface BuiltSchedule {
   /** Rank that runs each virtual stage (per direction for dualpipe: [down, up]). */
-  readonly placement: readonly number[] | { readonly down: readonly number[]; readonly up: readonly number[] };
+  readonly placement:
+    | readonly number[]
+    | { readonly down: readonly number[]; readonly up: readonly number[] };
   /** Per rank, its slots in execution order. */
   readonly programs: readonly (readonly Slot[])[];
 }

@@ -1,0 +1,50 @@
+import type { BuilderInput, ScheduleBuilder } from './builder.ts';
+import { oneFOneB } from './oneFOneB.ts';
+import { oneForwardOneBackward } from './oneForwardOneBackward.ts';
+import { loopPlacement } from './placement.ts';
+import { assertBuildable, commonProblems } from './problems.ts';
+
+/**
+ * Interleaved 1F1B (Megatron-LM, Narayanan et al. SC'21; torch ScheduleInterleaved1F1B): rank r
+ * holds stages r, r+p, …, r+(v−1)p. Forwards visit the rank's chunks round-robin in groups of p
+ * microbatches, backwards visit them in reverse chunk order. Rank r warms up with
+ * (p−r−1)·2 + (v−1)·p forwards: enough for the first backward of its last chunk to come back
+ * while the earlier chunks' forwards keep it busy. Bubble (p−1)(F+B)/v.
+ */
+export const interleaved1F1B: ScheduleBuilder = {
+  name: 'interleaved-1f1b',
+  summary: 'Interleaved 1F1B: v chunks per rank in a loop; bubble shrinks by v',
+  defaultChunks: 2,
+  check(input) {
+    const problems = commonProblems(interleaved1F1B, input);
+    if (problems.length === 0 && input.microbatches % input.ranks !== 0) {
+      // The classic form's groups of p microbatches must tile the batch (torch relaxes this to
+      // rounds of m // p; we keep the form whose bubble the closed form describes).
+      problems.push({
+        field: 'microbatches',
+        message: `interleaved-1f1b needs microbatches to be a multiple of ranks (${input.ranks}), got ${input.microbatches}`,
+      });
+    }
+    return problems;
+  },
+  build(input) {
+    assertBuildable(interleaved1F1B, input);
+    // One chunk is plain 1F1B: Megatron also switches to the non-interleaved schedule then.
+    if (input.chunks === 1) return oneFOneB.build({ ...input, builder: '1f1b' });
+    const { ranks, chunks } = input;
+    const programs = Array.from({ length: ranks }, (_, rank) => interleavedRank(input, rank));
+    return { placement: loopPlacement(ranks, chunks), programs };
+  },
+};
+
+function interleavedRank({ ranks, microbatches, chunks }: BuilderInput, rank: number) {
+  const forwards = microbatches * chunks;
+  const warmup = Math.min((ranks - rank - 1) * 2 + (chunks - 1) * ranks, forwards);
+  const chunkStage = (chunk: number) => chunk * ranks + rank;
+  return oneForwardOneBackward({
+    forwards,
+    warmup,
+    forwardStage: (k) => chunkStage(Math.floor(k / ranks) % chunks),
+    backwardStage: (j) => chunkStage(chunks - 1 - (Math.floor(j / ranks) % chunks)),
+  });
+}

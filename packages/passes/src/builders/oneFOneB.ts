@@ -1,0 +1,31 @@
+import type { ScheduleBuilder } from './builder.ts';
+import { oneForwardOneBackward } from './oneForwardOneBackward.ts';
+import { linearPlacement } from './placement.ts';
+import { assertBuildable, commonProblems } from './problems.ts';
+
+/**
+ * 1F1B (PipeDream-Flush, Megatron's default): rank r runs min(m, p−r−1) warm-up forwards, then
+ * one forward and one fused backward at a time, then drains. At most p−r activations are stashed.
+ */
+export const oneFOneB: ScheduleBuilder = {
+  name: '1f1b',
+  summary: '1F1B: warm-up forwards, then one forward / one backward; p activations on rank 0',
+  defaultChunks: 1,
+  fixedChunks: 1,
+  check(input) {
+    return commonProblems(oneFOneB, input);
+  },
+  build(input) {
+    assertBuildable(oneFOneB, input);
+    const { ranks, microbatches } = input;
+    const programs = linearPlacement(ranks).map((rank) =>
+      oneForwardOneBackward({
+        forwards: microbatches,
+        warmup: Math.min(microbatches, ranks - rank - 1),
+        forwardStage: () => rank,
+        backwardStage: () => rank,
+      }),
+    );
+    return { placement: linearPlacement(ranks), programs };
+  },
+};

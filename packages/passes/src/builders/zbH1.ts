@@ -1,0 +1,34 @@
+import type { ScheduleBuilder } from './builder.ts';
+import { oneForwardOneBackward } from './oneForwardOneBackward.ts';
+import { linearPlacement } from './placement.ts';
+import { assertBuildable, commonProblems } from './problems.ts';
+
+/**
+ * ZB-H1 (Qi et al., ICLR 2024; torch's ZB1P with one chunk): 1F1B with every backward split into
+ * BI and BW. BI stays on 1F1B's critical path; rank r holds back its BWs for r steady steps (the
+ * oldest pending BW follows each BI only from the r-th on) so the deferred BWs fill the
+ * cool-down bubbles. Same p activations as 1F1B; bubble (p−1)(F+BI−BW).
+ */
+export const zbH1: ScheduleBuilder = {
+  name: 'zb-h1',
+  summary: 'Zero Bubble H1: 1F1B with split backward, BW fills the cool-down; 1F1B memory',
+  defaultChunks: 1,
+  fixedChunks: 1,
+  check(input) {
+    return commonProblems(zbH1, input);
+  },
+  build(input) {
+    assertBuildable(zbH1, input);
+    const { ranks, microbatches } = input;
+    const programs = linearPlacement(ranks).map((rank) =>
+      oneForwardOneBackward({
+        forwards: microbatches,
+        warmup: Math.min(microbatches, ranks - rank - 1),
+        forwardStage: () => rank,
+        backwardStage: () => rank,
+        weightDelay: rank,
+      }),
+    );
+    return { placement: linearPlacement(ranks), programs };
+  },
+};
