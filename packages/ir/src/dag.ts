@@ -62,7 +62,7 @@ export interface ComputeNode extends NodeBase {
   readonly allocBytes: number;
   readonly freeBytes: number;
   /** Stream the SEND/RECV of this op's cross-group edges run on (set by `place`). */
-  readonly p2pStream?: string;
+  readonly p2pStream?: string | undefined;
 }
 
 export interface P2PNode extends NodeBase {
@@ -154,4 +154,82 @@ export function nodeTags(dag: Dag, node: DagNode): Record<string, number | strin
 
 export function isPassName(op: string): op is PassName {
   return op === 'F' || op === 'B' || op === 'BI' || op === 'BW';
+}
+
+/**
+ * Node constructors. Every node of a kind is built with the same fields in the same order: the
+ * JavaScript engine then shares one shape among hundreds of thousands of nodes, where object
+ * spreads would make each its own (and make passes and garbage collection many times slower).
+ */
+export function computeNode(n: {
+  op: ComputeOp;
+  id: string;
+  block: number;
+  dims: readonly number[];
+  group: number;
+  stream: string;
+  provenance: Provenance;
+  allocBytes: number;
+  freeBytes: number;
+  p2pStream?: string | undefined;
+}): ComputeNode {
+  return {
+    kind: 'compute',
+    op: n.op,
+    id: n.id,
+    block: n.block,
+    dims: n.dims,
+    group: n.group,
+    stream: n.stream,
+    provenance: n.provenance,
+    allocBytes: n.allocBytes,
+    freeBytes: n.freeBytes,
+    p2pStream: n.p2pStream,
+  };
+}
+
+/** A copy of a compute node with some fields changed. */
+export function patchCompute(
+  n: ComputeNode,
+  p: {
+    op?: ComputeOp;
+    id?: string;
+    dims?: readonly number[];
+    group?: number;
+    provenance?: Provenance;
+    allocBytes?: number;
+    freeBytes?: number;
+    p2pStream?: string;
+  },
+): ComputeNode {
+  return {
+    kind: 'compute',
+    op: p.op ?? n.op,
+    id: p.id ?? n.id,
+    block: n.block,
+    dims: p.dims ?? n.dims,
+    group: p.group ?? n.group,
+    stream: n.stream,
+    provenance: p.provenance ?? n.provenance,
+    allocBytes: p.allocBytes ?? n.allocBytes,
+    freeBytes: p.freeBytes ?? n.freeBytes,
+    p2pStream: p.p2pStream ?? n.p2pStream,
+  };
+}
+
+export function p2pNode(n: Omit<P2PNode, 'kind'>): P2PNode {
+  return {
+    kind: 'p2p',
+    op: n.op,
+    id: n.id,
+    block: n.block,
+    dims: n.dims,
+    group: n.group,
+    stream: n.stream,
+    provenance: n.provenance,
+    peerGroup: n.peerGroup,
+    bytes: n.bytes,
+    transfer: n.transfer,
+    pass: n.pass,
+  };
 }

@@ -154,8 +154,9 @@ interface WaitEdge {
 }
 
 /**
- * Kahn's algorithm over the wait graph; on failure, walks back through waits still unmet until
- * an instruction repeats, and returns that loop.
+ * Kahn's algorithm over the wait graph, in flat arrays since plans run to hundreds of thousands of
+ * instructions; on failure, walks back through waits still unmet until an instruction repeats,
+ * and returns that loop.
  */
 function waitCycle(
   plan: Plan,
@@ -164,11 +165,8 @@ function waitCycle(
   sendOf: Map<string, number>,
   joint: Map<number, string>,
 ): WaitEdge[] | null {
-  // Node per instruction (its end); a RECV also has a post node that releases its stream.
+  // Node per instruction (its end); a RECV also has a post node (n + index) that releases its stream.
   const n = locs.length;
-  const post = (li: number) => n + li;
-  const deps: { to: number; why: string }[][] = Array.from({ length: 2 * n }, () => []);
-  // Joint collectives: every member's instance shares the first instance's node.
   const jointNode = new Map<string, number>();
   const node = (li: number) => {
     const j = joint.get(li);
@@ -177,51 +175,85 @@ function waitCycle(
     if (r === undefined) jointNode.set(j, (r = li));
     return r;
   };
-  plan.devices.forEach((dev) => {
+  const src: number[] = []; // dependent
+  const dst: number[] = []; // what it depends on
+  const why: number[] = [];
+  const WHY = ['stream order', 'waits', 'posted', 'data from its SEND'];
+  const dep = (a: number, b: number, w: number) => {
+    src.push(a);
+    dst.push(b);
+    why.push(w);
+  };
+  let li = 0;
+  for (const dev of plan.devices) {
+    const ids = byDevice.get(dev.device)!;
     for (const st of dev.streams) {
       let prev = -1;
       for (const ins of st.instructions) {
-        const li = byDevice.get(dev.device)!.get(ins.id)!;
-        const self = ins.op === 'RECV' ? post(li) : node(li);
-        if (prev >= 0) deps[self]!.push({ to: prev, why: 'stream order' });
-        for (const w of ins.waits) deps[self]!.push({ to: node(byDevice.get(dev.device)!.get(w)!), why: 'waits' });
-        if (ins.op === 'RECV') {
-          deps[li]!.push({ to: post(li), why: 'posted' });
+        const isRecv = ins.op === 'RECV';
+        const self = isRecv ? n + li : node(li);
+        if (prev >= 0) dep(self, prev, 0);
+        for (const w of ins.waits) dep(self, node(ids.get(w)!), 1);
+        if (isRecv) {
+          dep(li, n + li, 2);
           const s = sendOf.get(`${ins.peer}>${dev.device}:${ins.transfer}`);
-          if (s !== undefined) deps[li]!.push({ to: node(s), why: 'data from its SEND' });
+          if (s !== undefined) dep(li, node(s), 3);
         }
-        prev = ins.op === 'RECV' ? post(li) : node(li);
+        prev = self;
+        li++;
       }
     }
-  });
-  const users: number[][] = Array.from({ length: 2 * n }, () => []);
-  const indeg = new Int32Array(2 * n);
-  deps.forEach((ds, v) => {
-    for (const d of ds) {
-      users[d.to]!.push(v);
-      indeg[v]!++;
-    }
-  });
-  const queue: number[] = [];
-  for (let v = 0; v < 2 * n; v++) if (indeg[v] === 0) queue.push(v);
-  let done = 0;
-  while (queue.length > 0) {
-    const v = queue.pop()!;
-    done++;
-    for (const u of users[v]!) if (--indeg[u]! === 0) queue.push(u);
   }
-  if (done === 2 * n) return null;
+  const total = 2 * n;
+  const m = src.length;
+  // users of each node, CSR
+  const uoff = new Int32Array(total + 1);
+  for (let e = 0; e < m; e++) uoff[dst[e]! + 1]!++;
+  for (let v = 0; v < total; v++) uoff[v + 1]! += uoff[v]!;
+  const fill = uoff.slice(0, total);
+  const users = new Int32Array(m);
+  for (let e = 0; e < m; e++) users[fill[dst[e]!]!++] = src[e]!;
+  const indeg = new Int32Array(total);
+  for (let e = 0; e < m; e++) indeg[src[e]!]!++;
+  const stack = new Int32Array(total);
+  let top = 0;
+  for (let v = 0; v < total; v++) if (indeg[v] === 0) stack[top++] = v;
+  let done = 0;
+  while (top > 0) {
+    const v = stack[--top]!;
+    done++;
+    for (let k = uoff[v]!; k < uoff[v + 1]!; k++) {
+      const u = users[k]!;
+      if (--indeg[u]! === 0) stack[top++] = u;
+    }
+  }
+  if (done === total) return null;
+  // deps of each node, CSR, only on failure
+  const doff = new Int32Array(total + 1);
+  for (let e = 0; e < m; e++) doff[src[e]! + 1]!++;
+  for (let v = 0; v < total; v++) doff[v + 1]! += doff[v]!;
+  const dfill = doff.slice(0, total);
+  const depEdge = new Int32Array(m);
+  for (let e = 0; e < m; e++) depEdge[dfill[src[e]!]!++] = e;
   const locOf = (v: number) => locs[v >= n ? v - n : v]!;
   let cur = indeg.findIndex((x) => x > 0);
   const seen = new Map<number, number>();
   const path: WaitEdge[] = [];
   while (!seen.has(cur)) {
     seen.set(cur, path.length);
-    const dep = deps[cur]!.find((d) => indeg[d.to]! > 0);
-    if (!dep) return null;
-    path.push({ from: locOf(cur), to: locOf(dep.to), why: dep.why });
-    cur = dep.to;
+    let next = -1;
+    let w = 0;
+    for (let k = doff[cur]!; k < doff[cur + 1]! && next < 0; k++) {
+      const e = depEdge[k]!;
+      if (indeg[dst[e]!]! > 0) {
+        next = dst[e]!;
+        w = why[e]!;
+      }
+    }
+    if (next < 0) return null;
+    path.push({ from: locOf(cur), to: locOf(next), why: WHY[w]! });
+    cur = next;
   }
-  // Collapse the RECV post→end step, which is the same instruction on both sides.
+  // Drop the RECV post→end step, which is the same instruction on both sides.
   return path.slice(seen.get(cur)!).filter((e) => e.from !== e.to);
 }

@@ -2,7 +2,7 @@
  * One optimizer step UPD per device group, after every backward of the parameters the group holds:
  * the end of the training step. Its cost is the sum of its blocks' UPD costs.
  */
-import { type ComputeNode, type DagNode, EDGE_DATA, type EdgeKind } from '@stagecraft/ir';
+import { type DagNode, computeNode, EDGE_DATA, type EdgeKind } from '@stagecraft/ir';
 import type { Pass } from '../pass.ts';
 
 export const insertOptimizerStepPass: Pass = {
@@ -20,8 +20,7 @@ export const insertOptimizerStepPass: Pass = {
     const bytes = dag.edges.bytes.slice();
     dag.groups.forEach((devices, g) => {
       if (grads[g]!.length === 0) return;
-      const upd: ComputeNode = {
-        kind: 'compute',
+      const upd = computeNode({
         op: 'UPD',
         id: `UPD.d${devices[0]}`,
         block: -1,
@@ -31,7 +30,7 @@ export const insertOptimizerStepPass: Pass = {
         allocBytes: 0,
         freeBytes: 0,
         provenance: { pass: 'insert-optimizer-step', directive: null },
-      };
+      });
       const u = nodes.length;
       nodes.push(upd);
       for (const b of grads[g]!) {

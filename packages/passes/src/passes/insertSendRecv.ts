@@ -4,7 +4,7 @@
  * output on one group share a single transfer. Groups exchange data rank by rank, so both must
  * have the same size.
  */
-import { CompileError, type ComputeNode, type Dag, type DagNode, EDGE_DATA, type EdgeKind, type P2PNode } from '@stagecraft/ir';
+import { CompileError, type ComputeNode, type DagNode, EDGE_DATA, type EdgeKind, p2pNode } from '@stagecraft/ir';
 import type { Pass } from '../pass.ts';
 
 export const DEFAULT_P2P_STREAM = 'p2p';
@@ -60,25 +60,33 @@ export const insertSendRecvPass: Pass = {
         const transfer = `${nu.id}.d${gv[0]}`;
         const pass = nu.kind === 'compute' ? nu.op : 'F';
         const provenance = { pass: 'insert-send-recv', directive: nu.provenance.directive };
-        const common = { block: nu.block, dims: nu.dims, bytes: e.bytes[j]!, transfer, pass, kind: 'p2p' as const };
-        const send: P2PNode = {
-          ...common,
-          id: `SEND.${transfer}`,
+        // Explicit fields, no object spread: a spread plus extra fields is many times slower here.
+        const send = p2pNode({
           op: 'SEND',
+          id: `SEND.${transfer}`,
+          block: nu.block,
+          dims: nu.dims,
           group: nu.group,
           stream: (nu as ComputeNode).p2pStream ?? DEFAULT_P2P_STREAM,
-          peerGroup: nv.group,
           provenance,
-        };
-        const recv: P2PNode = {
-          ...common,
-          id: `RECV.${transfer}`,
+          peerGroup: nv.group,
+          bytes: e.bytes[j]!,
+          transfer,
+          pass,
+        });
+        const recv = p2pNode({
           op: 'RECV',
+          id: `RECV.${transfer}`,
+          block: nu.block,
+          dims: nu.dims,
           group: nv.group,
           stream: (nv as ComputeNode).p2pStream ?? DEFAULT_P2P_STREAM,
-          peerGroup: nu.group,
           provenance: { pass: 'insert-send-recv', directive: nv.provenance.directive },
-        };
+          peerGroup: nu.group,
+          bytes: e.bytes[j]!,
+          transfer,
+          pass,
+        });
         const s = nodes.length;
         nodes.push(send);
         r = nodes.length;

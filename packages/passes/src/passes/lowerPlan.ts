@@ -14,7 +14,6 @@ import {
   PLAN_FORMAT,
   type Plan,
   type StreamPlan,
-  nodeTags,
 } from '@stagecraft/ir';
 import { inEdges } from '../adjacency.ts';
 import { deviceCount } from '../cluster.ts';
@@ -31,11 +30,12 @@ export const lowerPlanPass: Pass = {
       const ms = members.get(r);
       return ms ? overlapId(dag, ms) : dag.nodes[r]!.id;
     };
-    const updMs = updateCosts(dag);
     const held = heldBlocks(dag);
+    const updMs = updateCosts(dag, held);
+    const tagsOf = tagMaker(dag);
 
     const compute = (n: ComputeNode): ComputeInstruction => {
-      const ins: ComputeInstruction = { op: n.op, id: n.id, tags: nodeTags(dag, n), waits: [], provenance: n.provenance };
+      const ins: ComputeInstruction = { op: n.op, id: n.id, tags: tagsOf(n), waits: NO_WAITS, provenance: n.provenance };
       const ms = computeMs(dag, n, updMs);
       if (ms !== undefined) ins.ms = ms;
       if (n.allocBytes > 0) ins.allocBytes = n.allocBytes;
@@ -43,14 +43,15 @@ export const lowerPlanPass: Pass = {
       return ins;
     };
     /** Ids on other streams of the same group that node i must wait for. */
-    const waitsOf = (i: number, into: Set<string>) => {
+    const waitsOf = (i: number, into: string[]) => {
       const n = dag.nodes[i]!;
       for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
         const u = dag.edges.from[inc.edge[k]!]!;
         const nu = dag.nodes[u]!;
         if (nu.kind === 'control' || nu.group !== n.group || nu.stream === n.stream) continue;
         if (rep[u] === rep[i]) continue;
-        into.add(idOf(u));
+        const id = idOf(u);
+        if (!into.includes(id)) into.push(id);
       }
     };
 
@@ -62,18 +63,18 @@ export const lowerPlanPass: Pass = {
         for (const i of list) {
           const n = dag.nodes[i]!;
           const ms = members.get(i);
-          const waits = new Set<string>();
+          const waits: string[] = [];
           if (ms) {
             for (const m of ms) waitsOf(m, waits);
             const parts = ms.map((m) => compute(dag.nodes[m] as ComputeNode));
             const total = overlapMs(dag, ms, updMs);
-            const ins: Instruction = { op: 'OVERLAP', id: overlapId(dag, ms), tags: {}, waits: [...waits], members: parts };
+            const ins: Instruction = { op: 'OVERLAP', id: overlapId(dag, ms), tags: {}, waits, members: parts };
             if (total !== undefined) ins.ms = total;
             instructions.push(ins);
             continue;
           }
           waitsOf(i, waits);
-          instructions.push(lowerNode(dag, n, [...waits], compute));
+          instructions.push(lowerNode(n, waits.length > 0 ? waits : NO_WAITS, compute, tagsOf));
         }
         out.push({ stream, instructions });
       }
@@ -124,12 +125,14 @@ export const lowerPlanPass: Pass = {
   },
 };
 
-/** Lowers one node; SEND/RECV carry their peer *group* here, turned into a device per member. */
+const NO_WAITS: string[] = [];
+
+/** SEND/RECV of a group's program carry the peer *group* in `peer`; each member device gets its peer device. */
 function lowerNode(
-  dag: Dag,
   n: DagNode,
   waits: string[],
   compute: (n: ComputeNode) => ComputeInstruction,
+  tagsOf: (n: DagNode) => Record<string, number | string>,
 ): Instruction {
   switch (n.kind) {
     case 'compute': {
@@ -138,11 +141,11 @@ function lowerNode(
       return ins;
     }
     case 'p2p':
-      return { op: n.op, id: n.id, tags: nodeTags(dag, n), waits, peer: n.peerGroup, bytes: n.bytes, transfer: n.transfer, provenance: n.provenance };
+      return { op: n.op, id: n.id, tags: tagsOf(n), waits, peer: n.peerGroup, bytes: n.bytes, transfer: n.transfer, provenance: n.provenance };
     case 'collective':
-      return { op: n.op, id: n.id, tags: nodeTags(dag, n), waits, devices: [...n.devices], bytes: n.bytes, collective: n.id, provenance: n.provenance };
+      return { op: n.op, id: n.id, tags: tagsOf(n), waits, devices: [...n.devices], bytes: n.bytes, collective: n.id, provenance: n.provenance };
     case 'memory':
-      return { op: n.op, id: n.id, tags: nodeTags(dag, n), waits, bytes: n.bytes, provenance: n.provenance };
+      return { op: n.op, id: n.id, tags: tagsOf(n), waits, bytes: n.bytes, provenance: n.provenance };
     case 'control':
       throw new Error('control nodes are not lowered');
   }
@@ -189,12 +192,39 @@ function heldBlocks(dag: Dag): Set<number>[] {
   return held;
 }
 
-function updateCosts(dag: Dag): Map<number, number> {
+function updateCosts(dag: Dag, held: Set<number>[]): Map<number, number> {
   const out = new Map<number, number>();
-  heldBlocks(dag).forEach((blocks, g) => {
+  held.forEach((blocks, g) => {
     let ms = 0;
     for (const b of blocks) ms += dag.blocks[b]!.ms?.UPD ?? 0;
     out.set(g, ms);
   });
   return out;
+}
+
+/**
+ * Tags of each node as filters see them. Built from per-block templates with the split indices
+ * and PASS added; a SEND/RECV shares the tags object of the transfer it carries.
+ */
+function tagMaker(dag: Dag): (n: DagNode) => Record<string, number | string> {
+  const names = dag.dims.map((d) => d.name);
+  const byTransfer = new Map<string, Record<string, number | string>>();
+  const make = (n: DagNode, pass: string | undefined) => {
+    const tags: Record<string, number | string> = n.block >= 0 ? { ...dag.blocks[n.block]!.tags } : {};
+    for (let i = 0; i < names.length; i++) {
+      const v = n.dims[i]!;
+      if (v >= 0) tags[names[i]!] = v;
+    }
+    if (pass !== undefined) tags.PASS = pass;
+    return tags;
+  };
+  return (n) => {
+    if (n.kind === 'compute') return make(n, n.op === 'UPD' || n.op === 'RECOMPUTE' ? undefined : n.op);
+    if (n.kind === 'p2p') {
+      let t = byTransfer.get(n.transfer);
+      if (!t) byTransfer.set(n.transfer, (t = make(n, n.pass === 'UPD' || n.pass === 'RECOMPUTE' ? undefined : n.pass)));
+      return t;
+    }
+    return make(n, undefined);
+  };
 }

@@ -3,7 +3,7 @@
  * device belongs to one group; groups are numbered in order of first use. A design without any
  * `place` runs everything on device 0, the single-device baseline.
  */
-import { CompileError, type ComputeNode, type Dag, type DagNode, formatPath } from '@stagecraft/ir';
+import { CompileError, type ComputeNode, type DagNode, formatPath, patchCompute } from '@stagecraft/ir';
 import { deviceCount } from '../cluster.ts';
 import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
@@ -46,8 +46,9 @@ export const placePass: Pass = {
     const nodes: DagNode[] = dag.nodes.slice();
     if (places.length === 0) {
       const g = groupFor([0], 'cluster');
+      const provenance = { pass: 'place', directive: null };
       nodes.forEach((n, i) => {
-        if (n.kind === 'compute') nodes[i] = { ...n, group: g, provenance: { pass: 'place', directive: null } };
+        if (n.kind === 'compute') nodes[i] = patchCompute(n, { group: g, provenance });
       });
       return { ...dag, nodes, groups };
     }
@@ -59,7 +60,7 @@ export const placePass: Pass = {
       const provenance = { pass: 'place', directive: di };
       for (const i of matched) {
         const n = nodes[i] as ComputeNode;
-        nodes[i] = d.stream ? { ...n, group: g, provenance, p2pStream: d.stream } : { ...n, group: g, provenance };
+        nodes[i] = patchCompute(n, d.stream ? { group: g, provenance, p2pStream: d.stream } : { group: g, provenance });
       }
     }
     const unplaced = nodes.find((n) => n.kind === 'compute' && n.group < 0);

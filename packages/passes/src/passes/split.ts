@@ -3,7 +3,7 @@
  * Edges between two clones stay within each copy; an edge from an unsplit node fans out to every
  * copy and an edge into an unsplit node gathers from every copy.
  */
-import { CompileError, type Dag, type DagNode, type EdgeKind, formatPath } from '@stagecraft/ir';
+import { CompileError, type ComputeNode, type Dag, type EdgeKind, formatPath, patchCompute } from '@stagecraft/ir';
 import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
@@ -15,6 +15,9 @@ export const splitPass: Pass = {
     for (const { d, index, path } of directivesOf(ctx.program, 'split')) {
       if (out.dims.some((x) => x.name === d.dim_name)) {
         throw new CompileError({ path: formatPath([...path, 'dim_name']), message: `the DAG is already split along ${d.dim_name}` });
+      }
+      if (out.nodes.some((n) => n.kind !== 'compute')) {
+        throw new CompileError({ path: formatPath(path), message: 'split runs before any other rewrite' });
       }
       const matched = new NodeIndex(out).match(d.filter, [...path, 'filter']);
       if (matched.length === 0) throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
@@ -33,18 +36,18 @@ export const splitPass: Pass = {
 
 function splitAlong(dag: Dag, matched: Set<number>, name: string, n: number, directive: number): Dag {
   const suffix = `.${name.toLowerCase()}`;
-  const nodes: DagNode[] = [];
+  const nodes: ComputeNode[] = [];
   // first[i]: index of node i's first copy; copies of a matched node are contiguous.
   const first = new Int32Array(dag.nodes.length);
   const provenance = { pass: 'split', directive };
-  dag.nodes.forEach((node, i) => {
+  (dag.nodes as ComputeNode[]).forEach((node, i) => {
     first[i] = nodes.length;
     if (matched.has(i)) {
       for (let k = 0; k < n; k++) {
-        nodes.push({ ...node, id: `${node.id}${suffix}${k}`, dims: [...node.dims, k], provenance });
+        nodes.push(patchCompute(node, { id: `${node.id}${suffix}${k}`, dims: [...node.dims, k], provenance }));
       }
     } else {
-      nodes.push({ ...node, dims: [...node.dims, -1] });
+      nodes.push(patchCompute(node, { dims: [...node.dims, -1] }));
     }
   });
   const from: number[] = [];

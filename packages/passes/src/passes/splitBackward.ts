@@ -3,7 +3,7 @@
  * of the weights, free to move): explicitly by `split_backward`, and by Piper's rule that an
  * `order` naming BI or BW of a region splits that region's backward.
  */
-import { CompileError, type ComputeNode, type Dag, type DagNode, type Filter, formatPath } from '@stagecraft/ir';
+import { CompileError, type ComputeNode, type Dag, type DagNode, type Filter, formatPath, patchCompute } from '@stagecraft/ir';
 import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
@@ -60,9 +60,9 @@ function splitNodes(dag: Dag, chosen: Map<number, number>): Dag {
     const b = dag.nodes[i] as ComputeNode;
     const provenance = { pass: 'split-backward', directive };
     const rest = b.id.slice(1); // ids are "<op>.<where>"
-    nodes[i] = { ...b, op: 'BI', id: `BI${rest}`, freeBytes: 0, provenance };
+    nodes[i] = patchCompute(b, { op: 'BI', id: `BI${rest}`, freeBytes: 0, provenance });
     const w = nodes.length;
-    nodes.push({ ...b, op: 'BW', id: `BW${rest}`, allocBytes: 0, freeBytes: b.freeBytes, provenance });
+    nodes.push(patchCompute(b, { op: 'BW', id: `BW${rest}`, allocBytes: 0, provenance }));
     from.push(i);
     to.push(w);
     kind.push(0);
