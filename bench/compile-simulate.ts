@@ -1,0 +1,121 @@
+/**
+ * Compile + simulate latency and how it scales with the size of the DAG (`npm run bench`).
+ * Interleaved 1F1B on a synthetic model (p ranks, v = 2 chunks, m microbatches) on an ideal
+ * cluster, from about a thousand ops to about a million; the target size is p=32, v=2, m=512.
+ * Each size runs once to warm up, then `--reps` times (fewer for the largest); the table shows
+ * medians. Not a test: it asserts nothing.
+ *
+ *   npm run bench                 # the whole sweep
+ *   npm run bench -- --max-m 512  # stop at m = 512
+ *   npm run bench -- --reps 9
+ */
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import { type Design, formatIssue } from '@stagecraft/ir';
+import { compile } from '@stagecraft/passes';
+import { simulate } from '@stagecraft/sim';
+
+interface Size {
+  p: number;
+  v: number;
+  m: number;
+}
+
+const SIZES: Size[] = [
+  { p: 4, v: 2, m: 8 },
+  { p: 8, v: 2, m: 16 },
+  { p: 16, v: 2, m: 32 },
+  { p: 32, v: 2, m: 32 },
+  { p: 32, v: 2, m: 128 },
+  { p: 32, v: 2, m: 512 },
+  { p: 32, v: 2, m: 2048 },
+];
+const TARGET = { p: 32, v: 2, m: 512 };
+
+function design({ p, v, m }: Size): Design {
+  return {
+    format: 'stagecraft/design@1',
+    name: `interleaved-1f1b p=${p} v=${v} m=${m}`,
+    model: {
+      kind: 'synthetic',
+      stages: p * v,
+      costs: { F: 1 / v, BI: 1 / v, BW: 1 / v },
+      activationBytes: 2 ** 28 / v,
+      paramBytes: 2 ** 30 / v,
+      outputBytes: 2 ** 24,
+    },
+    cluster: { kind: 'ideal', devices: p },
+    directives: [{ op: 'schedule', builder: 'interleaved-1f1b', microbatches: m, chunks: v }],
+  };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+type Row = { size: Size; ops: number; compileMs: number; simulateMs: number } | { size: Size; error: string };
+
+function measure(size: Size, reps: number): Row {
+  const d = design(size);
+  const compileTimes: number[] = [];
+  const simulateTimes: number[] = [];
+  let ops = 0;
+  for (let i = 0; i <= reps; i++) {
+    const t0 = performance.now();
+    const compiled = compile(d, { keepSnapshots: false });
+    const t1 = performance.now();
+    if (!compiled.ok) return { size, error: compiled.errors.map(formatIssue).join('; ') };
+    const simulated = simulate(compiled.plan, { keepTimeline: false });
+    const t2 = performance.now();
+    if (!simulated.ok) return { size, error: simulated.errors.map(formatIssue).join('; ') };
+    ops = compiled.ops;
+    if (i === 0) continue; // warm-up
+    compileTimes.push(t1 - t0);
+    simulateTimes.push(t2 - t1);
+  }
+  return { size, ops, compileMs: median(compileTimes), simulateMs: median(simulateTimes) };
+}
+
+function pad(cells: string[], widths: number[]): string {
+  return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+}
+
+const { values } = parseArgs({
+  options: { reps: { type: 'string', default: '5' }, 'max-m': { type: 'string' } },
+});
+const reps = Math.max(1, Number(values.reps) || 5);
+const maxM = values['max-m'] === undefined ? Number.POSITIVE_INFINITY : Number(values['max-m']);
+
+console.log(`compile + simulate, interleaved 1F1B (v=2), synthetic model, ideal cluster`);
+console.log(
+  `node ${process.version}, ${cpus()[0]?.model ?? 'unknown cpu'}; median of ${reps} after 1 warm-up\n`,
+);
+const header = ['design', 'ops', 'compile ms', 'simulate ms', 'total ms', 'ns/op'];
+const widths = [22, 10, 11, 12, 10, 8];
+console.log(pad(header, widths));
+for (const size of SIZES.filter((s) => s.m <= maxM)) {
+  // The largest designs take seconds per run: fewer repetitions keep the sweep to a few minutes.
+  const row = measure(size, size.p * size.v * size.m > 50_000 ? Math.min(reps, 3) : reps);
+  const label = `p=${size.p} v=${size.v} m=${size.m}${size.p === TARGET.p && size.m === TARGET.m ? ' *' : ''}`;
+  if ('error' in row) {
+    console.log(`${label.padEnd(widths[0]!)}  error: ${row.error}`);
+    continue;
+  }
+  const total = row.compileMs + row.simulateMs;
+  console.log(
+    pad(
+      [
+        label,
+        row.ops.toLocaleString('en-US'),
+        row.compileMs.toFixed(1),
+        row.simulateMs.toFixed(1),
+        total.toFixed(1),
+        ((total * 1e6) / row.ops).toFixed(0),
+      ],
+      widths,
+    ),
+  );
+}
+console.log('\n* the target size');

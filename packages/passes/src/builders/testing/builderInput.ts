@@ -1,0 +1,16 @@
+import type { BuilderInput, ScheduleBuilder } from '../builder.ts';
+
+/** The input the `schedule` macro would hand a builder; chunks default to the builder's own. */
+export function inputFor(
+  builder: ScheduleBuilder,
+  ranks: number,
+  microbatches: number,
+  chunks = builder.defaultChunks,
+): BuilderInput {
+  return { builder: builder.name, ranks, microbatches, chunks, virtualStages: ranks * chunks };
+}
+
+/** Microbatches each stage sees: dualpipe splits them between its two directions. */
+export function microbatchesPerStage(input: BuilderInput): number {
+  return input.builder === 'dualpipe' ? input.microbatches / 2 : input.microbatches;
+}

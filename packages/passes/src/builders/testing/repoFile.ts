@@ -1,0 +1,50 @@
+/**
+ * Reads reference files that live beside the repository (`../shared/...` from its root), for
+ * tests. The repository root is the nearest directory above this file holding package-lock.json,
+ * so the tests find shared/ wherever CI clones the repository.
+ *
+ * packages/* are type-checked without Node's types because they must also run in a browser. These
+ * tests run under Vitest in Node, so they load node:fs through a specifier the type checker does
+ * not resolve and type it by the two functions they use, instead of adding Node's types (and with
+ * them every Node API) to the whole package.
+ */
+
+declare global {
+  // Standard in browsers and Node alike; ES2023's lib leaves ImportMeta empty.
+  interface ImportMeta {
+    readonly url: string;
+  }
+}
+
+interface NodeFs {
+  existsSync(path: string): boolean;
+  readFileSync(path: string, encoding: 'utf8'): string;
+}
+
+const NODE_FS = 'node:fs';
+
+async function nodeFs(): Promise<NodeFs> {
+  return (await import(/* @vite-ignore */ NODE_FS)) as NodeFs;
+}
+
+const parent = (dir: string) => dir.slice(0, Math.max(dir.lastIndexOf('/'), 0));
+
+function ownDirectory(): string {
+  const path = decodeURIComponent(import.meta.url.replace(/^file:\/\//, ''));
+  // file:///C:/x on Windows leaves /C:/x; drop the slash before a drive letter.
+  return parent(/^\/[A-Za-z]:\//.test(path) ? path.slice(1) : path);
+}
+
+export async function repositoryRoot(): Promise<string> {
+  const fs = await nodeFs();
+  for (let dir = ownDirectory(); dir !== ''; dir = parent(dir)) {
+    if (fs.existsSync(`${dir}/package-lock.json`)) return dir;
+  }
+  throw new Error(`no package-lock.json above ${ownDirectory()}`);
+}
+
+/** A file under shared/ beside the repository, e.g. `reference/torch/dualpipev_4rank_10mb.csv`. */
+export async function readShared(relativePath: string): Promise<string> {
+  const fs = await nodeFs();
+  return fs.readFileSync(`${parent(await repositoryRoot())}/shared/${relativePath}`, 'utf8');
+}

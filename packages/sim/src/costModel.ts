@@ -1,0 +1,136 @@
+/**
+ * The cost model: how long one instruction takes on a cluster. Every formula is its own small
+ * function so later work (link contention, the SM share a communication stream takes from compute,
+ * cluster presets) can refine one without touching the engine.
+ *
+ * Units: milliseconds, bytes, GB/s = 1e9 bytes/s, µs for link latency.
+ */
+import type { Cluster, CollectiveInstruction, ComputeInstruction, Issue } from '@stagecraft/ir';
+
+/** A cluster resolved to the numbers the simulator needs. */
+export type CostCluster =
+  | { kind: 'ideal'; p2pLatencyMs: number }
+  | {
+      kind: 'custom';
+      gpusPerNode: number;
+      /** Sustained compute rate in FLOP per millisecond (peak × achievable fraction). */
+      flopsPerMs: number;
+      intraNode: Link;
+      interNode: Link;
+    };
+
+/** A link in the units the formulas use. */
+export interface Link {
+  /** Bytes per millisecond. */
+  bytesPerMs: number;
+  latencyMs: number;
+}
+
+export type CollectiveOp = CollectiveInstruction['op'];
+
+/**
+ * Resolves the plan's cluster. Presets are not known yet (another issue adds them), so a preset
+ * cluster is an error naming the field.
+ */
+export function resolveCluster(cluster: Cluster): { ok: true; cost: CostCluster } | { ok: false; errors: Issue[] } {
+  if ('preset' in cluster) {
+    return { ok: false, errors: [{ path: 'cluster.preset', message: `unknown preset "${cluster.preset}"` }] };
+  }
+  if (cluster.kind === 'ideal') return { ok: true, cost: { kind: 'ideal', p2pLatencyMs: cluster.p2pLatencyMs ?? 0 } };
+  const fraction = cluster.gpu.achievableFraction ?? 1;
+  return {
+    ok: true,
+    cost: {
+      kind: 'custom',
+      gpusPerNode: cluster.gpusPerNode,
+      flopsPerMs: cluster.gpu.peakTflops * 1e12 * fraction * 1e-3,
+      intraNode: link(cluster.intraNode),
+      interNode: link(cluster.interNode),
+    },
+  };
+}
+
+function link(l: { bandwidthGBps: number; latencyUs: number }): Link {
+  return { bytesPerMs: l.bandwidthGBps * 1e6, latencyMs: l.latencyUs * 1e-3 };
+}
+
+/**
+ * Duration of a compute instruction: its `ms` when the model gives one, else its FLOPs at the
+ * GPU's sustained rate; an instruction with neither costs 0. On the ideal cluster FLOPs alone
+ * cannot be timed: that is an error (a message, returned as a string).
+ */
+export function computeMs(inst: ComputeInstruction, cost: CostCluster): number | string {
+  if (inst.ms !== undefined) return inst.ms;
+  if (inst.flops === undefined) return 0;
+  if (cost.kind === 'ideal') return 'has flops but no ms: the ideal cluster has no GPU to time FLOPs on';
+  return inst.flops / cost.flopsPerMs;
+}
+
+/** The link between two devices: intra-node when both sit in the same node (device / gpusPerNode). */
+export function linkBetween(cost: CostCluster & { kind: 'custom' }, a: number, b: number): Link {
+  return Math.floor(a / cost.gpusPerNode) === Math.floor(b / cost.gpusPerNode) ? cost.intraNode : cost.interNode;
+}
+
+/** Time a SEND occupies its stream: latency + bytes / bandwidth (ideal: the fixed latency, no transfer time). */
+export function p2pMs(cost: CostCluster, from: number, to: number, bytes: number): number {
+  if (cost.kind === 'ideal') return cost.p2pLatencyMs;
+  const l = linkBetween(cost, from, to);
+  return l.latencyMs + bytes / l.bytesPerMs;
+}
+
+/** Time to move `bytes` between device and host (OFFLOAD / RELOAD). */
+export function hostTransferMs(cost: CostCluster, bytes: number): number {
+  if (cost.kind === 'ideal') return 0;
+  // The cluster schema has no host link yet; the intra-node link stands in for PCIe.
+  return cost.intraNode.latencyMs + bytes / cost.intraNode.bytesPerMs;
+}
+
+/** The slowest link among the members: inter-node as soon as the members span two nodes. */
+export function slowestLink(cost: CostCluster & { kind: 'custom' }, devices: readonly number[]): Link {
+  const first = devices[0];
+  if (first === undefined) return cost.intraNode;
+  const node = Math.floor(first / cost.gpusPerNode);
+  for (const d of devices) if (Math.floor(d / cost.gpusPerNode) !== node) return slower(cost.intraNode, cost.interNode);
+  return cost.intraNode;
+}
+
+function slower(a: Link, b: Link): Link {
+  return a.bytesPerMs <= b.bytesPerMs ? a : b;
+}
+
+/** Ring all-reduce: 2(n−1)/n · bytes/bw + 2(n−1)·α. */
+export function allReduceMs(n: number, bytes: number, l: Link): number {
+  return n <= 1 ? 0 : ((2 * (n - 1)) / n) * (bytes / l.bytesPerMs) + 2 * (n - 1) * l.latencyMs;
+}
+
+/** Ring reduce-scatter: (n−1)/n · bytes/bw + (n−1)·α. `bytes` is the full (unsharded) buffer. */
+export function reduceScatterMs(n: number, bytes: number, l: Link): number {
+  return n <= 1 ? 0 : ((n - 1) / n) * (bytes / l.bytesPerMs) + (n - 1) * l.latencyMs;
+}
+
+/** Ring all-gather: (n−1)/n · bytes/bw + (n−1)·α. `bytes` is the full (gathered) buffer. */
+export function allGatherMs(n: number, bytes: number, l: Link): number {
+  return n <= 1 ? 0 : ((n - 1) / n) * (bytes / l.bytesPerMs) + (n - 1) * l.latencyMs;
+}
+
+/** Pairwise all-to-all: (n−1)/n · bytes/bw + (n−1)·α. `bytes` is what one rank sends in total. */
+export function allToAllMs(n: number, bytes: number, l: Link): number {
+  return n <= 1 ? 0 : ((n - 1) / n) * (bytes / l.bytesPerMs) + (n - 1) * l.latencyMs;
+}
+
+/** Duration of a collective over `devices` once every member has reached it (ideal cluster: 0). */
+export function collectiveMs(cost: CostCluster, op: CollectiveOp, devices: readonly number[], bytes: number): number {
+  if (cost.kind === 'ideal') return 0;
+  const n = devices.length;
+  const l = slowestLink(cost, devices);
+  switch (op) {
+    case 'ALL_REDUCE':
+      return allReduceMs(n, bytes, l);
+    case 'REDUCE_SCATTER':
+      return reduceScatterMs(n, bytes, l);
+    case 'ALL_GATHER':
+      return allGatherMs(n, bytes, l);
+    case 'ALL_TO_ALL':
+      return allToAllMs(n, bytes, l);
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * The event loop. Each unit counts its unfinished dependencies (stream predecessor + waits); when
+ * the count reaches 0 at the current time t the unit is *ready* and starts according to its kind:
+ * - compute, OVERLAP, SEND, OFFLOAD, RELOAD: start at t, end at t + duration;
+ * - RECV: is posted at t, like torch's irecv: the next instruction on its stream may start at t;
+ *   the RECV ends at max(t, end of its SEND), and what waits for it starts then;
+ * - collective: *arrives* at t; when the last member arrives, all members start together and end
+ *   after the group's duration.
+ * Finish events sit in a binary min-heap keyed by (end time, unit index). Because every start is
+ * at the current event time, the memory and exposed-communication logs are written in time order
+ * and need no sorting. No objects or closures are created per instruction.
+ *
+ * Resource sharing (SM share of communication streams, link contention) will hook in where a unit
+ * starts (its end time is computed there) and where it finishes.
+ */
+import { type Flat, K_COLLECTIVE, K_COMPUTE, K_OVERLAP, K_RECV, K_SEND } from './flat.ts';
+
+/** Unit states. */
+export const S_BLOCKED = 0;
+export const S_RUNNING = 1;
+export const S_DONE = 2;
+/** A RECV that started and waits for its SEND to end. */
+export const S_RECV_WAIT = 3;
+/** A collective member that reached the collective and waits for the other members. */
+export const S_ARRIVED = 4;
+
+export interface Run {
+  start: Float64Array;
+  end: Float64Array;
+  state: Uint8Array;
+  /** Units in the order they started (the first `started` entries). */
+  order: Int32Array;
+  started: number;
+  done: number;
+  /** Per device index. */
+  exposed: Float64Array;
+  peak: Float64Array;
+  /** Per device index, flat [t0, bytes0, t1, bytes1, ...] when keeping the timeline. */
+  points: number[][];
+}
+
+export function run(f: Flat, keep: boolean): Run {
+  const { N, D, kind, dur, allocB, freeB, unitDev, unitStream, succOff, succ, sendOf, recvOf, collGroup } = f;
+  const { groupOff, groupUnits, groupDur } = f;
+  const dep = f.dep.slice();
+  const start = new Float64Array(N);
+  const end = new Float64Array(N);
+  const state = new Uint8Array(N);
+  const wire = new Uint8Array(N);
+  const order = new Int32Array(N);
+  const remaining = new Int32Array(groupDur.length);
+  for (let g = 0; g < remaining.length; g++) remaining[g] = groupOff[g + 1]! - groupOff[g]!;
+  let started = 0;
+  let done = 0;
+
+  // Binary min-heap of finish events: unit and its key (end time), ties broken by unit index.
+  const heapU = new Int32Array(N);
+  const heapK = new Float64Array(N);
+  let hn = 0;
+  const push = (v: number, key: number) => {
+    let i = hn++;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const pk = heapK[p]!;
+      if (pk < key || (pk === key && heapU[p]! < v)) break;
+      heapU[i] = heapU[p]!;
+      heapK[i] = pk;
+      i = p;
+    }
+    heapU[i] = v;
+    heapK[i] = key;
+  };
+  const pop = (): number => {
+    const top = heapU[0]!;
+    const lu = heapU[--hn]!;
+    const lk = heapK[hn]!;
+    let i = 0;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= hn) break;
+      let ck = heapK[c]!;
+      const r = c + 1;
+      if (r < hn) {
+        const rk = heapK[r]!;
+        if (rk < ck || (rk === ck && heapU[r]! < heapU[c]!)) {
+          c = r;
+          ck = rk;
+        }
+      }
+      if (lk < ck || (lk === ck && lu < heapU[c]!)) break;
+      heapU[i] = heapU[c]!;
+      heapK[i] = ck;
+      i = c;
+    }
+    heapU[i] = lu;
+    heapK[i] = lk;
+    return top;
+  };
+
+  // Exposed communication: per device, time with communication in flight and no compute running.
+  const compActive = new Int32Array(D);
+  const commActive = new Int32Array(D);
+  const lastT = new Float64Array(D);
+  const exposed = new Float64Array(D);
+  const mark = (d: number, t: number, dComp: number, dComm: number) => {
+    if (commActive[d]! > 0 && compActive[d] === 0) exposed[d]! += t - lastT[d]!;
+    lastT[d] = t;
+    compActive[d]! += dComp;
+    commActive[d]! += dComm;
+  };
+
+  // Memory: the frees and allocations of one device at one time form a group, frees first.
+  const mem = new Float64Array(D);
+  const peak = new Float64Array(D);
+  const memT = new Float64Array(D);
+  const pendFree = new Float64Array(D);
+  const pendAlloc = new Float64Array(D);
+  const points: number[][] = [];
+  for (let d = 0; d < D; d++) {
+    mem[d] = peak[d] = f.plan.devices[d]!.paramBytes;
+    points.push(keep ? [0, mem[d]!] : []);
+  }
+  const flushMem = (d: number) => {
+    if (pendFree[d] === 0 && pendAlloc[d] === 0) return;
+    const cur = mem[d]! - pendFree[d]! + pendAlloc[d]!;
+    mem[d] = cur;
+    if (cur > peak[d]!) peak[d] = cur;
+    if (keep) points[d]!.push(memT[d]!, cur);
+    pendFree[d] = pendAlloc[d] = 0;
+  };
+  const memEffect = (d: number, t: number, free: number, alloc: number) => {
+    if (t !== memT[d]) {
+      flushMem(d);
+      memT[d] = t;
+    }
+    pendFree[d]! += free;
+    pendAlloc[d]! += alloc;
+  };
+
+  const postedQ: number[] = [];
+  const begin = (v: number, t: number, e: number) => {
+    start[v] = t;
+    end[v] = e;
+    state[v] = S_RUNNING;
+    order[started++] = v;
+    push(v, e);
+  };
+
+  const ready = (v: number, t: number) => {
+    const k = kind[v]!;
+    const d = unitDev[v]!;
+    if (k === K_COMPUTE || k === K_OVERLAP) {
+      mark(d, t, 1, 0);
+      if (allocB[v] !== 0) memEffect(d, t, 0, allocB[v]!);
+      begin(v, t, t + dur[v]!);
+    } else if (k === K_SEND) {
+      mark(d, t, 0, 1);
+      begin(v, t, t + dur[v]!);
+      const r = recvOf[v]!;
+      if (state[r] === S_RECV_WAIT) {
+        wire[r] = 1;
+        mark(unitDev[r]!, t, 0, 1);
+      }
+    } else if (k === K_RECV) {
+      const sd = sendOf[v]!;
+      start[v] = t;
+      order[started++] = v;
+      // Posted: release the stream's next instruction now (queued, not recursed: RECVs come in runs).
+      const nx = v + 1;
+      if (nx < N && unitStream[nx] === unitStream[v] && --dep[nx]! === 0) postedQ.push(nx, t);
+      if (state[sd] === S_DONE) {
+        end[v] = t;
+        state[v] = S_RUNNING;
+        push(v, t);
+      } else {
+        state[v] = S_RECV_WAIT;
+        if (state[sd] === S_RUNNING) {
+          wire[v] = 1;
+          mark(d, t, 0, 1);
+        }
+      }
+    } else if (k === K_COLLECTIVE) {
+      state[v] = S_ARRIVED;
+      const g = collGroup[v]!;
+      if (--remaining[g]! === 0) {
+        const e = t + groupDur[g]!;
+        for (let j = groupOff[g]!; j < groupOff[g + 1]!; j++) {
+          const m = groupUnits[j]!;
+          mark(unitDev[m]!, t, 0, 1);
+          begin(m, t, e);
+        }
+      }
+    } else {
+      if (allocB[v] !== 0) memEffect(d, t, 0, allocB[v]!);
+      begin(v, t, t + dur[v]!);
+    }
+  };
+
+  const finish = (v: number) => {
+    const t = end[v]!;
+    state[v] = S_DONE;
+    done++;
+    const k = kind[v]!;
+    const d = unitDev[v]!;
+    if (k === K_COMPUTE || k === K_OVERLAP) mark(d, t, -1, 0);
+    else if (k === K_SEND) {
+      mark(d, t, 0, -1);
+      const r = recvOf[v]!;
+      if (state[r] === S_RECV_WAIT) {
+        end[r] = t;
+        state[r] = S_RUNNING;
+        push(r, t);
+      }
+    } else if (k === K_RECV) {
+      if (wire[v] === 1) mark(d, t, 0, -1);
+    } else if (k === K_COLLECTIVE) mark(d, t, 0, -1);
+    if (freeB[v] !== 0) memEffect(d, t, freeB[v]!, 0);
+    const next = v + 1;
+    if (k !== K_RECV && next < N && unitStream[next] === unitStream[v] && --dep[next]! === 0) ready(next, t);
+    for (let j = succOff[v]!; j < succOff[v + 1]!; j++) {
+      const x = succ[j]!;
+      if (--dep[x]! === 0) ready(x, t);
+    }
+  };
+
+  const drainPosted = () => {
+    while (postedQ.length > 0) {
+      const t = postedQ.pop()!;
+      ready(postedQ.pop()!, t);
+    }
+  };
+  // Collect the initially ready first: readying a RECV releases its successor early.
+  const initial: number[] = [];
+  for (let v = 0; v < N; v++) if (dep[v] === 0) initial.push(v);
+  for (const v of initial) ready(v, 0);
+  drainPosted();
+  while (hn > 0) {
+    finish(pop());
+    drainPosted();
+  }
+  for (let d = 0; d < D; d++) flushMem(d);
+
+  return { start, end, state, order, started, done, exposed, peak, points };
+}

@@ -1,0 +1,148 @@
+/**
+ * Discrete-event simulation of a `stagecraft/plan@1`: one training step on the plan's cluster.
+ *
+ * Semantics (docs/simulator.md has the full text):
+ * - Every device runs its streams concurrently from time 0. An instruction becomes ready when the
+ *   instruction before it on its stream has finished and every id in its `waits` (same device) has
+ *   finished. An OVERLAP is one unit whose waits are its own plus its members'.
+ * - Compute, OVERLAP, SEND, OFFLOAD and RELOAD start as soon as they are ready and end after their
+ *   cost (costModel.ts). SEND is eager: it does not wait for its RECV.
+ * - RECV starts when ready and ends at max(its start, end of the matching SEND), matched by
+ *   (peer device, transfer).
+ * - A collective starts when every member device has reached (is ready at) the instruction with
+ *   the same `collective` key; all members end together after the alpha-beta time.
+ * - Memory: each device starts at paramBytes; allocBytes apply at a unit's start, freeBytes at its
+ *   end (OFFLOAD releases `bytes` at its end, RELOAD allocates `bytes` at its start); at equal
+ *   times frees apply before allocations.
+ * - If events run out with instructions unfinished, the result is an error value naming one wait
+ *   cycle (deadlock.ts). Nothing here throws on a well-typed plan.
+ *
+ * Pipeline: resolveCluster (costModel.ts) → flatten (flat.ts: setup, validation of references)
+ * → run (engine.ts: the event loop) → metrics (below).
+ */
+import type { Plan } from '@stagecraft/ir';
+import { planOpCount } from '@stagecraft/ir';
+import { resolveCluster } from './costModel.ts';
+import { findDeadlock } from './deadlock.ts';
+import { run } from './engine.ts';
+import { type Flat, flatten, instAt, K_COLLECTIVE, K_COMPUTE, K_MEMORY, K_OVERLAP, K_RECV, K_SEND } from './flat.ts';
+import type { DeviceMetrics, SimulateOptions, Simulation, SimulationResult, TimelineEvent } from './types.ts';
+
+export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationResult {
+  const keep = options.keepTimeline ?? true;
+  const resolved = resolveCluster(plan.cluster);
+  if (!resolved.ok) return resolved;
+  const flat = flatten(plan, resolved.cost);
+  if (!flat.ok) return flat;
+  const f = flat.flat;
+  const r = run(f, keep);
+  if (r.done < f.N) return findDeadlock(f, r.state);
+
+  const { N, D, kind, unitDev, busy } = f;
+  const { start, end } = r;
+  let makespan = 0;
+  for (let v = 0; v < N; v++) if (end[v]! > makespan) makespan = end[v]!;
+  const first = new Float64Array(D).fill(Number.POSITIVE_INFINITY);
+  const last = new Float64Array(D);
+  for (let v = 0; v < N; v++) {
+    const k = kind[v];
+    if (k !== K_COMPUTE && k !== K_OVERLAP) continue;
+    const d = unitDev[v]!;
+    if (start[v]! < first[d]!) first[d] = start[v]!;
+    if (end[v]! > last[d]!) last[d] = end[v]!;
+  }
+
+  let sumIdle = 0;
+  let sumBusy = 0;
+  let sumExposed = 0;
+  const perDevice: DeviceMetrics[] = [];
+  for (let d = 0; d < D; d++) {
+    const b = busy[d]!;
+    const fs = first[d] === Number.POSITIVE_INFINITY ? 0 : first[d]!;
+    sumBusy += b;
+    sumIdle += makespan - b;
+    sumExposed += r.exposed[d]!;
+    perDevice.push({
+      device: plan.devices[d]!.device,
+      busyMs: b,
+      idleMs: makespan - b,
+      firstStartMs: fs,
+      lastEndMs: last[d]!,
+      spanBubbleMs: last[d]! - fs - b,
+      peakMemoryBytes: r.peak[d]!,
+      peakActivationBytes: r.peak[d]! - plan.devices[d]!.paramBytes,
+    });
+  }
+  const byDevice = perDevice.map((_, i) => i).sort((a, b) => perDevice[a]!.device - perDevice[b]!.device);
+
+  const sim: Simulation = {
+    makespanMs: makespan,
+    bubbleRatio: D > 0 && makespan > 0 ? sumIdle / (D * makespan) : 0,
+    bubbleOverIdeal: sumBusy > 0 ? sumIdle / sumBusy : 0,
+    ops: planOpCount(plan),
+    devices: byDevice.map((i) => perDevice[i]!),
+    exposedCommMs: sumExposed,
+  };
+  if (keep) {
+    sim.timeline = timeline(f, start, end, r.order);
+    sim.memory = byDevice.map((d) => ({ device: plan.devices[d]!.device, points: pairs(r.points[d]!) }));
+  }
+  if (plan.tokensPerStep !== undefined && makespan > 0) sim.tokensPerSecond = plan.tokensPerStep / (makespan / 1000);
+  return { ok: true, sim };
+}
+
+/** One event per unit, in start order. Each kind is built by one object literal (one shape each). */
+function timeline(f: Flat, start: Float64Array, end: Float64Array, order: Int32Array): TimelineEvent[] {
+  const out: TimelineEvent[] = [];
+  const deviceOf = f.plan.devices.map((d) => d.device);
+  for (let j = 0; j < f.N; j++) {
+    const v = order[j]!;
+    const x = instAt(f, v);
+    const device = deviceOf[f.unitDev[v]!]!;
+    const stream = f.streamName[f.unitStream[v]!]!;
+    const k = f.kind[v];
+    if (k === K_COMPUTE)
+      out.push({ device, stream, id: x.id, op: x.op, startMs: start[v]!, endMs: end[v]!, tags: x.tags });
+    else if (x.op === 'OVERLAP')
+      out.push({
+        device,
+        stream,
+        id: x.id,
+        op: x.op,
+        startMs: start[v]!,
+        endMs: end[v]!,
+        tags: x.tags,
+        members: x.members.map((m) => m.id),
+      });
+    else if (x.op === 'SEND' || x.op === 'RECV')
+      out.push({
+        device,
+        stream,
+        id: x.id,
+        op: x.op,
+        startMs: start[v]!,
+        endMs: end[v]!,
+        tags: x.tags,
+        peer: x.peer,
+        bytes: x.bytes,
+      });
+    else if (k === K_COLLECTIVE || k === K_MEMORY || k === K_RECV || k === K_SEND)
+      out.push({
+        device,
+        stream,
+        id: x.id,
+        op: x.op,
+        startMs: start[v]!,
+        endMs: end[v]!,
+        tags: x.tags,
+        bytes: (x as { bytes: number }).bytes,
+      });
+  }
+  return out;
+}
+
+function pairs(flat: number[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
+  return out;
+}
