@@ -12,10 +12,18 @@ import type { Plan } from '@stagecraft/ir';
 import type { Simulation, TimelineEvent } from './types.ts';
 
 const COMPUTE = new Set(['F', 'B', 'BI', 'BW', 'RECOMPUTE', 'UPD', 'OVERLAP']);
-const LETTER: Record<string, string> = { F: 'F', B: 'B', BI: 'I', BW: 'W', RECOMPUTE: 'R', UPD: 'U', OVERLAP: '&' };
+const LETTER: Record<string, string> = {
+  F: 'F',
+  B: 'B',
+  BI: 'I',
+  BW: 'W',
+  RECOMPUTE: 'R',
+  UPD: 'U',
+  OVERLAP: '&',
+};
 const EXACT_LEGEND =
   'legend: n forward of microbatch n, [n] backward (fused), (n) backward for inputs, <n> backward for weights, ' +
-  '{n} recompute, U optimizer step, x&y overlapped unit, . idle; a letter after n names the stage among the device\'s stages (a = first)';
+  "{n} recompute, U optimizer step, x&y overlapped unit, . idle; a letter after n names the stage among the device's stages (a = first)";
 const SCALED_LEGEND =
   'legend: F forward, B backward (fused), I backward for inputs, W backward for weights, R recompute, ' +
   'U optimizer step, & overlapped unit, . idle (each cell shows the op at its midpoint)';
@@ -47,7 +55,9 @@ export function renderAsciiTimeline(sim: Simulation, plan: Plan, options: AsciiO
   const cells = Math.round(span / unit);
   const onGrid = (t: number) => Math.abs(t / unit - Math.round(t / unit)) < 1e-6;
   const exact =
-    cells <= width && onGrid(span) && [...rows.values()].every((l) => l.every((e) => onGrid(e.startMs) && onGrid(e.endMs)));
+    cells <= width &&
+    onGrid(span) &&
+    [...rows.values()].every((l) => l.every((e) => onGrid(e.startMs) && onGrid(e.endMs)));
 
   const lines: string[] = [];
   if (exact) {
@@ -55,7 +65,8 @@ export function renderAsciiTimeline(sim: Simulation, plan: Plan, options: AsciiO
     const text = (e: TimelineEvent, op: string, tags: Record<string, number | string>) => {
       const stages = stagesOf.get(e.device) ?? [];
       const pp = tags.PP;
-      const chunk = stages.length > 1 && typeof pp === 'number' && stages.includes(pp) ? letter(stages.indexOf(pp)) : '';
+      const chunk =
+        stages.length > 1 && typeof pp === 'number' && stages.includes(pp) ? letter(stages.indexOf(pp)) : '';
       const n = `${tags.MB ?? '?'}${chunk}`;
       return decorate(op, n);
     };
@@ -81,7 +92,8 @@ export function renderAsciiTimeline(sim: Simulation, plan: Plan, options: AsciiO
       const row: string[] = new Array(cells).fill(pad('.', cw));
       for (const e of list) {
         const t = pad(texts.get(e)!, cw);
-        for (let c = Math.round(e.startMs / unit); c < Math.round(e.endMs / unit); c++) if (c < cells) row[c] = t;
+        for (let c = Math.round(e.startMs / unit); c < Math.round(e.endMs / unit); c++)
+          if (c < cells) row[c] = t;
       }
       lines.push(`${label(d).padEnd(labelWidth)} | ${row.join(' ')}`);
     }
@@ -135,7 +147,8 @@ function memberTagIndex(plan: Plan): Map<string, { op: string; tags: Record<stri
   for (const d of plan.devices)
     for (const s of d.streams)
       for (const i of s.instructions)
-        if (i.op === 'OVERLAP') for (const m of i.members) out.set(`${d.device}\u0000${m.id}`, { op: m.op, tags: m.tags });
+        if (i.op === 'OVERLAP')
+          for (const m of i.members) out.set(`${d.device}\u0000${m.id}`, { op: m.op, tags: m.tags });
   return out;
 }
 

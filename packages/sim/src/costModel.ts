@@ -32,11 +32,14 @@ export type CollectiveOp = CollectiveInstruction['op'];
  * Resolves the plan's cluster. Presets are not known yet (another issue adds them), so a preset
  * cluster is an error naming the field.
  */
-export function resolveCluster(cluster: Cluster): { ok: true; cost: CostCluster } | { ok: false; errors: Issue[] } {
+export function resolveCluster(
+  cluster: Cluster,
+): { ok: true; cost: CostCluster } | { ok: false; errors: Issue[] } {
   if ('preset' in cluster) {
     return { ok: false, errors: [{ path: 'cluster.preset', message: `unknown preset "${cluster.preset}"` }] };
   }
-  if (cluster.kind === 'ideal') return { ok: true, cost: { kind: 'ideal', p2pLatencyMs: cluster.p2pLatencyMs ?? 0 } };
+  if (cluster.kind === 'ideal')
+    return { ok: true, cost: { kind: 'ideal', p2pLatencyMs: cluster.p2pLatencyMs ?? 0 } };
   const fraction = cluster.gpu.achievableFraction ?? 1;
   return {
     ok: true,
@@ -68,7 +71,9 @@ export function computeMs(inst: ComputeInstruction, cost: CostCluster): number |
 
 /** The link between two devices: intra-node when both sit in the same node (device / gpusPerNode). */
 export function linkBetween(cost: CostCluster & { kind: 'custom' }, a: number, b: number): Link {
-  return Math.floor(a / cost.gpusPerNode) === Math.floor(b / cost.gpusPerNode) ? cost.intraNode : cost.interNode;
+  return Math.floor(a / cost.gpusPerNode) === Math.floor(b / cost.gpusPerNode)
+    ? cost.intraNode
+    : cost.interNode;
 }
 
 /** Time a SEND occupies its stream: latency + bytes / bandwidth (ideal: the fixed latency, no transfer time). */
@@ -90,7 +95,8 @@ export function slowestLink(cost: CostCluster & { kind: 'custom' }, devices: rea
   const first = devices[0];
   if (first === undefined) return cost.intraNode;
   const node = Math.floor(first / cost.gpusPerNode);
-  for (const d of devices) if (Math.floor(d / cost.gpusPerNode) !== node) return slower(cost.intraNode, cost.interNode);
+  for (const d of devices)
+    if (Math.floor(d / cost.gpusPerNode) !== node) return slower(cost.intraNode, cost.interNode);
   return cost.intraNode;
 }
 
@@ -119,7 +125,12 @@ export function allToAllMs(n: number, bytes: number, l: Link): number {
 }
 
 /** Duration of a collective over `devices` once every member has reached it (ideal cluster: 0). */
-export function collectiveMs(cost: CostCluster, op: CollectiveOp, devices: readonly number[], bytes: number): number {
+export function collectiveMs(
+  cost: CostCluster,
+  op: CollectiveOp,
+  devices: readonly number[],
+  bytes: number,
+): number {
   if (cost.kind === 'ideal') return 0;
   const n = devices.length;
   const l = slowestLink(cost, devices);

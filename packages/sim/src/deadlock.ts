@@ -1,87 +1,87 @@
 /**
  * Deadlock analysis, run when the event queue empties with instructions unfinished.
  *
- * Every stream's first unfinished instruction (its head) is blocked by exactly one thing we pick:
- * the first unfinished id in its waits, the SEND of a RECV that started, or the first member of a
- * collective that never reached it. That blocker is unfinished, so its own stream has a head, and
- * "head → head of the blocker's stream" is a function on heads. Following it from any head must
- * revisit a head: that loop is the reported wait cycle.
+ * A stuck unit is blocked by exactly one thing we pick: its stream predecessor when that has not
+ * finished (and is not a posted RECV, which releases its stream), else the first unfinished id in
+ * its waits, the SEND of its posted RECV, or the first member of its collective that never
+ * arrived. The blocker is unfinished, so it is stuck too, and "unit → the unit that truly holds up
+ * its blocker" is a function on stuck units. Following it from any stuck unit must revisit one:
+ * that loop is the reported wait cycle. The analysis is O(n) and allocates per stuck unit only.
  */
 import type { Issue } from '@stagecraft/ir';
 import { S_ARRIVED, S_BLOCKED, S_DONE, S_RECV_WAIT } from './engine.ts';
-import { type Flat, instAt, unitPath } from './flat.ts';
+import { type Flat, instAt, K_RECV, unitPath } from './flat.ts';
 import type { Deadlock, InstructionRef, StuckInstruction } from './types.ts';
 
+type Reason = 'wait' | 'send' | 'collective';
+
 export function findDeadlock(f: Flat, state: Uint8Array): { ok: false; errors: Issue[]; deadlock: Deadlock } {
-  const S = f.S;
-  const head = new Int32Array(S).fill(-1);
-  for (let s = 0; s < S; s++)
+  /** A posted RECV no longer holds its stream. */
+  const holdsStream = (p: number) =>
+    state[p] !== S_DONE && !(f.kind[p] === K_RECV && state[p] === S_RECV_WAIT);
+  /** Walk back along the stream to the unit that is stuck on its own (not behind its predecessor). */
+  const frontier = (w: number) => {
+    while (w > f.streamStart[f.unitStream[w]!]! && holdsStream(w - 1)) w--;
+    return w;
+  };
+  /** What holds up a unit whose stream predecessor is done or posted; −1 if nothing (cannot happen). */
+  const blockerOf = (v: number): [number, Reason] => {
+    if (state[v] === S_RECV_WAIT) return [f.sendOf[v]!, 'send'];
+    if (state[v] === S_ARRIVED) {
+      const g = f.collGroup[v]!;
+      for (let j = f.groupOff[g]!; j < f.groupOff[g + 1]!; j++)
+        if (state[f.groupUnits[j]!] === S_BLOCKED) return [f.groupUnits[j]!, 'collective'];
+      return [-1, 'collective'];
+    }
+    for (let j = f.waitOff[v]!; j < f.waitOff[v + 1]!; j++)
+      if (state[f.waitTgt[j]!] !== S_DONE) return [f.waitTgt[j]!, 'wait'];
+    return [-1, 'wait'];
+  };
+  const entryOf = (v: number): StuckInstruction => {
+    const [b, reason] = blockerOf(v);
+    return { ...ref(f, v), path: unitPath(f, v), waitsFor: b < 0 ? null : { ...ref(f, b), reason } };
+  };
+
+  // Per stream, the first unfinished instruction.
+  const stuck: StuckInstruction[] = [];
+  let start = -1;
+  for (let s = 0; s < f.S; s++)
     for (let v = f.streamStart[s]!; v < f.streamStart[s + 1]!; v++)
       if (state[v] !== S_DONE) {
-        head[s] = v;
+        if (start < 0) start = v;
+        stuck.push(entryOf(v));
         break;
       }
 
-  const nextStream = new Int32Array(S).fill(-1);
-  const entry: (StuckInstruction | undefined)[] = new Array(S);
-  const stuck: StuckInstruction[] = [];
-  for (let s = 0; s < S; s++) {
-    const h = head[s]!;
-    if (h < 0) continue;
-    let blocker = -1;
-    let reason: 'wait' | 'send' | 'collective' = 'wait';
-    if (state[h] === S_RECV_WAIT) {
-      blocker = f.sendOf[h]!;
-      reason = 'send';
-    } else if (state[h] === S_ARRIVED) {
-      const g = f.collGroup[h]!;
-      for (let j = f.groupOff[g]!; j < f.groupOff[g + 1]!; j++)
-        if (state[f.groupUnits[j]!] === S_BLOCKED) {
-          blocker = f.groupUnits[j]!;
-          break;
-        }
-      reason = 'collective';
-    } else {
-      for (let j = f.waitOff[h]!; j < f.waitOff[h + 1]!; j++)
-        if (state[f.waitTgt[j]!] !== S_DONE) {
-          blocker = f.waitTgt[j]!;
-          break;
-        }
-    }
-    const e: StuckInstruction = {
-      ...ref(f, h),
-      path: unitPath(f, h),
-      waitsFor: blocker < 0 ? null : { ...ref(f, blocker), reason },
-    };
-    if (blocker >= 0) nextStream[s] = f.unitStream[blocker]!;
-    entry[s] = e;
-    stuck.push(e);
-  }
-
-  // Walk from the first stuck stream until a stream repeats.
-  const seenAt = new Int32Array(S).fill(-1);
+  // Walk from the first stuck unit until a unit repeats.
+  const seenAt = new Map<number, number>();
   const path: number[] = [];
-  let cur = head.findIndex((h) => h >= 0);
-  while (cur >= 0 && seenAt[cur] === -1) {
-    seenAt[cur] = path.length;
+  let cur = start;
+  while (cur >= 0 && !seenAt.has(cur)) {
+    seenAt.set(cur, path.length);
     path.push(cur);
-    cur = nextStream[cur]!;
+    const [b] = blockerOf(cur);
+    cur = b < 0 ? -1 : frontier(b);
   }
-  const cycle = cur >= 0 ? path.slice(seenAt[cur]).map((s) => entry[s]!) : [];
+  const cycle = cur >= 0 ? path.slice(seenAt.get(cur)).map(entryOf) : [];
 
-  const errors: Issue[] = [];
   const describe = (e: StuckInstruction) =>
     `"${e.instruction}" (device ${e.device}, stream ${e.stream})` +
     (e.waitsFor ? ` waits for ${blockerText(e.waitsFor)}` : '');
-  errors.push({
-    path: cycle[0]?.path ?? stuck[0]?.path ?? '',
-    message:
-      cycle.length > 0
-        ? `deadlock: ${cycle.map(describe).join(' → ')}, which is behind the first`
-        : `deadlock: ${stuck.length} instruction(s) can never start`,
-  });
+  const errors: Issue[] = [
+    {
+      path: cycle[0]?.path ?? stuck[0]?.path ?? '',
+      message:
+        cycle.length > 0
+          ? `deadlock: ${cycle.map(describe).join(' → ')} → back to the first`
+          : `deadlock: ${stuck.length} stream(s) can never finish`,
+    },
+  ];
   for (const e of stuck)
-    errors.push({ path: e.path, message: `stuck: ${e.waitsFor ? `waits for ${blockerText(e.waitsFor)}` : 'cannot start'}` });
+    errors.push({
+      path: e.path,
+      message: `stuck: ${e.waitsFor ? `waits for ${blockerText(e.waitsFor)}` : 'behind its stream'}`,
+    });
   return { ok: false, errors, deadlock: { stuck, cycle } };
 }
 
@@ -93,7 +93,7 @@ function ref(f: Flat, v: number): InstructionRef {
   };
 }
 
-function blockerText(b: InstructionRef & { reason: string }): string {
+function blockerText(b: InstructionRef & { reason: Reason }): string {
   const what = b.reason === 'send' ? 'its SEND ' : b.reason === 'collective' ? 'collective member ' : '';
   return `${what}"${b.instruction}" (device ${b.device}, stream ${b.stream})`;
 }

@@ -125,7 +125,12 @@ export function run(f: Flat, keep: boolean): Run {
     const cur = mem[d]! - pendFree[d]! + pendAlloc[d]!;
     mem[d] = cur;
     if (cur > peak[d]!) peak[d] = cur;
-    if (keep) points[d]!.push(memT[d]!, cur);
+    if (keep) {
+      const pts = points[d]!;
+      // One point per time: a group at t = 0 replaces the starting point.
+      if (pts[pts.length - 2] === memT[d]) pts[pts.length - 1] = cur;
+      else pts.push(memT[d]!, cur);
+    }
     pendFree[d] = pendAlloc[d] = 0;
   };
   const memEffect = (d: number, t: number, free: number, alloc: number) => {

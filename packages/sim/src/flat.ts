@@ -79,7 +79,8 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
   let S = 0;
   for (let di = 0; di < D; di++) {
     const dp = devs[di]!;
-    if (devIndex.has(dp.device)) err(`devices[${di}].device`, `device ${dp.device} appears twice in the plan`);
+    if (devIndex.has(dp.device))
+      err(`devices[${di}].device`, `device ${dp.device} appears twice in the plan`);
     else devIndex.set(dp.device, di);
     for (const sp of dp.streams) {
       S++;
@@ -194,7 +195,8 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
               const m = x.members[mi]!;
               W += m.waits.length;
               const prior = ids.get(m.id);
-              if (prior !== undefined && prior !== u) err(path(u, `members[${mi}].id`), dupMessage(m.id, here));
+              if (prior !== undefined && prior !== u)
+                err(path(u, `members[${mi}].id`), dupMessage(m.id, here));
               else ids.set(m.id, u);
               if (x.ms === undefined) {
                 const md = computeMs(m, cost);
@@ -268,7 +270,8 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
   const succ = new Int32Array(w);
   {
     const fill = succOff.slice(0, N);
-    for (let v = 0; v < N; v++) for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) succ[fill[waitTgt[j]!]!++] = v;
+    for (let v = 0; v < N; v++)
+      for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) succ[fill[waitTgt[j]!]!++] = v;
   }
 
   // Pass 3: SEND ↔ RECV by (peer device, transfer).
@@ -285,7 +288,8 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
         path(r),
         `the SEND with transfer "${x.transfer}" on device ${x.peer} goes to device ${(at(sd) as P2PInstruction).peer}, not ${here}`,
       );
-    else if (recvOf[sd] !== -1) err(path(r), `transfer "${x.transfer}" from device ${x.peer} is received twice`);
+    else if (recvOf[sd] !== -1)
+      err(path(r), `transfer "${x.transfer}" from device ${x.peer} is received twice`);
     else {
       sendOf[r] = sd;
       recvOf[sd] = r;
@@ -315,7 +319,10 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
     let ok = true;
     for (const d of first.devices) {
       if (listed.has(d) || !devIndex.has(d)) {
-        err(path(head, 'devices'), listed.has(d) ? `device ${d} is listed twice` : `device ${d} is not in the plan`);
+        err(
+          path(head, 'devices'),
+          listed.has(d) ? `device ${d} is listed twice` : `device ${d} is not in the plan`,
+        );
         ok = false;
       }
       listed.add(d);

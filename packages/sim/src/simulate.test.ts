@@ -29,7 +29,7 @@ describe('simulate', () => {
   it('a RECV ends when the SEND of its chain on the peer ends, so a two-device chain runs back to back', () => {
     const p = plan([
       device(0, { compute: [compute('F', 'F0', 2), send('s', 1, 't0', { waits: [] })] }),
-      device(1, { compute: [recv('r', 0, 't0'), compute('F', 'F1', 3)] }),
+      device(1, { compute: [recv('r', 0, 't0'), compute('F', 'F1', 3, { waits: ['r'] })] }),
     ]);
     const sim = ok(simulate(p));
     expect(event(sim, 1, 'r')).toMatchObject({ startMs: 0, endMs: 2, peer: 0 });
@@ -47,6 +47,30 @@ describe('simulate', () => {
     const sim = ok(simulate(p));
     expect(event(sim, 0, 'A')).toMatchObject({ startMs: 0, endMs: 1 });
     expect(event(sim, 1, 'r')).toMatchObject({ startMs: 5, endMs: 5 });
+  });
+
+  it('a RECV is posted: the next instruction of its stream starts at once, its waiters at its end', () => {
+    const p = plan([
+      device(0, { c: [compute('F', 'F', 4), send('s', 1, 'x')] }),
+      device(1, {
+        c: [recv('r', 0, 'x'), compute('F', 'free', 1), compute('F', 'uses', 1, { waits: ['r'] })],
+      }),
+    ]);
+    const sim = ok(simulate(p));
+    expect(event(sim, 1, 'r')).toMatchObject({ startMs: 0, endMs: 4 });
+    expect(event(sim, 1, 'free')).toMatchObject({ startMs: 0, endMs: 1 });
+    expect(event(sim, 1, 'uses')).toMatchObject({ startMs: 4, endMs: 5 });
+  });
+
+  it('RECVs in a row on one stream are all posted at once and end with their own SENDs', () => {
+    const p = plan([
+      device(0, { c: [compute('F', 'a', 3), send('sa', 1, 'a'), compute('F', 'b', 1), send('sb', 1, 'b')] }),
+      device(1, { c: [recv('rb', 0, 'b'), recv('ra', 0, 'a'), compute('F', 'G', 1, { waits: ['ra'] })] }),
+    ]);
+    const sim = ok(simulate(p));
+    expect(event(sim, 1, 'ra')).toMatchObject({ startMs: 0, endMs: 3 });
+    expect(event(sim, 1, 'rb')).toMatchObject({ startMs: 0, endMs: 4 });
+    expect(event(sim, 1, 'G')).toMatchObject({ startMs: 3, endMs: 4 });
   });
 
   it('an instruction waits for the ids in its waits on other streams of its device', () => {
@@ -98,8 +122,8 @@ describe('simulate', () => {
   it('p2p latency adds up along a chain of three devices', () => {
     const chain = [
       device(0, { c: [compute('F', 'F', 1), send('s', 1, 'a')] }),
-      device(1, { c: [recv('r', 0, 'a'), compute('F', 'F', 1), send('s', 2, 'b')] }),
-      device(2, { c: [recv('r', 1, 'b'), compute('F', 'F', 1)] }),
+      device(1, { c: [recv('r', 0, 'a'), compute('F', 'F', 1, { waits: ['r'] }), send('s', 2, 'b')] }),
+      device(2, { c: [recv('r', 1, 'b'), compute('F', 'F', 1, { waits: ['r'] })] }),
     ];
     const sim = ok(simulate(plan(chain, { cluster: { kind: 'ideal', devices: 3, p2pLatencyMs: 0.5 } })));
     expect(sim.makespanMs).toBe(4);
@@ -133,7 +157,7 @@ describe('simulate', () => {
     const sim = ok(simulate(plan([device(0, { c: [...fs, ...bs] }, { paramBytes: 1000 })])));
     expect(sim.devices[0]).toMatchObject({ peakMemoryBytes: 1040, peakActivationBytes: 40 });
     const points = sim.memory![0]!.points;
-    expect(points[0]).toEqual([0, 1000]);
+    expect(points[0]).toEqual([0, 1010]); // F0 allocates at 0: one point per time
     expect(points.at(-1)).toEqual([12, 1000]);
     expect(Math.max(...points.map(([, b]) => b))).toBe(1040);
   });
@@ -148,10 +172,10 @@ describe('simulate', () => {
     ]);
     const sim = ok(simulate(p));
     expect(sim.devices[0]!.peakMemoryBytes).toBe(10);
+    // One point per time: X's free and Z2's allocation at t=2 net to no change.
     expect(sim.memory![0]!.points).toEqual([
-      [0, 0],
       [0, 10],
-      [3, 0],
+      [2, 10],
     ]);
   });
 
@@ -194,7 +218,9 @@ describe('simulate', () => {
   });
 
   it('compute with flops runs at peak × achievable fraction on a custom cluster', () => {
-    const p = plan([device(0, { c: [compute('F', 'F', undefined, { flops: 100e12 })] })], { cluster: custom() });
+    const p = plan([device(0, { c: [compute('F', 'F', undefined, { flops: 100e12 })] })], {
+      cluster: custom(),
+    });
     expect(ok(simulate(p)).makespanMs).toBeCloseTo(2000, 9);
   });
 
@@ -216,7 +242,7 @@ describe('simulate', () => {
     const blocking = plan(
       [
         device(0, { c: [compute('F', 'F', 5), send('s', 1, 'x', { bytes })] }),
-        device(1, { c: [recv('r', 0, 'x'), compute('F', 'G', 5)] }),
+        device(1, { c: [recv('r', 0, 'x'), compute('F', 'G', 5, { waits: ['r'] })] }),
       ],
       { cluster: custom() },
     );
@@ -226,8 +252,14 @@ describe('simulate', () => {
 
     const hidden = plan(
       [
-        device(0, { c: [compute('F', 'F', 1), compute('F', 'busy', 20)], comm: [send('s', 1, 'x', { bytes, waits: ['F'] })] }),
-        device(1, { c: [compute('F', 'busy', 20), compute('F', 'G', 1, { waits: ['r'] })], comm: [recv('r', 0, 'x')] }),
+        device(0, {
+          c: [compute('F', 'F', 1), compute('F', 'busy', 20)],
+          comm: [send('s', 1, 'x', { bytes, waits: ['F'] })],
+        }),
+        device(1, {
+          c: [compute('F', 'busy', 20), compute('F', 'G', 1, { waits: ['r'] })],
+          comm: [recv('r', 0, 'x')],
+        }),
       ],
       { cluster: custom() },
     );
@@ -237,7 +269,7 @@ describe('simulate', () => {
   it('waiting for the peer to reach its SEND is bubble, not exposed communication', () => {
     const p = plan([
       device(0, { c: [compute('F', 'F', 5), send('s', 1, 'x')] }),
-      device(1, { c: [recv('r', 0, 'x'), compute('F', 'G', 5)] }),
+      device(1, { c: [recv('r', 0, 'x'), compute('F', 'G', 5, { waits: ['r'] })] }),
     ]);
     expect(ok(simulate(p)).exposedCommMs).toBe(0);
   });
@@ -267,7 +299,10 @@ describe('simulate', () => {
 describe('simulate reports bad plans as errors with paths', () => {
   it('a preset cluster is an unknown preset until presets exist', () => {
     const p = plan([device(0, { c: [] })], { cluster: { preset: 'dgx-h100', nodes: 1 } });
-    expect(simulate(p)).toEqual({ ok: false, errors: [{ path: 'cluster.preset', message: 'unknown preset "dgx-h100"' }] });
+    expect(simulate(p)).toEqual({
+      ok: false,
+      errors: [{ path: 'cluster.preset', message: 'unknown preset "dgx-h100"' }],
+    });
   });
 
   it('flops without ms on the ideal cluster cannot be timed', () => {
@@ -278,9 +313,14 @@ describe('simulate reports bad plans as errors with paths', () => {
   });
 
   it('a wait for an id the device does not have names the wait', () => {
-    const p = plan([device(0, { c: [compute('F', 'F', 1)], d: [compute('F', 'G', 1, { waits: ['nope'] })] })]);
+    const p = plan([
+      device(0, { c: [compute('F', 'F', 1)], d: [compute('F', 'G', 1, { waits: ['nope'] })] }),
+    ]);
     const r = simulate(p);
-    expect(r).toMatchObject({ ok: false, errors: [{ path: 'devices[0].streams[1].instructions[0].waits[0]' }] });
+    expect(r).toMatchObject({
+      ok: false,
+      errors: [{ path: 'devices[0].streams[1].instructions[0].waits[0]' }],
+    });
   });
 
   it('a RECV without its SEND and a SEND without its RECV are errors, not hangs', () => {
@@ -288,7 +328,10 @@ describe('simulate reports bad plans as errors with paths', () => {
     const r = simulate(p);
     expect(r.ok).toBe(false);
     if (!r.ok)
-      expect(r.errors.map((e) => e.path)).toEqual(['devices[1].streams[0].instructions[0]', 'devices[0].streams[0].instructions[0]']);
+      expect(r.errors.map((e) => e.path)).toEqual([
+        'devices[1].streams[0].instructions[0]',
+        'devices[0].streams[0].instructions[0]',
+      ]);
   });
 
   it('a collective one of its devices never issues is an error', () => {
@@ -303,6 +346,9 @@ describe('simulate reports bad plans as errors with paths', () => {
 
   it('duplicate ids on one device are an error', () => {
     const p = plan([device(0, { c: [compute('F', 'X', 1), compute('B', 'X', 1)] })]);
-    expect(simulate(p)).toMatchObject({ ok: false, errors: [{ path: 'devices[0].streams[0].instructions[1].id' }] });
+    expect(simulate(p)).toMatchObject({
+      ok: false,
+      errors: [{ path: 'devices[0].streams[0].instructions[1].id' }],
+    });
   });
 });

@@ -3,12 +3,14 @@
  *
  * Semantics (docs/simulator.md has the full text):
  * - Every device runs its streams concurrently from time 0. An instruction becomes ready when the
- *   instruction before it on its stream has finished and every id in its `waits` (same device) has
- *   finished. An OVERLAP is one unit whose waits are its own plus its members'.
+ *   instruction before it on its stream has finished (or, for a RECV, been posted) and every id in
+ *   its `waits` (same device) has finished. An OVERLAP is one unit whose waits are its own plus
+ *   its members'.
  * - Compute, OVERLAP, SEND, OFFLOAD and RELOAD start as soon as they are ready and end after their
- *   cost (costModel.ts). SEND is eager: it does not wait for its RECV.
- * - RECV starts when ready and ends at max(its start, end of the matching SEND), matched by
- *   (peer device, transfer).
+ *   cost (costModel.ts). SEND is eager (torch's isend): it does not wait for its RECV.
+ * - RECV is posted when ready (torch's irecv): it releases the next instruction of its stream at
+ *   once and ends at max(its start, end of the matching SEND), matched by (peer device,
+ *   transfer); whatever lists it in `waits` starts after that end.
  * - A collective starts when every member device has reached (is ready at) the instruction with
  *   the same `collective` key; all members end together after the alpha-beta time.
  * - Memory: each device starts at paramBytes; allocBytes apply at a unit's start, freeBytes at its
@@ -25,7 +27,17 @@ import { planOpCount } from '@stagecraft/ir';
 import { resolveCluster } from './costModel.ts';
 import { findDeadlock } from './deadlock.ts';
 import { run } from './engine.ts';
-import { type Flat, flatten, instAt, K_COLLECTIVE, K_COMPUTE, K_MEMORY, K_OVERLAP, K_RECV, K_SEND } from './flat.ts';
+import {
+  type Flat,
+  flatten,
+  instAt,
+  K_COLLECTIVE,
+  K_COMPUTE,
+  K_MEMORY,
+  K_OVERLAP,
+  K_RECV,
+  K_SEND,
+} from './flat.ts';
 import type { DeviceMetrics, SimulateOptions, Simulation, SimulationResult, TimelineEvent } from './types.ts';
 
 export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationResult {
@@ -87,7 +99,8 @@ export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationR
     sim.timeline = timeline(f, start, end, r.order);
     sim.memory = byDevice.map((d) => ({ device: plan.devices[d]!.device, points: pairs(r.points[d]!) }));
   }
-  if (plan.tokensPerStep !== undefined && makespan > 0) sim.tokensPerSecond = plan.tokensPerStep / (makespan / 1000);
+  if (plan.tokensPerStep !== undefined && makespan > 0)
+    sim.tokensPerSecond = plan.tokensPerStep / (makespan / 1000);
   return { ok: true, sim };
 }
 

@@ -59,12 +59,38 @@ export function compute(
   return c;
 }
 
-export function send(id: string, peer: number, transfer: string, opts: Common & { bytes?: number } = {}): P2PInstruction {
-  return { id, op: 'SEND', peer, transfer, bytes: opts.bytes ?? 0, tags: opts.tags ?? {}, waits: opts.waits ?? [] };
+export function send(
+  id: string,
+  peer: number,
+  transfer: string,
+  opts: Common & { bytes?: number } = {},
+): P2PInstruction {
+  return {
+    id,
+    op: 'SEND',
+    peer,
+    transfer,
+    bytes: opts.bytes ?? 0,
+    tags: opts.tags ?? {},
+    waits: opts.waits ?? [],
+  };
 }
 
-export function recv(id: string, peer: number, transfer: string, opts: Common & { bytes?: number } = {}): P2PInstruction {
-  return { id, op: 'RECV', peer, transfer, bytes: opts.bytes ?? 0, tags: opts.tags ?? {}, waits: opts.waits ?? [] };
+export function recv(
+  id: string,
+  peer: number,
+  transfer: string,
+  opts: Common & { bytes?: number } = {},
+): P2PInstruction {
+  return {
+    id,
+    op: 'RECV',
+    peer,
+    transfer,
+    bytes: opts.bytes ?? 0,
+    tags: opts.tags ?? {},
+    waits: opts.waits ?? [],
+  };
 }
 
 export function collective(
@@ -78,8 +104,19 @@ export function collective(
   return { id, op, collective: key, devices, bytes, tags: opts.tags ?? {}, waits: opts.waits ?? [] };
 }
 
-export function overlap(id: string, members: ComputeInstruction[], ms?: number, opts: Common = {}): OverlapInstruction {
-  const o: OverlapInstruction = { id, op: 'OVERLAP', members, tags: opts.tags ?? {}, waits: opts.waits ?? [] };
+export function overlap(
+  id: string,
+  members: ComputeInstruction[],
+  ms?: number,
+  opts: Common = {},
+): OverlapInstruction {
+  const o: OverlapInstruction = {
+    id,
+    op: 'OVERLAP',
+    members,
+    tags: opts.tags ?? {},
+    waits: opts.waits ?? [],
+  };
   if (ms !== undefined) o.ms = ms;
   return o;
 }
@@ -116,18 +153,34 @@ export function oneFOneB(
     for (const [pass, i] of order) {
       if (pass === 'F') {
         comp.push(
-          compute('F', `F${i}`, costs.F, { mb: i, tags: { PP: r }, alloc: act, waits: r > 0 ? [`recvF${i}`] : [] }),
+          compute('F', `F${i}`, costs.F, {
+            mb: i,
+            tags: { PP: r },
+            alloc: act,
+            waits: r > 0 ? [`recvF${i}`] : [],
+          }),
         );
-        if (r < p - 1) sendF.push(send(`sendF${i}`, r + 1, `act:${r}->${r + 1}:${i}`, { bytes, waits: [`F${i}`] }));
+        if (r < p - 1)
+          sendF.push(send(`sendF${i}`, r + 1, `act:${r}->${r + 1}:${i}`, { bytes, waits: [`F${i}`] }));
       } else {
         comp.push(
-          compute('B', `B${i}`, costs.B, { mb: i, tags: { PP: r }, free: act, waits: r < p - 1 ? [`recvB${i}`] : [] }),
+          compute('B', `B${i}`, costs.B, {
+            mb: i,
+            tags: { PP: r },
+            free: act,
+            waits: r < p - 1 ? [`recvB${i}`] : [],
+          }),
         );
-        if (r > 0) sendB.push(send(`sendB${i}`, r - 1, `grad:${r}->${r - 1}:${i}`, { bytes, waits: [`B${i}`] }));
+        if (r > 0)
+          sendB.push(send(`sendB${i}`, r - 1, `grad:${r}->${r - 1}:${i}`, { bytes, waits: [`B${i}`] }));
       }
     }
     devices.push(
-      device(r, { compute: comp, 'send-f': sendF, 'recv-f': recvF, 'send-b': sendB, 'recv-b': recvB }, { paramBytes: 0 }),
+      device(
+        r,
+        { compute: comp, 'send-f': sendF, 'recv-f': recvF, 'send-b': sendB, 'recv-b': recvB },
+        { paramBytes: 0 },
+      ),
     );
   }
   return plan(devices, cluster ? { cluster } : {});

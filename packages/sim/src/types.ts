@@ -5,7 +5,9 @@ export interface SimulateOptions {
   keepTimeline?: boolean;
 }
 
-export type SimulationResult = { ok: true; sim: Simulation } | { ok: false; errors: Issue[]; deadlock?: Deadlock };
+export type SimulationResult =
+  | { ok: true; sim: Simulation }
+  | { ok: false; errors: Issue[]; deadlock?: Deadlock };
 
 export interface Simulation {
   /** End of the last instruction of any kind (all devices start at 0). */

@@ -50,7 +50,9 @@ describe('closed forms on the ideal cluster', () => {
     it(`1F1B on ${p} ranks and ${m} microbatches takes (m+p−1)(F+B), rank r stashes p−r`, () => {
       const s = run('1f1b', p, m);
       expect(s.makespanMs).toBeCloseTo((m + p - 1) * (F + B), 9);
-      s.devices.forEach((d, r) => expect(d.peakActivationBytes / ACT).toBeCloseTo(p - r, 9));
+      s.devices.forEach((d, r) => {
+        expect(d.peakActivationBytes / ACT).toBeCloseTo(p - r, 9);
+      });
       expect(s.bubbleRatio).toBeCloseTo((p - 1) / (m + p - 1), 9);
       expect(s.bubbleOverIdeal).toBeCloseTo((p - 1) / m, 9);
     });
