@@ -22,8 +22,9 @@ const LETTER: Record<string, string> = {
   OVERLAP: '&',
 };
 const EXACT_LEGEND =
-  'legend: n forward of microbatch n, [n] backward (fused), (n) backward for inputs, <n> backward for weights, ' +
-  "{n} recompute, U optimizer step, x&y overlapped unit, . idle; a letter after n names the stage among the device's stages (a = first)";
+  'legend: n forward of microbatch n, [n] backward (fused), (n) backward for inputs, <n> backward for weights,\n' +
+  '        {n} recompute, U optimizer step, x&y overlapped unit, . idle';
+const STAGE_LEGEND = "        na, nb, ...: microbatch n of the device's first, second, ... stage";
 const SCALED_LEGEND =
   'legend: F forward, B backward (fused), I backward for inputs, W backward for weights, R recompute, ' +
   'U optimizer step, & overlapped unit, . idle (each cell shows the op at its midpoint)';
@@ -62,11 +63,13 @@ export function renderAsciiTimeline(sim: Simulation, plan: Plan, options: AsciiO
   const lines: string[] = [];
   if (exact) {
     const stagesOf = new Map(plan.devices.map((d) => [d.device, d.stages]));
+    let lettered = false;
     const text = (e: TimelineEvent, op: string, tags: Record<string, number | string>) => {
       const stages = stagesOf.get(e.device) ?? [];
       const pp = tags.PP;
       const chunk =
         stages.length > 1 && typeof pp === 'number' && stages.includes(pp) ? letter(stages.indexOf(pp)) : '';
+      if (chunk !== '') lettered = true;
       const n = `${tags.MB ?? '?'}${chunk}`;
       return decorate(op, n);
     };
@@ -98,6 +101,7 @@ export function renderAsciiTimeline(sim: Simulation, plan: Plan, options: AsciiO
       lines.push(`${label(d).padEnd(labelWidth)} | ${row.join(' ')}`);
     }
     lines.push(EXACT_LEGEND);
+    if (lettered) lines.push(STAGE_LEGEND);
   } else {
     const dt = span / width;
     lines.push(`1 cell = ${fmt(dt)} ms (scaled); ${summary}`);
