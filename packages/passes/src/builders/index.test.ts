@@ -10,21 +10,24 @@ import { runUnitCost } from './testing/unitCostRun.ts';
 /** (p, m, v) each builder accepts, drawn around its constraints. */
 function validInput(name: ScheduleBuilderName): fc.Arbitrary<BuilderInput> {
   const builder = BUILDERS[name];
-  const chunks = builder.fixedChunks === undefined ? fc.integer({ min: 1, max: 4 }) : fc.constant(builder.fixedChunks);
-  return fc.record({ ranks: fc.integer({ min: 1, max: 8 }), extra: fc.integer({ min: 0, max: 12 }), chunks }).map(({ ranks, extra, chunks }) => {
-    switch (name) {
-      case 'interleaved-1f1b':
-        return inputFor(builder, ranks, ranks * (1 + (extra % 4)), chunks);
-      case 'dualpipev':
-        return inputFor(builder, ranks, 2 * ranks + extra, chunks);
-      case 'dualpipe': {
-        const even = 2 * Math.ceil(ranks / 2);
-        return inputFor(builder, even, 2 * even + 2 * extra, chunks);
+  const chunks =
+    builder.fixedChunks === undefined ? fc.integer({ min: 1, max: 4 }) : fc.constant(builder.fixedChunks);
+  return fc
+    .record({ ranks: fc.integer({ min: 1, max: 8 }), extra: fc.integer({ min: 0, max: 12 }), chunks })
+    .map(({ ranks, extra, chunks }) => {
+      switch (name) {
+        case 'interleaved-1f1b':
+          return inputFor(builder, ranks, ranks * (1 + (extra % 4)), chunks);
+        case 'dualpipev':
+          return inputFor(builder, ranks, 2 * ranks + extra, chunks);
+        case 'dualpipe': {
+          const even = 2 * Math.ceil(ranks / 2);
+          return inputFor(builder, even, 2 * even + 2 * extra, chunks);
+        }
+        default:
+          return inputFor(builder, ranks, 1 + extra, chunks);
       }
-      default:
-        return inputFor(builder, ranks, 1 + extra, chunks);
-    }
-  });
+    });
 }
 
 const costs = fc.record({

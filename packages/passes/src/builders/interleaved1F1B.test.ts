@@ -14,8 +14,12 @@ test('interleaved 1F1B places stage s on rank s mod p', () => {
 test('interleaved 1F1B on 2 ranks, 4 microbatches, 2 chunks runs forwards in groups of p per chunk and backwards in reverse chunk order', () => {
   const { programs } = interleaved1F1B.build(inputFor(interleaved1F1B, 2, 4, 2));
   // Rank 0 warms up with (p−r−1)·2 + (v−1)·p = 4 forwards.
-  expect(torchRow(programs[0]!).join(' ')).toBe('0F0 0F1 2F0 2F1 0F2 2B0 0F3 2B1 2F2 0B0 2F3 0B1 2B2 2B3 0B2 0B3');
-  expect(torchRow(programs[1]!).join(' ')).toBe('1F0 1F1 3F0 3B0 3F1 3B1 1F2 1B0 1F3 1B1 3F2 3B2 3F3 3B3 1B2 1B3');
+  expect(torchRow(programs[0]!).join(' ')).toBe(
+    '0F0 0F1 2F0 2F1 0F2 2B0 0F3 2B1 2F2 0B0 2F3 0B1 2B2 2B3 0B2 0B3',
+  );
+  expect(torchRow(programs[1]!).join(' ')).toBe(
+    '1F0 1F1 3F0 3B0 3F1 3B1 1F2 1B0 1F3 1B1 3F2 3B2 3F3 3B3 1B2 1B3',
+  );
 });
 
 test('interleaved 1F1B with v chunks takes m(F+B) + (p−1)(F+B)/v when each chunk costs 1/v of a stage', () => {
@@ -24,7 +28,11 @@ test('interleaved 1F1B with v chunks takes m(F+B) + (p−1)(F+B)/v when each chu
       fc.integer({ min: 1, max: 6 }),
       fc.integer({ min: 1, max: 4 }),
       fc.integer({ min: 2, max: 4 }),
-      fc.record({ F: fc.integer({ min: 1, max: 3 }), BI: fc.integer({ min: 1, max: 3 }), BW: fc.integer({ min: 0, max: 3 }) }),
+      fc.record({
+        F: fc.integer({ min: 1, max: 3 }),
+        BI: fc.integer({ min: 1, max: 3 }),
+        BW: fc.integer({ min: 0, max: 3 }),
+      }),
       (p, rounds, v, chunkCosts) => {
         const m = p * rounds;
         const perChunk = chunkCosts.F + chunkCosts.BI + chunkCosts.BW;
@@ -38,19 +46,29 @@ test('interleaved 1F1B with v chunks takes m(F+B) + (p−1)(F+B)/v when each chu
 
 test('interleaved 1F1B holds p + (p−1)/v stages of activations on rank 0 once m ≥ 2p', () => {
   fc.assert(
-    fc.property(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 2, max: 4 }), fc.integer({ min: 2, max: 4 }), (p, rounds, v) => {
-      const schedule = interleaved1F1B.build(inputFor(interleaved1F1B, p, p * rounds, v));
-      expect(peakStash(schedule.programs[0]!) / v).toBeCloseTo(p + (p - 1) / v, 9);
-    }),
+    fc.property(
+      fc.integer({ min: 1, max: 6 }),
+      fc.integer({ min: 2, max: 4 }),
+      fc.integer({ min: 2, max: 4 }),
+      (p, rounds, v) => {
+        const schedule = interleaved1F1B.build(inputFor(interleaved1F1B, p, p * rounds, v));
+        expect(peakStash(schedule.programs[0]!) / v).toBeCloseTo(p + (p - 1) / v, 9);
+      },
+    ),
   );
 });
 
 test('interleaved 1F1B with one chunk is 1F1B', () => {
-  expect(interleaved1F1B.build(inputFor(interleaved1F1B, 4, 8, 1))).toEqual(oneFOneB.build(inputFor(oneFOneB, 4, 8)));
+  expect(interleaved1F1B.build(inputFor(interleaved1F1B, 4, 8, 1))).toEqual(
+    oneFOneB.build(inputFor(oneFOneB, 4, 8)),
+  );
 });
 
 test('interleaved 1F1B needs microbatches to be a multiple of ranks', () => {
   expect(interleaved1F1B.check(inputFor(interleaved1F1B, 4, 6))).toEqual([
-    { field: 'microbatches', message: 'interleaved-1f1b needs microbatches to be a multiple of ranks (4), got 6' },
+    {
+      field: 'microbatches',
+      message: 'interleaved-1f1b needs microbatches to be a multiple of ranks (4), got 6',
+    },
   ]);
 });

@@ -17,7 +17,11 @@ test('1F1B takes (m+p−1)(F+B) and rank r holds min(m, p−r) activations', () 
     fc.property(
       fc.integer({ min: 1, max: 8 }),
       fc.integer({ min: 1, max: 24 }),
-      fc.record({ F: fc.integer({ min: 1, max: 4 }), BI: fc.integer({ min: 1, max: 4 }), BW: fc.integer({ min: 0, max: 4 }) }),
+      fc.record({
+        F: fc.integer({ min: 1, max: 4 }),
+        BI: fc.integer({ min: 1, max: 4 }),
+        BW: fc.integer({ min: 0, max: 4 }),
+      }),
       (p, m, costs) => {
         const schedule = oneFOneB.build(inputFor(oneFOneB, p, m));
         expect(runUnitCost(schedule, costs).makespan).toBe((m + p - 1) * (costs.F + costs.BI + costs.BW));

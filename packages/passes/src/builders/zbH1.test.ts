@@ -26,12 +26,18 @@ test('ZB-H1 takes m(F+B) + (p−1)(F+BI−BW) when m ≥ p and BW ≤ min(F, BI)
     fc.property(
       fc.integer({ min: 1, max: 8 }),
       fc.integer({ min: 0, max: 16 }),
-      fc.record({ F: fc.integer({ min: 1, max: 4 }), BI: fc.integer({ min: 1, max: 4 }), w: fc.integer({ min: 0, max: 100 }) }),
+      fc.record({
+        F: fc.integer({ min: 1, max: 4 }),
+        BI: fc.integer({ min: 1, max: 4 }),
+        w: fc.integer({ min: 0, max: 100 }),
+      }),
       (p, extra, { F, BI, w }) => {
         const m = p + extra;
         const BW = Math.round((Math.min(F, BI) * w) / 100);
         const schedule = zbH1.build(inputFor(zbH1, p, m));
-        expect(runUnitCost(schedule, { F, BI, BW }).makespan).toBe(m * (F + BI + BW) + (p - 1) * (F + BI - BW));
+        expect(runUnitCost(schedule, { F, BI, BW }).makespan).toBe(
+          m * (F + BI + BW) + (p - 1) * (F + BI - BW),
+        );
         expect(Math.max(...schedule.programs.map(peakStash))).toBe(p);
       },
     ),

@@ -12,28 +12,37 @@ const ranksAndMicrobatches = (minExtra: (p: number) => number) =>
 
 test('ZB-H2 keeps every rank busy from its first op to its last when F = BI = BW and m ≥ 2p−1', () => {
   fc.assert(
-    fc.property(ranksAndMicrobatches((p) => 2 * p - 1), ({ p, m }) => {
-      const run = runUnitCost(zbH2.build(inputFor(zbH2, p, m)));
-      expect(run.ranks.map((r) => r.spanBubble)).toEqual(run.ranks.map(() => 0));
-    }),
+    fc.property(
+      ranksAndMicrobatches((p) => 2 * p - 1),
+      ({ p, m }) => {
+        const run = runUnitCost(zbH2.build(inputFor(zbH2, p, m)));
+        expect(run.ranks.map((r) => r.spanBubble)).toEqual(run.ranks.map(() => 0));
+      },
+    ),
   );
 });
 
 test('ZB-H2 takes m(F+B) + (p−1)F when F = BI = BW and m ≥ p', () => {
   fc.assert(
-    fc.property(ranksAndMicrobatches((p) => p), ({ p, m }) => {
-      expect(runUnitCost(zbH2.build(inputFor(zbH2, p, m))).makespan).toBe(3 * m + (p - 1));
-    }),
+    fc.property(
+      ranksAndMicrobatches((p) => p),
+      ({ p, m }) => {
+        expect(runUnitCost(zbH2.build(inputFor(zbH2, p, m))).makespan).toBe(3 * m + (p - 1));
+      },
+    ),
   );
 });
 
 test('ZB-H2 holds at most 2p−1 activations, and rank 0 reaches it once m ≥ 2p−1', () => {
   fc.assert(
-    fc.property(ranksAndMicrobatches(() => 1), ({ p, m }) => {
-      const peaks = zbH2.build(inputFor(zbH2, p, m)).programs.map(peakStash);
-      expect(Math.max(...peaks)).toBeLessThanOrEqual(2 * p - 1);
-      if (m >= 2 * p - 1) expect(peaks[0]).toBe(2 * p - 1);
-    }),
+    fc.property(
+      ranksAndMicrobatches(() => 1),
+      ({ p, m }) => {
+        const peaks = zbH2.build(inputFor(zbH2, p, m)).programs.map(peakStash);
+        expect(Math.max(...peaks)).toBeLessThanOrEqual(2 * p - 1);
+        if (m >= 2 * p - 1) expect(peaks[0]).toBe(2 * p - 1);
+      },
+    ),
   );
 });
 
