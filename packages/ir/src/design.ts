@@ -1,12 +1,7 @@
 import { z } from 'zod';
-import {
-  type Cluster,
-  customClusterSchema,
-  idealClusterSchema,
-  presetClusterSchema,
-} from './cluster.ts';
+import { type Cluster, customClusterSchema, idealClusterSchema, presetClusterSchema } from './cluster.ts';
 import { DIRECTIVE_OPS, type Directive, type DirectiveOp, directiveSchemas } from './directive.ts';
-import { type Issue, type PathSegment, formatPath } from './issue.ts';
+import { formatPath, type Issue, type PathSegment } from './issue.ts';
 import { parseJsonText } from './json.ts';
 import { type Model, syntheticBlocksSchema, syntheticStagesSchema, transformerSchema } from './model.ts';
 import { fromZod } from './zodIssues.ts';
@@ -46,17 +41,34 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 function migrate(doc: Record<string, unknown>): { doc: Record<string, unknown> } | { errors: Issue[] } {
   const format = doc.format;
-  if (typeof format !== 'string') return { errors: [{ path: 'format', message: `required field missing (expected "${DESIGN_FORMAT}")` }] };
+  if (typeof format !== 'string')
+    return { errors: [{ path: 'format', message: `required field missing (expected "${DESIGN_FORMAT}")` }] };
   const m = /^stagecraft\/design@(\d+)$/.exec(format);
-  if (!m) return { errors: [{ path: 'format', message: `not a Stagecraft design (expected "${DESIGN_FORMAT}", got ${JSON.stringify(format)})` }] };
+  if (!m)
+    return {
+      errors: [
+        {
+          path: 'format',
+          message: `not a Stagecraft design (expected "${DESIGN_FORMAT}", got ${JSON.stringify(format)})`,
+        },
+      ],
+    };
   let version = Number(m[1]);
   if (version > DESIGN_VERSION) {
-    return { errors: [{ path: 'format', message: `design format version ${version} is newer than this Stagecraft reads (${DESIGN_VERSION})` }] };
+    return {
+      errors: [
+        {
+          path: 'format',
+          message: `design format version ${version} is newer than this Stagecraft reads (${DESIGN_VERSION})`,
+        },
+      ],
+    };
   }
   let current = doc;
   while (version < DESIGN_VERSION) {
     const step = migrations[version];
-    if (!step) return { errors: [{ path: 'format', message: `no migration from design format version ${version}` }] };
+    if (!step)
+      return { errors: [{ path: 'format', message: `no migration from design format version ${version}` }] };
     current = step(current);
     version += 1;
   }
@@ -68,7 +80,10 @@ function parseModel(v: unknown, path: PathSegment[]): { model?: Model; errors: I
   let schema: z.ZodType<Model>;
   if (v.kind === 'synthetic') schema = 'blocks' in v ? syntheticBlocksSchema : syntheticStagesSchema;
   else if (v.kind === 'transformer') schema = transformerSchema;
-  else return { errors: [{ path: formatPath([...path, 'kind']), message: 'expected "synthetic" or "transformer"' }] };
+  else
+    return {
+      errors: [{ path: formatPath([...path, 'kind']), message: 'expected "synthetic" or "transformer"' }],
+    };
   const r = schema.safeParse(v);
   return r.success ? { model: r.data, errors: [] } : { errors: fromZod(r.error, path) };
 }
@@ -79,14 +94,20 @@ function parseCluster(v: unknown, path: PathSegment[]): { cluster?: Cluster; err
   if (v.kind === 'ideal') schema = idealClusterSchema;
   else if (v.kind === 'custom') schema = customClusterSchema;
   else if ('preset' in v) schema = presetClusterSchema;
-  else return { errors: [{ path: formatPath([...path, 'kind']), message: 'expected "ideal" or "custom", or a "preset"' }] };
+  else
+    return {
+      errors: [
+        { path: formatPath([...path, 'kind']), message: 'expected "ideal" or "custom", or a "preset"' },
+      ],
+    };
   const r = schema.safeParse(v);
   return r.success ? { cluster: r.data, errors: [] } : { errors: fromZod(r.error, path) };
 }
 
 /** Parses one directive, choosing its schema by `op` so the errors name that directive's fields. */
 export function parseDirective(v: unknown, path: PathSegment[]): { directive?: Directive; errors: Issue[] } {
-  if (!isRecord(v)) return { errors: [{ path: formatPath(path), message: 'expected a directive object with an "op"' }] };
+  if (!isRecord(v))
+    return { errors: [{ path: formatPath(path), message: 'expected a directive object with an "op"' }] };
   const op = v.op;
   if (typeof op !== 'string' || !(DIRECTIVE_OPS as string[]).includes(op)) {
     return {

@@ -92,7 +92,11 @@ export const scheduleSchema = z.strictObject({
   enabled,
 });
 
-export const splitBackwardSchema = z.strictObject({ op: z.literal('split_backward'), filter: filterSchema, enabled });
+export const splitBackwardSchema = z.strictObject({
+  op: z.literal('split_backward'),
+  filter: filterSchema,
+  enabled,
+});
 export const recomputeSchema = z.strictObject({ op: z.literal('recompute'), filter: filterSchema, enabled });
 export const offloadSchema = z.strictObject({
   op: z.literal('offload'),
@@ -125,7 +129,14 @@ export const directiveSchemas = {
 
 export type DirectiveOp = keyof typeof directiveSchemas;
 export const DIRECTIVE_OPS = Object.keys(directiveSchemas) as DirectiveOp[];
-export const PIPER_OPS: readonly DirectiveOp[] = ['place', 'replicate', 'shard', 'shard_tensor', 'split', 'order'];
+export const PIPER_OPS: readonly DirectiveOp[] = [
+  'place',
+  'replicate',
+  'shard',
+  'shard_tensor',
+  'split',
+  'order',
+];
 
 export type PlaceDirective = z.infer<typeof placeSchema>;
 export type ReplicateDirective = z.infer<typeof replicateSchema>;

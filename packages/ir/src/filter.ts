@@ -19,7 +19,11 @@ export const filterSchema = z
     for (const [k, v] of Object.entries(f)) {
       if (k === 'PASS') {
         if (typeof v === 'number') {
-          ctx.addIssue({ code: 'custom', path: [k], message: `PASS must be one of ${PASS_NAMES.join(', ')} or "*"` });
+          ctx.addIssue({
+            code: 'custom',
+            path: [k],
+            message: `PASS must be one of ${PASS_NAMES.join(', ')} or "*"`,
+          });
         }
       } else if (typeof v === 'string' && v !== '*') {
         ctx.addIssue({ code: 'custom', path: [k], message: `tag ${k} takes an index or "*", not "${v}"` });

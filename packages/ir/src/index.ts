@@ -1,3 +1,4 @@
+export { now } from './clock.ts';
 export * from './cluster.ts';
 export * from './dag.ts';
 export * from './design.ts';
@@ -8,4 +9,3 @@ export * from './json.ts';
 export * from './model.ts';
 export * from './plan.ts';
 export { fromZod } from './zodIssues.ts';
-export { now } from './clock.ts';

@@ -21,10 +21,14 @@ export function parseJsonText(text: string, maxDepth = 64): JsonResult {
       where = ': the input is empty';
     }
     const reason = msg.replace(/^Unexpected /, 'unexpected ').replace(/ in JSON at position \d+.*$/, '');
-    return { ok: false, errors: [{ path: '', message: `invalid JSON${where}${where.startsWith(':') ? '' : `: ${reason}`}` }] };
+    return {
+      ok: false,
+      errors: [{ path: '', message: `invalid JSON${where}${where.startsWith(':') ? '' : `: ${reason}`}` }],
+    };
   }
   const depth = jsonDepth(value, maxDepth);
-  if (depth > maxDepth) return { ok: false, errors: [{ path: '', message: `JSON nesting deeper than ${maxDepth} levels` }] };
+  if (depth > maxDepth)
+    return { ok: false, errors: [{ path: '', message: `JSON nesting deeper than ${maxDepth} levels` }] };
   return { ok: true, value };
 }
 

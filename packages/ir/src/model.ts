@@ -2,7 +2,10 @@ import { z } from 'zod';
 
 const nonNeg = z.number().finite().min(0);
 const bytes = z.number().finite().min(0);
-const tagsSchema = z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'tag names are upper case, e.g. PP'), z.number().int().min(0));
+const tagsSchema = z.record(
+  z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'tag names are upper case, e.g. PP'),
+  z.number().int().min(0),
+);
 
 /** Per-microbatch costs of one block, in milliseconds. The fused backward B costs BI + BW. */
 export const costsSchema = z.strictObject({

@@ -117,8 +117,16 @@ export interface Plan extends z.infer<typeof planSchema> {
 export type PlanResult = { ok: true; plan: Plan } | { ok: false; errors: Issue[] };
 
 export function parsePlan(input: unknown): PlanResult {
-  if (typeof input === 'object' && input !== null && 'format' in input && (input as { format: unknown }).format !== PLAN_FORMAT) {
-    return { ok: false, errors: [{ path: 'format', message: `not a Stagecraft plan (expected "${PLAN_FORMAT}")` }] };
+  if (
+    typeof input === 'object' &&
+    input !== null &&
+    'format' in input &&
+    (input as { format: unknown }).format !== PLAN_FORMAT
+  ) {
+    return {
+      ok: false,
+      errors: [{ path: 'format', message: `not a Stagecraft plan (expected "${PLAN_FORMAT}")` }],
+    };
   }
   const r = planSchema.safeParse(input);
   return r.success ? { ok: true, plan: r.data as Plan } : { ok: false, errors: fromZod(r.error) };

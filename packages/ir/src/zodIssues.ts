@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { type Issue, type PathSegment, formatPath } from './issue.ts';
+import { formatPath, type Issue, type PathSegment } from './issue.ts';
 
 /** zod's issues, rewritten as `Issue`s whose messages read well next to a path. */
 export function fromZod(error: z.ZodError, prefix: readonly PathSegment[] = []): Issue[] {
@@ -24,7 +24,9 @@ function messageOf(zi: z.core.$ZodIssue): string {
     case 'invalid_value':
       return `expected one of ${zi.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'too_small':
-      return zi.origin === 'array' ? `needs at least ${zi.minimum} item(s)` : `must be ≥ ${zi.minimum}${zi.inclusive ? '' : ' (exclusive)'}`;
+      return zi.origin === 'array'
+        ? `needs at least ${zi.minimum} item(s)`
+        : `must be ≥ ${zi.minimum}${zi.inclusive ? '' : ' (exclusive)'}`;
     case 'too_big':
       return zi.origin === 'array' ? `at most ${zi.maximum} item(s)` : `must be ≤ ${zi.maximum}`;
     default:

@@ -1,4 +1,4 @@
-export type { Action, BuiltSchedule, BuilderInput, ScheduleBuilder, Slot } from './builders/builder.ts';
+export type { Action, BuilderInput, BuiltSchedule, ScheduleBuilder, Slot } from './builders/builder.ts';
 export { BUILDERS, getBuilder } from './builders/index.ts';
 export { compile, DEFAULT_MAX_OPS, PASSES } from './compile.ts';
 export type { CompileOptions, CompileResult, ExpandedDirective, PassSnapshot } from './compileTypes.ts';

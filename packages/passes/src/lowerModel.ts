@@ -3,7 +3,10 @@ import { type BlockInfo, CompileError, type Model } from '@stagecraft/ir';
 
 export function lowerModel(model: Model): BlockInfo[] {
   if (model.kind === 'transformer') {
-    throw new CompileError({ path: 'model.kind', message: 'transformer models are not supported by this compiler yet; use a synthetic model' });
+    throw new CompileError({
+      path: 'model.kind',
+      message: 'transformer models are not supported by this compiler yet; use a synthetic model',
+    });
   }
   if ('stages' in model) {
     const { F, BI, BW } = model.costs;

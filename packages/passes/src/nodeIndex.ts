@@ -3,7 +3,7 @@
  * indices, then looked up in a dense table keyed by (block, pass, split indices), so the tens of
  * thousands of fully specified filters a schedule expands into cost one lookup each.
  */
-import { CompileError, type Dag, type Filter, type PathSegment, formatPath } from '@stagecraft/ir';
+import { CompileError, type Dag, type Filter, formatPath, type PathSegment } from '@stagecraft/ir';
 
 const PASS_SLOTS = ['F', 'B', 'BI', 'BW', 'RECOMPUTE'] as const;
 const SLOT_OF: Record<string, number> = { F: 0, B: 1, BI: 2, BW: 3, RECOMPUTE: 4 };
@@ -23,7 +23,9 @@ export class NodeIndex {
         s.add(v);
       }
     }
-    dag.dims.forEach((d, i) => this.dimIndex.set(d.name, i));
+    dag.dims.forEach((d, i) => {
+      this.dimIndex.set(d.name, i);
+    });
     this.radix = dag.dims.map((d) => d.size + 1);
     const size = dag.blocks.length * PASS_SLOTS.length * this.radix.reduce((a, b) => a * b, 1);
     this.table = new Int32Array(size).fill(-1);

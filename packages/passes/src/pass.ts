@@ -3,7 +3,7 @@
  * snapshot after every pass and times it, so the DAG after any pass can be inspected and every
  * node says which directive and pass made it.
  */
-import { CompileError, type Dag, type Design, type Issue, type Plan, now } from '@stagecraft/ir';
+import { CompileError, type Dag, type Design, type Issue, now, type Plan } from '@stagecraft/ir';
 import type { CompileOptions, ExpandedDirective, PassSnapshot } from './compileTypes.ts';
 import type { Partition } from './passes/partition.ts';
 import type { StreamOrder } from './passes/streamOrder.ts';
@@ -49,7 +49,12 @@ export function runPasses(passes: readonly Pass[], initial: Dag, ctx: PassContex
         // An allocation or call stack exhausted by a pathological program is still the user's input.
         return {
           ok: false,
-          errors: [{ path: '', message: `the design is too large to compile (${e.message}); lower --max-ops or its size` }],
+          errors: [
+            {
+              path: '',
+              message: `the design is too large to compile (${e.message}); lower --max-ops or its size`,
+            },
+          ],
           snapshots,
           failedPass: pass.name,
         };

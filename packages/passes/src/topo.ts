@@ -70,7 +70,11 @@ function findCycle(dag: Dag, units: Units, indeg: Int32Array): number[] {
   const { rep } = units;
   const inc = inEdges(dag.nodes.length, dag.edges);
   let start = -1;
-  for (let i = 0; i < indeg.length; i++) if (rep[i] === i && indeg[i]! > 0) { start = i; break; }
+  for (let i = 0; i < indeg.length; i++)
+    if (rep[i] === i && indeg[i]! > 0) {
+      start = i;
+      break;
+    }
   const seenAt = new Map<number, number>();
   const path: number[] = [];
   let cur = start;

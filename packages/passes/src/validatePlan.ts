@@ -10,7 +10,7 @@
  * everything in `waits` ends; a RECV ends when its SEND has ended; a collective is one joint step
  * of all its members.
  */
-import { type Instruction, type Issue, type Plan, formatPath } from '@stagecraft/ir';
+import { formatPath, type Instruction, type Issue, type Plan } from '@stagecraft/ir';
 
 interface Loc {
   device: number;
@@ -21,7 +21,8 @@ interface Loc {
 }
 
 const at = (l: Loc) => formatPath(['devices', l.d, 'streams', l.s, 'instructions', l.k]);
-const where = (l: Loc, plan: Plan) => `device ${l.device} ${plan.devices[l.d]!.streams[l.s]!.stream} ${l.ins.id}`;
+const where = (l: Loc, plan: Plan) =>
+  `device ${l.device} ${plan.devices[l.d]!.streams[l.s]!.stream} ${l.ins.id}`;
 
 export function validatePlan(plan: Plan, maxIssues = 20): Issue[] {
   const issues: Issue[] = [];
@@ -32,17 +33,18 @@ export function validatePlan(plan: Plan, maxIssues = 20): Issue[] {
   const locs: Loc[] = [];
   const byDevice = new Map<number, Map<string, number>>(); // device → id → loc index
   plan.devices.forEach((dev, d) => {
-    if (byDevice.has(dev.device)) add(formatPath(['devices', d, 'device']), `device ${dev.device} appears twice`);
+    if (byDevice.has(dev.device))
+      add(formatPath(['devices', d, 'device']), `device ${dev.device} appears twice`);
     const ids = new Map<string, number>();
     byDevice.set(dev.device, ids);
-    dev.streams.forEach((st, s) =>
+    dev.streams.forEach((st, s) => {
       st.instructions.forEach((ins, k) => {
         const l: Loc = { device: dev.device, d, s, k, ins };
         if (ids.has(ins.id)) add(at(l), `id ${ins.id} is used twice on device ${dev.device}`);
         ids.set(ins.id, locs.length);
         locs.push(l);
-      }),
-    );
+      });
+    });
   });
   if (issues.length > 0) return issues;
 
@@ -51,7 +53,8 @@ export function validatePlan(plan: Plan, maxIssues = 20): Issue[] {
     for (const w of l.ins.waits) {
       const t = byDevice.get(l.device)!.get(w);
       if (t === undefined) add(at(l), `${l.ins.id} waits for ${w}, which device ${l.device} never runs`);
-      else if (locs[t]!.s === l.s && locs[t]!.k >= l.k) add(at(l), `${l.ins.id} waits for ${w}, which comes after it on the same stream`);
+      else if (locs[t]!.s === l.s && locs[t]!.k >= l.k)
+        add(at(l), `${l.ins.id} waits for ${w}, which comes after it on the same stream`);
     }
   }
 
@@ -86,7 +89,10 @@ export function validatePlan(plan: Plan, maxIssues = 20): Issue[] {
       const l = locs[r.loc]!;
       recvSeen.add(`${pair}:${r.transfer}`);
       if (!sendOf.has(`${pair}:${r.transfer}`)) {
-        add(at(l), `${l.ins.id} receives ${r.transfer} from device ${pair.split('>')[0]}, which never sends it`);
+        add(
+          at(l),
+          `${l.ins.id} receives ${r.transfer} from device ${pair.split('>')[0]}, which never sends it`,
+        );
       } else if (sent[k] !== r.transfer) {
         add(
           at(l),
@@ -106,8 +112,18 @@ export function validatePlan(plan: Plan, maxIssues = 20): Issue[] {
   const collSeq = new Map<string, Map<number, { key: string; loc: number }[]>>();
   locs.forEach((l, li) => {
     const ins = l.ins;
-    if (ins.op !== 'ALL_REDUCE' && ins.op !== 'REDUCE_SCATTER' && ins.op !== 'ALL_GATHER' && ins.op !== 'ALL_TO_ALL') return;
-    if (!ins.devices.includes(l.device)) add(at(l), `${ins.id} runs on device ${l.device}, which is not in its group [${ins.devices.join(', ')}]`);
+    if (
+      ins.op !== 'ALL_REDUCE' &&
+      ins.op !== 'REDUCE_SCATTER' &&
+      ins.op !== 'ALL_GATHER' &&
+      ins.op !== 'ALL_TO_ALL'
+    )
+      return;
+    if (!ins.devices.includes(l.device))
+      add(
+        at(l),
+        `${ins.id} runs on device ${l.device}, which is not in its group [${ins.devices.join(', ')}]`,
+      );
     const g = [...ins.devices].sort((a, b) => a - b).join(',');
     let perDev = collSeq.get(g);
     if (!perDev) collSeq.set(g, (perDev = new Map()));

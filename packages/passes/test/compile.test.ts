@@ -4,9 +4,12 @@ import { compile } from '../src/compile.ts';
 import { manualTwoStage, synthetic } from './designs.ts';
 
 const computeOrder = (plan: Plan, device: number): string[] =>
-  plan.devices[device]!.streams.find((s) => s.stream === 'compute')!.instructions.map((i: Instruction) => i.id);
+  plan.devices[device]!.streams.find((s) => s.stream === 'compute')!.instructions.map(
+    (i: Instruction) => i.id,
+  );
 
-const errorsOf = (r: ReturnType<typeof compile>) => (r.ok ? [] : r.errors.map((e) => `${e.path}: ${e.message}`));
+const errorsOf = (r: ReturnType<typeof compile>) =>
+  r.ok ? [] : r.errors.map((e) => `${e.path}: ${e.message}`);
 
 describe('compile', () => {
   it('runs a hand-written 1F1B order on two ranks in exactly that order', () => {
@@ -20,32 +23,45 @@ describe('compile', () => {
   });
 
   it('turns every cross-device edge into a SEND on the producer and a RECV on the consumer', () => {
-    const r = compile(synthetic(manualTwoStage(2, ['F0.0', 'F0.1', 'B0.0', 'B0.1'], ['F1.0', 'B1.0', 'F1.1', 'B1.1'])));
+    const r = compile(
+      synthetic(manualTwoStage(2, ['F0.0', 'F0.1', 'B0.0', 'B0.1'], ['F1.0', 'B1.0', 'F1.1', 'B1.1'])),
+    );
     if (!r.ok) throw new Error(errorsOf(r).join('\n'));
-    const p2p = (d: number) => r.plan.devices[d]!.streams.find((s) => s.stream === 'p2p')!.instructions.map((i) => i.id);
+    const p2p = (d: number) =>
+      r.plan.devices[d]!.streams.find((s) => s.stream === 'p2p')!.instructions.map((i) => i.id);
     expect(p2p(0)).toEqual(['SEND.F.b0.mb0.d1', 'SEND.F.b0.mb1.d1', 'RECV.B.b1.mb0.d0', 'RECV.B.b1.mb1.d0']);
     expect(p2p(1)).toEqual(['RECV.F.b0.mb0.d1', 'RECV.F.b0.mb1.d1', 'SEND.B.b1.mb0.d0', 'SEND.B.b1.mb1.d0']);
     const f1 = r.plan.devices[1]!.streams[0]!.instructions[0]!;
     expect(f1.waits).toEqual(['RECV.F.b0.mb0.d1']);
   });
 
-  it('splits a backward named as BI and BW in an order (Piper\'s rule)', () => {
-    const r = compile(
-      synthetic(
-        manualTwoStage(1, ['F0.0', 'BI0.0', 'BW0.0'], ['F1.0', 'BI1.0', 'BW1.0']),
-      ),
-    );
+  it("splits a backward named as BI and BW in an order (Piper's rule)", () => {
+    const r = compile(synthetic(manualTwoStage(1, ['F0.0', 'BI0.0', 'BW0.0'], ['F1.0', 'BI1.0', 'BW1.0'])));
     if (!r.ok) throw new Error(errorsOf(r).join('\n'));
     expect(computeOrder(r.plan, 1)).toEqual(['F.b1.mb0', 'BI.b1.mb0', 'BW.b1.mb0', 'UPD.d1']);
   });
 
   it('keeps the DAG after every pass, sharing what a pass did not change', () => {
-    const r = compile(synthetic(manualTwoStage(2, ['F0.0', 'F0.1', 'B0.0', 'B0.1'], ['F1.0', 'B1.0', 'F1.1', 'B1.1'])));
+    const r = compile(
+      synthetic(manualTwoStage(2, ['F0.0', 'F0.1', 'B0.0', 'B0.1'], ['F1.0', 'B1.0', 'F1.1', 'B1.1'])),
+    );
     if (!r.ok) throw new Error('compile failed');
     const names = r.snapshots.map((s) => s.pass);
     expect(names).toEqual([
-      'expand-schedule', 'build-dag', 'check-supported', 'split', 'split-backward', 'place', 'insert-send-recv',
-      'streams', 'insert-optimizer-step', 'order', 'partition', 'stream-order', 'lower-plan', 'validate-plan',
+      'expand-schedule',
+      'build-dag',
+      'check-supported',
+      'split',
+      'split-backward',
+      'place',
+      'insert-send-recv',
+      'streams',
+      'insert-optimizer-step',
+      'order',
+      'partition',
+      'stream-order',
+      'lower-plan',
+      'validate-plan',
     ]);
     const split = r.snapshots.find((s) => s.pass === 'split')!.dag!;
     const place = r.snapshots.find((s) => s.pass === 'place')!.dag!;
@@ -80,20 +96,30 @@ describe('compile errors name the directive and the reason', () => {
   });
 
   it('an order that contradicts the data dependencies forms a cycle', () => {
-    const r = compile(synthetic(manualTwoStage(2, ['F0.1', 'B0.1', 'F0.0', 'B0.0'], ['F1.0', 'B1.0', 'F1.1', 'B1.1'])));
+    const r = compile(
+      synthetic(manualTwoStage(2, ['F0.1', 'B0.1', 'F0.0', 'B0.0'], ['F1.0', 'B1.0', 'F1.1', 'B1.1'])),
+    );
     const [e] = errorsOf(r);
-    expect(e).toMatch(/^directives\[\d\]\.filters\[\d\]: the order forms a cycle with the data dependencies: /);
+    expect(e).toMatch(
+      /^directives\[\d\]\.filters\[\d\]: the order forms a cycle with the data dependencies: /,
+    );
     expect(e).toContain('→');
   });
 
   it('an order spanning device groups', () => {
     const r = compile(synthetic(manualTwoStage(1, ['F0.0', 'F1.0'], ['B1.0', 'B0.0'])));
-    expect(errorsOf(r)[0]).toMatch(/^directives\[3\]\.filters\[1\]\[0\]: matches F\.b1\.mb0 on devices \[1\], but this order runs on devices \[0\]/);
+    expect(errorsOf(r)[0]).toMatch(
+      /^directives\[3\]\.filters\[1\]\[0\]: matches F\.b1\.mb0 on devices \[1\], but this order runs on devices \[0\]/,
+    );
   });
 
   it('a design over the op limit names the limit and its size', () => {
-    const r = compile(synthetic([{ op: 'split', filter: {}, dim_name: 'MB', num_microbatches: 100_000 }]), { maxOps: 1000 });
-    expect(errorsOf(r)[0]).toMatch(/^directives\[0\]\.num_microbatches: the design would have about [\d,]+ ops, over the limit of 1,000$/);
+    const r = compile(synthetic([{ op: 'split', filter: {}, dim_name: 'MB', num_microbatches: 100_000 }]), {
+      maxOps: 1000,
+    });
+    expect(errorsOf(r)[0]).toMatch(
+      /^directives\[0\]\.num_microbatches: the design would have about [\d,]+ ops, over the limit of 1,000$/,
+    );
   });
 
   it('groups that partly overlap', () => {
@@ -106,6 +132,8 @@ describe('compile errors name the directive and the reason', () => {
         { devices: 4 },
       ),
     );
-    expect(errorsOf(r)[0]).toMatch(/^directives\[1\]\.devices: devices \[1, 2\] partly overlap the group \[0, 1\]/);
+    expect(errorsOf(r)[0]).toMatch(
+      /^directives\[1\]\.devices: devices \[1, 2\] partly overlap the group \[0, 1\]/,
+    );
   });
 });

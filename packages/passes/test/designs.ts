@@ -3,9 +3,21 @@ import type { Design, Directive } from '@stagecraft/ir';
 
 export function synthetic(
   directives: Directive[],
-  opts: { stages?: number; devices?: number; F?: number; BI?: number; BW?: number; FandB?: number; activationBytes?: number } = {},
+  opts: {
+    stages?: number;
+    devices?: number;
+    F?: number;
+    BI?: number;
+    BW?: number;
+    FandB?: number;
+    activationBytes?: number;
+  } = {},
 ): Design {
-  const costs: { F: number; BI: number; BW: number; FandB?: number } = { F: opts.F ?? 1, BI: opts.BI ?? 1, BW: opts.BW ?? 1 };
+  const costs: { F: number; BI: number; BW: number; FandB?: number } = {
+    F: opts.F ?? 1,
+    BI: opts.BI ?? 1,
+    BW: opts.BW ?? 1,
+  };
   if (opts.FandB !== undefined) costs.FandB = opts.FandB;
   return {
     format: 'stagecraft/design@1',

@@ -16,14 +16,21 @@ describe('deadlock', () => {
       device(1, { c: [recv('r', 0, 'a'), compute('F', 'F', 1, { waits: ['r'] }), send('s', 0, 'b')] }),
     ]);
     const r = deadlock(simulate(p));
-    const cycle = r.deadlock!.cycle.map((e) => [e.device, e.instruction, e.waitsFor?.device, e.waitsFor?.instruction]);
+    const cycle = r.deadlock!.cycle.map((e) => [
+      e.device,
+      e.instruction,
+      e.waitsFor?.device,
+      e.waitsFor?.instruction,
+    ]);
     expect(cycle).toEqual([
       [0, 'r', 1, 's'],
       [1, 'F', 1, 'r'],
       [1, 'r', 0, 's'],
       [0, 'F', 0, 'r'],
     ]);
-    expect(r.errors[0]!.message).toMatch(/^deadlock: "r" \(device 0, stream c\) waits for its SEND "s" \(device 1/);
+    expect(r.errors[0]!.message).toMatch(
+      /^deadlock: "r" \(device 0, stream c\) waits for its SEND "s" \(device 1/,
+    );
     expect(r.deadlock!.stuck.map((e) => [e.device, e.stream, e.instruction])).toEqual([
       [0, 'c', 'r'],
       [1, 'c', 'r'],

@@ -1,6 +1,9 @@
 /**
  * Setup of the simulator: the plan flattened to integer indices in a few linear passes, so the
- * event loop touches only typed arrays. String Maps are used here and nowhere else.
+ * event loop touches only typed arrays. Resolving string ids and transfer keys is most of the
+ * setup's cost, so the common cases avoid hashing altogether: waits are found by scanning a small
+ * window after a cursor per stream, and a channel's SENDs and RECVs pair in order, checked by
+ * string comparison; a Map is built only where those guesses fail.
  *
  * Units (the things that run: every top-level instruction, an OVERLAP counting once) are laid
  * out stream by stream, so a unit's stream predecessor is the index before it when both are on
@@ -21,6 +24,8 @@ export const K_COLLECTIVE = 4;
 export const K_MEMORY = 5;
 
 const MAX_ERRORS = 100;
+/** How far past a stream's cursor a wait lookup scans before it asks the id Map. */
+const WINDOW = 8;
 
 export interface Flat {
   plan: Plan;
@@ -74,22 +79,35 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
   };
   const devs = plan.devices;
   const D = devs.length;
-  const devIndex = new Map<number, number>();
   let N = 0;
   let S = 0;
+  let maxDevice = 0;
   for (let di = 0; di < D; di++) {
     const dp = devs[di]!;
-    if (devIndex.has(dp.device))
-      err(`devices[${di}].device`, `device ${dp.device} appears twice in the plan`);
-    else devIndex.set(dp.device, di);
+    if (dp.device > maxDevice) maxDevice = dp.device;
     for (const sp of dp.streams) {
       S++;
       N += sp.instructions.length;
     }
   }
+  // Device number → index into plan.devices: an array when numbers are dense, else a Map.
+  const dense = maxDevice <= 4 * D + 1024;
+  const devArray = dense ? new Int32Array(maxDevice + 1).fill(-1) : undefined;
+  const devMap = dense ? undefined : new Map<number, number>();
+  for (let di = 0; di < D; di++) {
+    const d = devs[di]!.device;
+    if (devIndexOf(d) >= 0) err(`devices[${di}].device`, `device ${d} appears twice in the plan`);
+    else if (devArray) devArray[d] = di;
+    else devMap!.set(d, di);
+  }
   if (errors.length > 0) return { ok: false, errors };
+  function devIndexOf(d: number): number {
+    if (devArray) return d >= 0 && d < devArray.length ? devArray[d]! : -1;
+    return devMap!.get(d) ?? -1;
+  }
 
   const streamList: Instruction[][] = [];
+  const idOf: string[] = [];
   const unitDev = new Int32Array(N);
   const unitStream = new Int32Array(N);
   const unitPos = new Int32Array(N);
@@ -101,13 +119,16 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
   const streamLocal = new Int32Array(S);
   const streamName: string[] = [];
   const streamStart = new Int32Array(S + 1);
+  const deviceStreams = new Int32Array(D + 1);
   const busy = new Float64Array(D);
   const sendOf = new Int32Array(N).fill(-1);
   const recvOf = new Int32Array(N).fill(-1);
   const collGroup = new Int32Array(N).fill(-1);
-  const idMaps: Map<string, number>[] = [];
-  const sendMaps: Map<string, number>[] = [];
-  const recvUnits: number[] = [];
+  // Point-to-point channels: per device index, its peers' indices and, per peer, the SENDs to it
+  // and the RECVs from it, in plan order.
+  const chanPeer: number[][] = [];
+  const chanSends: number[][][] = [];
+  const chanRecvs: number[][][] = [];
   const groupKey = new Map<string, number>();
   const groupFirst: number[] = [];
   const groupCount: number[] = [];
@@ -116,18 +137,29 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
     const p = `devices[${unitDev[v]}].streams[${streamLocal[unitStream[v]!]}].instructions[${unitPos[v]}]`;
     return field === undefined ? p : `${p}.${field}`;
   };
+  /** The channel slot of (device index di, peer device number), or −1 if the peer is not in the plan. */
+  const channel = (di: number, peer: number): number => {
+    const pi = devIndexOf(peer);
+    if (pi < 0) return -1;
+    const peers = chanPeer[di]!;
+    for (let c = peers.length - 1; c >= 0; c--) if (peers[c] === pi) return c;
+    peers.push(pi);
+    chanSends[di]!.push([]);
+    chanRecvs[di]!.push([]);
+    return peers.length - 1;
+  };
 
-  // Pass 1: units, ids, durations, memory effects, SEND keys, collective groups.
+  // Pass 1: units, durations, memory effects, p2p channels, collective groups.
   let W = 0;
   let u = 0;
   let s = 0;
   for (let di = 0; di < D; di++) {
     const dp = devs[di]!;
     const here = dp.device;
-    const ids = new Map<string, number>();
-    const sends = new Map<string, number>();
-    idMaps.push(ids);
-    sendMaps.push(sends);
+    chanPeer.push([]);
+    chanSends.push([]);
+    chanRecvs.push([]);
+    deviceStreams[di] = s;
     let busyMs = 0;
     for (let si = 0; si < dp.streams.length; si++) {
       const sp = dp.streams[si]!;
@@ -139,27 +171,28 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
       streamList.push(list);
       for (let k = 0; k < list.length; k++, u++) {
         const x = list[k]!;
-        const waits = x.waits;
-        W += waits.length;
+        idOf.push(x.id);
+        W += x.waits.length;
         unitDev[u] = di;
         unitStream[u] = s;
         unitPos[u] = k;
-        const size = ids.size;
-        if (ids.set(x.id, u).size === size) err(path(u, 'id'), dupMessage(x.id, here));
         let d = 0;
         switch (x.op) {
           case 'SEND': {
             kind[u] = K_SEND;
             d = p2pMs(cost, here, x.peer, x.bytes);
-            const n = sends.size;
-            if (sends.set(x.transfer, u).size === n)
-              err(path(u, 'transfer'), `transfer "${x.transfer}" is sent twice from device ${here}`);
+            const c = channel(di, x.peer);
+            if (c < 0) err(path(u, 'peer'), `peer device ${x.peer} is not in the plan`);
+            else chanSends[di]![c]!.push(u);
             break;
           }
-          case 'RECV':
+          case 'RECV': {
             kind[u] = K_RECV;
-            recvUnits.push(u);
+            const c = channel(di, x.peer);
+            if (c < 0) err(path(u, 'peer'), `peer device ${x.peer} is not in the plan`);
+            else chanRecvs[di]![c]!.push(u);
             break;
+          }
           case 'ALL_REDUCE':
           case 'REDUCE_SCATTER':
           case 'ALL_GATHER':
@@ -194,10 +227,6 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
             for (let mi = 0; mi < x.members.length; mi++) {
               const m = x.members[mi]!;
               W += m.waits.length;
-              const prior = ids.get(m.id);
-              if (prior !== undefined && prior !== u)
-                err(path(u, `members[${mi}].id`), dupMessage(m.id, here));
-              else ids.set(m.id, u);
               if (x.ms === undefined) {
                 const md = computeMs(m, cost);
                 if (typeof md === 'string') err(path(u, `members[${mi}]`), md);
@@ -232,35 +261,87 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
     busy[di] = busyMs;
   }
   streamStart[S] = N;
+  deviceStreams[D] = S;
 
-  // Pass 2: waits → unit indices (CSR) and dependency counts.
+  // Pass 2: waits → unit indices (CSR) and dependency counts. Waits mostly name instructions a
+  // little ahead of the previous hit on some stream of the device, so each lookup first scans a
+  // small window after a per-(waiting stream, target stream) cursor, comparing ids; only a miss
+  // builds (once per device) and asks the id Map. Ids are unique per device (plan validation
+  // checks it); with duplicates the simulator resolves a wait to one of them.
   const waitOff = new Int32Array(N + 1);
   const waitTgt = new Int32Array(W);
   const dep = new Int32Array(N);
+  const cursor = new Int32Array(S);
   let w = 0;
-  for (let st = 0, v = 0; st < S; st++) {
-    const list = streamList[st]!;
-    const ids = idMaps[streamDev[st]!]!;
-    const here = devs[streamDev[st]!]!.device;
-    for (let k = 0; k < list.length; k++, v++) {
-      waitOff[v] = w;
-      const x = list[k]!;
-      const waits = x.waits;
-      for (let j = 0; j < waits.length; j++) {
-        const t = ids.get(waits[j]!);
-        if (t === undefined) err(path(v, `waits[${j}]`), unknownMessage(waits[j]!, here));
-        else waitTgt[w++] = t;
+  for (let di = 0; di < D; di++) {
+    const s0 = deviceStreams[di]!;
+    const s1 = deviceStreams[di + 1]!;
+    const here = devs[di]!.device;
+    let ids: Map<string, number> | undefined;
+    let budget = 2 * (streamStart[s1]! - streamStart[s0]!) + 64;
+    const lookup = (id: string, lastStream: number): number => {
+      // Window scan: the last hit's stream first, then the others.
+      for (let q = 0; q < s1 - s0; q++) {
+        const ts = q === 0 ? lastStream : s0 + q - (s0 + q <= lastStream ? 1 : 0);
+        const lo = streamStart[ts]!;
+        const hi = streamStart[ts + 1]!;
+        const c = cursor[ts]!;
+        const a = c - 2 > lo ? c - 2 : lo;
+        const b = c + WINDOW < hi ? c + WINDOW : hi;
+        for (let x = a; x < b; x++)
+          if (idOf[x] === id) {
+            cursor[ts] = x;
+            return x;
+          }
       }
-      if (x.op === 'OVERLAP')
-        for (let mi = 0; mi < x.members.length; mi++) {
-          const mw = x.members[mi]!.waits;
-          for (let j = 0; j < mw.length; j++) {
-            const t = ids.get(mw[j]!);
-            if (t === undefined) err(path(v, `members[${mi}].waits[${j}]`), unknownMessage(mw[j]!, here));
-            else if (t !== v) waitTgt[w++] = t; // a member waiting for a sibling: they run as one unit
+      // Miss: scan whole streams while the device's budget lasts (bounded, so O(n) per device),
+      // then fall back to the Map.
+      if (ids === undefined && budget > 0)
+        for (let q = 0; q < s1 - s0; q++) {
+          const ts = s0 + q;
+          const lo = streamStart[ts]!;
+          const hi = streamStart[ts + 1]!;
+          budget -= hi - lo;
+          for (let x = lo; x < hi; x++)
+            if (idOf[x] === id) {
+              cursor[ts] = x;
+              return x;
+            }
+          if (budget <= 0) break;
+        }
+      if (ids === undefined) ids = idMap(streamStart, s0, s1, at);
+      const t = ids.get(id);
+      if (t === undefined) return -1;
+      cursor[unitStream[t]!] = t;
+      return t;
+    };
+    for (let st = s0; st < s1; st++) {
+      for (let ts = s0; ts < s1; ts++) cursor[ts] = streamStart[ts]!;
+      const list = streamList[st]!;
+      let last = st;
+      for (let k = 0, v = streamStart[st]!; k < list.length; k++, v++) {
+        waitOff[v] = w;
+        const x = list[k]!;
+        const waits = x.waits;
+        for (let j = 0; j < waits.length; j++) {
+          const t = lookup(waits[j]!, last);
+          if (t < 0) err(path(v, `waits[${j}]`), unknownMessage(waits[j]!, here));
+          else {
+            waitTgt[w++] = t;
+            last = unitStream[t]!;
           }
         }
-      dep[v] = w - waitOff[v]! + (k > 0 ? 1 : 0);
+        if (x.op === 'OVERLAP')
+          for (let mi = 0; mi < x.members.length; mi++) {
+            const mw = x.members[mi]!.waits;
+            for (let j = 0; j < mw.length; j++) {
+              const t = lookup(mw[j]!, last);
+              if (t < 0) err(path(v, `members[${mi}].waits[${j}]`), unknownMessage(mw[j]!, here));
+              else if (t !== v) waitTgt[w++] = t; // a member waiting for a sibling: they run as one unit
+            }
+          }
+        dep[v] = w - waitOff[v]! + (k > 0 ? 1 : 0);
+      }
     }
   }
   waitOff[N] = w;
@@ -274,33 +355,57 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
       for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) succ[fill[waitTgt[j]!]!++] = v;
   }
 
-  // Pass 3: SEND ↔ RECV by (peer device, transfer).
-  for (const r of recvUnits) {
-    const x = at(r) as P2PInstruction;
-    const here = devs[unitDev[r]!]!.device;
-    const pi = devIndex.get(x.peer);
-    const sd = pi === undefined ? undefined : sendMaps[pi]!.get(x.transfer);
-    if (pi === undefined) err(path(r, 'peer'), `peer device ${x.peer} is not in the plan`);
-    else if (sd === undefined)
-      err(path(r), `no SEND with transfer "${x.transfer}" on device ${x.peer}: this RECV would wait forever`);
-    else if ((at(sd) as P2PInstruction).peer !== here)
-      err(
-        path(r),
-        `the SEND with transfer "${x.transfer}" on device ${x.peer} goes to device ${(at(sd) as P2PInstruction).peer}, not ${here}`,
-      );
-    else if (recvOf[sd] !== -1)
-      err(path(r), `transfer "${x.transfer}" from device ${x.peer} is received twice`);
-    else {
-      sendOf[r] = sd;
-      recvOf[sd] = r;
+  // Pass 3: SEND ↔ RECV by (peer device, transfer), per channel (sender, receiver). When the
+  // channel's SENDs and RECVs come in the same order (as NCCL needs, and validated plans have),
+  // the k-th pairs with the k-th and a string comparison confirms it; otherwise a Map of the
+  // channel's SENDs by transfer decides.
+  for (let b = 0; b < D; b++)
+    for (let c = 0; c < chanPeer[b]!.length; c++) {
+      const a = chanPeer[b]![c]!;
+      const recvs = chanRecvs[b]![c]!;
+      if (recvs.length === 0) continue;
+      const ca = chanPeer[a]!.indexOf(b);
+      const sends = ca < 0 ? [] : chanSends[a]![ca]!;
+      let inOrder = sends.length === recvs.length;
+      for (let k = 0; inOrder && k < recvs.length; k++)
+        inOrder = (at(sends[k]!) as P2PInstruction).transfer === (at(recvs[k]!) as P2PInstruction).transfer;
+      if (inOrder) {
+        for (let k = 0; k < recvs.length; k++) {
+          sendOf[recvs[k]!] = sends[k]!;
+          recvOf[sends[k]!] = recvs[k]!;
+        }
+        continue;
+      }
+      const byTransfer = new Map<string, number>();
+      for (const sd of sends) {
+        const t = (at(sd) as P2PInstruction).transfer;
+        if (byTransfer.has(t))
+          err(path(sd, 'transfer'), `transfer "${t}" is sent twice to device ${devs[b]!.device}`);
+        else byTransfer.set(t, sd);
+      }
+      for (const r of recvs) {
+        const x = at(r) as P2PInstruction;
+        const sd = byTransfer.get(x.transfer);
+        if (sd === undefined)
+          err(
+            path(r),
+            `no SEND to device ${devs[b]!.device} with transfer "${x.transfer}" on device ${x.peer}: this RECV would wait forever`,
+          );
+        else if (recvOf[sd] !== -1)
+          err(path(r), `transfer "${x.transfer}" from device ${x.peer} is received twice`);
+        else {
+          sendOf[r] = sd;
+          recvOf[sd] = r;
+        }
+      }
     }
-  }
-  for (let v = 0; v < N; v++)
-    if (kind[v] === K_SEND && recvOf[v] === -1) {
-      const x = at(v) as P2PInstruction;
-      if (!devIndex.has(x.peer)) err(path(v, 'peer'), `peer device ${x.peer} is not in the plan`);
-      else err(path(v), `no RECV of transfer "${x.transfer}" on device ${x.peer} matches this SEND`);
-    }
+  for (let a = 0; a < D; a++)
+    for (let c = 0; c < chanPeer[a]!.length; c++)
+      for (const sd of chanSends[a]![c]!)
+        if (recvOf[sd] === -1) {
+          const x = at(sd) as P2PInstruction;
+          err(path(sd), `no RECV of transfer "${x.transfer}" on device ${x.peer} matches this SEND`);
+        }
 
   // Pass 4: collective groups — one member per listed device, all agreeing on op, devices and bytes.
   const G = groupFirst.length;
@@ -318,7 +423,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
     const listed = new Set<number>();
     let ok = true;
     for (const d of first.devices) {
-      if (listed.has(d) || !devIndex.has(d)) {
+      if (listed.has(d) || devIndexOf(d) < 0) {
         err(
           path(head, 'devices'),
           listed.has(d) ? `device ${d} is listed twice` : `device ${d} is not in the plan`,
@@ -401,8 +506,20 @@ export function unitPath(f: Flat, v: number): string {
   return `devices[${f.unitDev[v]}].streams[${f.streamLocal[f.unitStream[v]!]}].instructions[${f.unitPos[v]}]`;
 }
 
-function dupMessage(id: string, device: number): string {
-  return `instruction id "${id}" is used twice on device ${device}`;
+/** Id → unit over one device's streams, member ids included; the first of duplicate ids wins. */
+function idMap(
+  streamStart: Int32Array,
+  s0: number,
+  s1: number,
+  at: (v: number) => Instruction,
+): Map<string, number> {
+  const ids = new Map<string, number>();
+  for (let v = streamStart[s1]! - 1; v >= streamStart[s0]!; v--) {
+    const x = at(v);
+    if (x.op === 'OVERLAP') for (const m of x.members) ids.set(m.id, v);
+    ids.set(x.id, v);
+  }
+  return ids;
 }
 
 function unknownMessage(id: string, device: number): string {

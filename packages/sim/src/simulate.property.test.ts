@@ -200,7 +200,9 @@ describe('simulate on random plans', () => {
           expect(r.deadlock!.cycle.length).toBeGreaterThan(0);
           // Around the cycle each entry waits for something on the next entry's stream.
           const c = r.deadlock!.cycle;
-          c.forEach((e, i) => expect(e.waitsFor?.stream).toBe(c[(i + 1) % c.length]!.stream));
+          c.forEach((e, i) => {
+            expect(e.waitsFor?.stream).toBe(c[(i + 1) % c.length]!.stream);
+          });
         }
       }),
       { numRuns: 300 },

@@ -2,7 +2,14 @@
  * The unsplit training DAG of one microbatch: per block a forward F and a fused backward B, with
  * activations flowing forward, gradients backward and each F's stash feeding its own B.
  */
-import { type BlockInfo, type ComputeNode, type Dag, EDGE_DATA, type EdgeKind, computeNode } from '@stagecraft/ir';
+import {
+  type BlockInfo,
+  type ComputeNode,
+  computeNode,
+  type Dag,
+  EDGE_DATA,
+  type EdgeKind,
+} from '@stagecraft/ir';
 
 export function buildDag(blocks: readonly BlockInfo[]): Dag {
   const nodes: ComputeNode[] = [];
@@ -18,8 +25,32 @@ export function buildDag(blocks: readonly BlockInfo[]): Dag {
   };
   const provenance = { pass: 'build-dag', directive: null };
   blocks.forEach((b, i) => {
-    nodes.push(computeNode({ op: 'F', id: `F.b${i}`, block: i, dims: [], group: -1, stream: 'compute', provenance, allocBytes: b.activationBytes, freeBytes: 0 }));
-    nodes.push(computeNode({ op: 'B', id: `B.b${i}`, block: i, dims: [], group: -1, stream: 'compute', provenance, allocBytes: 0, freeBytes: b.activationBytes }));
+    nodes.push(
+      computeNode({
+        op: 'F',
+        id: `F.b${i}`,
+        block: i,
+        dims: [],
+        group: -1,
+        stream: 'compute',
+        provenance,
+        allocBytes: b.activationBytes,
+        freeBytes: 0,
+      }),
+    );
+    nodes.push(
+      computeNode({
+        op: 'B',
+        id: `B.b${i}`,
+        block: i,
+        dims: [],
+        group: -1,
+        stream: 'compute',
+        provenance,
+        allocBytes: 0,
+        freeBytes: b.activationBytes,
+      }),
+    );
   });
   const F = (i: number) => 2 * i;
   const B = (i: number) => 2 * i + 1;

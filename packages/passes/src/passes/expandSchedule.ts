@@ -7,11 +7,11 @@ import {
   CompileError,
   type Directive,
   type Filter,
+  formatPath,
   type Issue,
   type OrderDirective,
   type PathSegment,
   type ScheduleDirective,
-  formatPath,
 } from '@stagecraft/ir';
 import type { Action, BuiltSchedule } from '../builders/builder.ts';
 import { getBuilder } from '../builders/index.ts';
@@ -31,9 +31,9 @@ export function expandProgram(ctx: PassContext, blocksPP: number[], blockCount: 
       return;
     }
     try {
-      expandSchedule(d, ['directives', i], ctx, blocksPP, blockCount).forEach((e, j) =>
-        out.push({ directive: e, source: i, path: ['directives', i, 'expansion', j] }),
-      );
+      expandSchedule(d, ['directives', i], ctx, blocksPP, blockCount).forEach((e, j) => {
+        out.push({ directive: e, source: i, path: ['directives', i, 'expansion', j] });
+      });
     } catch (e) {
       if (e instanceof CompileError) errors.push(...e.issues);
       else throw e;
@@ -54,18 +54,27 @@ function expandSchedule(
   const builder = getBuilder(d.builder);
   const devices = deviceCount(ctx.design.cluster);
   if (stages.length === 0) {
-    throw new CompileError({ path: formatPath(path), message: 'a schedule needs the model\'s blocks tagged PP (no block has tag PP)' });
+    throw new CompileError({
+      path: formatPath(path),
+      message: "a schedule needs the model's blocks tagged PP (no block has tag PP)",
+    });
   }
   const ranks = d.ranks ?? d.groups?.length ?? devices;
   const chunks = d.chunks ?? builder.defaultChunks;
   if (builder.fixedChunks !== undefined && chunks !== builder.fixedChunks) {
-    throw new CompileError({ path: at('chunks'), message: `${d.builder} runs ${builder.fixedChunks} chunks per rank, got ${chunks}` });
+    throw new CompileError({
+      path: at('chunks'),
+      message: `${d.builder} runs ${builder.fixedChunks} chunks per rank, got ${chunks}`,
+    });
   }
   const groups = d.groups ?? Array.from({ length: ranks }, (_, r) => [r]);
   if (groups.length !== ranks) {
-    throw new CompileError({ path: at('groups'), message: `${groups.length} device groups for ${ranks} ranks` });
+    throw new CompileError({
+      path: at('groups'),
+      message: `${groups.length} device groups for ${ranks} ranks`,
+    });
   }
-  groups.forEach((g, r) =>
+  groups.forEach((g, r) => {
     g.forEach((dev, j) => {
       if (dev >= devices) {
         throw new CompileError({
@@ -73,8 +82,8 @@ function expandSchedule(
           message: `device ${dev} is outside the cluster (devices 0..${devices - 1})`,
         });
       }
-    }),
-  );
+    });
+  });
   const virtualStages = ranks * chunks;
   if (stages.length % virtualStages !== 0) {
     throw new CompileError({
@@ -85,7 +94,9 @@ function expandSchedule(
   const input = { builder: d.builder, ranks, microbatches: d.microbatches, chunks, virtualStages };
   const problems = builder.check(input);
   if (problems.length > 0) {
-    throw new CompileError(problems.map((p: { field: string; message: string }) => ({ path: at(p.field), message: p.message })));
+    throw new CompileError(
+      problems.map((p: { field: string; message: string }) => ({ path: at(p.field), message: p.message })),
+    );
   }
   const estimate = blockCount * d.microbatches * 3;
   if (estimate > ctx.options.maxOps) {
@@ -128,22 +139,28 @@ export function lowerSchedule(built: BuiltSchedule, l: Lowering): Directive[] {
   const placement = built.placement;
   if (Array.isArray(placement)) {
     (placement as readonly number[]).forEach((rank, vs) => {
-      for (const pp of regions(vs)) out.push({ op: 'place', filter: { PP: pp }, devices: l.groups[rank]!, ...stream });
+      for (const pp of regions(vs))
+        out.push({ op: 'place', filter: { PP: pp }, devices: l.groups[rank]!, ...stream });
     });
   } else {
     const p = placement as { down: readonly number[]; up: readonly number[] };
     p.down.forEach((rank, vs) => {
-      for (const pp of regions(vs)) out.push({ op: 'place', filter: { PP: pp, DIR: 0 }, devices: l.groups[rank]!, ...stream });
+      for (const pp of regions(vs))
+        out.push({ op: 'place', filter: { PP: pp, DIR: 0 }, devices: l.groups[rank]!, ...stream });
     });
     p.up.forEach((rank, vs) => {
-      for (const pp of regions(vs)) out.push({ op: 'place', filter: { PP: pp, DIR: 1 }, devices: l.groups[rank]!, ...stream });
+      for (const pp of regions(vs))
+        out.push({ op: 'place', filter: { PP: pp, DIR: 1 }, devices: l.groups[rank]!, ...stream });
     });
   }
   const filtersOf = (a: Action): Filter[] => {
     const rs = regions(a.stage);
     const ordered = a.pass === 'F' ? rs : [...rs].reverse();
     return ordered.map(
-      (pp): Filter => (l.bidirectional ? { PP: pp, DIR: a.dir ?? 0, MB: a.mb, PASS: a.pass } : { PP: pp, MB: a.mb, PASS: a.pass }),
+      (pp): Filter =>
+        l.bidirectional
+          ? { PP: pp, DIR: a.dir ?? 0, MB: a.mb, PASS: a.pass }
+          : { PP: pp, MB: a.mb, PASS: a.pass },
     );
   };
   for (const program of built.programs) {

@@ -2,7 +2,7 @@
  * One optimizer step UPD per device group, after every backward of the parameters the group holds:
  * the end of the training step. Its cost is the sum of its blocks' UPD costs.
  */
-import { type DagNode, computeNode, EDGE_DATA, type EdgeKind } from '@stagecraft/ir';
+import { computeNode, type DagNode, EDGE_DATA, type EdgeKind } from '@stagecraft/ir';
 import type { Pass } from '../pass.ts';
 
 export const insertOptimizerStepPass: Pass = {

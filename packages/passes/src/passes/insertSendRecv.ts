@@ -4,7 +4,14 @@
  * output on one group share a single transfer. Groups exchange data rank by rank, so both must
  * have the same size.
  */
-import { CompileError, type ComputeNode, type DagNode, EDGE_DATA, type EdgeKind, p2pNode } from '@stagecraft/ir';
+import {
+  CompileError,
+  type ComputeNode,
+  type DagNode,
+  EDGE_DATA,
+  type EdgeKind,
+  p2pNode,
+} from '@stagecraft/ir';
 import type { Pass } from '../pass.ts';
 
 export const DEFAULT_P2P_STREAM = 'p2p';

@@ -35,7 +35,13 @@ export const lowerPlanPass: Pass = {
     const tagsOf = tagMaker(dag);
 
     const compute = (n: ComputeNode): ComputeInstruction => {
-      const ins: ComputeInstruction = { op: n.op, id: n.id, tags: tagsOf(n), waits: NO_WAITS, provenance: n.provenance };
+      const ins: ComputeInstruction = {
+        op: n.op,
+        id: n.id,
+        tags: tagsOf(n),
+        waits: NO_WAITS,
+        provenance: n.provenance,
+      };
       const ms = computeMs(dag, n, updMs);
       if (ms !== undefined) ins.ms = ms;
       if (n.allocBytes > 0) ins.allocBytes = n.allocBytes;
@@ -68,7 +74,13 @@ export const lowerPlanPass: Pass = {
             for (const m of ms) waitsOf(m, waits);
             const parts = ms.map((m) => compute(dag.nodes[m] as ComputeNode));
             const total = overlapMs(dag, ms, updMs);
-            const ins: Instruction = { op: 'OVERLAP', id: overlapId(dag, ms), tags: {}, waits, members: parts };
+            const ins: Instruction = {
+              op: 'OVERLAP',
+              id: overlapId(dag, ms),
+              tags: {},
+              waits,
+              members: parts,
+            };
             if (total !== undefined) ins.ms = total;
             instructions.push(ins);
             continue;
@@ -79,13 +91,17 @@ export const lowerPlanPass: Pass = {
         out.push({ stream, instructions });
       }
       // The compute stream first: it is what timelines and metrics read first.
-      out.sort((a, b) => (a.stream === 'compute' ? -1 : b.stream === 'compute' ? 1 : a.stream.localeCompare(b.stream)));
+      out.sort((a, b) =>
+        a.stream === 'compute' ? -1 : b.stream === 'compute' ? 1 : a.stream.localeCompare(b.stream),
+      );
       return out;
     });
 
     const streamSpec = new Map(dag.streams.map((s) => [s.name, s]));
     const groupOfDevice = new Map<number, number>();
-    dag.groups.forEach((g, gi) => g.forEach((d) => groupOfDevice.set(d, gi)));
+    dag.groups.forEach((g, gi) => {
+      for (const d of g) groupOfDevice.set(d, gi);
+    });
     const devices: DevicePlan[] = [];
     const total = deviceCount(ctx.design.cluster);
     for (let device = 0; device < total; device++) {
@@ -108,7 +124,11 @@ export const lowerPlanPass: Pass = {
         return plan;
       });
       const blocks = held[g]!;
-      const stages = [...new Set([...blocks].map((b) => dag.blocks[b]!.tags.PP).filter((v): v is number => v !== undefined))];
+      const stages = [
+        ...new Set(
+          [...blocks].map((b) => dag.blocks[b]!.tags.PP).filter((v): v is number => v !== undefined),
+        ),
+      ];
       let paramBytes = 0;
       for (const b of blocks) paramBytes += dag.blocks[b]!.paramBytes;
       devices.push({ device, group: g, stages, paramBytes, streams });
@@ -141,9 +161,27 @@ function lowerNode(
       return ins;
     }
     case 'p2p':
-      return { op: n.op, id: n.id, tags: tagsOf(n), waits, peer: n.peerGroup, bytes: n.bytes, transfer: n.transfer, provenance: n.provenance };
+      return {
+        op: n.op,
+        id: n.id,
+        tags: tagsOf(n),
+        waits,
+        peer: n.peerGroup,
+        bytes: n.bytes,
+        transfer: n.transfer,
+        provenance: n.provenance,
+      };
     case 'collective':
-      return { op: n.op, id: n.id, tags: tagsOf(n), waits, devices: [...n.devices], bytes: n.bytes, collective: n.id, provenance: n.provenance };
+      return {
+        op: n.op,
+        id: n.id,
+        tags: tagsOf(n),
+        waits,
+        devices: [...n.devices],
+        bytes: n.bytes,
+        collective: n.id,
+        provenance: n.provenance,
+      };
     case 'memory':
       return { op: n.op, id: n.id, tags: tagsOf(n), waits, bytes: n.bytes, provenance: n.provenance };
     case 'control':
@@ -188,7 +226,8 @@ function overlapId(dag: Dag, ms: readonly number[]): string {
 
 function heldBlocks(dag: Dag): Set<number>[] {
   const held = dag.groups.map(() => new Set<number>());
-  for (const n of dag.nodes) if (n.kind === 'compute' && n.block >= 0 && n.group >= 0) held[n.group]!.add(n.block);
+  for (const n of dag.nodes)
+    if (n.kind === 'compute' && n.block >= 0 && n.group >= 0) held[n.group]!.add(n.block);
   return held;
 }
 
@@ -222,7 +261,11 @@ function tagMaker(dag: Dag): (n: DagNode) => Record<string, number | string> {
     if (n.kind === 'compute') return make(n, n.op === 'UPD' || n.op === 'RECOMPUTE' ? undefined : n.op);
     if (n.kind === 'p2p') {
       let t = byTransfer.get(n.transfer);
-      if (!t) byTransfer.set(n.transfer, (t = make(n, n.pass === 'UPD' || n.pass === 'RECOMPUTE' ? undefined : n.pass)));
+      if (!t)
+        byTransfer.set(
+          n.transfer,
+          (t = make(n, n.pass === 'UPD' || n.pass === 'RECOMPUTE' ? undefined : n.pass)),
+        );
       return t;
     }
     return make(n, undefined);

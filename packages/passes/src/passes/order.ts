@@ -10,9 +10,9 @@ import {
   type DagNode,
   EDGE_TEMPORAL,
   type EdgeKind,
+  formatPath,
   type OverlapSlot,
   type PathSegment,
-  formatPath,
 } from '@stagecraft/ir';
 import { outEdges } from '../adjacency.ts';
 import { NodeIndex } from '../nodeIndex.ts';
@@ -55,7 +55,8 @@ export const orderPass: Pass = {
         slot.forEach((f, q) => {
           const fpath = [...path, 'filters', j, q];
           const found = index.match(f, fpath);
-          if (found.length === 0) throw new CompileError({ path: formatPath(fpath), message: 'matches no op' });
+          if (found.length === 0)
+            throw new CompileError({ path: formatPath(fpath), message: 'matches no op' });
           for (const n of found) {
             const node = dag.nodes[n]!;
             if (group < 0) {
@@ -69,7 +70,10 @@ export const orderPass: Pass = {
             }
             const seen = slotPath.get(n);
             if (seen) {
-              throw new CompileError({ path: formatPath(fpath), message: `${node.id} is already ordered by ${formatPath(seen)}` });
+              throw new CompileError({
+                path: formatPath(fpath),
+                message: `${node.id} is already ordered by ${formatPath(seen)}`,
+              });
             }
             slotPath.set(n, [...path, 'filters', j]);
             filterOf.set(n, q);

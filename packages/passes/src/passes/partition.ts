@@ -14,7 +14,8 @@ export const partitionPass: Pass = {
     dag.nodes.forEach((n, i) => {
       if (n.kind === 'control') return;
       const g = groups[n.group];
-      if (!g) throw new CompileError({ path: 'directives', message: `${n.id} is not placed on any device group` });
+      if (!g)
+        throw new CompileError({ path: 'directives', message: `${n.id} is not placed on any device group` });
       let list = g.get(n.stream);
       if (!list) g.set(n.stream, (list = []));
       list.push(i);

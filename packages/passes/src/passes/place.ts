@@ -20,9 +20,13 @@ export const placePass: Pass = {
     const groupFor = (devs: readonly number[], path: string): number => {
       const sorted = [...devs].sort((a, b) => a - b);
       sorted.forEach((dev, j) => {
-        if (sorted.indexOf(dev) !== j) throw new CompileError({ path, message: `device ${dev} is listed twice` });
+        if (sorted.indexOf(dev) !== j)
+          throw new CompileError({ path, message: `device ${dev} is listed twice` });
         if (dev >= devices) {
-          throw new CompileError({ path: `${path}[${devs.indexOf(dev)}]`, message: `device ${dev} is outside the cluster (devices 0..${devices - 1})` });
+          throw new CompileError({
+            path: `${path}[${devs.indexOf(dev)}]`,
+            message: `device ${dev} is outside the cluster (devices 0..${devices - 1})`,
+          });
         }
       });
       const key = sorted.join(',');
@@ -56,16 +60,22 @@ export const placePass: Pass = {
     for (const { d, index: di, path } of places) {
       const g = groupFor(d.devices, formatPath([...path, 'devices']));
       const matched = index.match(d.filter, [...path, 'filter']);
-      if (matched.length === 0) throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
+      if (matched.length === 0)
+        throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
       const provenance = { pass: 'place', directive: di };
       for (const i of matched) {
         const n = nodes[i] as ComputeNode;
-        nodes[i] = patchCompute(n, d.stream ? { group: g, provenance, p2pStream: d.stream } : { group: g, provenance });
+        nodes[i] = patchCompute(
+          n,
+          d.stream ? { group: g, provenance, p2pStream: d.stream } : { group: g, provenance },
+        );
       }
     }
     const unplaced = nodes.find((n) => n.kind === 'compute' && n.group < 0);
     if (unplaced) {
-      const tags = Object.entries(dag.blocks[unplaced.block]!.tags).map(([k, v]) => `${k}=${v}`).join(', ');
+      const tags = Object.entries(dag.blocks[unplaced.block]!.tags)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ');
       throw new CompileError({
         path: 'directives',
         message: `${unplaced.id} (block ${unplaced.block}${tags ? `, ${tags}` : ''}) is not placed on any device; add a place directive for it`,

@@ -3,7 +3,14 @@
  * Edges between two clones stay within each copy; an edge from an unsplit node fans out to every
  * copy and an edge into an unsplit node gathers from every copy.
  */
-import { CompileError, type ComputeNode, type Dag, type EdgeKind, formatPath, patchCompute } from '@stagecraft/ir';
+import {
+  CompileError,
+  type ComputeNode,
+  type Dag,
+  type EdgeKind,
+  formatPath,
+  patchCompute,
+} from '@stagecraft/ir';
 import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
@@ -14,13 +21,17 @@ export const splitPass: Pass = {
     let out = dag;
     for (const { d, index, path } of directivesOf(ctx.program, 'split')) {
       if (out.dims.some((x) => x.name === d.dim_name)) {
-        throw new CompileError({ path: formatPath([...path, 'dim_name']), message: `the DAG is already split along ${d.dim_name}` });
+        throw new CompileError({
+          path: formatPath([...path, 'dim_name']),
+          message: `the DAG is already split along ${d.dim_name}`,
+        });
       }
       if (out.nodes.some((n) => n.kind !== 'compute')) {
         throw new CompileError({ path: formatPath(path), message: 'split runs before any other rewrite' });
       }
       const matched = new NodeIndex(out).match(d.filter, [...path, 'filter']);
-      if (matched.length === 0) throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
+      if (matched.length === 0)
+        throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
       const size = out.nodes.length + matched.length * (d.num_microbatches - 1);
       if (size * 1.5 > ctx.options.maxOps) {
         throw new CompileError({
@@ -44,7 +55,9 @@ function splitAlong(dag: Dag, matched: Set<number>, name: string, n: number, dir
     first[i] = nodes.length;
     if (matched.has(i)) {
       for (let k = 0; k < n; k++) {
-        nodes.push(patchCompute(node, { id: `${node.id}${suffix}${k}`, dims: [...node.dims, k], provenance }));
+        nodes.push(
+          patchCompute(node, { id: `${node.id}${suffix}${k}`, dims: [...node.dims, k], provenance }),
+        );
       }
     } else {
       nodes.push(patchCompute(node, { dims: [...node.dims, -1] }));

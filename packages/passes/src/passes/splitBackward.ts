@@ -3,7 +3,15 @@
  * of the weights, free to move): explicitly by `split_backward`, and by Piper's rule that an
  * `order` naming BI or BW of a region splits that region's backward.
  */
-import { CompileError, type ComputeNode, type Dag, type DagNode, type Filter, formatPath, patchCompute } from '@stagecraft/ir';
+import {
+  CompileError,
+  type ComputeNode,
+  type Dag,
+  type DagNode,
+  type Filter,
+  formatPath,
+  patchCompute,
+} from '@stagecraft/ir';
 import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
@@ -19,7 +27,10 @@ export const splitBackwardPass: Pass = {
     for (const { d, index: di, path } of explicit) {
       const pass = d.filter.PASS;
       if (pass !== undefined && pass !== 'B' && pass !== '*') {
-        throw new CompileError({ path: formatPath([...path, 'filter', 'PASS']), message: `split_backward splits the fused backward B, not ${pass}` });
+        throw new CompileError({
+          path: formatPath([...path, 'filter', 'PASS']),
+          message: `split_backward splits the fused backward B, not ${pass}`,
+        });
       }
       const found = index.match({ ...d.filter, PASS: 'B' }, [...path, 'filter']);
       if (found.length === 0 && index.match({ ...d.filter, PASS: 'BI' }, [...path, 'filter']).length === 0) {

@@ -6,7 +6,7 @@
  */
 import { CompileError } from '@stagecraft/ir';
 import type { Pass } from '../pass.ts';
-import { type Units, topoOrder, unitsOf } from '../topo.ts';
+import { topoOrder, type Units, unitsOf } from '../topo.ts';
 
 export interface StreamOrder {
   readonly units: Units;

@@ -12,7 +12,10 @@ export const refusePendingPass: Pass = {
   run(dag, ctx) {
     const issues = ctx.program
       .filter((e) => PENDING.has(e.directive.op))
-      .map((e) => ({ path: formatPath([...e.path, 'op']), message: `${e.directive.op} is not supported by this compiler yet` }));
+      .map((e) => ({
+        path: formatPath([...e.path, 'op']),
+        message: `${e.directive.op} is not supported by this compiler yet`,
+      }));
     if (issues.length > 0) throw new CompileError(issues);
     return dag;
   },
