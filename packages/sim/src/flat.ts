@@ -286,8 +286,8 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
         const lo = streamStart[ts]!;
         const hi = streamStart[ts + 1]!;
         const c = cursor[ts]!;
-        const a = c - 2 > lo ? c - 2 : lo;
-        const b = c + WINDOW < hi ? c + WINDOW : hi;
+        const a = Math.max(c - 2, lo);
+        const b = Math.min(c + WINDOW, hi);
         for (let x = a; x < b; x++)
           if (idOf[x] === id) {
             cursor[ts] = x;
