@@ -5,8 +5,8 @@ export default defineConfig({
     include: [
       'packages/*/src/**/*.test.ts',
       'packages/*/test/**/*.test.ts',
-      'apps/*/src/**/*.test.ts',
-      'apps/*/test/**/*.test.ts',
+      'apps/*/src/**/*.test.{ts,tsx}',
+      'apps/*/test/**/*.test.{ts,tsx}',
     ],
     testTimeout: 30_000,
     pool: 'threads',
