@@ -32,6 +32,19 @@ export interface BlockInfo {
   activationBytes: number;
   paramBytes: number;
   outputBytes: number;
+  /** Bytes a block keeps from F to B when its forward is recomputed (its input); defaults to the previous block's output. */
+  recomputeActivationBytes?: number;
+  /** Routed experts of an MoE block (expert parallelism must divide them) and how many each token visits. */
+  experts?: number;
+  topK?: number;
+}
+
+/** Data parallelism of some blocks on one device group, as `replicate` set it (ZeRO stage 0..3). */
+export interface DataParallelRegion {
+  readonly group: number;
+  readonly blocks: readonly number[];
+  readonly zero: 0 | 1 | 2 | 3;
+  readonly directive: number;
 }
 
 /** A dimension created by `split` (Piper's microbatching); nodes carry an index per dimension. */
@@ -134,6 +147,10 @@ export interface Dag {
   readonly edges: EdgeList;
   readonly overlaps: readonly OverlapSlot[];
   readonly streams: readonly StreamSpec[];
+  /** Set by `replicate`: which blocks each group holds data-parallel, at which ZeRO stage. */
+  readonly dataParallel?: readonly DataParallelRegion[];
+  /** Set by `shard_tensor`: groups whose members split blocks (they all see the same tokens). */
+  readonly tensorParallel?: readonly { readonly group: number; readonly blocks: readonly number[] }[];
 }
 
 export function emptyEdges(): EdgeList {

@@ -41,6 +41,8 @@ export const replicateSchema = z.strictObject({
   bucket_size: z.number().int().min(1).optional(),
   shard_grads: z.boolean().optional(),
   shard_params: z.boolean().optional(),
+  /** Stagecraft's own: ZeRO-1, optimizer states sharded over `devices` (implied by shard_grads and shard_params). */
+  shard_optimizer: z.boolean().optional(),
   enabled,
 });
 

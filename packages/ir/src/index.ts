@@ -1,5 +1,6 @@
 export { now } from './clock.ts';
 export * from './cluster.ts';
+export * from './commNodes.ts';
 export * from './dag.ts';
 export * from './design.ts';
 export * from './directive.ts';

@@ -39,12 +39,21 @@ export const syntheticBlockSchema = z.strictObject({
   activationBytes: bytes.optional(),
   paramBytes: bytes.optional(),
   outputBytes: bytes.optional(),
+  /** Per-microbatch FLOPs of F, BI and BW: what MFU counts (the ms stay the durations). */
+  flops: z.strictObject({ F: nonNeg, BI: nonNeg, BW: nonNeg }).optional(),
+  /** Bytes kept from F to B when the block's forward is recomputed. */
+  recomputeActivationBytes: bytes.optional(),
+  /** Routed experts of an MoE block and experts per token. */
+  experts: z.number().int().min(1).optional(),
+  topK: z.number().int().min(1).optional(),
 });
 
 /** General form: an explicit chain of blocks in forward order. */
 export const syntheticBlocksSchema = z.strictObject({
   kind: z.literal('synthetic'),
   blocks: z.array(syntheticBlockSchema).min(1),
+  /** Tokens in one microbatch of one data-parallel rank, for tokens/s. */
+  tokensPerMicrobatch: z.number().int().min(1).optional(),
 });
 
 export const moeSchema = z.strictObject({

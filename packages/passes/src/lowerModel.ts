@@ -20,14 +20,21 @@ export function lowerModel(model: Model): BlockInfo[] {
       outputBytes: model.outputBytes ?? 0,
     }));
   }
-  return model.blocks.map((b, i) => ({
-    name: b.name ?? `block ${i}`,
-    tags: b.tags,
-    ms: { F: b.F, BI: b.BI, BW: b.BW, FandB: b.FandB ?? b.F + b.BI + b.BW, UPD: b.UPD ?? 0 },
-    activationBytes: b.activationBytes ?? 0,
-    paramBytes: b.paramBytes ?? 0,
-    outputBytes: b.outputBytes ?? 0,
-  }));
+  return model.blocks.map((b, i) => {
+    const block: BlockInfo = {
+      name: b.name ?? `block ${i}`,
+      tags: b.tags,
+      ms: { F: b.F, BI: b.BI, BW: b.BW, FandB: b.FandB ?? b.F + b.BI + b.BW, UPD: b.UPD ?? 0 },
+      activationBytes: b.activationBytes ?? 0,
+      paramBytes: b.paramBytes ?? 0,
+      outputBytes: b.outputBytes ?? 0,
+    };
+    if (b.flops) block.flops = { ...b.flops };
+    if (b.recomputeActivationBytes !== undefined) block.recomputeActivationBytes = b.recomputeActivationBytes;
+    if (b.experts !== undefined) block.experts = b.experts;
+    if (b.topK !== undefined) block.topK = b.topK;
+    return block;
+  });
 }
 
 /** Values of the PP tag in forward order of first appearance. */

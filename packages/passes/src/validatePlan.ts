@@ -132,8 +132,11 @@ export function validatePlan(plan: Plan, maxIssues = 20): Issue[] {
     seq.push({ key: ins.collective, loc: li });
   });
   const joint = new Map<number, string>(); // loc → joint node key
+  // A group lowered once issues its collectives for all its replicas.
+  const repOf = new Map<number, number>();
+  for (const dev of plan.devices) for (const r of dev.replicas ?? []) repOf.set(r, dev.device);
   for (const [g, perDev] of collSeq) {
-    const members = g.split(',').map(Number);
+    const members = [...new Set(g.split(',').map((m) => repOf.get(Number(m)) ?? Number(m)))];
     const ref = perDev.get(members[0]!) ?? [];
     for (const m of members) {
       const seq = perDev.get(m) ?? [];

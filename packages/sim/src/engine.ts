@@ -117,7 +117,8 @@ export function run(f: Flat, keep: boolean): Run {
   const pendAlloc = new Float64Array(D);
   const points: number[][] = [];
   for (let d = 0; d < D; d++) {
-    mem[d] = peak[d] = f.plan.devices[d]!.paramBytes;
+    const dp = f.plan.devices[d]!;
+    mem[d] = peak[d] = dp.staticBytes ?? dp.paramBytes;
     points.push(keep ? [0, mem[d]!] : []);
   }
   const flushMem = (d: number) => {

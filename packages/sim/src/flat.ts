@@ -85,6 +85,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
   for (let di = 0; di < D; di++) {
     const dp = devs[di]!;
     if (dp.device > maxDevice) maxDevice = dp.device;
+    for (const r of dp.replicas ?? []) if (r > maxDevice) maxDevice = r;
     for (const sp of dp.streams) {
       S++;
       N += sp.instructions.length;
@@ -95,10 +96,13 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
   const devArray = dense ? new Int32Array(maxDevice + 1).fill(-1) : undefined;
   const devMap = dense ? undefined : new Map<number, number>();
   for (let di = 0; di < D; di++) {
-    const d = devs[di]!.device;
-    if (devIndexOf(d) >= 0) err(`devices[${di}].device`, `device ${d} appears twice in the plan`);
-    else if (devArray) devArray[d] = di;
-    else devMap!.set(d, di);
+    // A group lowered once stands for its replicas too: they resolve to the same device plan.
+    const dp = devs[di]!;
+    for (const d of [dp.device, ...(dp.replicas ?? [])]) {
+      if (devIndexOf(d) >= 0) err(`devices[${di}].device`, `device ${d} appears twice in the plan`);
+      else if (devArray) devArray[d] = di;
+      else devMap!.set(d, di);
+    }
   }
   if (errors.length > 0) return { ok: false, errors };
   function devIndexOf(d: number): number {
@@ -452,7 +456,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
     }
     if (ok)
       for (const d of first.devices)
-        if (!issued.has(d))
+        if (!issued.has(devs[devIndexOf(d)]!.device))
           err(
             path(head),
             `device ${d} is a member of collective "${first.collective}" but never issues it: the collective would hang`,

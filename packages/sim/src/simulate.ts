@@ -38,6 +38,8 @@ import {
   K_RECV,
   K_SEND,
 } from './flat.ts';
+import { runShared } from './sharedEngine.ts';
+import { gpuFacts, mfuOf, oomWarnings } from './stepMetrics.ts';
 import type { DeviceMetrics, SimulateOptions, Simulation, SimulationResult, TimelineEvent } from './types.ts';
 
 export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationResult {
@@ -47,11 +49,14 @@ export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationR
   const flat = flatten(plan, resolved.cost);
   if (!flat.ok) return flat;
   const f = flat.flat;
-  const r = run(f, keep);
+  const cost = resolved.cost;
+  const r = cost.kind === 'custom' ? runShared(f, keep, cost) : run(f, keep);
   if (r.done < f.N) return findDeadlock(f, r.state);
 
-  const { N, D, kind, unitDev, busy } = f;
+  const { N, D, kind, unitDev } = f;
   const { start, end } = r;
+  // Shared resources stretch compute on a real cluster: busy is what ran, not the nominal cost.
+  const busy = cost.kind === 'custom' ? measuredBusy(f, start, end) : f.busy;
   let makespan = 0;
   for (let v = 0; v < N; v++) if (end[v]! > makespan) makespan = end[v]!;
   const first = new Float64Array(D).fill(Number.POSITIVE_INFINITY);
@@ -82,9 +87,14 @@ export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationR
       lastEndMs: last[d]!,
       spanBubbleMs: last[d]! - fs - b,
       peakMemoryBytes: r.peak[d]!,
-      peakActivationBytes: r.peak[d]! - plan.devices[d]!.paramBytes,
+      peakActivationBytes: r.peak[d]! - (plan.devices[d]!.staticBytes ?? plan.devices[d]!.paramBytes),
+      exposedCommMs: r.exposed[d]!,
     });
+    const st = plan.devices[d]!.staticBytes;
+    if (st !== undefined) perDevice[perDevice.length - 1]!.staticBytes = st;
   }
+  const reps = expandReplicas(plan, perDevice);
+  sumExposed += reps.exposed;
   const byDevice = perDevice.map((_, i) => i).sort((a, b) => perDevice[a]!.device - perDevice[b]!.device);
 
   const sim: Simulation = {
@@ -92,9 +102,14 @@ export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationR
     bubbleRatio: D > 0 && makespan > 0 ? sumIdle / (D * makespan) : 0,
     bubbleOverIdeal: sumBusy > 0 ? sumIdle / sumBusy : 0,
     ops: planOpCount(plan),
-    devices: byDevice.map((i) => perDevice[i]!),
+    devices: [...byDevice.map((i) => perDevice[i]!), ...reps.metrics].sort((a, b) => a.device - b.device),
     exposedCommMs: sumExposed,
   };
+  const gpu = gpuFacts(plan.cluster);
+  const mfu = mfuOf(plan, makespan, gpu);
+  if (mfu !== undefined) sim.mfu = mfu;
+  const warnings = oomWarnings(sim.devices, gpu);
+  if (warnings.length > 0) sim.warnings = warnings;
   if (keep) {
     sim.timeline = timeline(f, start, end, r.order);
     sim.memory = byDevice.map((d) => ({ device: plan.devices[d]!.device, points: pairs(r.points[d]!) }));
@@ -152,6 +167,31 @@ function timeline(f: Flat, start: Float64Array, end: Float64Array, order: Int32A
       });
   }
   return out;
+}
+
+/** Σ compute time as it ran (end − start of compute and overlap units), per device. */
+function measuredBusy(f: Flat, start: Float64Array, end: Float64Array): Float64Array {
+  const busy = new Float64Array(f.D);
+  for (let v = 0; v < f.N; v++)
+    if (f.kind[v] === K_COMPUTE || f.kind[v] === K_OVERLAP) busy[f.unitDev[v]!]! += end[v]! - start[v]!;
+  return busy;
+}
+
+/** Metrics of the replicas of each group lowered once: its representative's, under their numbers. */
+function expandReplicas(
+  plan: Plan,
+  perDevice: DeviceMetrics[],
+): { metrics: DeviceMetrics[]; exposed: number } {
+  const metrics: DeviceMetrics[] = [];
+  let exposed = 0;
+  plan.devices.forEach((dp, i) => {
+    for (const device of dp.replicas ?? []) {
+      const m = { ...perDevice[i]!, device };
+      metrics.push(m);
+      exposed += m.exposedCommMs ?? 0;
+    }
+  });
+  return { metrics, exposed };
 }
 
 function pairs(flat: number[]): [number, number][] {

@@ -18,6 +18,8 @@ import {
 import { inEdges } from '../adjacency.ts';
 import { deviceCount } from '../cluster.ts';
 import type { Pass } from '../pass.ts';
+import { compactGroups } from './replicaLayout.ts';
+import { stepTotals, tokensPerMicrobatch, trainingState } from './trainingState.ts';
 
 export const lowerPlanPass: Pass = {
   name: 'lower-plan',
@@ -44,6 +46,8 @@ export const lowerPlanPass: Pass = {
       };
       const ms = computeMs(dag, n, updMs);
       if (ms !== undefined) ins.ms = ms;
+      const flops = computeFlops(dag, n);
+      if (flops !== undefined) ins.flops = flops;
       if (n.allocBytes > 0) ins.allocBytes = n.allocBytes;
       if (n.freeBytes > 0) ins.freeBytes = n.freeBytes;
       return ins;
@@ -104,6 +108,11 @@ export const lowerPlanPass: Pass = {
     });
     const devices: DevicePlan[] = [];
     const total = deviceCount(ctx.design.cluster);
+    const compact = compactGroups(
+      dag,
+      ctx.design.cluster,
+      groupStreams.map((ss) => ss.reduce((k, s) => k + s.instructions.length, 0)),
+    );
     for (let device = 0; device < total; device++) {
       const g = groupOfDevice.get(device);
       if (g === undefined) {
@@ -111,6 +120,7 @@ export const lowerPlanPass: Pass = {
         continue;
       }
       const rank = dag.groups[g]!.indexOf(device);
+      if (compact && rank > 0) continue;
       const streams: StreamPlan[] = groupStreams[g]!.map((s) => {
         const spec = streamSpec.get(s.stream);
         const plan: StreamPlan = {
@@ -131,7 +141,12 @@ export const lowerPlanPass: Pass = {
       ];
       let paramBytes = 0;
       for (const b of blocks) paramBytes += dag.blocks[b]!.paramBytes;
-      devices.push({ device, group: g, stages, paramBytes, streams });
+      const memory = trainingState(dag, g, blocks);
+      const dp: DevicePlan = { device, group: g, stages, paramBytes, streams };
+      dp.staticBytes = memory.params + memory.grads + memory.optimizer;
+      dp.memory = memory;
+      if (compact && dag.groups[g]!.length > 1) dp.replicas = dag.groups[g]!.slice(1);
+      devices.push(dp);
     }
     const plan: Plan = {
       format: PLAN_FORMAT,
@@ -140,6 +155,9 @@ export const lowerPlanPass: Pass = {
       groups: dag.groups.map((g) => [...g]),
       devices,
     };
+    const totals = stepTotals(dag, tokensPerMicrobatch(ctx.design.model));
+    if (totals.tokens !== undefined) plan.tokensPerStep = totals.tokens;
+    if (totals.flops !== undefined) plan.modelFlopsPerStep = totals.flops;
     ctx.plan = plan;
     return dag;
   },
@@ -186,6 +204,24 @@ function lowerNode(
       return { op: n.op, id: n.id, tags: tagsOf(n), waits, bytes: n.bytes, provenance: n.provenance };
     case 'control':
       throw new Error('control nodes are not lowered');
+  }
+}
+
+function computeFlops(dag: Dag, n: ComputeNode): number | undefined {
+  const f = dag.blocks[n.block]?.flops;
+  if (!f) return undefined;
+  switch (n.op) {
+    case 'F':
+    case 'RECOMPUTE':
+      return f.F;
+    case 'B':
+      return f.BI + f.BW;
+    case 'BI':
+      return f.BI;
+    case 'BW':
+      return f.BW;
+    case 'UPD':
+      return undefined;
   }
 }
 

@@ -19,6 +19,7 @@ import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
 import { topoOrder, unitsOf } from '../topo.ts';
+import { interleavedSlot } from './interleaveSlot.ts';
 
 /** Above this many prev×next pairs, consecutive slots are joined through an ORDER_SINK node. */
 const DIRECT_EDGE_LIMIT = 4;
@@ -80,7 +81,9 @@ export const orderPass: Pass = {
             members.push(n);
           }
         });
-        if (slot.length > 1 && independentParts(members, filterOf, out, dag.edges.to) > 1) {
+        const zipper = slot.length > 1 ? interleavedSlot(dag, members, out) : null;
+        if (zipper) for (let k = 1; k < zipper.length; k++) edge(zipper[k - 1]!, zipper[k]!);
+        else if (slot.length > 1 && independentParts(members, filterOf, out, dag.edges.to) > 1) {
           overlaps.push({ nodes: members, directive: di });
         }
         if (prev.length > 0) {

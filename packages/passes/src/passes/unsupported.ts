@@ -5,7 +5,7 @@
 import { CompileError, formatPath } from '@stagecraft/ir';
 import type { Pass } from '../pass.ts';
 
-const PENDING = new Set(['replicate', 'shard', 'shard_tensor', 'recompute', 'offload']);
+const PENDING = new Set<string>();
 
 export const refusePendingPass: Pass = {
   name: 'check-supported',
