@@ -30,8 +30,12 @@ export interface BlockInfo {
   /** Per-microbatch FLOPs (transformer models). */
   flops?: { F: number; BI: number; BW: number };
   activationBytes: number;
+  /** Stashed bytes when the block is recomputed (its input only); transformer models give it. */
+  recomputeActivationBytes?: number;
   paramBytes: number;
   outputBytes: number;
+  /** Tokens one microbatch pass of the block processes (transformer models). */
+  tokens?: number;
 }
 
 /** A dimension created by `split` (Piper's microbatching); nodes carry an index per dimension. */

@@ -44,6 +44,8 @@ export const lowerPlanPass: Pass = {
       };
       const ms = computeMs(dag, n, updMs);
       if (ms !== undefined) ins.ms = ms;
+      const flops = computeFlops(dag, n);
+      if (flops !== undefined) ins.flops = flops;
       if (n.allocBytes > 0) ins.allocBytes = n.allocBytes;
       if (n.freeBytes > 0) ins.freeBytes = n.freeBytes;
       return ins;
@@ -140,6 +142,8 @@ export const lowerPlanPass: Pass = {
       groups: dag.groups.map((g) => [...g]),
       devices,
     };
+    const tokens = stepTokens(dag);
+    if (tokens !== undefined) plan.tokensPerStep = tokens;
     ctx.plan = plan;
     return dag;
   },
@@ -204,6 +208,36 @@ function computeMs(dag: Dag, n: ComputeNode, updMs: Map<number, number>): number
     case 'BW':
       return c.BW;
   }
+}
+
+/** FLOPs of a compute op where the model gives them (transformer models): B is BI + BW. */
+function computeFlops(dag: Dag, n: ComputeNode): number | undefined {
+  if (n.op === 'UPD') return undefined;
+  const f = dag.blocks[n.block]?.flops;
+  if (!f) return undefined;
+  switch (n.op) {
+    case 'F':
+    case 'RECOMPUTE':
+      return f.F;
+    case 'B':
+      return f.BI + f.BW;
+    case 'BI':
+      return f.BI;
+    case 'BW':
+      return f.BW;
+  }
+}
+
+/**
+ * Tokens of one step: every forward of the first block is one microbatch entering the model. A
+ * data-parallel rewrite that runs one program on several replicas multiplies this by their count.
+ */
+function stepTokens(dag: Dag): number | undefined {
+  const tokens = dag.blocks[0]?.tokens;
+  if (tokens === undefined) return undefined;
+  let n = 0;
+  for (const node of dag.nodes) if (node.kind === 'compute' && node.op === 'F' && node.block === 0) n++;
+  return n * tokens;
 }
 
 /** Overlapped ops take FandB/(F+B) of their separate time: exactly FandB for one F and one B. */
