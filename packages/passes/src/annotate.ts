@@ -166,10 +166,15 @@ function fromLayout(
     const placed = flat.filter((f) => f.sym === sym);
     const first = units.find((x) => x.kind === sym)?.layer ?? units.length - 2;
     if (placed.length < have) {
-      const missing = first + placed.length;
-      const more = have - placed.length - 1;
+      // Layers are numbered in layout order, so the ones missing are the last.
+      const from = first + placed.length;
+      const to = first + have - 1;
+      const what =
+        from === to
+          ? describeKind(sym, from)
+          : `${sym === 't' ? 'layers' : 'the MTP modules at layers'} ${from}–${to}`;
       fail(
-        `the layout places ${placed.length} ${plural(sym, placed.length)} (${sym}) but the model has ${have}: it drops ${describeKind(sym, missing)}${more > 0 ? ` and the ${more} after it` : ''}`,
+        `the layout places ${placed.length} ${plural(sym, placed.length)} (${sym}) but the model has ${have}: it drops ${what}`,
       );
     }
     if (placed.length > have) {

@@ -13,7 +13,7 @@ const MAX_SYMBOLS = 100_000;
 
 const SYMBOLS = new Set<string>(['E', 't', 'm', 'L']);
 
-type Item = { kind: 'sym'; s: UnitKind | '|' } | { kind: 'group'; items: Item[] };
+type Item = ({ kind: 'sym'; s: UnitKind | '|' } | { kind: 'group'; items: Item[] }) & { times: number };
 
 export function parsePipelineLayout(text: string): LayoutResult {
   let i = 0;
@@ -47,10 +47,10 @@ export function parsePipelineLayout(text: string): LayoutResult {
         if (typeof inner === 'string') return inner;
         if (text[i] !== ')') return `unclosed "(" at character ${open + 1}`;
         i++;
-        item = { kind: 'group', items: inner };
+        item = { kind: 'group', items: inner, times: 1 };
       } else if (ch === '|' || SYMBOLS.has(ch)) {
         i++;
-        item = { kind: 'sym', s: ch as UnitKind | '|' };
+        item = { kind: 'sym', s: ch as UnitKind | '|', times: 1 };
       } else if (ch === '*') {
         return `"*" at character ${i + 1} has nothing to repeat`;
       } else {
@@ -60,8 +60,9 @@ export function parsePipelineLayout(text: string): LayoutResult {
         i++;
         const n = count();
         if (typeof n === 'string') return n;
-        for (let k = 0; k < n; k++) items.push(item);
-      } else items.push(item);
+        item.times = n;
+      }
+      items.push(item);
     }
     if (depth > 0) return 'unclosed "("';
     return items;
@@ -69,23 +70,23 @@ export function parsePipelineLayout(text: string): LayoutResult {
   const items = parseSeq(0);
   if (typeof items === 'string') return fail(items);
 
+  // Sized before it is expanded, so a huge repeat count fails fast instead of filling memory.
+  const size = (list: Item[]): number =>
+    list.reduce(
+      (a, it) => Math.min(a + it.times * (it.kind === 'sym' ? 1 : size(it.items)), MAX_SYMBOLS + 1),
+      0,
+    );
+  if (size(items) > MAX_SYMBOLS) return fail(`expands to more than ${MAX_SYMBOLS} symbols`);
   const stages: UnitKind[][] = [[]];
-  let symbols = 0;
-  const emit = (list: Item[]): string | undefined => {
-    for (const it of list) {
-      if (it.kind === 'group') {
-        const e = emit(it.items);
-        if (e) return e;
-        continue;
+  const emit = (list: Item[]): void => {
+    for (const it of list)
+      for (let k = 0; k < it.times; k++) {
+        if (it.kind === 'group') emit(it.items);
+        else if (it.s === '|') stages.push([]);
+        else stages[stages.length - 1]!.push(it.s);
       }
-      if (++symbols > MAX_SYMBOLS) return `expands to more than ${MAX_SYMBOLS} symbols`;
-      if (it.s === '|') stages.push([]);
-      else stages[stages.length - 1]!.push(it.s);
-    }
-    return undefined;
   };
-  const e = emit(items);
-  if (e) return fail(e);
+  emit(items);
   return { ok: true, stages };
 }
 
