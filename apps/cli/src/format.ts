@@ -62,6 +62,8 @@ export interface SummaryInput {
   sim: Simulation;
   ops: number;
   timings: { compileMs: number; simulateMs: number };
+  /** What each pipeline stage holds, for transformer models (formatStageLayers). */
+  layersPerStage?: string;
   /** The ASCII timeline, when the design is small enough to draw. */
   timeline?: string;
 }
@@ -78,6 +80,7 @@ export function simulationSummary(s: SummaryInput): string {
   if (sim.tokensPerSecond !== undefined)
     metrics.push(['tokens/s', formatCount(Math.round(sim.tokensPerSecond))]);
   metrics.push(['ops', formatCount(s.ops)]);
+  if (s.layersPerStage !== undefined) metrics.push(['layers per stage', s.layersPerStage]);
 
   const devices = table(
     ['device', 'busy', 'idle', 'peak memory', 'peak activations'],

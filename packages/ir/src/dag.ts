@@ -30,10 +30,12 @@ export interface BlockInfo {
   /** Per-microbatch FLOPs (transformer models). */
   flops?: { F: number; BI: number; BW: number };
   activationBytes: number;
+  /** Stashed bytes when the block is recomputed (its input only); transformer models give it. */
+  recomputeActivationBytes?: number;
   paramBytes: number;
   outputBytes: number;
-  /** Bytes a block keeps from F to B when its forward is recomputed (its input); defaults to the previous block's output. */
-  recomputeActivationBytes?: number;
+  /** Tokens one microbatch pass of the block processes (transformer models). */
+  tokens?: number;
   /** Routed experts of an MoE block (expert parallelism must divide them) and how many each token visits. */
   experts?: number;
   topK?: number;

@@ -5,7 +5,13 @@
  *
  * Units: milliseconds, bytes, GB/s = 1e9 bytes/s, µs for link latency.
  */
-import type { Cluster, CollectiveInstruction, ComputeInstruction, Issue } from '@stagecraft/ir';
+import {
+  type Cluster,
+  type CollectiveInstruction,
+  type ComputeInstruction,
+  expandCluster,
+  type Issue,
+} from '@stagecraft/ir';
 
 /** A cluster resolved to the numbers the simulator needs. */
 export type CostCluster =
@@ -28,16 +34,13 @@ export interface Link {
 
 export type CollectiveOp = CollectiveInstruction['op'];
 
-/**
- * Resolves the plan's cluster. Presets are not known yet (another issue adds them), so a preset
- * cluster is an error naming the field.
- */
+/** Resolves the plan's cluster; a preset expands to its full form (an unknown one is an error at the field). */
 export function resolveCluster(
-  cluster: Cluster,
+  input: Cluster,
 ): { ok: true; cost: CostCluster } | { ok: false; errors: Issue[] } {
-  if ('preset' in cluster) {
-    return { ok: false, errors: [{ path: 'cluster.preset', message: `unknown preset "${cluster.preset}"` }] };
-  }
+  const expanded = expandCluster(input);
+  if (!expanded.ok) return expanded;
+  const cluster = expanded.cluster;
   if (cluster.kind === 'ideal')
     return { ok: true, cost: { kind: 'ideal', p2pLatencyMs: cluster.p2pLatencyMs ?? 0 } };
   const fraction = cluster.gpu.achievableFraction ?? 1;

@@ -4,7 +4,7 @@
  * of the GPU is not in the denominator (that is what MFU measures), recomputation is not in the
  * numerator (PaLM's definition, which the Llama 3 and DeepSeek-V3 reports follow).
  */
-import type { Cluster, Plan } from '@stagecraft/ir';
+import { type Cluster, expandCluster, type Plan } from '@stagecraft/ir';
 import type { DeviceMetrics } from './types.ts';
 
 export interface GpuFacts {
@@ -14,8 +14,10 @@ export interface GpuFacts {
 
 /** Peak and memory of the cluster's GPU, when it has one (the ideal cluster has none). */
 export function gpuFacts(cluster: Cluster): GpuFacts | undefined {
-  if (!('kind' in cluster) || cluster.kind !== 'custom') return undefined;
-  return { peakFlopsPerSecond: cluster.gpu.peakTflops * 1e12, memoryBytes: cluster.gpu.memoryGiB * 2 ** 30 };
+  const r = expandCluster(cluster);
+  if (!r.ok || r.cluster.kind !== 'custom') return undefined;
+  const { gpu } = r.cluster;
+  return { peakFlopsPerSecond: gpu.peakTflops * 1e12, memoryBytes: gpu.memoryGiB * 2 ** 30 };
 }
 
 /** Devices in the plan, each replica counted. */

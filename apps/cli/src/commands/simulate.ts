@@ -1,4 +1,5 @@
 /** `stagecraft simulate <design> [--json]`: one training step's timeline metrics. */
+import { formatStageLayers, layersPerStage } from '@stagecraft/passes';
 import { renderAsciiTimeline, simulate as simulatePlan } from '@stagecraft/sim';
 import type { Command } from '../args.ts';
 import { simulationSummary } from '../format.ts';
@@ -48,7 +49,15 @@ export function simulate(cmd: Extract<Command, { kind: 'simulate' }>, io: Io, co
     return 0;
   }
   const width = cmd.width ?? columns ?? 100;
-  const summary = { name: design.name, file: cmd.design, sim, ops, timings };
+  const stages = layersPerStage(design.model);
+  const summary = {
+    name: design.name,
+    file: cmd.design,
+    sim,
+    ops,
+    timings,
+    ...(stages ? { layersPerStage: formatStageLayers(stages) } : {}),
+  };
   io.out(
     simulationSummary(
       timeline ? { ...summary, timeline: renderAsciiTimeline(sim, plan, { width }) } : summary,

@@ -155,7 +155,7 @@ export const lowerPlanPass: Pass = {
       groups: dag.groups.map((g) => [...g]),
       devices,
     };
-    const totals = stepTotals(dag, tokensPerMicrobatch(ctx.design.model));
+    const totals = stepTotals(dag, dag.blocks[0]?.tokens ?? tokensPerMicrobatch(ctx.design.model));
     if (totals.tokens !== undefined) plan.tokensPerStep = totals.tokens;
     if (totals.flops !== undefined) plan.modelFlopsPerStep = totals.flops;
     ctx.plan = plan;
@@ -207,24 +207,6 @@ function lowerNode(
   }
 }
 
-function computeFlops(dag: Dag, n: ComputeNode): number | undefined {
-  const f = dag.blocks[n.block]?.flops;
-  if (!f) return undefined;
-  switch (n.op) {
-    case 'F':
-    case 'RECOMPUTE':
-      return f.F;
-    case 'B':
-      return f.BI + f.BW;
-    case 'BI':
-      return f.BI;
-    case 'BW':
-      return f.BW;
-    case 'UPD':
-      return undefined;
-  }
-}
-
 function computeMs(dag: Dag, n: ComputeNode, updMs: Map<number, number>): number | undefined {
   if (n.op === 'UPD') return updMs.get(n.group) ?? 0;
   const c = dag.blocks[n.block]?.ms;
@@ -239,6 +221,24 @@ function computeMs(dag: Dag, n: ComputeNode, updMs: Map<number, number>): number
       return c.BI;
     case 'BW':
       return c.BW;
+  }
+}
+
+/** FLOPs of a compute op where the model gives them (transformer models): B is BI + BW. */
+function computeFlops(dag: Dag, n: ComputeNode): number | undefined {
+  if (n.op === 'UPD') return undefined;
+  const f = dag.blocks[n.block]?.flops;
+  if (!f) return undefined;
+  switch (n.op) {
+    case 'F':
+    case 'RECOMPUTE':
+      return f.F;
+    case 'B':
+      return f.BI + f.BW;
+    case 'BI':
+      return f.BI;
+    case 'BW':
+      return f.BW;
   }
 }
 

@@ -7,15 +7,14 @@
  * its first device, with `replicas` naming the others: DeepSeek-V3 on 2,048 GPUs is then 16
  * programs, not 2,048 copies of them, and simulating the representatives is exact.
  */
-import type { Cluster, Dag } from '@stagecraft/ir';
+import { type Cluster, type Dag, expandCluster } from '@stagecraft/ir';
 
 export const COMPACT_ABOVE = 250_000;
 
-/** GPUs per node of a cluster; presets are DGX nodes of 8. Undefined for the ideal cluster (one flat network). */
+/** GPUs per node of a cluster; undefined for the ideal cluster (one flat network). */
 export function gpusPerNodeOf(cluster: Cluster): number | undefined {
-  if ('kind' in cluster && cluster.kind === 'ideal') return undefined;
-  if ('gpusPerNode' in cluster) return (cluster as { gpusPerNode: number }).gpusPerNode;
-  return 8;
+  const r = expandCluster(cluster);
+  return r.ok && r.cluster.kind === 'custom' ? r.cluster.gpusPerNode : undefined;
 }
 
 export function compactGroups(dag: Dag, cluster: Cluster, instructionsPerGroup: readonly number[]): boolean {
