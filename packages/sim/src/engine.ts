@@ -37,6 +37,8 @@ export interface Run {
   peak: Float64Array;
   /** Per device index, flat [t0, bytes0, t1, bytes1, ...] when keeping the timeline. */
   points: number[][];
+  /** Per device index × kind (sharedEngine's EXPOSED_KINDS), exposed communication (real clusters). */
+  exposedByKind?: Float64Array;
 }
 
 export function run(f: Flat, keep: boolean): Run {

@@ -18,6 +18,14 @@ import { type Run, S_ARRIVED, S_DONE, S_RECV_WAIT, S_RUNNING } from './engine.ts
 import { type Flat, instAt, K_COLLECTIVE, K_COMPUTE, K_MEMORY, K_OVERLAP, K_RECV, K_SEND } from './flat.ts';
 
 export const DEFAULT_COMM_SM_FRACTION = 0.1;
+/** Kinds exposed communication is broken down by (index 0: point to point). */
+export const EXPOSED_KINDS = [
+  'SEND/RECV',
+  'ALL_REDUCE',
+  'REDUCE_SCATTER',
+  'ALL_GATHER',
+  'ALL_TO_ALL',
+] as const;
 export const MIN_COMPUTE_RATE = 0.05;
 
 const C_NONE = 0;
@@ -222,11 +230,25 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
   const commActive = new Int32Array(D);
   const lastT = new Float64Array(D);
   const exposed = new Float64Array(D);
-  const mark = (d: number, t: number, dComp: number, dComm: number) => {
-    if (commActive[d]! > 0 && compActive[d] === 0) exposed[d]! += t - lastT[d]!;
+  // Exposed time per kind of communication: an interval counts for every kind in flight.
+  const inFlight = new Int32Array(D * EXPOSED_KINDS.length);
+  const exposedByKind = new Float64Array(D * EXPOSED_KINDS.length);
+  const kindOf = (v: number): number => {
+    const k = kind[v];
+    if (k !== K_COLLECTIVE) return 0;
+    return EXPOSED_KINDS.indexOf((instAt(f, v) as CollectiveInstruction).op);
+  };
+  const mark = (d: number, t: number, dComp: number, dComm: number, v = -1) => {
+    if (commActive[d]! > 0 && compActive[d] === 0) {
+      exposed[d]! += t - lastT[d]!;
+      const base = d * EXPOSED_KINDS.length;
+      for (let c = 0; c < EXPOSED_KINDS.length; c++)
+        if (inFlight[base + c]! > 0) exposedByKind[base + c]! += t - lastT[d]!;
+    }
     lastT[d] = t;
     compActive[d]! += dComp;
     commActive[d]! += dComm;
+    if (dComm !== 0 && v >= 0) inFlight[d * EXPOSED_KINDS.length + kindOf(v)]! += dComm;
   };
   const mem = new Float64Array(D);
   const peak = new Float64Array(D);
@@ -276,13 +298,13 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
       begin(v, t);
       startJob(v, t, dur[v]!, false);
     } else if (k === K_SEND) {
-      mark(d, t, 0, 1);
+      mark(d, t, 0, 1, v);
       begin(v, t);
       startJob(v, t, dur[v]!, true);
       const r = recvOf[v]!;
       if (r >= 0 && state[r] === S_RECV_WAIT) {
         wire[r] = 1;
-        mark(unitDev[r]!, t, 0, 1);
+        mark(unitDev[r]!, t, 0, 1, r);
       }
     } else if (k === K_RECV) {
       const sd = sendOf[v]!;
@@ -299,7 +321,7 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
         state[v] = S_RECV_WAIT;
         if (state[sd] === S_RUNNING) {
           wire[v] = 1;
-          mark(d, t, 0, 1);
+          mark(d, t, 0, 1, v);
         }
       }
     } else if (k === K_COLLECTIVE) {
@@ -308,7 +330,7 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
       if (--remaining[g]! === 0) {
         for (let j = groupOff[g]!; j < groupOff[g + 1]!; j++) {
           const m = groupUnits[j]!;
-          mark(unitDev[m]!, t, 0, 1);
+          mark(unitDev[m]!, t, 0, 1, m);
           begin(m, t);
         }
         startJob(groupUnits[groupOff[g]!]!, t, groupDur[g]!, true);
@@ -328,7 +350,7 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
     const d = unitDev[v]!;
     if (k === K_COMPUTE || k === K_OVERLAP) mark(d, t, -1, 0);
     else if (k === K_SEND) {
-      mark(d, t, 0, -1);
+      mark(d, t, 0, -1, v);
       const r = recvOf[v]!;
       if (r >= 0 && state[r] === S_RECV_WAIT) {
         end[r] = t;
@@ -337,8 +359,8 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
         push(r, t);
       }
     } else if (k === K_RECV) {
-      if (wire[v] === 1) mark(d, t, 0, -1);
-    } else if (k === K_COLLECTIVE) mark(d, t, 0, -1);
+      if (wire[v] === 1) mark(d, t, 0, -1, v);
+    } else if (k === K_COLLECTIVE) mark(d, t, 0, -1, v);
     if (freeB[v] !== 0) memEffect(d, t, freeB[v]!, 0);
     const next = v + 1;
     if (k !== K_RECV && next < N && unitStream[next] === unitStream[v] && --dep[next]! === 0) ready(next, t);
@@ -380,5 +402,5 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
     drainPosted();
   }
   for (let d = 0; d < D; d++) flushMem(d);
-  return { start, end, state, order, started, done, exposed, peak, points };
+  return { start, end, state, order, started, done, exposed, peak, points, exposedByKind };
 }

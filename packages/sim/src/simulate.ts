@@ -38,7 +38,7 @@ import {
   K_RECV,
   K_SEND,
 } from './flat.ts';
-import { runShared } from './sharedEngine.ts';
+import { EXPOSED_KINDS, runShared } from './sharedEngine.ts';
 import { gpuFacts, mfuOf, oomWarnings } from './stepMetrics.ts';
 import type { DeviceMetrics, SimulateOptions, Simulation, SimulationResult, TimelineEvent } from './types.ts';
 
@@ -105,6 +105,7 @@ export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationR
     devices: [...byDevice.map((i) => perDevice[i]!), ...reps.metrics].sort((a, b) => a.device - b.device),
     exposedCommMs: sumExposed,
   };
+  if (r.exposedByKind) sim.exposedCommByKindMs = exposedByKind(plan, r.exposedByKind);
   const gpu = gpuFacts(plan.cluster);
   const mfu = mfuOf(plan, makespan, gpu);
   if (mfu !== undefined) sim.mfu = mfu;
@@ -192,6 +193,20 @@ function expandReplicas(
     }
   });
   return { metrics, exposed };
+}
+
+/** Σ over devices (replicas included) of exposed communication per kind. */
+function exposedByKind(plan: Plan, per: Float64Array): Record<string, number> {
+  const out: Record<string, number> = {};
+  const K = EXPOSED_KINDS.length;
+  EXPOSED_KINDS.forEach((name, c) => {
+    let sum = 0;
+    plan.devices.forEach((dp, d) => {
+      sum += per[d * K + c]! * (1 + (dp.replicas?.length ?? 0));
+    });
+    out[name] = sum;
+  });
+  return out;
 }
 
 function pairs(flat: number[]): [number, number][] {

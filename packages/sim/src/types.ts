@@ -30,6 +30,8 @@ export interface Simulation {
    * which intervals count as in flight). Replicas of a group lowered once count each.
    */
   exposedCommMs: number;
+  /** exposedCommMs by kind (SEND/RECV, ALL_REDUCE, …); an interval counts for every kind in flight. Real clusters only. */
+  exposedCommByKindMs?: Record<string, number>;
   /** Model FLOPs utilisation, when the plan gives modelFlopsPerStep and the cluster a GPU. */
   mfu?: number;
   /** Predictions the user should see, e.g. a device out of memory. */

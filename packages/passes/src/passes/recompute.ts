@@ -9,6 +9,7 @@ import {
   CompileError,
   type ComputeNode,
   computeNode,
+  type Dag,
   type DagNode,
   EDGE_DATA,
   formatPath,
@@ -66,6 +67,11 @@ export const recomputePass: Pass = {
         }
         if (stash < 0) continue;
         const b = e.to[stash]!;
+        const stashed = block.activationBytes;
+        // A ZeRO-3 gather before the backward must come before the recompute, which needs the weights too.
+        const gather = gatherInto(dag, inc, b);
+        const B = nodes[b] as ComputeNode;
+        const gathered = gather >= 0 ? Math.max(0, B.allocBytes) : 0;
         const r = nodes.length;
         nodes.push(
           computeNode({
@@ -76,13 +82,19 @@ export const recomputePass: Pass = {
             group: F.group,
             stream: F.stream,
             provenance,
-            allocBytes: F.allocBytes,
+            allocBytes: stashed + gathered,
             freeBytes: 0,
           }),
         );
-        nodes[f] = patchCompute(nodes[f] as ComputeNode, { allocBytes: keep, provenance });
+        const cur = nodes[f] as ComputeNode;
+        nodes[f] = patchCompute(cur, {
+          allocBytes: Math.max(0, cur.allocBytes - stashed) + keep,
+          provenance,
+        });
+        if (gathered > 0) nodes[b] = patchCompute(B, { allocBytes: 0 });
+        if (gather >= 0) edges.push(gather, r);
         // Whichever backward frees the stash now frees the kept input too.
-        const freer = freeingOp(nodes, dag.nodes[b] as ComputeNode, b, out, e);
+        const freer = freeingOp(nodes, nodes[b] as ComputeNode, b, out, e);
         const fr = nodes[freer] as ComputeNode;
         nodes[freer] = patchCompute(fr, { freeBytes: fr.freeBytes + keep });
         edges.from[stash] = r; // RECOMPUTE → backward
@@ -96,6 +108,16 @@ export const recomputePass: Pass = {
     return { ...dag, nodes, edges: edges.list() };
   },
 };
+
+/** The ALL_GATHER feeding node b (ZeRO-3), or −1. */
+function gatherInto(dag: Dag, inc: { offset: Int32Array; edge: Int32Array }, b: number): number {
+  for (let k = inc.offset[b]!; k < inc.offset[b + 1]!; k++) {
+    const u = dag.edges.from[inc.edge[k]!]!;
+    const n = dag.nodes[u]!;
+    if (n.kind === 'collective' && n.op === 'ALL_GATHER') return u;
+  }
+  return -1;
+}
 
 /** The backward that frees the stash: B itself, or the BW a split BI feeds. */
 function freeingOp(

@@ -48,19 +48,20 @@ export function regionOf(
         : `no op is placed on devices [${sorted.join(', ')}]; place the ops there before ${d.op}`,
     });
   }
-  const nodes = index.match(d.filter, [...path, 'filter']);
-  if (nodes.length === 0)
+  const matched = index.match(d.filter, [...path, 'filter']);
+  if (matched.length === 0)
     throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
-  const blocks = new Set<number>();
-  for (const i of nodes) {
-    const n = dag.nodes[i]!;
-    if (n.group !== group)
-      throw new CompileError({
-        path: formatPath([...path, 'filter']),
-        message: `matches ${n.id} on devices [${dag.groups[n.group]?.join(', ') ?? ''}], but ${d.op} runs over [${sorted.join(', ')}]; place the region on those devices`,
-      });
-    blocks.add(n.block);
+  // Ops the filter matches on other groups are other copies of the region (DualPipe holds two).
+  const nodes = matched.filter((i) => dag.nodes[i]!.group === group);
+  if (nodes.length === 0) {
+    const n = dag.nodes[matched[0]!]!;
+    throw new CompileError({
+      path: formatPath([...path, 'filter']),
+      message: `matches ${n.id} on devices [${dag.groups[n.group]?.join(', ') ?? ''}] but no op on [${sorted.join(', ')}], where this ${d.op} runs; place the region there first`,
+    });
   }
+  const blocks = new Set<number>();
+  for (const i of nodes) blocks.add(dag.nodes[i]!.block);
   return { nodes, group, blocks: [...blocks].sort((a, b) => a - b) };
 }
 
