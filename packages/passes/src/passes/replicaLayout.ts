@@ -2,14 +2,14 @@
  * How device groups appear in the plan. A group is one SPMD program: every member runs the same
  * instructions on its own data, and member r of one group exchanges with member r of another.
  * Small designs list every device. When the per-device plan would exceed COMPACT_ABOVE
- * instructions and the members of every group are symmetric (member r of a group reaches member
+ * instructions (50k) and the members of every group are symmetric (member r of a group reaches member
  * r of each peer group over the same kind of link for every r), each group is lowered once, on
  * its first device, with `replicas` naming the others: DeepSeek-V3 on 2,048 GPUs is then 16
  * programs, not 2,048 copies of them, and simulating the representatives is exact.
  */
 import { type Cluster, type Dag, expandCluster } from '@stagecraft/ir';
 
-export const COMPACT_ABOVE = 250_000;
+export const COMPACT_ABOVE = 50_000;
 
 /** GPUs per node of a cluster; undefined for the ideal cluster (one flat network). */
 export function gpusPerNodeOf(cluster: Cluster): number | undefined {

@@ -73,7 +73,7 @@ export const shardTensorPass: Pass = {
         if (!inRegion.has(u)) continue;
         const nu = nodes[u] as ComputeNode;
         const nv = nodes[v]!;
-        if (nv.group !== r.group || nv.block === nu.block) continue;
+        if (nv.group !== r.group || (nv.kind === 'compute' && nv.block === nu.block)) continue;
         const fam = familyOf(nu.op);
         const fv = nv.kind === 'compute' ? familyOf(nv.op) : nv.kind === 'p2p' ? familyOf(nv.pass) : null;
         if (fam !== fv) continue;
