@@ -106,21 +106,16 @@ describe('the simulator on a real cluster', () => {
   });
 
   it('a group lowered once with replicas simulates as its expanded form and reports every replica', () => {
-    const prog = (d: number, peer: number) => ({
+    const prog = (peer: number) => ({
       compute: [compute('F', `f`, 1), compute('B', 'b', 2, { waits: ['ar'] })],
       dp: [collective('ALL_REDUCE', 'ar', 'g', [0, 1], 4e8, { waits: ['f'] })],
       p2p: [send('s', peer, 't', { bytes: 4e8, waits: ['f'] })],
     });
-    const other = (d: number, peer: number) => ({ p2p: [recv('r', peer, 't', { bytes: 4e8 })] });
-    const expanded = sim([
-      device(0, prog(0, 2)),
-      device(1, prog(1, 3)),
-      device(2, other(2, 0)),
-      device(3, other(3, 1)),
-    ]);
-    const rep = device(0, prog(0, 2));
+    const other = (peer: number) => ({ p2p: [recv('r', peer, 't', { bytes: 4e8 })] });
+    const expanded = sim([device(0, prog(2)), device(1, prog(3)), device(2, other(0)), device(3, other(1))]);
+    const rep = device(0, prog(2));
     rep.replicas = [1];
-    const peer = device(2, other(2, 0));
+    const peer = device(2, other(0));
     peer.replicas = [3];
     const compact = sim([rep, peer]);
     expect(compact.makespanMs).toBeCloseTo(expanded.makespanMs, 12);
