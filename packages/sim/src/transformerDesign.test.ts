@@ -91,3 +91,10 @@ describe('a transformer design compiles and simulates end to end', () => {
     ]);
   });
 });
+
+describe('a transformer design needs a GPU', () => {
+  it('on the ideal cluster it is one error at cluster.kind', () => {
+    const c = compile({ ...llama8b(4), cluster: { kind: 'ideal', devices: 4 } });
+    expect(c.ok ? [] : c.errors.map((e) => e.path)).toEqual(['cluster.kind']);
+  });
+});
