@@ -98,3 +98,25 @@ describe('a transformer design needs a GPU', () => {
     expect(c.ok ? [] : c.errors.map((e) => e.path)).toEqual(['cluster.kind']);
   });
 });
+
+describe('DeepSeek-V3 at its published layout', () => {
+  it('PP16 × VPP2 "Et*3|(tt|)*29,m|L" with interleaved 1F1B compiles and simulates on 16 H100s', () => {
+    const { plan, sim } = run({
+      format: DESIGN_FORMAT,
+      name: 'DeepSeek-V3 PP16 VPP2',
+      model: { kind: 'transformer', preset: 'deepseek-v3', annotate: { layout: 'Et*3|(tt|)*29,m|L' } },
+      cluster: { preset: 'dgx-h100', nodes: 2 },
+      directives: [{ op: 'schedule', builder: 'interleaved-1f1b', ranks: 16, chunks: 2, microbatches: 32 }],
+    });
+    expect(plan.devices[0]!.stages).toEqual([0, 16]);
+    expect(plan.devices[15]!.stages).toEqual([15, 31]);
+    expect(plan.tokensPerStep).toBe(32 * 4096);
+    // Routed experts of 58 MoE layers (and the MTP module's) carry EP.
+    const ep = new Set<number>();
+    for (const d of plan.devices)
+      for (const s of d.streams)
+        for (const i of s.instructions) if (i.tags.EP === 0) ep.add(i.tags.LAYER as number);
+    expect(ep.size).toBe(59);
+    expect(sim.makespanMs).toBeGreaterThan(0);
+  });
+});
