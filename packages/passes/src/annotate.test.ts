@@ -194,3 +194,35 @@ describe('tags', () => {
     expect(m.blocks.some((b) => 'TP' in b.tags || 'EP' in b.tags)).toBe(false);
   });
 });
+
+describe('every annotation places each layer exactly once, in order', () => {
+  it('balanced cuts for any layer count and PP', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 42 }), (layers, pp) => {
+        fc.pre(pp <= layers + 2);
+        const m = lowerTransformer({ ...TINY, layers, annotate: { PP: pp } });
+        expect(m.stages).toHaveLength(pp);
+        expect(m.stages.flatMap((s) => s.layers)).toEqual(Array.from({ length: layers }, (_, i) => i));
+        expect(m.stages[0]!.embedding).toBe(true);
+        expect(m.stages[pp - 1]!.loss).toBe(true);
+        for (const s of m.stages) expect(s.embedding || s.loss || s.layers.length > 0).toBe(true);
+        // Stages appear in forward order along the chain of blocks.
+        const pps = m.blocks.map((b) => b.tags.PP!);
+        expect([...pps].sort((a, b) => a - b)).toEqual(pps);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a layout of any stage sizes places exactly those layers on each stage', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 6 }), (sizes) => {
+        const layers = sizes.reduce((a, b) => a + b, 0);
+        const layout = `E${sizes.map((n) => `t*${n}`).join('|')}L`;
+        const m = lowerTransformer({ ...TINY, layers, annotate: { layout } });
+        expect(m.stages.map((s) => s.layers.length)).toEqual(sizes);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
