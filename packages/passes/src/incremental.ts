@@ -132,10 +132,10 @@ export function compileIncremental(
     dag = head[1]!.dag!;
   } catch (e) {
     if (!(e instanceof CompileError)) throw e;
-    const failed: PassSnapshot[] = [{ pass: 'expand-schedule', ms: now() - t0 }];
-    // The previous state still describes the passes' inputs of its own program: keep it.
+    // As `compile`: no snapshot when the program does not expand. The previous state still
+    // describes the passes' inputs of its own program: keep it.
     return {
-      result: { ok: false, errors: e.issues, snapshots: failed },
+      result: { ok: false, errors: e.issues, snapshots: [] },
       state: previous ?? empty(key),
       reused: 0,
     };
