@@ -33,6 +33,7 @@ interface Pending {
   job: Job;
   resolve: (a: PoolAnswer) => void;
   timer?: NodeJS.Timeout;
+  startedAt?: number;
 }
 
 interface Slot {
@@ -41,6 +42,12 @@ interface Slot {
   job?: Pending;
   loadError?: string;
 }
+
+/**
+ * A superseded compile still running after this long gets its worker replaced. Starting a worker
+ * (loading the compiler) costs about this much CPU, so shorter compiles are cheaper to let finish.
+ */
+const REPLACE_AFTER_MS = 1_000;
 
 /** Designs whose latest revision is remembered, beyond which the oldest are forgotten. */
 const REVISIONS_KEPT = 10_000;
@@ -133,8 +140,19 @@ export class CompilePool {
     for (const s of this.slots) {
       const p = s.job;
       if (p && p.job.designId === designId && p.job.revision !== undefined && p.job.revision < revision) {
-        this.finish(s, answer);
-        this.replace(s);
+        // Answered now; the worker finishes (its result is dropped) or is replaced if it runs on.
+        p.resolve(answer);
+        if (p.timer) clearTimeout(p.timer);
+        const left = REPLACE_AFTER_MS - (performance.now() - (p.startedAt ?? 0));
+        p.timer = setTimeout(
+          () => {
+            if (s.job !== p) return;
+            this.finish(s, answer);
+            this.replace(s);
+            this.dispatch();
+          },
+          Math.max(0, left),
+        );
       }
     }
   }
@@ -204,6 +222,7 @@ export class CompilePool {
 
   private start(slot: Slot, p: Pending): void {
     slot.job = p;
+    p.startedAt = performance.now();
     const { timeLimitMs, maxOps } = this.options;
     p.timer = setTimeout(() => {
       if (slot.job !== p) return;
