@@ -14,6 +14,8 @@ export interface Limits {
   queueLength: number;
   /** Worker threads compiling designs. */
   workers: number;
+  /** Heap of one worker, in MiB: a compile that needs more is stopped (413), not the server. */
+  workerMemoryMb: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -23,6 +25,7 @@ export const DEFAULT_LIMITS: Limits = {
   compileMs: 20_000,
   queueLength: 256,
   workers: Math.max(1, availableParallelism()),
+  workerMemoryMb: 2048,
 };
 
 export function withLimits(partial: Partial<Limits> = {}): Limits {

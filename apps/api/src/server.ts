@@ -49,6 +49,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     timeLimitMs: limits.compileMs,
     maxOps: limits.maxOps,
     queueLength: limits.queueLength,
+    memoryMb: limits.workerMemoryMb,
   });
   const dist = options.webDist ?? join(REPO_ROOT, 'apps', 'web', 'dist');
   const web = WebApp.load(existsSync(dist) ? dist : undefined);

@@ -235,6 +235,21 @@ describe('bad designs on POST /api/compile', () => {
     });
   });
 
+  test('a model or cluster too large for the op limit is a 413 before it is compiled', async () => {
+    const stages = await post(t.app, '/api/compile', { design: design(1_000_000_000, []) });
+    expect(stages.statusCode).toBe(413);
+    expect(errorOf(stages)).toEqual({
+      path: 'design.model.stages',
+      message: '1,000,000,000 blocks make at least 2,000,000,000 ops, over the limit of 5,000',
+      all: expect.any(Array),
+    });
+    const devices = await post(t.app, '/api/compile', {
+      design: design(2, [], { cluster: { kind: 'ideal', devices: 1e9 } }),
+    });
+    expect(devices.statusCode).toBe(413);
+    expect(errorOf(devices).path).toBe('design.cluster.devices');
+  });
+
   test('export reports the same problems at the same paths', async () => {
     const res = await post(t.app, '/api/export', {
       design: design(2, [place({ PP: 0 }, [0])]),

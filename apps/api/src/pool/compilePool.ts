@@ -16,7 +16,7 @@ export interface Job<T extends Task = Task> {
   revision?: number;
 }
 
-export type Refusal = { ok: false; status: 409 | 500 | 503; errors: Issue[] };
+export type Refusal = { ok: false; status: 409 | 413 | 500 | 503; errors: Issue[] };
 export type PoolAnswer<T extends Task = Task> = TaskOutcome<T> | Refusal;
 
 export interface PoolOptions {
@@ -26,6 +26,8 @@ export interface PoolOptions {
   maxOps: number;
   /** Jobs waiting for a worker beyond which new jobs are refused. */
   queueLength: number;
+  /** Old-generation heap of each worker, in MiB. */
+  memoryMb?: number;
 }
 
 interface Pending {
@@ -158,7 +160,11 @@ export class CompilePool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(ENTRY);
+    const memoryMb = this.options.memoryMb;
+    const worker = new Worker(
+      ENTRY,
+      memoryMb ? { resourceLimits: { maxOldGenerationSizeMb: memoryMb } } : {},
+    );
     const slot: Slot = { worker, ready: false };
     worker.on('message', (m: WorkerMessage) => {
       if (m.type === 'ready') {
@@ -175,6 +181,10 @@ export class CompilePool {
     });
     worker.on('error', (e) => {
       if (!slot.ready) slot.loadError = e.message;
+      if (slot.job && (e as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        const message = `compiling the design needs more than the memory limit of ${memoryMb ?? '?'} MiB`;
+        this.finish(slot, { ok: false, status: 413, errors: [{ path: 'design', message }] });
+      }
       if (slot.job) this.finish(slot, refusal(500, '', `internal error while compiling: ${e.message}`));
     });
     worker.on('exit', () => {
