@@ -39,7 +39,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     store: options.store,
     pool: options.pool,
     limits,
-    cache: options.cache ?? new ResultCache(),
+    cache: options.cache ?? new ResultCache(1024, limits.cacheBytes),
     startedAt: Date.now(),
   };
   const web = options.web ?? WebApp.notBuilt();

@@ -14,6 +14,8 @@ export interface Limits {
   queueLength: number;
   /** Worker threads compiling designs. */
   workers: number;
+  /** Compile answers kept by content hash, in bytes (an answer of a p=8, m=32 design is about 0.8 MB). */
+  cacheBytes: number;
   /** Heap of one worker, in MiB: a compile that needs more is stopped (413), not the server. */
   workerMemoryMb: number;
 }
@@ -26,6 +28,7 @@ export const DEFAULT_LIMITS: Limits = {
   queueLength: 256,
   workers: Math.max(1, availableParallelism()),
   workerMemoryMb: 2048,
+  cacheBytes: 64 * 1024 * 1024,
 };
 
 export function withLimits(partial: Partial<Limits> = {}): Limits {
