@@ -157,10 +157,13 @@ export function chromeTrace(plan: Plan, sim: Simulation, options: TraceOptions =
       events.push({ name: 'transfer', cat: 'p2p', ph: 's', id, pid: e.device, tid, ts });
     }
   }
-  for (const { e, ins } of recvs) {
-    if (ins.op !== 'RECV') continue;
-    const key = `${ins.peer}|${e.device}|${ins.transfer}`;
-    const start = Math.max(e.startMs, sendStart.get(key) ?? e.startMs);
+  // Lanes are filled in order of when each transfer is on the wire, not when it was posted.
+  const wired = recvs.map(({ e, ins }) => {
+    const key = `${(ins as { peer: number }).peer}|${e.device}|${(ins as { transfer: string }).transfer}`;
+    return { e, ins, key, start: Math.max(e.startMs, sendStart.get(key) ?? e.startMs) };
+  });
+  wired.sort((a, b) => a.start - b.start || a.e.endMs - b.e.endMs);
+  for (const { e, ins, key, start } of wired) {
     const tid = recvLane(e, us(start), us(e.endMs));
     const ts = us(start);
     events.push({

@@ -1,5 +1,13 @@
 import { type Design, parsePlanText } from '@stagecraft/ir';
-import { compile, importPiper, importTorchCsv } from '@stagecraft/passes';
+import {
+  cellActions,
+  compile,
+  importPiper,
+  importTorchCsv,
+  parseTorchRows,
+  type TorchAction,
+  type TorchCell,
+} from '@stagecraft/passes';
 import { describe, expect, test } from 'vitest';
 import { exportDesign, simulate } from '../src/index.ts';
 import { exampleDesigns, readShared } from './repoFiles.ts';
@@ -76,5 +84,112 @@ describe('torch-csv export', () => {
     if (r.ok) return;
     expect(r.errors[0]!.path).toBe('directives[0]');
     expect(r.errors[0]!.message).toMatch(/two copies of the model/);
+  });
+});
+
+/**
+ * Runs compute_comms rows as `_PipelineScheduleRuntime` does: one list per rank, sends and
+ * receives non-blocking, a compute waiting for the receive of its input (or the local stage before
+ * it, torch's V-schedule case). Returns the ranks that could not finish, and checks that each pair
+ * of ranks posts its receives in the order the other sends (NCCL matches point-to-point in order).
+ */
+function runTorchRows(rows: TorchCell[][]): { stuck: number[]; orderMismatch: string[] } {
+  const rankOf = new Map<number, number>();
+  rows.forEach((row, r) => {
+    for (const c of row) for (const a of cellActions(c)) if (a.type === 'F') rankOf.set(a.stage, r);
+  });
+  const stages = rankOf.size;
+  const done = new Set<string>();
+  const sent = new Set<string>();
+  const posted = new Set<string>();
+  const pos = rows.map(() => 0);
+  const key = (a: TorchAction) => `${a.stage}:${a.type}:${a.mb}`;
+  const ready = (a: TorchAction, r: number): boolean => {
+    const m = a.mb;
+    if (a.type === 'F' && a.stage > 0) {
+      if (rankOf.get(a.stage - 1) === r) return done.has(`${a.stage - 1}:F:${m}`);
+      return posted.has(`${r}:${a.stage}:RECV_F:${m}`) && sent.has(`${a.stage - 1}:F:${m}`);
+    }
+    if ((a.type === 'B' || a.type === 'BI') && a.stage < stages - 1) {
+      if (!done.has(`${a.stage}:F:${m}`)) return false;
+      if (rankOf.get(a.stage + 1) === r)
+        return done.has(`${a.stage + 1}:B:${m}`) || done.has(`${a.stage + 1}:BI:${m}`);
+      return posted.has(`${r}:${a.stage}:RECV_B:${m}`) && sent.has(`${a.stage + 1}:B:${m}`);
+    }
+    if (a.type === 'BW') return done.has(`${a.stage}:BI:${m}`);
+    return true;
+  };
+  const perform = (a: TorchAction, r: number) => {
+    if (a.type === 'SEND_F') sent.add(`${a.stage}:F:${a.mb}`);
+    else if (a.type === 'SEND_B') sent.add(`${a.stage}:B:${a.mb}`);
+    else if (a.type === 'RECV_F' || a.type === 'RECV_B') posted.add(`${r}:${a.stage}:${a.type}:${a.mb}`);
+    else done.add(key(a));
+  };
+  for (let progress = true; progress; ) {
+    progress = false;
+    rows.forEach((row, r) => {
+      while (pos[r]! < row.length) {
+        const c = row[pos[r]!]!;
+        const as = cellActions(c);
+        if (!as.every((a) => ready(a, r))) break;
+        for (const a of as) perform(a, r);
+        pos[r]! += 1;
+        progress = true;
+      }
+    });
+  }
+  const orderMismatch: string[] = [];
+  const channel = new Map<string, { sends: string[]; recvs: string[] }>();
+  const ch = (from: number, to: number) => {
+    const k = `${from}->${to}`;
+    if (!channel.has(k)) channel.set(k, { sends: [], recvs: [] });
+    return channel.get(k)!;
+  };
+  rows.forEach((row, r) => {
+    for (const c of row)
+      for (const a of cellActions(c)) {
+        if (a.type === 'SEND_F') ch(r, rankOf.get(a.stage + 1)!).sends.push(`F${a.stage}.${a.mb}`);
+        if (a.type === 'SEND_B') ch(r, rankOf.get(a.stage - 1)!).sends.push(`B${a.stage}.${a.mb}`);
+        if (a.type === 'RECV_F') ch(rankOf.get(a.stage - 1)!, r).recvs.push(`F${a.stage - 1}.${a.mb}`);
+        if (a.type === 'RECV_B') ch(rankOf.get(a.stage + 1)!, r).recvs.push(`B${a.stage + 1}.${a.mb}`);
+      }
+  });
+  for (const [k, c] of channel) if (c.sends.join() !== c.recvs.join()) orderMismatch.push(k);
+  return {
+    stuck: rows.map((row, r) => (pos[r]! < row.length ? r : -1)).filter((r) => r >= 0),
+    orderMismatch,
+  };
+}
+
+describe('torch-csv compute_comms', () => {
+  const pipelines = examples.filter((e) => e.file !== 'dualpipe-p4-m8.json');
+  test.each(pipelines)(
+    '$file: the rows run to the end on torch’s runtime, receives in send order',
+    ({ design }) => {
+      const comms = exported(design, 'torch-csv', { torchFormat: 'compute_comms' }).text;
+      const parsed = parseTorchRows(comms, 'current');
+      if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+      const rows = parsed.rows;
+      for (const row of rows) expect(row).not.toContain(null);
+      expect(runTorchRows(rows)).toEqual({ stuck: [], orderMismatch: [] });
+      // Its compute actions are the compute_only rows; each stage reduces its gradients once.
+      const computeOnly = parseTorchRows(exported(design, 'torch-csv').text, 'current');
+      if (!computeOnly.ok) throw new Error('compute_only does not parse');
+      const isCompute = (a: TorchAction) => ['F', 'B', 'BI', 'BW'].includes(a.type);
+      const project = (rs: TorchCell[][]) =>
+        rs.map((row) => row.filter((c) => c !== null && cellActions(c).every(isCompute)));
+      expect(project(rows)).toEqual(project(computeOnly.rows));
+      const reduces = rows.flat().filter((c) => c?.kind === 'action' && c.type === 'REDUCE_GRAD');
+      expect(reduces).toHaveLength(
+        new Set(rows.flat().flatMap((c) => cellActions(c).map((a) => a.stage))).size,
+      );
+    },
+  );
+
+  test('1F1B rank 0 sends each forward right after computing it', () => {
+    const design = examples.find((e) => e.file === '1f1b-p4-m8.json')!.design;
+    const first = exported(design, 'torch-csv', { torchFormat: 'compute_comms' }).text.split('\n')[0]!;
+    expect(first.startsWith('0F0,0SEND_F0,0F1,0SEND_F1,0F2,0SEND_F2,0F3,0SEND_F3,')).toBe(true);
+    expect(first.endsWith(',0B7,0REDUCE_GRAD')).toBe(true);
   });
 });

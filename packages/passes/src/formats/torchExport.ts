@@ -236,11 +236,21 @@ function isIssue(x: TorchAction | Issue): x is Issue {
 }
 
 function buildRow(list: readonly Instruction[], row: TorchCell[], ctx: RowContext): Issue[] {
-  const last = (): TorchAction | undefined => {
-    const c = row[row.length - 1];
-    if (!c) return undefined;
-    const as = cellActions(c);
-    return as[as.length - 1];
+  // The cell of the latest compute action: the blocks of one stage run as one torch action, even
+  // when the plan gathers each block's parameters between them.
+  let lastCompute = -1;
+  const sameAsLast = (a: TorchAction): boolean => {
+    const c = row[lastCompute];
+    if (lastCompute < 0 || !c || c.kind !== 'action' || !same(c, a)) return false;
+    for (let i = lastCompute + 1; i < row.length; i++) {
+      const x = row[i];
+      if (x?.kind !== 'action' || x.type !== 'UNSHARD' || x.stage !== a.stage) return false;
+    }
+    // Gathers of the stage's later blocks move before the action that uses them.
+    const gathers = row.splice(lastCompute + 1);
+    row.splice(lastCompute, 0, ...gathers);
+    lastCompute += gathers.length;
+    return true;
   };
   for (const ins of list) {
     if (ins.op === 'UPD') continue;
@@ -253,14 +263,15 @@ function buildRow(list: readonly Instruction[], row: TorchCell[], ctx: RowContex
         if (!actions.some((b) => same(a, b))) actions.push(a);
       }
       row.push(actions.length === 1 ? actions[0]! : { kind: 'overlap', actions });
+      lastCompute = row.length - 1;
       continue;
     }
     if (computeParts(ins).length > 0) {
       const a = ctx.computeAction(ins as ComputeInstruction);
       if (isIssue(a)) return [a];
-      const prev = last();
-      if (prev && same(prev, a)) continue;
+      if (sameAsLast(a)) continue;
       row.push(a);
+      lastCompute = row.length - 1;
       continue;
     }
     const cell = commAction(ins, ctx);
@@ -323,18 +334,34 @@ function commAction(ins: Instruction, ctx: RowContext): TorchAction | Issue | nu
 }
 
 /**
- * torch's stage ops: one REDUCE_GRAD per stage, where the last gradient reduction of the stage
- * ran; an UNSHARD only for a stage not already unsharded; a RESHARD after the stage's last compute
- * before it is gathered again (or the step ends), as `_add_unshard_reshard` pairs them.
+ * torch's stage ops. REDUCE_GRAD once per stage, right after its last backward (B or W) as torch's
+ * `_add_reduce_grad` places it, or where the plan's last gradient reduction of the stage ran if
+ * that is later: torch scales (and, data parallel, reduces) a stage's gradients there. UNSHARD
+ * only for a stage not already unsharded; RESHARD after the stage's last compute before it is
+ * gathered again or the step ends (after its REDUCE_GRAD, as torch's lowering orders them).
  */
 function finishComms(row: TorchCell[]): TorchCell[] {
-  const lastReduce = new Map<number, number>();
+  const reduceAfter = new Map<number, number>();
   row.forEach((c, i) => {
-    if (c?.kind === 'action' && c.type === 'REDUCE_GRAD') lastReduce.set(c.stage, i);
+    for (const a of cellActions(c))
+      if (a.type === 'B' || a.type === 'BW' || a.type === 'REDUCE_GRAD') reduceAfter.set(a.stage, i);
   });
-  const kept = row.filter(
-    (c, i) => !(c?.kind === 'action' && c.type === 'REDUCE_GRAD' && lastReduce.get(c.stage) !== i),
-  );
+  // After the send of the last backward's gradient too, as torch issues a send with its compute.
+  for (const [s, at] of reduceAfter) {
+    let i = at;
+    for (
+      let next = row[i + 1];
+      next?.kind === 'action' && next.type === 'SEND_B' && next.stage === s;
+      next = row[i + 1]
+    )
+      i++;
+    reduceAfter.set(s, i);
+  }
+  const kept: TorchCell[] = [];
+  row.forEach((c, i) => {
+    if (!(c?.kind === 'action' && c.type === 'REDUCE_GRAD')) kept.push(c);
+    for (const [s, at] of reduceAfter) if (at === i) kept.push(torchAction(s, 'REDUCE_GRAD'));
+  });
   const gathered = new Set<number>();
   for (const c of kept) if (c?.kind === 'action' && c.type === 'UNSHARD') gathered.add(c.stage);
   if (gathered.size === 0) return kept;
@@ -361,7 +388,7 @@ function finishComms(row: TorchCell[]): TorchCell[] {
     }
     out.push(c);
     for (const a of cellActions(c))
-      if (gathered.has(a.stage) && (a.type === 'F' || a.type === 'B' || a.type === 'BI' || a.type === 'BW'))
+      if (active.has(a.stage) && a.type !== 'UNSHARD' && a.type !== 'RESHARD')
         lastCompute.set(a.stage, out.length - 1);
   }
   for (const s of [...active]) reshard(s);
