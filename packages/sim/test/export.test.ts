@@ -1,9 +1,10 @@
-import { type Design, parsePlanText } from '@stagecraft/ir';
+import type { Design } from '@stagecraft/ir';
 import {
   cellActions,
   compile,
   importPiper,
   importTorchCsv,
+  loadPlan,
   parseTorchRows,
   type TorchAction,
   type TorchCell,
@@ -31,11 +32,28 @@ describe('plan export', () => {
     const r = exported(design, 'plan');
     expect(r.mediaType).toBe('application/json');
     expect(r.fileExtension).toBe('plan.json');
-    const loaded = parsePlanText(r.text);
+    const loaded = loadPlan(r.text);
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
     const direct = simulate(planOf(design), { keepTimeline: false });
     const again = simulate(loaded.plan, { keepTimeline: false });
     expect(again).toEqual(direct);
+  });
+
+  test('a plan that does not hold together is refused on load with the instruction at fault', () => {
+    const design = examples.find((e) => e.file === 'manual-order-p2-m4.json')!.design;
+    const plan = JSON.parse(exported(design, 'plan').text);
+    plan.devices[1].streams[0].instructions[0].waits = ['RECV.nowhere'];
+    const r = loadPlan(JSON.stringify(plan));
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors[0]).toEqual({
+      path: 'devices[1].streams[0].instructions[0]',
+      message: 'F.b1.mb0 waits for RECV.nowhere, which device 1 never runs',
+    });
+    expect(loadPlan('{"format": "stagecraft/plan@2"}')).toEqual({
+      ok: false,
+      errors: [{ path: 'format', message: 'not a Stagecraft plan (expected "stagecraft/plan@1")' }],
+    });
   });
 });
 

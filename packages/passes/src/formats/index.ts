@@ -1,4 +1,6 @@
 /** Files for and from the engines teams run: Piper programs and torch.distributed.pipelining CSVs. */
+
+export { loadPlan } from './loadPlan.ts';
 export {
   exportPiperProgram,
   formatProgram,
