@@ -179,8 +179,20 @@ function runTorchRows(rows: TorchCell[][]): { stuck: number[]; orderMismatch: st
   };
 }
 
+/** Examples torch can run: every pure pipeline. The others must be refused with a reason. */
+const pipelines = examples.filter((e) => exportDesign(e.design, 'torch-csv').ok);
+
+test('every example torch cannot run is refused with the reason', () => {
+  const refused = examples.filter((e) => !pipelines.includes(e));
+  expect(refused.map((e) => e.file)).toContain('dualpipe-p4-m8.json');
+  for (const { design } of refused) {
+    const r = exportDesign(design, 'torch-csv');
+    if (r.ok) throw new Error('exported');
+    expect(r.errors[0]!.message).toMatch(/^torch|DualPipe|expert|tensor|all-to-all|no torch/);
+  }
+});
+
 describe('torch-csv compute_comms', () => {
-  const pipelines = examples.filter((e) => e.file !== 'dualpipe-p4-m8.json');
   test.each(pipelines)(
     '$file: the rows run to the end on torch’s runtime, receives in send order',
     ({ design }) => {

@@ -246,3 +246,28 @@ test('SEND and RECV of activations and gradients name the sending and the receiv
     text: '0F0,0SEND_F0,0RECV_B0,0B0,0REDUCE_GRAD\n1RECV_F0,1F0,1B0,1SEND_B0,1REDUCE_GRAD\n',
   });
 });
+
+test('a gather of updated parameters after the last compute (ZeRO-1/2) is not an UNSHARD', () => {
+  const { plan } = zero3Plan();
+  const dev = plan.devices[0]!;
+  const streams = [
+    {
+      stream: 'compute',
+      instructions: [compute('F', 0, 0), compute('F', 0, 1), compute('B', 0, 0), compute('B', 0, 1)],
+    },
+    {
+      stream: 'reduce',
+      instructions: [
+        collective('REDUCE_SCATTER', 'RS', 0, ['B.b0.mb1']),
+        collective('ALL_GATHER', 'AG', 0, ['RS']),
+      ],
+    },
+  ];
+  const zero2: Plan = { ...plan, devices: [0, 1].map((device) => ({ ...dev, device, streams })) };
+  const order = ['F.b0.mb0', 'F.b0.mb1', 'B.b0.mb0', 'B.b0.mb1', 'RS', 'AG'];
+  const r = exportTorchCsv(zero2, program, {
+    format: 'compute_comms',
+    startMs: (_d, id) => order.indexOf(id),
+  });
+  expect(r).toEqual({ ok: true, text: '0F0,0F1,0B0,0B1,0REDUCE_GRAD\n' });
+});

@@ -21,6 +21,7 @@ import type { ExpandedDirective } from '../compileTypes.ts';
 import {
   cellActions,
   formatTorchRows,
+  isCompute as isComputeType,
   type TorchAction,
   type TorchCell,
   type TorchCompute,
@@ -92,7 +93,8 @@ export function planToTorchRows(
 
   // Rank r of torch's pipeline group is the group with the r-th lowest device.
   const groups = plan.groups.filter((g) => g.length > 0).sort((a, b) => Math.min(...a) - Math.min(...b));
-  const ranks = groups.map((g) => plan.devices.find((d) => d.device === g[0]));
+  // A large group may be lowered once: one device's program standing for its `replicas`.
+  const ranks = groups.map((g) => plan.devices.find((d) => g.includes(d.device) && d.streams.length > 0));
   // Stage of each PP value: torch numbers stages 0..S−1 in forward order.
   const holder = new Map<number, number>();
   const errors: Issue[] = [];
@@ -362,6 +364,14 @@ function finishComms(row: TorchCell[]): TorchCell[] {
     if (!(c?.kind === 'action' && c.type === 'REDUCE_GRAD')) kept.push(c);
     for (const [s, at] of reduceAfter) if (at === i) kept.push(torchAction(s, 'REDUCE_GRAD'));
   });
+  // A gather after the stage's last compute (ZeRO-1/2 gathering updated parameters after the
+  // optimizer step) is the optimizer's business, not the schedule's: torch has no UNSHARD for it.
+  const computesLater = new Set<number>();
+  for (let i = kept.length - 1; i >= 0; i--) {
+    const c = kept[i]!;
+    if (c?.kind === 'action' && c.type === 'UNSHARD' && !computesLater.has(c.stage)) kept.splice(i, 1);
+    else for (const a of cellActions(c)) if (isComputeType(a.type)) computesLater.add(a.stage);
+  }
   const gathered = new Set<number>();
   for (const c of kept) if (c?.kind === 'action' && c.type === 'UNSHARD') gathered.add(c.stage);
   if (gathered.size === 0) return kept;
