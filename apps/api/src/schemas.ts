@@ -27,7 +27,12 @@ export const compileBodySchema = z.strictObject({
 export const exportBodySchema = z.strictObject({
   design: z.unknown().optional(),
   format: z.enum(EXPORT_FORMATS),
-  options: z.strictObject({ torchFormat: z.enum(['compute_only', 'compute_comms']).optional() }).optional(),
+  options: z
+    .strictObject({
+      torchFormat: z.enum(['compute_only', 'compute_comms']).optional(),
+      torchDialect: z.enum(['current', 'legacy']).optional(),
+    })
+    .optional(),
 });
 
 export const createDesignBodySchema = z.strictObject({
