@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildApp } from '../src/app.ts';
 import { compileFailure } from '../src/compileResponse.ts';
 import { WebApp } from '../src/webApp.ts';
 import { errorOf, oneFOneB, post, type TestApp, testApp } from './harness.ts';
@@ -131,6 +132,25 @@ describe('the request edge', () => {
         { path: 'plan.devices[1].streams[0].instructions[4]', message: 'RECV without a matching SEND' },
       ],
     });
+  });
+});
+
+describe('a server on loopback', () => {
+  test('answers requests addressed to a loopback name and refuses any other Host (DNS rebinding)', async () => {
+    const store = t.store;
+    const app = await buildApp({ store, pool: t.pool, allowedHosts: ['127.0.0.1', 'localhost', '::1'] });
+    try {
+      for (const host of ['127.0.0.1:4173', 'localhost', 'LOCALHOST:80', '[::1]:4173']) {
+        expect((await app.inject({ url: '/api/health', headers: { host } })).statusCode, host).toBe(200);
+      }
+      for (const host of ['evil.example:4173', 'evil.example', '127.0.0.1.evil.example']) {
+        const res = await app.inject({ url: '/api/designs', headers: { host } });
+        expect(res.statusCode, host).toBe(403);
+        expect(errorOf(res).message).toMatch(/must be addressed to 127\.0\.0\.1 or localhost or ::1/);
+      }
+    } finally {
+      await app.close();
+    }
   });
 });
 
