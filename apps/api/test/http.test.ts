@@ -169,6 +169,22 @@ describe('the compile pool', () => {
     }
   });
 
+  test('compiles beyond the queue bound are a 503 saying the server is busy', async () => {
+    const busy = await testApp({ limits: { queueLength: 1 } });
+    try {
+      const answers = await Promise.all(
+        [0, 1, 2, 3].map((i) => post(busy.app, '/api/compile', { design: oneFOneB(8, 64, `busy ${i}`) })),
+      );
+      const codes = answers.map((a) => a.statusCode).sort();
+      expect(codes).toContain(200);
+      expect(codes).toContain(503);
+      const refused = answers.find((a) => a.statusCode === 503)!;
+      expect(errorOf(refused).message).toMatch(/^the server is busy \(1 compiles waiting\)/);
+    } finally {
+      await busy.close();
+    }
+  });
+
   test('a newer revision supersedes one that is running or queued: both older answer 409', async () => {
     const two = await testApp({ limits: { workers: 1 } });
     try {
