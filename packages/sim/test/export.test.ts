@@ -237,6 +237,15 @@ describe('torch-csv compute_comms', () => {
     },
   );
 
+  test('a compute_comms file imports to the same schedule as its compute_only twin', () => {
+    const design = examples.find((e) => e.file === 'zbv-p4-m8.json')!.design;
+    const comms = exported(design, 'torch-csv', { torchFormat: 'compute_comms' }).text;
+    const back = importTorchCsv(comms, { model: design.model, cluster: design.cluster });
+    if (!back.ok) throw new Error(JSON.stringify(back.errors));
+    expect(exported(back.design, 'torch-csv').text).toBe(exported(design, 'torch-csv').text);
+    expect(simulate(planOf(back.design)).ok).toBe(true);
+  });
+
   test('1F1B rank 0 sends each forward right after computing it', () => {
     const design = examples.find((e) => e.file === '1f1b-p4-m8.json')!.design;
     const first = exported(design, 'torch-csv', { torchFormat: 'compute_comms' }).text.split('\n')[0]!;
