@@ -110,6 +110,8 @@ export function validatePlan(plan: Plan, maxIssues = 20): Issue[] {
 
   // --- collectives: same sequence on every member ----------------------------------------------
   const collSeq = new Map<string, Map<number, { key: string; loc: number }[]>>();
+  // Collectives of one group usually share their devices array: sort it once.
+  const groupKeyOf = new WeakMap<readonly number[], string>();
   locs.forEach((l, li) => {
     const ins = l.ins;
     if (
@@ -124,7 +126,8 @@ export function validatePlan(plan: Plan, maxIssues = 20): Issue[] {
         at(l),
         `${ins.id} runs on device ${l.device}, which is not in its group [${ins.devices.join(', ')}]`,
       );
-    const g = [...ins.devices].sort((a, b) => a - b).join(',');
+    let g = groupKeyOf.get(ins.devices);
+    if (g === undefined) groupKeyOf.set(ins.devices, (g = [...ins.devices].sort((a, b) => a - b).join(',')));
     let perDev = collSeq.get(g);
     if (!perDev) collSeq.set(g, (perDev = new Map()));
     let seq = perDev.get(l.device);

@@ -421,47 +421,69 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
     const fill = groupOff.slice(0, G);
     for (let v = 0; v < N; v++) if (collGroup[v]! >= 0) groupUnits[fill[collGroup[v]!]!++] = v;
   }
+  // Groups usually share one devices array per device group: check it and time it once per array.
+  const checked = new Map<readonly number[], { listed: Set<number>; plans: number[]; ok: boolean }>();
+  const durOf = new Map<readonly number[], Map<string, number>>();
   for (let g = 0; g < G; g++) {
     const head = groupFirst[g]!;
     const first = at(head) as CollectiveInstruction;
-    const listed = new Set<number>();
-    let ok = true;
-    for (const d of first.devices) {
-      if (listed.has(d) || devIndexOf(d) < 0) {
-        err(
-          path(head, 'devices'),
-          listed.has(d) ? `device ${d} is listed twice` : `device ${d} is not in the plan`,
-        );
-        ok = false;
+    let c = checked.get(first.devices);
+    if (!c) {
+      const listed = new Set<number>();
+      const plans = new Set<number>();
+      let fine = true;
+      for (const d of first.devices) {
+        if (listed.has(d) || devIndexOf(d) < 0) {
+          err(
+            path(head, 'devices'),
+            listed.has(d) ? `device ${d} is listed twice` : `device ${d} is not in the plan`,
+          );
+          fine = false;
+        }
+        listed.add(d);
+        plans.add(devIndexOf(d));
       }
-      listed.add(d);
+      c = { listed, plans: [...plans], ok: fine };
+      checked.set(first.devices, c);
     }
+    const listed = c.listed;
+    let ok = c.ok;
+    // Members are device plans: a group lowered once issues for all its replicas.
     const issued = new Set<number>();
     for (let j = groupOff[g]!; j < groupOff[g + 1]!; j++) {
       const v = groupUnits[j]!;
       const x = at(v) as CollectiveInstruction;
       const here = devs[unitDev[v]!]!.device;
-      if (issued.has(here)) {
+      if (issued.has(unitDev[v]!)) {
         err(path(v), `collective "${first.collective}" is issued twice on device ${here}`);
         ok = false;
       }
-      issued.add(here);
+      issued.add(unitDev[v]!);
       if (!listed.has(here)) {
         err(path(v, 'devices'), `collective "${first.collective}" does not list its own device ${here}`);
         ok = false;
-      } else if (x.op !== first.op || x.bytes !== first.bytes || !sameSet(x.devices, listed)) {
+      } else if (
+        x.op !== first.op ||
+        x.bytes !== first.bytes ||
+        (x.devices !== first.devices && !sameSet(x.devices, listed))
+      ) {
         err(path(v), `collective "${first.collective}" disagrees with ${path(head)} on op, bytes or devices`);
         ok = false;
       }
     }
     if (ok)
-      for (const d of first.devices)
-        if (!issued.has(devs[devIndexOf(d)]!.device))
+      for (const di of c.plans)
+        if (di >= 0 && !issued.has(di))
           err(
             path(head),
-            `device ${d} is a member of collective "${first.collective}" but never issues it: the collective would hang`,
+            `device ${devs[di]!.device} is a member of collective "${first.collective}" but never issues it: the collective would hang`,
           );
-    groupDur[g] = collectiveMs(cost, first.op, first.devices, first.bytes);
+    let byOp = durOf.get(first.devices);
+    if (!byOp) durOf.set(first.devices, (byOp = new Map()));
+    const k = `${first.op}:${first.bytes}`;
+    let t = byOp.get(k);
+    if (t === undefined) byOp.set(k, (t = collectiveMs(cost, first.op, first.devices, first.bytes)));
+    groupDur[g] = t;
   }
   if (errors.length > 0) return { ok: false, errors };
 

@@ -195,7 +195,7 @@ function lowerNode(
         id: n.id,
         tags: tagsOf(n),
         waits,
-        devices: [...n.devices],
+        devices: n.devices as number[], // shared: a group's collectives name one array, which checks cache by identity
         bytes: n.bytes,
         collective: n.id,
         provenance: n.provenance,
