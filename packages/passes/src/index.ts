@@ -5,4 +5,4 @@ export type { CompileOptions, CompileResult, ExpandedDirective, PassSnapshot } f
 export { NodeIndex } from './nodeIndex.ts';
 export type { Pass, PassContext } from './pass.ts';
 export { lowerSchedule } from './passes/expandSchedule.ts';
-export { validatePlan } from './validatePlan.ts';
+export { type ValidateOptions, validatePlan } from './validatePlan.ts';

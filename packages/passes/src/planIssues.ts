@@ -1,9 +1,6 @@
 /**
- * Proves a plan can run before anything runs it: every wait names an instruction on another
- * stream of the device; SEND/RECV pairs exist and match in order between each pair of devices;
- * every member of a collective's group issues the group's collectives in the same order; and no
- * wait cycle (deadlock) exists. Each violation names the instruction and the reason; a deadlock
- * names the whole wait cycle.
+ * The full diagnosis of a plan (see validatePlan.ts for what a valid plan is): each violation,
+ * up to `maxIssues`, names the instruction and the reason; a deadlock names the whole wait cycle.
  *
  * The wait graph follows the execution semantics: an instruction starts after the one before it
  * on its stream ends (after a RECV is posted, since a RECV does not hold its stream), after
@@ -24,7 +21,7 @@ const at = (l: Loc) => formatPath(['devices', l.d, 'streams', l.s, 'instructions
 const where = (l: Loc, plan: Plan) =>
   `device ${l.device} ${plan.devices[l.d]!.streams[l.s]!.stream} ${l.ins.id}`;
 
-export function validatePlan(plan: Plan, maxIssues = 20): Issue[] {
+export function planIssues(plan: Plan, maxIssues = 20): Issue[] {
   const issues: Issue[] = [];
   const add = (path: string, message: string) => {
     if (issues.length < maxIssues) issues.push({ path, message });

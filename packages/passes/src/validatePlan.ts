@@ -1,0 +1,305 @@
+/**
+ * Proves a plan can run before anything runs it: every wait names an instruction on another
+ * stream of the device (or earlier on its own); SEND/RECV pairs exist and match in order between
+ * each pair of devices; every member of a collective's group issues the group's collectives in
+ * the same order; and no wait cycle (deadlock) exists.
+ *
+ * The proof runs in a few linear passes over integer arrays, because plans run to hundreds of
+ * thousands of instructions and a compiled plan is always valid: waits are found by scanning a
+ * small window after a cursor per stream (a compiled plan's waits are the very id strings of the
+ * instructions they name), and a channel's SENDs and RECVs are compared pairwise in order. A plan
+ * it does not accept goes to `planIssues`, which names every problem; the proof accepts only plans
+ * `planIssues` finds nothing wrong with, so the answer is the same either way.
+ */
+import type { CollectiveInstruction, Instruction, Issue, P2PInstruction, Plan } from '@stagecraft/ir';
+import { planIssues } from './planIssues.ts';
+
+export interface ValidateOptions {
+  /** At most this many issues are reported (default 20). */
+  maxIssues?: number;
+  /**
+   * The caller guarantees that ids are unique per device, which skips the one check that hashes
+   * every id. `compile` does: a plan's ids are the DAG's node ids, unique by construction.
+   */
+  uniqueIds?: boolean;
+}
+
+export function validatePlan(plan: Plan, options: number | ValidateOptions = {}): Issue[] {
+  const o = typeof options === 'number' ? { maxIssues: options } : options;
+  if (provesValid(plan, o.uniqueIds === true)) return [];
+  return planIssues(plan, o.maxIssues ?? 20);
+}
+
+/** How far past a stream's cursor a wait lookup scans before it falls back to a wider search. */
+const WINDOW = 8;
+
+function isCollective(x: Instruction): x is CollectiveInstruction {
+  return x.op === 'ALL_REDUCE' || x.op === 'REDUCE_SCATTER' || x.op === 'ALL_GATHER' || x.op === 'ALL_TO_ALL';
+}
+
+/** True when the plan is valid; false when `planIssues` must say what is wrong (or it is valid after all). */
+export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
+  const devs = plan.devices;
+  const D = devs.length;
+  let N = 0;
+  let S = 0;
+  let maxDevice = -1;
+  for (const dp of devs) {
+    if (dp.device > maxDevice) maxDevice = dp.device;
+    S += dp.streams.length;
+    for (const sp of dp.streams) N += sp.instructions.length;
+  }
+  // Device number → index into plan.devices.
+  const devIndex = new Map<number, number>();
+  for (let di = 0; di < D; di++) {
+    if (devIndex.has(devs[di]!.device)) return false;
+    devIndex.set(devs[di]!.device, di);
+  }
+
+  // Instructions laid out device by device, stream by stream: the order `planIssues` reads them in.
+  const ins: Instruction[] = new Array(N);
+  const unitStream = new Int32Array(N);
+  const streamStart = new Int32Array(S + 1);
+  const deviceStreams = new Int32Array(D + 1);
+  let W = 0;
+  let R = 0;
+  let C = 0;
+  {
+    let u = 0;
+    let s = 0;
+    for (let di = 0; di < D; di++) {
+      deviceStreams[di] = s;
+      for (const sp of devs[di]!.streams) {
+        streamStart[s] = u;
+        const list = sp.instructions;
+        for (let k = 0; k < list.length; k++, u++) {
+          const x = list[k]!;
+          ins[u] = x;
+          unitStream[u] = s;
+          W += x.waits.length;
+          if (x.op === 'RECV') R++;
+          else if (x.op !== 'SEND' && isCollective(x)) C++;
+        }
+        s++;
+      }
+    }
+    streamStart[S] = N;
+    deviceStreams[D] = S;
+  }
+
+  if (!uniqueIds) {
+    for (let di = 0; di < D; di++) {
+      const seen = new Set<string>();
+      for (let v = streamStart[deviceStreams[di]!]!; v < streamStart[deviceStreams[di + 1]!]!; v++) {
+        if (seen.has(ins[v]!.id)) return false;
+        seen.add(ins[v]!.id);
+      }
+    }
+  }
+
+  // Waits → instruction indices.
+  const waitOff = new Int32Array(N + 1);
+  const waitTgt = new Int32Array(W);
+  const cursor = new Int32Array(S);
+  let w = 0;
+  for (let di = 0; di < D; di++) {
+    const s0 = deviceStreams[di]!;
+    const s1 = deviceStreams[di + 1]!;
+    let ids: Map<string, number> | undefined;
+    let budget = 2 * (streamStart[s1]! - streamStart[s0]!) + 64;
+    const lookup = (id: string, lastStream: number): number => {
+      for (let q = 0; q < s1 - s0; q++) {
+        const ts = q === 0 ? lastStream : s0 + q - (s0 + q <= lastStream ? 1 : 0);
+        const c = cursor[ts]!;
+        const a = Math.max(c - 2, streamStart[ts]!);
+        const b = Math.min(c + WINDOW, streamStart[ts + 1]!);
+        for (let x = a; x < b; x++)
+          if (ins[x]!.id === id) {
+            cursor[ts] = x;
+            return x;
+          }
+      }
+      // Whole streams while the device's budget lasts (so O(n) per device), then a Map.
+      if (ids === undefined && budget > 0)
+        for (let ts = s0; ts < s1 && budget > 0; ts++) {
+          budget -= streamStart[ts + 1]! - streamStart[ts]!;
+          for (let x = streamStart[ts]!; x < streamStart[ts + 1]!; x++)
+            if (ins[x]!.id === id) {
+              cursor[ts] = x;
+              return x;
+            }
+        }
+      if (ids === undefined) {
+        ids = new Map();
+        for (let x = streamStart[s1]! - 1; x >= streamStart[s0]!; x--) ids.set(ins[x]!.id, x);
+      }
+      const t = ids.get(id);
+      if (t === undefined) return -1;
+      cursor[unitStream[t]!] = t;
+      return t;
+    };
+    for (let st = s0; st < s1; st++) {
+      for (let ts = s0; ts < s1; ts++) cursor[ts] = streamStart[ts]!;
+      let last = st;
+      for (let v = streamStart[st]!; v < streamStart[st + 1]!; v++) {
+        waitOff[v] = w;
+        const waits = ins[v]!.waits;
+        for (let j = 0; j < waits.length; j++) {
+          const t = lookup(waits[j]!, last);
+          // Unknown, or later on the same stream: planIssues says which.
+          if (t < 0 || (unitStream[t] === st && t >= v)) return false;
+          waitTgt[w++] = t;
+          last = unitStream[t]!;
+        }
+      }
+    }
+  }
+  waitOff[N] = w;
+
+  // SEND/RECV: per channel (sender, receiver), the k-th RECV takes the k-th SEND's transfer.
+  const sendOf = new Int32Array(N).fill(-1);
+  const chanPeer: number[][] = [];
+  const chanSends: number[][][] = [];
+  const chanRecvs: number[][][] = [];
+  for (let di = 0; di < D; di++) {
+    chanPeer.push([]);
+    chanSends.push([]);
+    chanRecvs.push([]);
+  }
+  for (let di = 0; di < D; di++) {
+    const peers = chanPeer[di]!;
+    for (let v = streamStart[deviceStreams[di]!]!; v < streamStart[deviceStreams[di + 1]!]!; v++) {
+      const x = ins[v]!;
+      if (x.op !== 'SEND' && x.op !== 'RECV') continue;
+      const pi = devIndex.get(x.peer);
+      if (pi === undefined) return false;
+      let c = peers.length - 1;
+      while (c >= 0 && peers[c] !== pi) c--;
+      if (c < 0) {
+        c = peers.length;
+        peers.push(pi);
+        chanSends[di]!.push([]);
+        chanRecvs[di]!.push([]);
+      }
+      (x.op === 'SEND' ? chanSends : chanRecvs)[di]![c]!.push(v);
+    }
+  }
+  let matched = 0;
+  for (let b = 0; b < D; b++)
+    for (let c = 0; c < chanPeer[b]!.length; c++) {
+      const a = chanPeer[b]![c]!;
+      const recvs = chanRecvs[b]![c]!;
+      const ca = chanPeer[a]!.indexOf(b);
+      const sends = ca < 0 ? [] : chanSends[a]![ca]!;
+      if (sends.length !== recvs.length) return false;
+      for (let k = 0; k < recvs.length; k++) {
+        if ((ins[sends[k]!] as P2PInstruction).transfer !== (ins[recvs[k]!] as P2PInstruction).transfer)
+          return false;
+        sendOf[recvs[k]!] = sends[k]!;
+      }
+      matched += recvs.length;
+    }
+  if (matched !== R) return false;
+  // Every SEND has its RECV: channels with SENDs but no RECV side at all.
+  for (let a = 0; a < D; a++)
+    for (let c = 0; c < chanPeer[a]!.length; c++)
+      if (chanSends[a]![c]!.length > 0 && chanPeer[chanPeer[a]![c]!]!.indexOf(a) < 0) return false;
+
+  // Collectives: every member issues the group's collectives in the same order; the k-th of a
+  // group is one joint step, represented by the first member's instruction.
+  const joint = new Int32Array(N);
+  for (let v = 0; v < N; v++) joint[v] = v;
+  if (C > 0 && !jointSteps(plan, ins, streamStart, deviceStreams, joint)) return false;
+
+  // No wait cycle: Kahn's algorithm. Node v is the end of instruction v; N + v the post of a RECV,
+  // which releases the RECV's stream while the RECV itself waits for its SEND.
+  const E = N - S + w + 2 * R;
+  const dependent = new Int32Array(E);
+  const dependency = new Int32Array(E);
+  let e = 0;
+  for (let st = 0; st < S; st++) {
+    let prev = -1;
+    for (let v = streamStart[st]!; v < streamStart[st + 1]!; v++) {
+      const isRecv = ins[v]!.op === 'RECV';
+      const self = isRecv ? N + v : joint[v]!;
+      if (prev >= 0) {
+        dependent[e] = self;
+        dependency[e++] = prev;
+      }
+      for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) {
+        dependent[e] = self;
+        dependency[e++] = joint[waitTgt[j]!]!;
+      }
+      if (isRecv) {
+        dependent[e] = v;
+        dependency[e++] = N + v;
+        dependent[e] = v;
+        dependency[e++] = joint[sendOf[v]!]!;
+      }
+      prev = self;
+    }
+  }
+  return acyclic(2 * N, dependent, dependency, e);
+}
+
+/** Fills `joint` for collectives; false where members disagree or a member is outside its group. */
+function jointSteps(
+  plan: Plan,
+  ins: Instruction[],
+  streamStart: Int32Array,
+  deviceStreams: Int32Array,
+  joint: Int32Array,
+): boolean {
+  const seqs = new Map<string, Map<number, number[]>>(); // group → device → instructions in order
+  for (let di = 0; di < plan.devices.length; di++) {
+    const device = plan.devices[di]!.device;
+    for (let v = streamStart[deviceStreams[di]!]!; v < streamStart[deviceStreams[di + 1]!]!; v++) {
+      const x = ins[v]!;
+      if (!isCollective(x)) continue;
+      if (!x.devices.includes(device)) return false;
+      const g = [...x.devices].sort((a, b) => a - b).join(',');
+      let perDev = seqs.get(g);
+      if (!perDev) seqs.set(g, (perDev = new Map()));
+      let seq = perDev.get(device);
+      if (!seq) perDev.set(device, (seq = []));
+      seq.push(v);
+    }
+  }
+  for (const [g, perDev] of seqs) {
+    const members = g.split(',').map(Number);
+    const ref = perDev.get(members[0]!) ?? [];
+    for (const m of members) {
+      const seq = perDev.get(m) ?? [];
+      if (seq.length !== ref.length) return false;
+      for (let k = 0; k < seq.length; k++) {
+        const key = (ins[seq[k]!] as CollectiveInstruction).collective;
+        if (key !== (ins[ref[k]!] as CollectiveInstruction).collective) return false;
+        joint[seq[k]!] = ref[k]!;
+      }
+    }
+  }
+  return true;
+}
+
+function acyclic(total: number, dependent: Int32Array, dependency: Int32Array, m: number): boolean {
+  const off = new Int32Array(total + 1);
+  const indeg = new Int32Array(total);
+  for (let e = 0; e < m; e++) {
+    off[dependency[e]! + 1]!++;
+    indeg[dependent[e]!]!++;
+  }
+  for (let v = 0; v < total; v++) off[v + 1]! += off[v]!;
+  const fill = off.slice(0, total);
+  const users = new Int32Array(m);
+  for (let e = 0; e < m; e++) users[fill[dependency[e]!]!++] = dependent[e]!;
+  const stack = new Int32Array(total);
+  let top = 0;
+  for (let v = 0; v < total; v++) if (indeg[v] === 0) stack[top++] = v;
+  let done = 0;
+  while (top > 0) {
+    const v = stack[--top]!;
+    done++;
+    for (let k = off[v]!; k < off[v + 1]!; k++) if (--indeg[users[k]!]! === 0) stack[top++] = users[k]!;
+  }
+  return done === total;
+}
