@@ -6,7 +6,7 @@
  */
 import { CompileError } from '@stagecraft/ir';
 import type { Pass } from '../pass.ts';
-import { topoOrder, type Units, unitsOf } from '../topo.ts';
+import { topoOrderOf, type Units } from '../topo.ts';
 import { partitionOf } from './partition.ts';
 
 export interface StreamOrder {
@@ -23,8 +23,8 @@ export const streamOrderPass: Pass = {
       ctx.partition && ctx.partition.laneOf.length === dag.nodes.length
         ? ctx.partition
         : (ctx.partition = partitionOf(dag));
-    const units = unitsOf(dag);
-    const topo = topoOrder(dag, units);
+    const topo = topoOrderOf(dag);
+    const { units } = topo;
     if (!topo.ok) {
       throw new CompileError({
         path: 'directives',
