@@ -58,6 +58,8 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
 
   // Instructions laid out device by device, stream by stream: the order `planIssues` reads them in.
   const ins: Instruction[] = new Array(N);
+  // Ids read once into an array of strings: the lookups below compare many of them.
+  const idOf: string[] = new Array(N);
   const unitStream = new Int32Array(N);
   const streamStart = new Int32Array(S + 1);
   const deviceStreams = new Int32Array(D + 1);
@@ -75,6 +77,7 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
         for (let k = 0; k < list.length; k++, u++) {
           const x = list[k]!;
           ins[u] = x;
+          idOf[u] = x.id;
           unitStream[u] = s;
           W += x.waits.length;
           if (x.op === 'RECV') R++;
@@ -91,8 +94,8 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
     for (let di = 0; di < D; di++) {
       const seen = new Set<string>();
       for (let v = streamStart[deviceStreams[di]!]!; v < streamStart[deviceStreams[di + 1]!]!; v++) {
-        if (seen.has(ins[v]!.id)) return false;
-        seen.add(ins[v]!.id);
+        if (seen.has(idOf[v]!)) return false;
+        seen.add(idOf[v]!);
       }
     }
   }
@@ -114,7 +117,7 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
         const a = Math.max(c - 2, streamStart[ts]!);
         const b = Math.min(c + WINDOW, streamStart[ts + 1]!);
         for (let x = a; x < b; x++)
-          if (ins[x]!.id === id) {
+          if (idOf[x] === id) {
             cursor[ts] = x;
             return x;
           }
@@ -124,14 +127,14 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
         for (let ts = s0; ts < s1 && budget > 0; ts++) {
           budget -= streamStart[ts + 1]! - streamStart[ts]!;
           for (let x = streamStart[ts]!; x < streamStart[ts + 1]!; x++)
-            if (ins[x]!.id === id) {
+            if (idOf[x] === id) {
               cursor[ts] = x;
               return x;
             }
         }
       if (ids === undefined) {
         ids = new Map();
-        for (let x = streamStart[s1]! - 1; x >= streamStart[s0]!; x--) ids.set(ins[x]!.id, x);
+        for (let x = streamStart[s1]! - 1; x >= streamStart[s0]!; x--) ids.set(idOf[x]!, x);
       }
       const t = ids.get(id);
       if (t === undefined) return -1;

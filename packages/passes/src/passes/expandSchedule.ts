@@ -153,18 +153,27 @@ export function lowerSchedule(built: BuiltSchedule, l: Lowering): Directive[] {
         out.push({ op: 'place', filter: { PP: pp, DIR: 1 }, devices: l.groups[rank]!, ...stream });
     });
   }
-  const filtersOf = (a: Action): Filter[] => {
-    const rs = regions(a.stage);
-    const ordered = a.pass === 'F' ? rs : [...rs].reverse();
-    return ordered.map(
-      (pp): Filter =>
+  // Tens of thousands of actions: plain loops, one filter literal per region.
+  const rps = l.regionsPerStage;
+  const pushFilters = (a: Action, row: Filter[]) => {
+    const base = a.stage * rps;
+    for (let r = 0; r < rps; r++) {
+      const pp = l.stages[a.pass === 'F' ? base + r : base + rps - 1 - r]!;
+      row.push(
         l.bidirectional
           ? { PP: pp, DIR: a.dir ?? 0, MB: a.mb, PASS: a.pass }
           : { PP: pp, MB: a.mb, PASS: a.pass },
-    );
+      );
+    }
   };
   for (const program of built.programs) {
-    const order: OrderDirective = { op: 'order', filters: program.map((slot) => slot.flatMap(filtersOf)) };
+    const filters: Filter[][] = new Array(program.length);
+    for (let j = 0; j < program.length; j++) {
+      const row: Filter[] = [];
+      for (const a of program[j]!) pushFilters(a, row);
+      filters[j] = row;
+    }
+    const order: OrderDirective = { op: 'order', filters };
     out.push(order);
   }
   return out;

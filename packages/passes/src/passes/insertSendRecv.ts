@@ -42,8 +42,17 @@ export const insertSendRecvPass: Pass = {
       kind.push(k);
       bytes.push(b);
     };
-    // (producer, destination group) → RECV node index
-    const recvOf = new Map<number, number>();
+    // (producer, destination group) → RECV node index: the first destination of a producer in
+    // typed arrays (an output mostly goes to one other group), any further ones in a Map.
+    const firstGroup = new Int32Array(dag.nodes.length).fill(-1);
+    const firstRecv = new Int32Array(dag.nodes.length);
+    const moreRecvs = new Map<number, number>();
+    const recvOf = (u: number, g: number): number | undefined =>
+      firstGroup[u] === g
+        ? firstRecv[u]
+        : firstGroup[u]! < 0
+          ? undefined
+          : moreRecvs.get(u * dag.groups.length + g);
     for (let j = 0; j < e.from.length; j++) {
       const u = e.from[j]!;
       const v = e.to[j]!;
@@ -61,8 +70,7 @@ export const insertSendRecvPass: Pass = {
           message: `${nu.id} on devices [${gu.join(', ')}] feeds ${nv.id} on devices [${gv.join(', ')}]: data moves between groups rank by rank, so they need the same size`,
         });
       }
-      const key = u * dag.groups.length + nv.group;
-      let r = recvOf.get(key);
+      let r = recvOf(u, nv.group);
       if (r === undefined) {
         const transfer = `${nu.id}.d${gv[0]}`;
         const pass = nu.kind === 'compute' ? nu.op : 'F';
@@ -98,7 +106,10 @@ export const insertSendRecvPass: Pass = {
         nodes.push(send);
         r = nodes.length;
         nodes.push(recv);
-        recvOf.set(key, r);
+        if (firstGroup[u]! < 0) {
+          firstGroup[u] = nv.group;
+          firstRecv[u] = r;
+        } else moreRecvs.set(u * dag.groups.length + nv.group, r);
         push(u, s, EDGE_DATA, e.bytes[j]!);
         push(s, r, EDGE_DATA, e.bytes[j]!);
       }

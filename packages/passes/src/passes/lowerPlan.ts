@@ -84,7 +84,8 @@ export const lowerPlanPass: Pass = {
 
     // Per group: its lanes' instructions, with SEND/RECV peers of the group's first device.
     const groups = dag.groups;
-    const groupStreams = groupLanes.map((own) => {
+    const groupOps = new Array<number>(groups.length).fill(0);
+    const groupStreams = groupLanes.map((own, g) => {
       const sorted = [...own].sort((a, b) => streamRank(lanes[a]!.stream, lanes[b]!.stream));
       return sorted.map((lane) => {
         const instructions: Instruction[] = [];
@@ -104,6 +105,7 @@ export const lowerPlanPass: Pass = {
             const total = overlapMs(dag, ms, updMs);
             if (total !== undefined) ins.ms = total;
             instructions.push(ins);
+            groupOps[g]! += ms.length - 1;
             continue;
           }
           const waits = waitsOf(i, i, lane, undefined) ?? NO_WAITS;
@@ -141,6 +143,7 @@ export const lowerPlanPass: Pass = {
               break;
           }
         }
+        groupOps[g]! += instructions.length;
         return { lane, stream: lanes[lane]!.stream, instructions };
       });
     });
@@ -158,6 +161,7 @@ export const lowerPlanPass: Pass = {
       });
     });
     const devices: DevicePlan[] = [];
+    let ops = 0;
     for (let device = 0; device < total; device++) {
       const g = groupOf[device]!;
       if (g < 0) {
@@ -165,6 +169,7 @@ export const lowerPlanPass: Pass = {
         continue;
       }
       const rank = rankOf[device]!;
+      ops += groupOps[g]!;
       const streams: StreamPlan[] = groupStreams[g]!.map((s) => {
         const spec = streamSpec.get(s.stream);
         const plan: StreamPlan = {
@@ -185,6 +190,7 @@ export const lowerPlanPass: Pass = {
       }
       devices.push({ device, group: g, stages, paramBytes, streams });
     }
+    ctx.planOps = ops;
     ctx.plan = {
       format: PLAN_FORMAT,
       name: ctx.design.name,
