@@ -31,6 +31,8 @@ export interface Flat {
   plan: Plan;
   /** Units, streams, devices (indices into plan.devices). */
   N: number;
+  /** Instructions, each member of an overlapped unit counted (the plan's ops). */
+  ops: number;
   S: number;
   D: number;
   /** Per global stream, its instructions: unit v is streamList[unitStream[v]][unitPos[v]] (see instAt). */
@@ -107,7 +109,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
   }
 
   const streamList: Instruction[][] = [];
-  const idOf: string[] = [];
+  const idOf: string[] = new Array(N);
   const unitDev = new Int32Array(N);
   const unitStream = new Int32Array(N);
   const unitPos = new Int32Array(N);
@@ -151,6 +153,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
 
   // Pass 1: units, durations, memory effects, p2p channels, collective groups.
   let W = 0;
+  let members = 0;
   let u = 0;
   let s = 0;
   for (let di = 0; di < D; di++) {
@@ -171,7 +174,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
       streamList.push(list);
       for (let k = 0; k < list.length; k++, u++) {
         const x = list[k]!;
-        idOf.push(x.id);
+        idOf[u] = x.id;
         W += x.waits.length;
         unitDev[u] = di;
         unitStream[u] = s;
@@ -221,6 +224,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
             break;
           case 'OVERLAP': {
             kind[u] = K_OVERLAP;
+            members += x.members.length - 1;
             let sum = 0;
             let a = 0;
             let f = 0;
@@ -466,6 +470,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
     flat: {
       plan,
       N,
+      ops: N + members,
       S,
       D,
       streamList,

@@ -23,7 +23,6 @@
  * → run (engine.ts: the event loop) → metrics (below).
  */
 import type { Plan } from '@stagecraft/ir';
-import { planOpCount } from '@stagecraft/ir';
 import { resolveCluster } from './costModel.ts';
 import { findDeadlock } from './deadlock.ts';
 import { run } from './engine.ts';
@@ -91,7 +90,7 @@ export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationR
     makespanMs: makespan,
     bubbleRatio: D > 0 && makespan > 0 ? sumIdle / (D * makespan) : 0,
     bubbleOverIdeal: sumBusy > 0 ? sumIdle / sumBusy : 0,
-    ops: planOpCount(plan),
+    ops: f.ops,
     devices: byDevice.map((i) => perDevice[i]!),
     exposedCommMs: sumExposed,
   };

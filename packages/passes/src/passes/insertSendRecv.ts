@@ -10,6 +10,7 @@ import {
   type DagNode,
   EDGE_DATA,
   type EdgeKind,
+  type Provenance,
   p2pNode,
 } from '@stagecraft/ir';
 import type { Pass } from '../pass.ts';
@@ -47,6 +48,13 @@ export const insertSendRecvPass: Pass = {
     const firstGroup = new Int32Array(dag.nodes.length).fill(-1);
     const firstRecv = new Int32Array(dag.nodes.length);
     const moreRecvs = new Map<number, number>();
+    // One provenance object per directive, shared by the SENDs and RECVs it causes.
+    const provenances = new Map<number | null, Provenance>();
+    const provenanceOf = (directive: number | null): Provenance => {
+      let p = provenances.get(directive);
+      if (!p) provenances.set(directive, (p = { pass: 'insert-send-recv', directive }));
+      return p;
+    };
     const recvOf = (u: number, g: number): number | undefined =>
       firstGroup[u] === g
         ? firstRecv[u]
@@ -74,7 +82,7 @@ export const insertSendRecvPass: Pass = {
       if (r === undefined) {
         const transfer = `${nu.id}.d${gv[0]}`;
         const pass = nu.kind === 'compute' ? nu.op : 'F';
-        const provenance = { pass: 'insert-send-recv', directive: nu.provenance.directive };
+        const provenance = provenanceOf(nu.provenance.directive);
         // Explicit fields, no object spread: a spread plus extra fields is many times slower here.
         const send = p2pNode({
           op: 'SEND',
@@ -96,7 +104,7 @@ export const insertSendRecvPass: Pass = {
           dims: nu.dims,
           group: nv.group,
           stream: (nv as ComputeNode).p2pStream ?? DEFAULT_P2P_STREAM,
-          provenance: { pass: 'insert-send-recv', directive: nv.provenance.directive },
+          provenance: provenanceOf(nv.provenance.directive),
           peerGroup: nu.group,
           bytes: e.bytes[j]!,
           transfer,

@@ -56,8 +56,20 @@ export const lowerPlanPass: Pass = {
     const tags = tagMaker(dag, inc);
 
     const compute = (n: ComputeNode, i: number, waits: string[]): ComputeInstruction => {
-      const ins: ComputeInstruction = { op: n.op, id: n.id, tags: tags(i), waits, provenance: n.provenance };
       const ms = computeMs(dag, n, updMs);
+      const t = tags(i);
+      // One literal per combination of optional fields, so each instruction is built with its
+      // final shape (adding fields one by one would reshape hundreds of thousands of objects).
+      if (ms !== undefined) {
+        const a = n.allocBytes;
+        const f = n.freeBytes;
+        if (a > 0 && f <= 0)
+          return { op: n.op, id: n.id, tags: t, waits, provenance: n.provenance, ms, allocBytes: a };
+        if (a <= 0 && f > 0)
+          return { op: n.op, id: n.id, tags: t, waits, provenance: n.provenance, ms, freeBytes: f };
+        if (a <= 0 && f <= 0) return { op: n.op, id: n.id, tags: t, waits, provenance: n.provenance, ms };
+      }
+      const ins: ComputeInstruction = { op: n.op, id: n.id, tags: t, waits, provenance: n.provenance };
       if (ms !== undefined) ins.ms = ms;
       if (n.allocBytes > 0) ins.allocBytes = n.allocBytes;
       if (n.freeBytes > 0) ins.freeBytes = n.freeBytes;
