@@ -113,14 +113,13 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
     const lookup = (id: string, lastStream: number): number => {
       for (let q = 0; q < s1 - s0; q++) {
         const ts = q === 0 ? lastStream : s0 + q - (s0 + q <= lastStream ? 1 : 0);
-        const c = cursor[ts]!;
-        const a = Math.max(c - 2, streamStart[ts]!);
-        const b = Math.min(c + WINDOW, streamStart[ts + 1]!);
-        for (let x = a; x < b; x++)
-          if (idOf[x] === id) {
-            cursor[ts] = x;
-            return x;
-          }
+        // Forwards from the cursor first: the next wait is mostly just after the last hit, and
+        // a hit on the first try compares one string, the very same one.
+        const x = windowScan(idOf, id, cursor[ts]!, streamStart[ts]!, streamStart[ts + 1]!);
+        if (x >= 0) {
+          cursor[ts] = x;
+          return x;
+        }
       }
       // Whole streams while the device's budget lasts (so O(n) per device), then a Map.
       if (ids === undefined && budget > 0)
@@ -305,4 +304,13 @@ function acyclic(total: number, dependent: Int32Array, dependency: Int32Array, m
     for (let k = off[v]!; k < off[v + 1]!; k++) if (--indeg[users[k]!]! === 0) stack[top++] = users[k]!;
   }
   return done === total;
+}
+
+/** Index of `id` in ids[lo..hi) near `c`: c+1 .. c+WINDOW−1, then c, c−1, c−2; −1 if not there. */
+function windowScan(ids: readonly string[], id: string, c: number, lo: number, hi: number): number {
+  const b = Math.min(c + WINDOW, hi);
+  for (let x = c + 1; x < b; x++) if (ids[x] === id) return x;
+  const a = Math.max(c - 2, lo);
+  for (let x = Math.min(c, hi - 1); x >= a; x--) if (ids[x] === id) return x;
+  return -1;
 }

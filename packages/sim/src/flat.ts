@@ -287,16 +287,13 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
       // Window scan: the last hit's stream first, then the others.
       for (let q = 0; q < s1 - s0; q++) {
         const ts = q === 0 ? lastStream : s0 + q - (s0 + q <= lastStream ? 1 : 0);
-        const lo = streamStart[ts]!;
-        const hi = streamStart[ts + 1]!;
-        const c = cursor[ts]!;
-        const a = Math.max(c - 2, lo);
-        const b = Math.min(c + WINDOW, hi);
-        for (let x = a; x < b; x++)
-          if (idOf[x] === id) {
-            cursor[ts] = x;
-            return x;
-          }
+        // Forwards from the cursor first: the next wait is mostly just after the last hit, and
+        // a hit on the first try compares one string, the very same one.
+        const x = windowScan(idOf, id, cursor[ts]!, streamStart[ts]!, streamStart[ts + 1]!);
+        if (x >= 0) {
+          cursor[ts] = x;
+          return x;
+        }
       }
       // Miss: scan whole streams while the device's budget lasts (bounded, so O(n) per device),
       // then fall back to the Map.
@@ -535,4 +532,13 @@ function sameSet(list: readonly number[], set: ReadonlySet<number>): boolean {
   if (list.length !== set.size) return false;
   for (const d of list) if (!set.has(d)) return false;
   return true;
+}
+
+/** Index of `id` in ids[lo..hi) near `c`: c+1 .. c+WINDOW−1, then c, c−1, c−2; −1 if not there. */
+function windowScan(ids: readonly string[], id: string, c: number, lo: number, hi: number): number {
+  const b = Math.min(c + WINDOW, hi);
+  for (let x = c + 1; x < b; x++) if (ids[x] === id) return x;
+  const a = Math.max(c - 2, lo);
+  for (let x = Math.min(c, hi - 1); x >= a; x--) if (ids[x] === id) return x;
+  return -1;
 }
