@@ -98,7 +98,10 @@ function expandSchedule(
       problems.map((p: { field: string; message: string }) => ({ path: at(p.field), message: p.message })),
     );
   }
-  const estimate = blockCount * d.microbatches * 3;
+  // Per microbatch: up to three passes per block (F, BI, BW) and, between consecutive blocks on
+  // different ranks, a SEND and a RECV each way. Refusing here, before anything is built, keeps
+  // an oversized design from costing time and memory.
+  const estimate = d.microbatches * (3 * blockCount + (ranks > 1 ? 4 * (blockCount - 1) : 0));
   if (estimate > ctx.options.maxOps) {
     throw new CompileError({
       path: at('microbatches'),
