@@ -14,7 +14,7 @@ import {
   type OverlapSlot,
   type PathSegment,
 } from '@stagecraft/ir';
-import { outEdges } from '../adjacency.ts';
+import { type Adjacency, outEdges } from '../adjacency.ts';
 import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
@@ -29,7 +29,8 @@ export const orderPass: Pass = {
     const orders = directivesOf(ctx.program, 'order');
     if (orders.length === 0) return dag;
     const index = new NodeIndex(dag);
-    const out = outEdges(dag.nodes.length, dag.edges);
+    // Out-edges only matter to slots of several filters (overlap detection): built on first use.
+    let out: Adjacency | undefined;
     const nodes: DagNode[] = dag.nodes.slice();
     const from = dag.edges.from.slice();
     const to = dag.edges.to.slice();
@@ -93,7 +94,15 @@ export const orderPass: Pass = {
         }
         if (
           slot.length > 1 &&
-          independentParts(members, slot.length, here, slotOf, filterOf, out, dag.edges.to) > 1
+          independentParts(
+            members,
+            slot.length,
+            here,
+            slotOf,
+            filterOf,
+            (out ??= outEdges(dag.nodes.length, dag.edges)),
+            dag.edges.to,
+          ) > 1
         ) {
           overlaps.push({ nodes: members, directive: di });
         }
