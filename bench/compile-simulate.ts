@@ -100,8 +100,9 @@ const reps = Math.max(1, Number(values.reps) || 5);
 const maxM = values['max-m'] === undefined ? Number.POSITIVE_INFINITY : Number(values['max-m']);
 
 console.log(`compile + simulate, interleaved 1F1B (v=2), synthetic model, ideal cluster`);
+const flags = process.execArgv.filter((a) => a.startsWith('--max')).join(' ');
 console.log(
-  `node ${process.version}, ${cpus()[0]?.model ?? 'unknown cpu'}; median of ${reps} after 1 warm-up\n`,
+  `node ${process.version}${flags ? ` (${flags})` : ''}, ${cpus()[0]?.model ?? 'unknown cpu'}; median of ${reps} after 1 warm-up\n`,
 );
 const header = ['design', 'ops', 'compile ms', 'simulate ms', 'total ms', 'ns/op'];
 const widths = [22, 10, 11, 12, 10, 8];
