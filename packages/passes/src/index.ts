@@ -27,4 +27,4 @@ export {
   transformerUnits,
   type UnitKind,
 } from './transformerBlocks.ts';
-export { validatePlan } from './validatePlan.ts';
+export { type ValidateOptions, validatePlan } from './validatePlan.ts';

@@ -31,6 +31,8 @@ export interface Flat {
   plan: Plan;
   /** Units, streams, devices (indices into plan.devices). */
   N: number;
+  /** Instructions, each member of an overlapped unit counted (the plan's ops). */
+  ops: number;
   S: number;
   D: number;
   /** Per global stream, its instructions: unit v is streamList[unitStream[v]][unitPos[v]] (see instAt). */
@@ -111,7 +113,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
   }
 
   const streamList: Instruction[][] = [];
-  const idOf: string[] = [];
+  const idOf: string[] = new Array(N);
   const unitDev = new Int32Array(N);
   const unitStream = new Int32Array(N);
   const unitPos = new Int32Array(N);
@@ -155,6 +157,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
 
   // Pass 1: units, durations, memory effects, p2p channels, collective groups.
   let W = 0;
+  let members = 0;
   let u = 0;
   let s = 0;
   for (let di = 0; di < D; di++) {
@@ -175,7 +178,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
       streamList.push(list);
       for (let k = 0; k < list.length; k++, u++) {
         const x = list[k]!;
-        idOf.push(x.id);
+        idOf[u] = x.id;
         W += x.waits.length;
         unitDev[u] = di;
         unitStream[u] = s;
@@ -225,6 +228,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
             break;
           case 'OVERLAP': {
             kind[u] = K_OVERLAP;
+            members += x.members.length - 1;
             let sum = 0;
             let a = 0;
             let f = 0;
@@ -287,16 +291,13 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
       // Window scan: the last hit's stream first, then the others.
       for (let q = 0; q < s1 - s0; q++) {
         const ts = q === 0 ? lastStream : s0 + q - (s0 + q <= lastStream ? 1 : 0);
-        const lo = streamStart[ts]!;
-        const hi = streamStart[ts + 1]!;
-        const c = cursor[ts]!;
-        const a = Math.max(c - 2, lo);
-        const b = Math.min(c + WINDOW, hi);
-        for (let x = a; x < b; x++)
-          if (idOf[x] === id) {
-            cursor[ts] = x;
-            return x;
-          }
+        // Forwards from the cursor first: the next wait is mostly just after the last hit, and
+        // a hit on the first try compares one string, the very same one.
+        const x = windowScan(idOf, id, cursor[ts]!, streamStart[ts]!, streamStart[ts + 1]!);
+        if (x >= 0) {
+          cursor[ts] = x;
+          return x;
+        }
       }
       // Miss: scan whole streams while the device's budget lasts (bounded, so O(n) per device),
       // then fall back to the Map.
@@ -492,6 +493,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
     flat: {
       plan,
       N,
+      ops: N + members,
       S,
       D,
       streamList,
@@ -556,4 +558,13 @@ function sameSet(list: readonly number[], set: ReadonlySet<number>): boolean {
   if (list.length !== set.size) return false;
   for (const d of list) if (!set.has(d)) return false;
   return true;
+}
+
+/** Index of `id` in ids[lo..hi) near `c`: c+1 .. c+WINDOW−1, then c, c−1, c−2; −1 if not there. */
+function windowScan(ids: readonly string[], id: string, c: number, lo: number, hi: number): number {
+  const b = Math.min(c + WINDOW, hi);
+  for (let x = c + 1; x < b; x++) if (ids[x] === id) return x;
+  const a = Math.max(c - 2, lo);
+  for (let x = Math.min(c, hi - 1); x >= a; x--) if (ids[x] === id) return x;
+  return -1;
 }

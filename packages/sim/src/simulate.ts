@@ -26,7 +26,6 @@
  * → run (engine.ts, or sharedEngine.ts on a real cluster) → metrics (below, stepMetrics.ts).
  */
 import type { Plan } from '@stagecraft/ir';
-import { planOpCount } from '@stagecraft/ir';
 import { resolveCluster } from './costModel.ts';
 import { findDeadlock } from './deadlock.ts';
 import { run } from './engine.ts';
@@ -104,7 +103,7 @@ export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationR
     makespanMs: makespan,
     bubbleRatio: D > 0 && makespan > 0 ? sumIdle / (D * makespan) : 0,
     bubbleOverIdeal: sumBusy > 0 ? sumIdle / sumBusy : 0,
-    ops: planOpCount(plan),
+    ops: f.ops,
     devices: [...byDevice.map((i) => perDevice[i]!), ...reps.metrics].sort((a, b) => a.device - b.device),
     exposedCommMs: sumExposed,
   };
