@@ -37,19 +37,39 @@ interface Row {
   deviceOps: number;
   compileMs: number;
   simulateMs: number;
+  /** CPU time of compile + simulate (this process), best of the runs: robust to a busy machine. */
+  cpuMs: number;
 }
 
 function run(name: string): Row {
   const parsed = parseDesignText(readFileSync(new URL(`../examples/${name}.json`, import.meta.url), 'utf8'));
   if (!parsed.ok)
     throw new Error(`${name}: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
-  const t0 = performance.now();
-  const c = compile(parsed.design, { keepSnapshots: false });
-  const t1 = performance.now();
+  // The DeepSeek-V3 design is timed as the best of 3 runs (after a warm-up), the others once.
+  const runs = name.startsWith('deepseek') ? 4 : 1;
+  let best = {
+    t0: 0,
+    t1: Number.POSITIVE_INFINITY,
+    t2: Number.POSITIVE_INFINITY,
+    cpu: Number.POSITIVE_INFINITY,
+  };
+  let c = compile(parsed.design, { keepSnapshots: false });
+  let s = c.ok ? simulate(c.plan, { keepTimeline: false }) : undefined;
+  for (let k = 0; k < runs; k++) {
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    if (k > 0 || runs === 1) c = compile(parsed.design, { keepSnapshots: false });
+    const t1 = performance.now();
+    if (!c.ok) break;
+    if (k > 0 || runs === 1) s = simulate(c.plan, { keepTimeline: false });
+    const t2 = performance.now();
+    const cu = process.cpuUsage(cpu0);
+    const cpu = (cu.user + cu.system) / 1000;
+    if (runs === 1 || (k > 0 && t2 - t0 < best.t2 - best.t0)) best = { t0, t1, t2, cpu };
+  }
+  const { t0, t1, t2 } = best;
   if (!c.ok) throw new Error(`${name}: ${c.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
-  const s = simulate(c.plan, { keepTimeline: false });
-  const t2 = performance.now();
-  if (!s.ok) throw new Error(`${name}: ${s.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+  if (!s?.ok) throw new Error(`${name}: ${s?.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
   const sim = s.sim;
   const used = sim.devices.filter((d) => d.busyMs > 0);
   const worst = used.reduce((a, b) => (b.peakMemoryBytes > a.peakMemoryBytes ? b : a), used[0]!);
@@ -80,6 +100,7 @@ function run(name: string): Row {
     deviceOps,
     compileMs: t1 - t0,
     simulateMs: t2 - t1,
+    cpuMs: best.cpu,
   };
 }
 
@@ -134,5 +155,5 @@ console.log(
 );
 const ds = byName.get('deepseek-v3-pp16-ep128-dualpipe')!;
 console.log(
-  `DeepSeek-V3 (2,048 GPUs): ${ds.programOps.toLocaleString('en-US')} instructions in its 16 group programs (${ds.deviceOps.toLocaleString('en-US')} per-device instructions), compiled in ${ds.compileMs.toFixed(0)} ms and simulated in ${ds.simulateMs.toFixed(0)} ms`,
+  `DeepSeek-V3 (2,048 GPUs): ${ds.programOps.toLocaleString('en-US')} instructions in its 16 group programs (${ds.deviceOps.toLocaleString('en-US')} per-device instructions), compiled in ${ds.compileMs.toFixed(0)} ms and simulated in ${ds.simulateMs.toFixed(0)} ms (best of 3; ${ds.cpuMs.toFixed(0)} ms of CPU)`,
 );

@@ -80,7 +80,7 @@ export function compile(design: Design, options: CompileOptions = {}): CompileRe
     dag: run.dag,
     program: ctx.program,
     snapshots,
-    ops: planOpCount(plan),
+    ops: ctx.planOps ?? planOpCount(plan),
     compileMs: now() - t0,
   };
 }

@@ -29,4 +29,4 @@ export {
   transformerUnits,
   type UnitKind,
 } from './transformerBlocks.ts';
-export { validatePlan } from './validatePlan.ts';
+export { type ValidateOptions, validatePlan } from './validatePlan.ts';

@@ -89,9 +89,15 @@ export function p2pMs(cost: CostCluster, from: number, to: number, bytes: number
 /** Time to move `bytes` between device and host (OFFLOAD / RELOAD). */
 export function hostTransferMs(cost: CostCluster, bytes: number): number {
   if (cost.kind === 'ideal') return 0;
-  // The cluster schema has no host link yet; the intra-node link stands in for PCIe.
-  return cost.intraNode.latencyMs + bytes / cost.intraNode.bytesPerMs;
+  return HOST_LINK.latencyMs + bytes / HOST_LINK.bytesPerMs;
 }
+
+/**
+ * GPU ↔ host copies (OFFLOAD / RELOAD): the cluster schema has no host link, so a PCIe Gen4 x16
+ * link's sustained ~25 GB/s per direction and 10 µs stand for it (Gen5 on H100 doubles the
+ * bandwidth; this is the conservative side).
+ */
+export const HOST_LINK: Link = { bytesPerMs: 25e6, latencyMs: 0.01 };
 
 /** The slowest link among the members: inter-node as soon as the members span two nodes. */
 export function slowestLink(cost: CostCluster & { kind: 'custom' }, devices: readonly number[]): Link {

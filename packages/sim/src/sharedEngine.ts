@@ -6,8 +6,9 @@
  *   device it touches: intra-node (NVLink), inter-node (InfiniBand) or host (PCIe). Jobs on the
  *   same device and class share it equally; a job spanning devices goes at its slowest share;
  * - a compute job runs at 1 − (Σ SM share of the communication kernels running on its device),
- *   never below MIN_COMPUTE_RATE; NCCL kernels take their stream's `smFraction` (default
- *   DEFAULT_COMM_SM_FRACTION), copies to and from the host take no SMs.
+ *   never below MIN_COMPUTE_RATE; communication takes its stream's `smFraction`, by default
+ *   DEFAULT_COMM_SM_FRACTION for a collective (NCCL's ring channels, one SM each) and none for a
+ *   SEND/RECV (one channel per peer) or a copy to or from the host (copy engines).
  * A job's time at rate 1 is its cost-model time (latency included: the whole transfer stretches).
  * Finish events sit in a min-heap with a version per job, so a job whose rate changed leaves a
  * stale entry behind that is skipped when it surfaces.
@@ -51,8 +52,14 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
   const devNum = f.plan.devices.map((d) => d.device);
   const smOfStream = f.streamName.map((_, s) => {
     const sp = f.plan.devices[f.streamDev[s]!]!.streams[f.streamLocal[s]!]!;
-    return sp.smFraction ?? DEFAULT_COMM_SM_FRACTION;
+    return sp.smFraction;
   });
+  /** SM share of a running communication job: its stream's, else by kind (collectives only). */
+  const smOf = (j: number): number => {
+    const given = smOfStream[unitStream[j]!];
+    if (given !== undefined) return given;
+    return kind[j] === K_COLLECTIVE ? DEFAULT_COMM_SM_FRACTION : 0;
+  };
   const devIndex = new Map<number, number>();
   f.plan.devices.forEach((d, i) => {
     devIndex.set(d.device, i);
@@ -91,6 +98,7 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
         : [unitDev[job]!];
     if (k === K_COLLECTIVE) {
       const g = collGroup[job]!;
+      if (groupOff[g + 1]! - groupOff[g]! === 1) return ONE[unitDev[job]!]!;
       const out: number[] = [];
       for (let j = groupOff[g]!; j < groupOff[g + 1]!; j++) {
         const d = unitDev[groupUnits[j]!]!;
@@ -98,9 +106,10 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
       }
       return out;
     }
-    return [unitDev[job]!];
+    return ONE[unitDev[job]!]!;
   };
-  const jobDevs = new Map<number, number[]>();
+  const jobDevs: (readonly number[])[] = new Array(N);
+  const ONE: number[][] = Array.from({ length: D }, (_, d) => [d]);
 
   // --- heap of (finish time, job, version) -------------------------------------------------------
   let cap = 1024;
@@ -173,12 +182,12 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
     const c = cls[job]!;
     if (c === C_NONE) return 1;
     let r = 1;
-    for (const d of jobDevs.get(job)!) r = Math.min(r, shareOf(d, c));
+    for (const d of jobDevs[job]!) r = Math.min(r, shareOf(d, c));
     return r;
   };
   const computeRate = (d: number): number => {
     let sm = 0;
-    for (const j of activeComm[d]!) if (cls[j] !== C_HOST) sm += smOfStream[unitStream[j]!]!;
+    for (const j of activeComm[d]!) if (cls[j] !== C_HOST) sm += smOf(j);
     const n = activeComp[d]!.length || 1;
     return Math.max(MIN_COMPUTE_RATE, 1 - sm) / n;
   };
@@ -203,8 +212,8 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
     rem[job] = work;
     since[job] = t;
     rate[job] = 0;
-    const devs = isComm ? devicesOf(job) : [unitDev[job]!];
-    jobDevs.set(job, devs);
+    const devs = isComm ? devicesOf(job) : ONE[unitDev[job]!]!;
+    jobDevs[job] = devs;
     for (const d of devs) (isComm ? activeComm : activeComp)[d]!.push(job);
     if (work === 0) {
       rate[job] = 1;
@@ -215,13 +224,12 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
     touch(devs, t);
   };
   const stopJob = (job: number, t: number, isComm: boolean) => {
-    const devs = jobDevs.get(job)!;
+    const devs = jobDevs[job]!;
     for (const d of devs) {
       const list = (isComm ? activeComm : activeComp)[d]!;
       const i = list.indexOf(job);
       if (i >= 0) list.splice(i, 1);
     }
-    jobDevs.delete(job);
     touch(devs, t);
   };
 

@@ -1,7 +1,7 @@
 /**
  * Discrete-event simulation of a `stagecraft/plan@1`: one training step on the plan's cluster.
  *
- * Semantics (docs/simulator.md has the full text):
+ * Semantics (docs/cost-model.md, "Communication, memory and the simulator", has the full text):
  * - Every device runs its streams concurrently from time 0. An instruction becomes ready when the
  *   instruction before it on its stream has finished (or, for a RECV, been posted) and every id in
  *   its `waits` (same device) has finished. An OVERLAP is one unit whose waits are its own plus
@@ -13,17 +13,19 @@
  *   transfer); whatever lists it in `waits` starts after that end.
  * - A collective starts when every member device has reached (is ready at) the instruction with
  *   the same `collective` key; all members end together after the alpha-beta time.
- * - Memory: each device starts at paramBytes; allocBytes apply at a unit's start, freeBytes at its
+ * - On a real (custom or preset) cluster, sharedEngine.ts runs instead: concurrent jobs share link
+ *   bandwidth and compute yields the SM share of running communication (rates change as jobs
+ *   start and end); the ideal cluster keeps engine.ts, whose fixed durations keep closed forms exact.
+ * - Memory: each device starts at its resident training state (staticBytes, else paramBytes); allocBytes apply at a unit's start, freeBytes at its
  *   end (OFFLOAD releases `bytes` at its end, RELOAD allocates `bytes` at its start); at equal
  *   times frees apply before allocations.
  * - If events run out with instructions unfinished, the result is an error value naming one wait
  *   cycle (deadlock.ts). Nothing here throws on a well-typed plan.
  *
  * Pipeline: resolveCluster (costModel.ts) → flatten (flat.ts: setup, validation of references)
- * → run (engine.ts: the event loop) → metrics (below).
+ * → run (engine.ts, or sharedEngine.ts on a real cluster) → metrics (below, stepMetrics.ts).
  */
 import type { Plan } from '@stagecraft/ir';
-import { planOpCount } from '@stagecraft/ir';
 import { resolveCluster } from './costModel.ts';
 import { findDeadlock } from './deadlock.ts';
 import { run } from './engine.ts';
@@ -101,7 +103,7 @@ export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationR
     makespanMs: makespan,
     bubbleRatio: D > 0 && makespan > 0 ? sumIdle / (D * makespan) : 0,
     bubbleOverIdeal: sumBusy > 0 ? sumIdle / sumBusy : 0,
-    ops: planOpCount(plan),
+    ops: f.ops,
     devices: [...byDevice.map((i) => perDevice[i]!), ...reps.metrics].sort((a, b) => a.device - b.device),
     exposedCommMs: sumExposed,
   };

@@ -43,6 +43,8 @@ export function simulate(cmd: Extract<Command, { kind: 'simulate' }>, io: Io, co
         peakActivationBytes: d.peakActivationBytes,
       })),
       ...(sim.tokensPerSecond !== undefined ? { tokensPerSecond: sim.tokensPerSecond } : {}),
+      ...(sim.mfu !== undefined ? { mfu: sim.mfu } : {}),
+      ...(sim.warnings !== undefined ? { warnings: sim.warnings } : {}),
       timings,
     };
     io.out(JSON.stringify(report));

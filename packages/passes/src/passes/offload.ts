@@ -2,8 +2,9 @@
  * `offload`: the matched forwards' stashed activations move to host memory after F (OFFLOAD,
  * which releases them on the device when it ends) and come back before the backward (RELOAD,
  * which allocates them again when it starts), both on `stream` (default "offload"), so the
- * copies overlap compute. RELOAD waits for everything else the backward waits for, so the
- * activations come back only when the backward is about to run.
+ * copies overlap compute. RELOAD is issued one op ahead: when the backward before this one on the
+ * group (the producer of its gradient) could start, or when this backward's own inputs are ready
+ * if its gradient comes from another group.
  */
 import {
   CompileError,
@@ -78,10 +79,25 @@ export const offloadPass: Pass = {
         edges.push(f, o, F.allocBytes);
         edges.push(o, r, F.allocBytes);
         edges.push(r, b, F.allocBytes);
-        for (let k = inc.offset[b]!; k < inc.offset[b + 1]!; k++) {
-          const j = inc.edge[k]!;
-          if (j !== stash && e.kind[j] === EDGE_DATA && e.from[j] !== f) edges.push(e.from[j]!, r);
-        }
+        // Prefetch one op ahead: when the backward's gradient comes from the backward before it on
+        // this group, reload when that one could start; else when this one's inputs are ready.
+        const inputs = (x: number) => {
+          const out: number[] = [];
+          for (let k = inc.offset[x]!; k < inc.offset[x + 1]!; k++) {
+            const j = inc.edge[k]!;
+            const u = e.from[j]!;
+            const nu = dag.nodes[u]!;
+            if (e.kind[j] !== EDGE_DATA || (nu.kind === 'compute' && nu.op === 'F')) continue;
+            out.push(u);
+          }
+          return out;
+        };
+        const own = inputs(b);
+        const chain = own.find((u) => {
+          const nu = dag.nodes[u]!;
+          return nu.kind === 'compute' && nu.group === F.group && (nu.op === 'B' || nu.op === 'BI');
+        });
+        for (const u of chain !== undefined ? inputs(chain) : own) edges.push(u, r);
       }
     }
     return { ...dag, nodes, edges: edges.list() };

@@ -44,4 +44,9 @@ describe('offload', () => {
     expect(preds(dag, 'RELOAD.b1.mb0')).toEqual(['OFFLOAD.b1.mb0', 'RECV.B.b2.mb0.d0']);
     expect(preds(dag, 'B.b1.mb0')).toEqual(['F.b1.mb0', 'RECV.B.b2.mb0.d0', 'RELOAD.b1.mb0']);
   });
+
+  it('reloads one op ahead: the stash of B.b0 comes back when B.b1 could start', () => {
+    expect(preds(dag, 'RELOAD.b0.mb0')).toEqual(['OFFLOAD.b0.mb0', 'RECV.B.b2.mb0.d0']);
+    expect(succs(dag, 'RELOAD.b0.mb0')).toEqual(['B.b0.mb0']);
+  });
 });

@@ -1,8 +1,9 @@
 /**
  * The ops a `replicate` / `shard` / `shard_tensor` directive covers and the device group they run
- * on. Those directives add collectives over `devices`, so `devices` must be exactly the group
- * `place` put the ops on: a device belongs to one group, and a collective among part of a group,
- * or among devices that run none of the ops, has no meaning in a rank-by-rank SPMD program.
+ * on. Those directives add collectives over `devices`, so `devices` must be exactly a group `place`
+ * put some of the matched ops on, and the region is the matched ops on that group: a device
+ * belongs to one group, and a collective among part of a group, or among devices that run none of
+ * the ops, has no meaning in a rank-by-rank SPMD program.
  */
 import { CompileError, type Dag, type Filter, formatPath, type PathSegment } from '@stagecraft/ir';
 import type { NodeIndex } from '../nodeIndex.ts';

@@ -37,6 +37,20 @@ import { dimsSuffix, familyOf, regionOf } from './region.ts';
 
 export const DEFAULT_COMM_STREAM = 'compute';
 
+const byGroupCache = new WeakMap<Dag, number[][]>();
+/** Compute nodes of each group, built once per DAG (programs replicate every group). */
+function computeOnGroup(dag: Dag, group: number): number[] {
+  let all = byGroupCache.get(dag);
+  if (!all) {
+    all = dag.groups.map(() => []);
+    dag.nodes.forEach((n, i) => {
+      if (n.kind === 'compute' && n.group >= 0) all![n.group]!.push(i);
+    });
+    byGroupCache.set(dag, all);
+  }
+  return all[group] ?? [];
+}
+
 export const replicatePass: Pass = {
   name: 'replicate',
   run(dag, ctx) {
@@ -87,15 +101,16 @@ export const replicatePass: Pass = {
       // Weight-gradient ops (B or BW) of the region's blocks on this group, per block.
       const grads = new Map<number, number[]>();
       const users: number[] = []; // F and B/BI that need full parameters (ZeRO-3)
-      dag.nodes.forEach((x, i) => {
-        if (x.kind !== 'compute' || x.group !== group || !blockSet.has(x.block)) return;
+      for (const i of computeOnGroup(dag, group)) {
+        const x = dag.nodes[i] as ComputeNode;
+        if (!blockSet.has(x.block)) continue;
         if (x.op === 'B' || x.op === 'BW') {
           let l = grads.get(x.block);
           if (!l) grads.set(x.block, (l = []));
           l.push(i);
         }
         if (x.op === 'F' || x.op === 'B' || x.op === 'BI') users.push(i);
-      });
+      }
       // Buckets in backward order (last block first), filled up to bucket_size bytes of gradients.
       const buckets: number[][] = [];
       let fill = 0;

@@ -15,6 +15,7 @@ import {
   EDGE_DATA,
   formatPath,
 } from '@stagecraft/ir';
+import { inEdges, outEdges } from '../adjacency.ts';
 import { deviceCount } from '../cluster.ts';
 import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
@@ -35,6 +36,8 @@ export const shardPass: Pass = {
     const blocks: BlockInfo[] = dag.blocks.slice();
     const scaled = new Map<number, number>();
     const e = dag.edges;
+    const inc = inEdges(dag.nodes.length, e);
+    const out = outEdges(dag.nodes.length, e);
     for (const { d, index: di, path } of shards) {
       const r = regionOf(dag, index, d, path, devices);
       const members = dag.groups[r.group]!;
@@ -65,19 +68,20 @@ export const shardPass: Pass = {
       const a2aOf = new Map<number, number>();
       const famOf = (x: DagNode) =>
         x.kind === 'compute' ? familyOf(x.op) : x.kind === 'p2p' ? familyOf(x.pass) : null;
-      const count = e.from.length;
-      for (let j = 0; j < count; j++) {
-        if (e.kind[j] !== EDGE_DATA) continue;
+      // Only edges incident to the region can cross its boundary: visit those (CSR of the input DAG;
+      // `to` never changes, `from` may have been moved onto an earlier region's all-to-all).
+      const visit = (j: number) => {
+        if (e.kind[j] !== EDGE_DATA) return;
         const u = edges.from[j]!;
         const v = edges.to[j]!;
         const mu = inRegion.has(u);
         const mv = inRegion.has(v);
-        if (mu === mv) continue;
+        if (mu === mv) return;
         const nu = nodes[u]!;
         const nv = nodes[v]!;
-        if (nu.group !== r.group || nv.group !== r.group) continue;
+        if (nu.group !== r.group || nv.group !== r.group) return;
         const fam = famOf(nu);
-        if (fam === null || fam !== famOf(nv)) continue;
+        if (fam === null || fam !== famOf(nv)) return;
         let a = a2aOf.get(u);
         if (a === undefined) {
           const inside = mu ? nu : nv;
@@ -102,6 +106,13 @@ export const shardPass: Pass = {
           edges.push(u, a, e.bytes[j]!);
         }
         edges.from[j] = a;
+      };
+      for (const i of inRegion) {
+        for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) visit(inc.edge[k]!);
+        for (let k = out.offset[i]!; k < out.offset[i + 1]!; k++) {
+          const j = out.edge[k]!;
+          if (edges.from[j] === i) visit(j);
+        }
       }
     }
     return { ...dag, nodes, blocks, edges: edges.list() };
