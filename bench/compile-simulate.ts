@@ -58,27 +58,38 @@ function median(xs: number[]): number {
 }
 
 type Row =
-  | { size: Size; ops: number; compileMs: number; simulateMs: number; passes: Map<string, number> }
+  | {
+      size: Size;
+      ops: number;
+      compileMs: number;
+      simulateMs: number;
+      cpuMs: number;
+      passes: Map<string, number>;
+    }
   | { size: Size; error: string };
 
 function measure(size: Size, reps: number): Row {
   const d = design(size);
   const compileTimes: number[] = [];
   const simulateTimes: number[] = [];
+  const cpuTimes: number[] = [];
   const passTimes = new Map<string, number[]>();
   let ops = 0;
   for (let i = 0; i <= reps; i++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     const compiled = compile(d, { keepSnapshots: false });
     const t1 = performance.now();
     if (!compiled.ok) return { size, error: compiled.errors.map(formatIssue).join('; ') };
     const simulated = simulate(compiled.plan, { keepTimeline: false });
     const t2 = performance.now();
+    const c1 = process.cpuUsage(c0);
     if (!simulated.ok) return { size, error: simulated.errors.map(formatIssue).join('; ') };
     ops = compiled.ops;
     if (i === 0) continue; // warm-up
     compileTimes.push(t1 - t0);
     simulateTimes.push(t2 - t1);
+    cpuTimes.push((c1.user + c1.system) / 1000);
     for (const s of compiled.snapshots) {
       const list = passTimes.get(s.pass) ?? [];
       list.push(s.ms);
@@ -86,7 +97,14 @@ function measure(size: Size, reps: number): Row {
     }
   }
   const passes = new Map([...passTimes].map(([k, xs]) => [k, median(xs)]));
-  return { size, ops, compileMs: median(compileTimes), simulateMs: median(simulateTimes), passes };
+  return {
+    size,
+    ops,
+    compileMs: median(compileTimes),
+    simulateMs: median(simulateTimes),
+    cpuMs: median(cpuTimes),
+    passes,
+  };
 }
 
 function pad(cells: string[], widths: number[]): string {
@@ -104,8 +122,10 @@ const flags = process.execArgv.filter((a) => a.startsWith('--max')).join(' ');
 console.log(
   `node ${process.version}${flags ? ` (${flags})` : ''}, ${cpus()[0]?.model ?? 'unknown cpu'}; median of ${reps} after 1 warm-up\n`,
 );
-const header = ['design', 'ops', 'compile ms', 'simulate ms', 'total ms', 'ns/op'];
-const widths = [22, 10, 11, 12, 10, 8];
+// CPU time (all threads of the process, garbage collection included) is printed beside wall
+// time: on a shared machine it shows what the work costs when other jobs take the cores.
+const header = ['design', 'ops', 'compile ms', 'simulate ms', 'total ms', 'ns/op', 'cpu ms'];
+const widths = [22, 10, 11, 12, 10, 8, 9];
 console.log(pad(header, widths));
 let target: Row | undefined;
 const perOp: number[] = [];
@@ -129,12 +149,13 @@ for (const size of SIZES.filter((s) => s.m <= maxM)) {
         row.simulateMs.toFixed(1),
         total.toFixed(1),
         ((total * 1e6) / row.ops).toFixed(0),
+        row.cpuMs.toFixed(1),
       ],
       widths,
     ),
   );
 }
-console.log('\n* the target size');
+console.log('\n* the target size; cpu ms: CPU time of compile + simulate');
 if (perOp.length > 1) {
   // Linear growth: the same cost per op at every size past the fixed costs of small designs.
   const spread = Math.max(...perOp) / Math.min(...perOp);
