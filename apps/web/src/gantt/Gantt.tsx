@@ -33,6 +33,8 @@ export interface GanttProps {
   plan: Plan;
   /** Memory capacity of a device in bytes, drawn as a dashed line over its memory curve. */
   memoryCapacityBytes?: (device: number) => number | undefined;
+  /** Bytes at the top of every memory strip (default: each device's own peak or capacity). */
+  memoryScaleBytes?: number;
   /** Instruction id of the selected op (outlined). */
   selection?: string | null;
   /** The op under the pointer changed (null when it leaves every op). */
@@ -136,11 +138,14 @@ export function Gantt(props: GanttProps) {
     return timeView(l.domainMs, l.width, GUTTER, transformRef.current);
   };
 
-  const paint = () => {
+  /** Frame timestamp and start time of an SVG redraw, timed when React commits it. */
+  const svgFrame = useRef<{ at: number; t0: number } | null>(null);
+
+  const paint = (frameTime = performance.now()) => {
     const l = live.current;
     if (l.mode !== 'canvas') return;
     const canvas = canvasRef.current;
-    const ctx = canvas?.getContext('2d');
+    const ctx = canvas?.getContext('2d', { alpha: false });
     if (!canvas || !ctx) return;
     const t0 = performance.now();
     const dpr = window.devicePixelRatio || 1;
@@ -158,15 +163,18 @@ export function Gantt(props: GanttProps) {
       dropTarget: l.dropTarget,
       showArrows: l.props.showArrows ?? false,
     });
-    if (l.props.measureFrames) meter.current.draw(performance.now() - t0);
+    if (l.props.measureFrames) meter.current.draw(performance.now() - t0, frameTime);
   };
 
   const redraw = () => {
     if (rafRef.current !== 0) return;
-    rafRef.current = requestAnimationFrame(() => {
+    rafRef.current = requestAnimationFrame((at) => {
       rafRef.current = 0;
-      if (live.current.mode === 'canvas') paint();
-      else setFrame((f) => f + 1);
+      if (live.current.mode === 'canvas') paint(at);
+      else {
+        svgFrame.current = { at, t0: performance.now() };
+        setFrame((f) => f + 1);
+      }
     });
   };
 
@@ -212,6 +220,13 @@ export function Gantt(props: GanttProps) {
     return opAt(live.current.layout, view.t(x), y, 2 * msPerPx);
   };
 
+  useLayoutEffect(() => {
+    const f = svgFrame.current;
+    if (!f) return;
+    svgFrame.current = null;
+    if (live.current.props.measureFrames) meter.current.draw(performance.now() - f.t0, f.at);
+  });
+
   // Follow the element's width.
   useLayoutEffect(() => {
     const root = rootRef.current;
@@ -256,12 +271,15 @@ export function Gantt(props: GanttProps) {
         if (overlayRef.current) overlayRef.current.style.display = 'none';
       })
       .on('zoom', (e: D3ZoomEvent<HTMLDivElement, unknown>) => {
+        const before = transformRef.current;
+        // A pan against the edge of the step changes nothing: skip the redraw.
+        if (before.k === e.transform.k && before.x === e.transform.x) return;
         transformRef.current = e.transform;
         if (!applyingSync.current) props.viewSync?.publish({ k: e.transform.k, x: e.transform.x }, root);
         redraw();
       })
       .on('end', () => {
-        meter.current.stop();
+        meter.current.end();
         if (overlayRef.current) overlayRef.current.style.display = '';
         rebuildOverlay();
       });

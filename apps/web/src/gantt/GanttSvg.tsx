@@ -2,7 +2,7 @@
  * The timeline as SVG, one element per op carrying `data-op-id`, for plans small enough that the
  * DOM stays light. Looks the same as canvasPaint.ts: same layout, colours and labels.
  */
-import { labelOf, visibleTransfers } from './canvasPaint.ts';
+import { labelOf, memoryLabel, visibleTransfers } from './canvasPaint.ts';
 import {
   ARROW,
   BUBBLE_FILL,
@@ -97,7 +97,7 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
                       y={o.y + (k * h) / members.length}
                       width={w}
                       height={h / members.length}
-                      fill={opColor(memberOp(m))}
+                      fill={opColor(memberOp(m), o.memberChunks?.[k] ?? 0)}
                     />
                   ))}
                   <rect
@@ -111,7 +111,7 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
                   />
                 </>
               ) : (
-                <rect x={x} y={o.y} width={w} height={h} fill={opColor(o.ev.op)} />
+                <rect x={x} y={o.y} width={w} height={h} fill={opColor(o.ev.op, o.chunk)} />
               )}
               {text && (
                 <text
@@ -226,8 +226,18 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
             </g>
           ))}
           {band.memoryHeight > 0 && (
-            <text x={10} y={band.memoryTop + band.memoryHeight / 2} dominantBaseline="central">
-              memory
+            <text
+              x={10}
+              y={band.memoryTop + band.memoryHeight / 2}
+              dominantBaseline="central"
+              fill={
+                band.capacityBytes !== undefined && band.peakBytes > band.capacityBytes
+                  ? CAPACITY_LINE
+                  : undefined
+              }
+              data-peak-bytes={band.peakBytes}
+            >
+              {memoryLabel(band)}
             </text>
           )}
         </g>

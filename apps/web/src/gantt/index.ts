@@ -36,6 +36,7 @@ export {
   PALETTE_DRAG_TYPE,
   SVG_OP_LIMIT,
 } from './Gantt.tsx';
+export { GanttLegend } from './GanttLegend.tsx';
 export { type GanttLayout, type IdleSpan, idleSpans, layoutGantt } from './layout.ts';
 export { type CompiledDesign, type MoveResult, moveOp, type OpMove } from './reorder.ts';
 export { createViewSync, type SharedTransform, type ViewSync } from './viewSync.ts';
