@@ -8,9 +8,10 @@ import type { Simulation, TimelineEvent } from '@stagecraft/sim';
 import { select } from 'd3-selection';
 import { type D3ZoomEvent, type ZoomBehavior, type ZoomTransform, zoom, zoomIdentity } from 'd3-zoom';
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { paintGantt } from './canvasPaint.ts';
 import { FrameMeter } from './frameMeter.ts';
-import { GanttSvg } from './GanttSvg.tsx';
+import { GanttSvg, PAN_MARGIN_VIEWS } from './GanttSvg.tsx';
 import { type GanttLayout, GUTTER, layoutGantt, opAt, opsInWindow } from './layout.ts';
 import { OpDetails } from './OpDetails.tsx';
 import { indexPlan } from './planIndex.ts';
@@ -138,6 +139,10 @@ export function Gantt(props: GanttProps) {
     return timeView(l.domainMs, l.width, GUTTER, transformRef.current);
   };
 
+  /** The SVG group that moves with time, and the transform it was last rendered at. */
+  const panRef = useRef<SVGGElement>(null);
+  const renderedAt = useRef<{ k: number; x: number; width: number }>({ k: 1, x: 0, width: 0 });
+
   /** Frame timestamp and start time of an SVG redraw, timed when React commits it. */
   const svgFrame = useRef<{ at: number; t0: number } | null>(null);
 
@@ -171,11 +176,30 @@ export function Gantt(props: GanttProps) {
     rafRef.current = requestAnimationFrame((at) => {
       rafRef.current = 0;
       if (live.current.mode === 'canvas') paint(at);
-      else {
+      else if (!panSvg(at)) {
         svgFrame.current = { at, t0: performance.now() };
-        setFrame((f) => f + 1);
+        // Render within this frame, not in a later scheduler task, so the pan keeps up with the pointer.
+        flushSync(() => setFrame((f) => f + 1));
       }
     });
+  };
+
+  /**
+   * A pan within the margin the SVG was rendered with only moves its time group: no render.
+   * Returns false when a render is needed (zoom changed, or the pan went past the margin).
+   */
+  const panSvg = (frameTime: number): boolean => {
+    const g = panRef.current;
+    const r = renderedAt.current;
+    const t = transformRef.current;
+    const l = live.current;
+    if (!g || t.k !== r.k || r.width !== l.width) return false;
+    const dx = t.x - r.x;
+    if (Math.abs(dx) > (l.width - GUTTER) * PAN_MARGIN_VIEWS * 0.9) return false;
+    const t0 = performance.now();
+    g.setAttribute('transform', `translate(${dx},0)`);
+    if (l.props.measureFrames) meter.current.draw(performance.now() - t0, frameTime);
+    return true;
   };
 
   /** Hit-test elements over the visible ops, so tests and scripts find canvas ops by data-op-id. */
@@ -220,7 +244,10 @@ export function Gantt(props: GanttProps) {
     return opAt(live.current.layout, view.t(x), y, 2 * msPerPx);
   };
 
+  // A render places everything at the current transform: the pan group starts from there again.
   useLayoutEffect(() => {
+    panRef.current?.removeAttribute('transform');
+    renderedAt.current = { k: transformRef.current.k, x: transformRef.current.x, width };
     const f = svgFrame.current;
     if (!f) return;
     svgFrame.current = null;
@@ -280,6 +307,8 @@ export function Gantt(props: GanttProps) {
       })
       .on('end', () => {
         meter.current.end();
+        // Re-centre the SVG's rendered margin on the settled view.
+        if (live.current.mode === 'svg' && panRef.current?.hasAttribute('transform')) setFrame((f) => f + 1);
         if (overlayRef.current) overlayRef.current.style.display = '';
         rebuildOverlay();
       });
@@ -494,6 +523,7 @@ export function Gantt(props: GanttProps) {
           dropTarget={dropTarget}
           showArrows={props.showArrows ?? false}
           uid={uid}
+          panRef={panRef}
         />
       ) : (
         <canvas ref={canvasRef} style={{ display: 'block' }} />

@@ -43,7 +43,7 @@ export function OpDetails({ op, plan, view, layout, directiveLabel }: Props) {
   return (
     <div
       data-testid="gantt-tooltip"
-      data-op-id={op.id}
+      data-tooltip-op={op.id}
       role="tooltip"
       style={{
         position: 'absolute',

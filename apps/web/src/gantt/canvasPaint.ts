@@ -150,7 +150,7 @@ export function paintGantt(
     ctx.strokeStyle = ARROW;
     ctx.fillStyle = ARROW;
     ctx.lineWidth = 1;
-    for (const [a, b] of visibleTransfers(layout, plan, view)) {
+    for (const [a, b] of visibleTransfers(layout, plan, view.t0, view.t1)) {
       const x0 = view.x(a.ev.startMs);
       const y0 = a.y + a.h / 2;
       const x1 = view.x(b.ev.endMs);
@@ -249,14 +249,15 @@ export function labelOf(ev: TimelineEvent, plan: PlanIndex): string {
 export function visibleTransfers(
   layout: GanttLayout,
   plan: PlanIndex,
-  view: TimeView,
+  t0: number,
+  t1: number,
 ): [GanttLayout['ops'][number], GanttLayout['ops'][number]][] {
   const out: [GanttLayout['ops'][number], GanttLayout['ops'][number]][] = [];
   for (const [send, recv] of plan.recvOf) {
     const a = layout.ops[layout.byId.get(send) ?? -1];
     const b = layout.ops[layout.byId.get(recv) ?? -1];
     if (!a || !b) continue;
-    if (b.ev.endMs < view.t0 || a.ev.startMs > view.t1) continue;
+    if (b.ev.endMs < t0 || a.ev.startMs > t1) continue;
     out.push([a, b]);
   }
   return out;
