@@ -155,4 +155,30 @@ describe('<Gantt>', () => {
       'F.b0.mb5',
     );
   });
+
+  it('reveals an op far outside the window, centred', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    render(<Gantt sim={sim} plan={plan} width={1200} render="canvas" />);
+    act(() => root().stagecraftGantt!.zoomTo(0, 4));
+    expect(screen.getByTestId('gantt-hit-layer').querySelector('[data-op-id="B.b0.mb7"]')).toBeNull();
+    act(() => {
+      expect(root().stagecraftGantt!.reveal('B.b0.mb7')).toBe(true);
+    });
+    const w = root().stagecraftGantt!.window();
+    const op = sim.timeline!.find((e) => e.id === 'B.b0.mb7')!;
+    expect(w.t0).toBeLessThanOrEqual(op.startMs);
+    expect(w.t1).toBeGreaterThanOrEqual(op.endMs);
+    expect(screen.getByTestId('gantt-hit-layer').querySelector('[data-op-id="B.b0.mb7"]')).not.toBeNull();
+    expect(root().stagecraftGantt!.reveal('no-such-op')).toBe(false);
+  });
+
+  it('counts zoom and pan gestures for the frame benchmark when asked to', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    window.__stagecraftGanttFrames = undefined;
+    render(<Gantt sim={sim} plan={plan} width={1200} measureFrames />);
+    act(() => root().stagecraftGantt!.zoomTo(2, 8));
+    const collected = (): { gestures: number } | undefined => window.__stagecraftGanttFrames;
+    expect(collected()?.gestures).toBe(1);
+    window.__stagecraftGanttFrames = undefined;
+  });
 });

@@ -58,7 +58,10 @@ export interface GanttProps {
   viewSync?: ViewSync;
   /** Width in pixels (default: the element's width, followed as it resizes). */
   width?: number;
-  /** Collect frame times while zooming and panning in window.__stagecraftGanttFrames (frameMeter.ts). */
+  /**
+   * Collect frame times while zooming and panning in window.__stagecraftGanttFrames (frameMeter.ts).
+   * Also on whenever that global exists, so a benchmark can switch it on from outside.
+   */
   measureFrames?: boolean;
   /** Name of the expanded program's directive `index`, for provenance in the hover details. */
   directiveLabel?(index: number): string | undefined;
@@ -72,6 +75,11 @@ export interface GanttHandle {
   opAt(clientX: number, clientY: number): string | null;
   /** Zoom so that [t0, t1] milliseconds fill the plot. */
   zoomTo(t0: number, t1: number): void;
+  /**
+   * Bring an op into view, centred, zooming in until the window spans at most 40 of its
+   * durations (so that on canvas its hit-test element exists). False when it is not in this plan.
+   */
+  reveal(id: string): boolean;
   /** Visible time window. */
   window(): { t0: number; t1: number };
   render: 'svg' | 'canvas';
@@ -96,6 +104,10 @@ interface DragMark {
 }
 
 const MAX_ZOOM = 50_000;
+
+function measuring(props: GanttProps): boolean {
+  return props.measureFrames === true || window.__stagecraftGanttFrames !== undefined;
+}
 
 export function Gantt(props: GanttProps) {
   const { sim, plan, memoryCapacityBytes } = props;
@@ -168,7 +180,7 @@ export function Gantt(props: GanttProps) {
       dropTarget: l.dropTarget,
       showArrows: l.props.showArrows ?? false,
     });
-    if (l.props.measureFrames) meter.current.draw(performance.now() - t0, frameTime);
+    if (measuring(l.props)) meter.current.draw(performance.now() - t0, frameTime);
   };
 
   const redraw = () => {
@@ -198,7 +210,7 @@ export function Gantt(props: GanttProps) {
     if (Math.abs(dx) > (l.width - GUTTER) * PAN_MARGIN_VIEWS * 0.9) return false;
     const t0 = performance.now();
     g.setAttribute('transform', `translate(${dx},0)`);
-    if (l.props.measureFrames) meter.current.draw(performance.now() - t0, frameTime);
+    if (measuring(l.props)) meter.current.draw(performance.now() - t0, frameTime);
     return true;
   };
 
@@ -251,7 +263,7 @@ export function Gantt(props: GanttProps) {
     const f = svgFrame.current;
     if (!f) return;
     svgFrame.current = null;
-    if (live.current.props.measureFrames) meter.current.draw(performance.now() - f.t0, f.at);
+    if (measuring(live.current.props)) meter.current.draw(performance.now() - f.t0, f.at);
   });
 
   // Follow the element's width.
@@ -294,7 +306,7 @@ export function Gantt(props: GanttProps) {
         return x === t.x && t.y === 0 ? t : zoomIdentity.translate(x, 0).scale(t.k);
       })
       .on('start', () => {
-        if (live.current.props.measureFrames) meter.current.start();
+        if (measuring(live.current.props)) meter.current.start();
         if (overlayRef.current) overlayRef.current.style.display = 'none';
       })
       .on('zoom', (e: D3ZoomEvent<HTMLDivElement, unknown>) => {
@@ -357,6 +369,17 @@ export function Gantt(props: GanttProps) {
         const k = Math.min(MAX_ZOOM, Math.max(1, d / Math.max(1e-9, t1 - t0)));
         const u0 = GUTTER + (t0 / d) * span;
         z.transform(sel, zoomIdentity.translate(GUTTER - u0 * k, 0).scale(k));
+      },
+      reveal(id) {
+        const o = live.current.layout.ops[live.current.layout.byId.get(id) ?? -1];
+        if (!o) return false;
+        const v = viewOf();
+        const dur = Math.max(o.ev.endMs - o.ev.startMs, live.current.domainMs / MAX_ZOOM);
+        const span = Math.min(v.t1 - v.t0, 40 * dur);
+        const mid = (o.ev.startMs + o.ev.endMs) / 2;
+        const t0 = Math.max(0, Math.min(mid - span / 2, live.current.domainMs - span));
+        this.zoomTo(t0, t0 + span);
+        return true;
       },
       window() {
         const v = viewOf();
