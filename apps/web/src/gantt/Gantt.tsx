@@ -244,12 +244,22 @@ export function Gantt(props: GanttProps) {
     host.replaceChildren(...nodes);
   };
 
-  const hitIndex = (clientX: number, clientY: number): number => {
+  /** Client position of the content's (0, 0): the root may scroll (a pane's `overflow: auto`). */
+  const origin = (): { left: number; top: number } => {
     const root = rootRef.current;
-    if (!root) return -1;
+    if (!root) return { left: 0, top: 0 };
     const rect = root.getBoundingClientRect();
-    const x = clientX - rect.left;
-    const y = clientY - rect.top;
+    return {
+      left: rect.left + root.clientLeft - root.scrollLeft,
+      top: rect.top + root.clientTop - root.scrollTop,
+    };
+  };
+
+  const hitIndex = (clientX: number, clientY: number): number => {
+    if (!rootRef.current) return -1;
+    const o = origin();
+    const x = clientX - o.left;
+    const y = clientY - o.top;
     if (x < GUTTER) return -1;
     const view = viewOf();
     const msPerPx = view.t(x + 1) - view.t(x) || 1;
@@ -350,11 +360,11 @@ export function Gantt(props: GanttProps) {
         const o = live.current.layout.ops[live.current.layout.byId.get(id) ?? -1];
         if (!o) return null;
         const view = viewOf();
-        const rect = root.getBoundingClientRect();
+        const at = origin();
         const x0 = view.x(o.ev.startMs);
         return {
-          x: rect.left + x0,
-          y: rect.top + o.y,
+          x: at.left + x0,
+          y: at.top + o.y,
           width: Math.max(1, view.x(o.ev.endMs) - x0),
           height: o.h,
         };
@@ -448,8 +458,7 @@ export function Gantt(props: GanttProps) {
   const markFor = (target: number, clientX: number): DragMark => {
     const o = live.current.layout.ops[target]!;
     const view = viewOf();
-    const left = rootRef.current?.getBoundingClientRect().left ?? 0;
-    const mid = view.x((o.ev.startMs + o.ev.endMs) / 2) + left;
+    const mid = view.x((o.ev.startMs + o.ev.endMs) / 2) + origin().left;
     return { target, position: clientX < mid ? 'before' : 'after' };
   };
 
