@@ -9,10 +9,10 @@ import { select } from 'd3-selection';
 import { type D3ZoomEvent, type ZoomBehavior, type ZoomTransform, zoom, zoomIdentity } from 'd3-zoom';
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
-import { paintGantt } from './canvasPaint.ts';
+import { paintAxis, paintGantt } from './canvasPaint.ts';
 import { FrameMeter } from './frameMeter.ts';
 import { GanttSvg, PAN_MARGIN_VIEWS } from './GanttSvg.tsx';
-import { type GanttLayout, GUTTER, layoutGantt, opAt, opsInWindow } from './layout.ts';
+import { AXIS_HEIGHT, type GanttLayout, GUTTER, layoutGantt, opAt, opsInWindow } from './layout.ts';
 import { OpDetails } from './OpDetails.tsx';
 import { indexPlan } from './planIndex.ts';
 import type { OpMove } from './reorder.ts';
@@ -114,6 +114,7 @@ export function Gantt(props: GanttProps) {
   const rootRef = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const overlayRef = useRef<HTMLDivElement>(null);
+  const axisRef = useRef<HTMLCanvasElement>(null);
   const uid = useId().replace(/[^a-zA-Z0-9_-]/g, '');
   const capKey = plan.devices.map((d) => memoryCapacityBytes?.(d.device) ?? '').join(',');
   // biome-ignore lint/correctness/useExhaustiveDependencies: capacities are compared by value (capKey), not by the callback's identity
@@ -127,8 +128,10 @@ export function Gantt(props: GanttProps) {
         : 'svg';
   const domainMs = props.domainMs ?? sim.makespanMs;
 
-  const [measured, setMeasured] = useState(960);
-  const width = props.width ?? measured;
+  // Until the element's width is known nothing is drawn, so the first frame is not drawn twice.
+  const [measured, setMeasured] = useState<number | null>(null);
+  const width = props.width ?? measured ?? 960;
+  const ready = props.width !== undefined || measured !== null;
   const [, setFrame] = useState(0);
   const [hover, setHover] = useState(-1);
   const [dropTarget, setDropTarget] = useState(-1);
@@ -158,6 +161,25 @@ export function Gantt(props: GanttProps) {
   /** Frame timestamp and start time of an SVG redraw, timed when React commits it. */
   const svgFrame = useRef<{ at: number; t0: number } | null>(null);
 
+  /** The sticky copy of the axis, for when the lanes are scrolled under it. */
+  const paintStickyAxis = () => {
+    const canvas = axisRef.current;
+    const ctx = canvas?.getContext('2d', { alpha: false });
+    if (!canvas || !ctx) return;
+    const l = live.current;
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.round(l.width * dpr);
+    const h = Math.round(AXIS_HEIGHT * dpr);
+    if (canvas.width !== w || canvas.height !== h) {
+      canvas.width = w;
+      canvas.height = h;
+      canvas.style.width = `${l.width}px`;
+      canvas.style.height = `${AXIS_HEIGHT}px`;
+    }
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    paintAxis(ctx, viewOf());
+  };
+
   const paint = (frameTime = performance.now()) => {
     const l = live.current;
     if (l.mode !== 'canvas') return;
@@ -175,6 +197,7 @@ export function Gantt(props: GanttProps) {
       canvas.style.height = `${l.layout.height}px`;
     }
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    paintStickyAxis();
     paintGantt(ctx, l.layout, l.planIndex, viewOf(), {
       selection: l.props.selection ?? null,
       dropTarget: l.dropTarget,
@@ -210,6 +233,7 @@ export function Gantt(props: GanttProps) {
     if (Math.abs(dx) > (l.width - GUTTER) * PAN_MARGIN_VIEWS * 0.9) return false;
     const t0 = performance.now();
     g.setAttribute('transform', `translate(${dx},0)`);
+    paintStickyAxis();
     if (measuring(l.props)) meter.current.draw(performance.now() - t0, frameTime);
     return true;
   };
@@ -270,6 +294,7 @@ export function Gantt(props: GanttProps) {
   useLayoutEffect(() => {
     panRef.current?.removeAttribute('transform');
     renderedAt.current = { k: transformRef.current.k, x: transformRef.current.x, width };
+    if (live.current.mode === 'svg') paintStickyAxis();
     const f = svgFrame.current;
     if (!f) return;
     svgFrame.current = null;
@@ -280,7 +305,7 @@ export function Gantt(props: GanttProps) {
   useLayoutEffect(() => {
     const root = rootRef.current;
     if (!root || props.width !== undefined) return;
-    if (root.clientWidth > 0) setMeasured(root.clientWidth);
+    setMeasured(root.clientWidth > 0 ? root.clientWidth : 960);
     if (typeof ResizeObserver === 'undefined') return;
     const ro = new ResizeObserver(() => {
       if (root.clientWidth > 0) setMeasured(root.clientWidth);
@@ -415,7 +440,7 @@ export function Gantt(props: GanttProps) {
   useEffect(() => {
     paint();
     rebuildOverlay();
-  }, [layout, width, mode, props.selection, dropTarget, props.showArrows, domainMs]);
+  }, [layout, width, ready, mode, props.selection, dropTarget, props.showArrows, domainMs]);
 
   const startPress = (e: React.PointerEvent) => {
     if (e.button !== 0 || !props.onReorder) return;
@@ -546,7 +571,20 @@ export function Gantt(props: GanttProps) {
           No timeline in this simulation.
         </p>
       )}
-      {mode === 'svg' ? (
+      <div
+        aria-hidden="true"
+        style={{
+          position: 'sticky',
+          top: 0,
+          height: AXIS_HEIGHT,
+          marginBottom: -AXIS_HEIGHT,
+          zIndex: 1,
+          pointerEvents: 'none',
+        }}
+      >
+        {ready && <canvas ref={axisRef} style={{ display: 'block' }} />}
+      </div>
+      {!ready ? null : mode === 'svg' ? (
         <GanttSvg
           layout={layout}
           plan={planIndex}
@@ -573,6 +611,11 @@ export function Gantt(props: GanttProps) {
           view={view}
           layout={layout}
           directiveLabel={props.directiveLabel}
+          visibleBottom={
+            rootRef.current && rootRef.current.clientHeight > 0
+              ? rootRef.current.scrollTop + rootRef.current.clientHeight
+              : undefined
+          }
         />
       )}
       {props.refusal && refusalBand && (

@@ -110,6 +110,23 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
             const h = Math.max(1, o.h - 1);
             const members = o.ev.members;
             const text = w >= 14 && h >= 10 ? labelOf(o.ev, plan) : '';
+            if (!members && !text) {
+              // One element for an unlabelled op: zoomed out, that is most of them.
+              return (
+                <rect
+                  key={o.ev.id}
+                  data-op-id={o.ev.id}
+                  data-op={o.ev.op}
+                  data-device={o.ev.device}
+                  data-stream={o.ev.stream}
+                  x={x}
+                  y={o.y}
+                  width={w}
+                  height={h}
+                  fill={opColor(o.ev.op, o.chunk)}
+                />
+              );
+            }
             return (
               <g
                 key={o.ev.id}

@@ -224,15 +224,27 @@ export function paintGantt(
       ctx.fillStyle = '#212529';
     }
   }
+  paintAxis(ctx, view);
+}
+
+/** The time axis row: also drawn alone on the sticky axis that stays in view while the lanes scroll. */
+export function paintAxis(ctx: CanvasRenderingContext2D, view: TimeView): void {
+  const { width } = view;
+  ctx.fillStyle = '#f8f9fa';
+  ctx.fillRect(0, 0, GUTTER, AXIS_HEIGHT);
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(GUTTER, 0, width - GUTTER, AXIS_HEIGHT);
   ctx.strokeStyle = '#868e96';
   ctx.fillStyle = '#495057';
+  ctx.font = '10px system-ui, sans-serif';
   ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.lineWidth = 1;
   ctx.beginPath();
   ctx.moveTo(GUTTER, AXIS_HEIGHT - 0.5);
   ctx.lineTo(width, AXIS_HEIGHT - 0.5);
   for (const tick of axisTicks(view)) {
+    if (tick.x > width - 14) continue;
     ctx.moveTo(tick.x, AXIS_HEIGHT - 5);
     ctx.lineTo(tick.x, AXIS_HEIGHT);
     ctx.fillText(tick.label, tick.x, AXIS_HEIGHT / 2 - 2);
