@@ -172,6 +172,21 @@ describe('<Gantt>', () => {
     expect(root().stagecraftGantt!.reveal('no-such-op')).toBe(false);
   });
 
+  it('zooms and pans from the keyboard', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    render(<Gantt sim={sim} plan={plan} width={1200} />);
+    const handle = root().stagecraftGantt!;
+    fireEvent.keyDown(root(), { key: '+' });
+    const zoomed = handle.window();
+    // A third of the step less is shown (give or take the plot's right margin).
+    expect(zoomed.t1 - zoomed.t0).toBeGreaterThan(33 / 1.5 - 0.01);
+    expect(zoomed.t1 - zoomed.t0).toBeLessThan(33 / 1.5 + 0.5);
+    fireEvent.keyDown(root(), { key: 'ArrowRight' });
+    expect(handle.window().t0).toBeGreaterThan(zoomed.t0);
+    fireEvent.keyDown(root(), { key: '0' });
+    expect(handle.window()).toEqual({ t0: 0, t1: 33 });
+  });
+
   it('counts zoom and pan gestures for the frame benchmark when asked to', () => {
     const { sim, plan } = runExample('1f1b-p4-m8');
     window.__stagecraftGanttFrames = undefined;

@@ -495,6 +495,24 @@ export function Gantt(props: GanttProps) {
     props.onHover?.(layout.ops[index]?.ev ?? null);
   };
 
+  /** Keys: + and − zoom around the centre, ← and → pan, 0 shows the whole step, Escape unselects. */
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    const z = zoomRef.current;
+    const root = rootRef.current;
+    if (!z || !root) return;
+    const sel = select(root);
+    const centre: [number, number] = [GUTTER + (width - GUTTER) / 2, 0];
+    const step = (width - GUTTER) / 8 / transformRef.current.k;
+    if (e.key === '+' || e.key === '=') z.scaleBy(sel, 1.5, centre);
+    else if (e.key === '-' || e.key === '_') z.scaleBy(sel, 1 / 1.5, centre);
+    else if (e.key === 'ArrowLeft') z.translateBy(sel, step, 0);
+    else if (e.key === 'ArrowRight') z.translateBy(sel, -step, 0);
+    else if (e.key === '0') z.transform(sel, zoomIdentity);
+    else if (e.key === 'Escape') props.onSelect?.(null);
+    else return;
+    e.preventDefault();
+  };
+
   const onPointerLeave = () => {
     if (live.current.hover === -1) return;
     setHover(-1);
@@ -540,10 +558,13 @@ export function Gantt(props: GanttProps) {
   const hovered = layout.ops[hover];
   const refusalBand = layout.bands.find((b) => b.device === moveDevice) ?? layout.bands[0];
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: the timeline is a pointer surface; ops are also reachable through the program list
     <div
       ref={rootRef}
       data-testid="gantt"
+      role="application"
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a custom widget: the keyboard zooms and pans it
+      tabIndex={0}
+      aria-label="timelines of every device: + and − zoom, arrow keys pan, 0 shows the whole step"
       data-render={mode}
       data-ops={layout.ops.length}
       className="stagecraft-gantt"
@@ -559,9 +580,7 @@ export function Gantt(props: GanttProps) {
       onPointerMove={onPointerMove}
       onPointerLeave={onPointerLeave}
       onClick={onClick}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') props.onSelect?.(null);
-      }}
+      onKeyDown={onKeyDown}
       onDragOver={onDragOver}
       onDragLeave={onDragLeave}
       onDrop={onDrop}
