@@ -6,7 +6,9 @@
  *   a memory curve beneath each device with a dashed capacity line when `memoryCapacityBytes`
  *   gives one; idle compute spans (bubbles) hatched; overlapped pairs drawn as two halves with an
  *   outline; each op labelled with its microbatch; SEND→RECV arrows with `showArrows`.
- * - wheel zooms around the pointer; drag, shift+wheel or a horizontal wheel pans.
+ * - wheel zooms around the pointer; drag, shift+wheel or a horizontal wheel pans; focused, + and −
+ *   zoom, the arrow keys pan, 0 shows the whole step and Escape unselects. The time axis stays in
+ *   view (sticky) when the lanes scroll.
  * - SVG up to SVG_OP_LIMIT ops, a canvas beyond (same look; only the visible window is drawn and
  *   zoom/pan repaints without a React render).
  *
@@ -26,7 +28,8 @@
  * - dragging an op (pointer down on it, move, release on another op) calls
  *   `onReorder({ op, target, position })`, position by which half of the target the pointer is
  *   released over. Feed it to `moveOp(design, compiled, move)` and pass `reason` back as `refusal`
- *   (clear it on success). Without `onReorder`, a drag from an op pans.
+ *   (clear it on success). Without `onReorder`, a drag from an op pans. moveOp returns the very
+ *   same design object when the op already sits there.
  * - HTML5 drop of PALETTE_DRAG_TYPE (`application/x-stagecraft-palette`, data = item name) onto
  *   an op calls `onDropPaletteItem(item, op)`; the op under the pointer is outlined meanwhile.
  * - frame times: with `measureFrames`, or whenever `window.__stagecraftGanttFrames` exists (a
