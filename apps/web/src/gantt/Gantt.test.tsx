@@ -75,6 +75,17 @@ describe('<Gantt>', () => {
     expect(tip.textContent).toContain('(2 ms)');
   });
 
+  it('says how long a bubble idles when the pointer rests on it', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    render(<Gantt sim={sim} plan={plan} width={1200} />);
+    // Device 3 idles for its first 3 ms, waiting for microbatch 0.
+    const f0 = root().stagecraftGantt!.locate('F.b3.mb0')!;
+    fireEvent.pointerMove(root(), { clientX: f0.x - 20, clientY: f0.y + f0.height / 2 });
+    expect(screen.getByTestId('gantt-bubble-tooltip').textContent).toBe(
+      'idle 3 ms on device 3 (0 ms → 3 ms); 9 ms in all, 27.3% of the step',
+    );
+  });
+
   it('selects the clicked op', () => {
     const { sim, plan } = runExample('1f1b-p4-m8');
     const onSelect = vi.fn();

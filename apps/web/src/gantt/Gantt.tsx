@@ -12,6 +12,7 @@ import { flushSync } from 'react-dom';
 import { paintAxis, paintGantt } from './canvasPaint.ts';
 import { FrameMeter } from './frameMeter.ts';
 import { GanttSvg, PAN_MARGIN_VIEWS } from './GanttSvg.tsx';
+import { formatMs } from './label.ts';
 import { AXIS_HEIGHT, type GanttLayout, GUTTER, layoutGantt, opAt, opsInWindow } from './layout.ts';
 import { OpDetails } from './OpDetails.tsx';
 import { indexPlan } from './planIndex.ts';
@@ -134,6 +135,7 @@ export function Gantt(props: GanttProps) {
   const ready = props.width !== undefined || measured !== null;
   const [, setFrame] = useState(0);
   const [hover, setHover] = useState(-1);
+  const [hoverBubble, setHoverBubble] = useState(-1);
   const [dropTarget, setDropTarget] = useState(-1);
   const [dragMark, setDragMark] = useState<DragMark | null>(null);
   const [moveDevice, setMoveDevice] = useState<number | null>(null);
@@ -300,6 +302,20 @@ export function Gantt(props: GanttProps) {
     svgFrame.current = null;
     if (measuring(live.current.props)) meter.current.draw(performance.now() - f.t0, f.at);
   });
+
+  /** The idle span (bubble) under a point of a compute lane, or -1. */
+  const bubbleIndex = (clientX: number, clientY: number): number => {
+    const o = origin();
+    const x = clientX - o.left;
+    const y = clientY - o.top;
+    if (x < GUTTER) return -1;
+    const t = viewOf().t(x);
+    const l = live.current.layout;
+    return l.bubbles.findIndex((b, i) => {
+      const lane = l.lanes[l.bubbleLane[i]!];
+      return !!lane && y >= lane.top && y < lane.top + lane.height && t >= b.startMs && t <= b.endMs;
+    });
+  };
 
   // Follow the element's width.
   useLayoutEffect(() => {
@@ -490,6 +506,8 @@ export function Gantt(props: GanttProps) {
   const onPointerMove = (e: React.PointerEvent) => {
     if (pressRef.current) return;
     const index = hitIndex(e.clientX, e.clientY);
+    const bubble = index < 0 ? bubbleIndex(e.clientX, e.clientY) : -1;
+    if (bubble !== hoverBubble) setHoverBubble(bubble);
     if (index === live.current.hover) return;
     setHover(index);
     props.onHover?.(layout.ops[index]?.ev ?? null);
@@ -514,6 +532,7 @@ export function Gantt(props: GanttProps) {
   };
 
   const onPointerLeave = () => {
+    setHoverBubble(-1);
     if (live.current.hover === -1) return;
     setHover(-1);
     props.onHover?.(null);
@@ -623,6 +642,9 @@ export function Gantt(props: GanttProps) {
         style={{ position: 'absolute', inset: 0, pointerEvents: 'none' }}
       />
       {dragMark && <InsertMark layout={layout} view={view} mark={dragMark} />}
+      {!hovered && !dragMark && layout.bubbles[hoverBubble] && (
+        <BubbleDetails layout={layout} view={view} index={hoverBubble} />
+      )}
       {hovered && !dragMark && (
         <OpDetails
           op={hovered.ev}
@@ -680,5 +702,36 @@ function InsertMark({ layout, view, mark }: { layout: GanttLayout; view: TimeVie
         pointerEvents: 'none',
       }}
     />
+  );
+}
+
+function BubbleDetails({ layout, view, index }: { layout: GanttLayout; view: TimeView; index: number }) {
+  const b = layout.bubbles[index]!;
+  const lane = layout.lanes[layout.bubbleLane[index]!];
+  const total = layout.bubbles
+    .filter((x) => x.device === b.device)
+    .reduce((t, x) => t + x.endMs - x.startMs, 0);
+  const x = Math.min(Math.max(view.x((b.startMs + b.endMs) / 2), GUTTER), Math.max(GUTTER, view.width - 240));
+  return (
+    <div
+      data-testid="gantt-bubble-tooltip"
+      role="tooltip"
+      style={{
+        position: 'absolute',
+        left: x,
+        top: (lane?.top ?? 0) + (lane?.height ?? 0) + 4,
+        zIndex: 2,
+        padding: '4px 8px',
+        background: 'rgba(33, 37, 41, 0.94)',
+        color: '#f8f9fa',
+        borderRadius: 4,
+        font: '11px/1.45 system-ui, sans-serif',
+        pointerEvents: 'none',
+        whiteSpace: 'nowrap',
+      }}
+    >
+      idle {formatMs(b.endMs - b.startMs)} on device {b.device} ({formatMs(b.startMs)} → {formatMs(b.endMs)});{' '}
+      {formatMs(total)} in all, {((total / Math.max(1e-12, layout.makespanMs)) * 100).toFixed(1)}% of the step
+    </div>
   );
 }

@@ -15,6 +15,7 @@ import {
   OVERLAP_OUTLINE,
   opColor,
   SELECTION_OUTLINE,
+  STEP_END,
 } from './colors.ts';
 import { memberOp } from './label.ts';
 import { AXIS_HEIGHT, type GanttLayout, GUTTER, opsInWindow } from './layout.ts';
@@ -214,6 +215,17 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
                 pointerEvents="none"
               />
             ))}
+          {view.domainMs > layout.makespanMs * (1 + 1e-9) && (
+            <line
+              data-step-end={layout.makespanMs}
+              x1={view.x(layout.makespanMs) + 0.5}
+              x2={view.x(layout.makespanMs) + 0.5}
+              y1={AXIS_HEIGHT}
+              y2={layout.height}
+              stroke={STEP_END}
+              strokeDasharray="2 3"
+            />
+          )}
           {layout.bands.map((band) => {
             if (band.memoryHeight === 0) return null;
             const yOf = (bytes: number) =>

@@ -16,6 +16,7 @@ import {
   OVERLAP_OUTLINE,
   opColor,
   SELECTION_OUTLINE,
+  STEP_END,
 } from './colors.ts';
 import { formatBytes, mbLabel, memberOp } from './label.ts';
 import { AXIS_HEIGHT, type DeviceBand, type GanttLayout, GUTTER, opsInWindow } from './layout.ts';
@@ -166,6 +167,19 @@ export function paintGantt(
       ctx.lineTo(x1 - 6 * Math.cos(ang + 0.4), y1 - 6 * Math.sin(ang + 0.4));
       ctx.fill();
     }
+  }
+
+  // On an axis shared with longer steps, where this one ends.
+  if (view.domainMs > layout.makespanMs * (1 + 1e-9)) {
+    const x = view.x(layout.makespanMs);
+    ctx.strokeStyle = STEP_END;
+    ctx.lineWidth = 1;
+    ctx.setLineDash([2, 3]);
+    ctx.beginPath();
+    ctx.moveTo(x + 0.5, AXIS_HEIGHT);
+    ctx.lineTo(x + 0.5, layout.height);
+    ctx.stroke();
+    ctx.setLineDash([]);
   }
 
   // Memory curves with the capacity line.
