@@ -105,6 +105,8 @@ interface DragMark {
 }
 
 const MAX_ZOOM = 50_000;
+/** Pixels painted above and below what is in view, so a short scroll shows painted rows at once. */
+const ROW_MARGIN = 200;
 
 function measuring(props: GanttProps): boolean {
   return props.measureFrames === true || window.__stagecraftGanttFrames !== undefined;
@@ -182,6 +184,23 @@ export function Gantt(props: GanttProps) {
     paintAxis(ctx, viewOf());
   };
 
+  /**
+   * Content rows [y0, y1) in view (the root or the page may scroll), with a margin: the canvas is
+   * only that tall, so a timeline of many devices costs no more per frame than the screen shows.
+   */
+  const visibleRows = (): [number, number] => {
+    const root = rootRef.current;
+    const h = live.current.layout.height;
+    if (!root) return [0, h];
+    const rect = root.getBoundingClientRect();
+    const originTop = rect.top + root.clientTop - root.scrollTop;
+    const top = Math.max(rect.top + root.clientTop, 0);
+    const bottom = Math.min(rect.top + root.clientTop + (root.clientHeight || h), window.innerHeight || h);
+    const y0 = Math.max(0, Math.floor(top - originTop - ROW_MARGIN));
+    const y1 = Math.min(h, Math.ceil(bottom - originTop + ROW_MARGIN));
+    return y1 > y0 ? [y0, y1] : [0, 0];
+  };
+
   const paint = (frameTime = performance.now()) => {
     const l = live.current;
     if (l.mode !== 'canvas') return;
@@ -189,22 +208,28 @@ export function Gantt(props: GanttProps) {
     const ctx = canvas?.getContext('2d', { alpha: false });
     if (!canvas || !ctx) return;
     const t0 = performance.now();
+    const [y0, y1] = visibleRows();
     const dpr = window.devicePixelRatio || 1;
     const w = Math.round(l.width * dpr);
-    const h = Math.round(l.layout.height * dpr);
+    const h = Math.round((y1 - y0) * dpr);
     if (canvas.width !== w || canvas.height !== h) {
       canvas.width = w;
       canvas.height = h;
       canvas.style.width = `${l.width}px`;
-      canvas.style.height = `${l.layout.height}px`;
+      canvas.style.height = `${y1 - y0}px`;
     }
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    canvas.style.top = `${y0}px`;
     paintStickyAxis();
-    paintGantt(ctx, l.layout, l.planIndex, viewOf(), {
-      selection: l.props.selection ?? null,
-      dropTarget: l.dropTarget,
-      showArrows: l.props.showArrows ?? false,
-    });
+    if (h > 0) {
+      ctx.setTransform(dpr, 0, 0, dpr, 0, -y0 * dpr);
+      paintGantt(ctx, l.layout, l.planIndex, viewOf(), {
+        selection: l.props.selection ?? null,
+        dropTarget: l.dropTarget,
+        showArrows: l.props.showArrows ?? false,
+        y0,
+        y1,
+      });
+    }
     if (measuring(l.props)) meter.current.draw(performance.now() - t0, frameTime);
   };
 
@@ -384,6 +409,12 @@ export function Gantt(props: GanttProps) {
       z.translateBy(sel, -d / transformRef.current.k, 0);
     };
     root.addEventListener('wheel', onWheel, { passive: false });
+    // Any scroll (the root's or an ancestor's) moves which rows the canvas must cover.
+    const onScroll = () => {
+      if (live.current.mode === 'canvas') redraw();
+    };
+    window.addEventListener('scroll', onScroll, { capture: true, passive: true });
+    window.addEventListener('resize', onScroll);
     const unsubscribe = props.viewSync?.subscribe((t, from) => {
       if (from === root) return;
       applyingSync.current = true;
@@ -443,6 +474,8 @@ export function Gantt(props: GanttProps) {
     return () => {
       sel.on('.zoom', null);
       root.removeEventListener('wheel', onWheel);
+      window.removeEventListener('scroll', onScroll, { capture: true });
+      window.removeEventListener('resize', onScroll);
       unsubscribe?.();
       meter.current.stop();
       if (rafRef.current !== 0) cancelAnimationFrame(rafRef.current);
@@ -634,7 +667,11 @@ export function Gantt(props: GanttProps) {
           panRef={panRef}
         />
       ) : (
-        <canvas ref={canvasRef} style={{ display: 'block' }} />
+        <>
+          {/* The canvas covers only the rows in view; this keeps the full height scrollable. */}
+          <div style={{ height: layout.height }} />
+          <canvas ref={canvasRef} style={{ display: 'block', position: 'absolute', left: 0, top: 0 }} />
+        </>
       )}
       <div
         ref={overlayRef}
