@@ -107,6 +107,19 @@ describe('<Gantt>', () => {
     expect(onReorder).toHaveBeenCalledWith({ op: 'F.b0.mb1', target: 'F.b0.mb0', position: 'before' });
   });
 
+  it('lands an op released in a bubble beside the nearest op of that lane', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    const onReorder = vi.fn();
+    render(<Gantt sim={sim} plan={plan} width={1200} onReorder={onReorder} />);
+    // Device 0 idles from 4 ms to 10 ms, between F.b0.mb3 and B.b0.mb0.
+    const from = centre('F.b0.mb1');
+    const b0 = root().stagecraftGantt!.locate('B.b0.mb0')!;
+    fireEvent.pointerDown(root(), { ...from, button: 0 });
+    fireEvent.pointerMove(window, { clientX: b0.x - 10, clientY: from.clientY });
+    fireEvent.pointerUp(window, { clientX: b0.x - 10, clientY: from.clientY });
+    expect(onReorder).toHaveBeenCalledWith({ op: 'F.b0.mb1', target: 'B.b0.mb0', position: 'before' });
+  });
+
   it('shows a refused reorder inline', () => {
     const { sim, plan } = runExample('1f1b-p4-m8');
     render(<Gantt sim={sim} plan={plan} width={1200} refusal="B.b0.mb0 must come after F.b0.mb0" />);

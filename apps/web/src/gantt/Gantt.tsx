@@ -328,6 +328,34 @@ export function Gantt(props: GanttProps) {
     if (measuring(live.current.props)) meter.current.draw(performance.now() - f.t0, f.at);
   });
 
+  /**
+   * Where a dragged op lands: the op under the pointer or, released in a gap of a lane (a
+   * bubble), the nearest op of that lane.
+   */
+  const dropIndex = (clientX: number, clientY: number): number => {
+    const hit = hitIndex(clientX, clientY);
+    if (hit >= 0) return hit;
+    const o = origin();
+    const x = clientX - o.left;
+    const y = clientY - o.top;
+    if (x < GUTTER) return -1;
+    const l = live.current.layout;
+    const lane = l.lanes.find((ln) => y >= ln.top && y < ln.top + ln.height);
+    if (!lane) return -1;
+    const t = viewOf().t(x);
+    let best = -1;
+    let gap = Number.POSITIVE_INFINITY;
+    for (const i of lane.ops) {
+      const ev = l.ops[i]!.ev;
+      const d = t < ev.startMs ? ev.startMs - t : t > ev.endMs ? t - ev.endMs : 0;
+      if (d < gap) {
+        gap = d;
+        best = i;
+      }
+    }
+    return best;
+  };
+
   /** The idle span (bubble) under a point of a compute lane, or -1. */
   const bubbleIndex = (clientX: number, clientY: number): number => {
     const o = origin();
@@ -501,7 +529,7 @@ export function Gantt(props: GanttProps) {
       if (!p) return;
       if (!p.dragging && Math.hypot(m.clientX - p.x, m.clientY - p.y) < 4) return;
       p.dragging = true;
-      const target = hitIndex(m.clientX, m.clientY);
+      const target = dropIndex(m.clientX, m.clientY);
       const mark = target >= 0 && target !== p.index ? markFor(target, m.clientX) : null;
       setDragMark((old) => (old?.target === mark?.target && old?.position === mark?.position ? old : mark));
     };
@@ -513,7 +541,7 @@ export function Gantt(props: GanttProps) {
       setDragMark(null);
       if (!p?.dragging) return;
       suppressClick.current = true;
-      const target = hitIndex(u.clientX, u.clientY);
+      const target = dropIndex(u.clientX, u.clientY);
       const l = live.current;
       const from = l.layout.ops[p.index];
       const to = l.layout.ops[target];
