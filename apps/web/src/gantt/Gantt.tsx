@@ -11,9 +11,10 @@ import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 're
 import { flushSync } from 'react-dom';
 import { paintAxis, paintGantt } from './canvasPaint.ts';
 import { FrameMeter } from './frameMeter.ts';
+import { BubbleDetails, type DragMark, InsertMark } from './GanttMarks.tsx';
 import { GanttSvg, PAN_MARGIN_VIEWS } from './GanttSvg.tsx';
-import { formatMs } from './label.ts';
-import { AXIS_HEIGHT, type GanttLayout, GUTTER, layoutGantt, opAt, opsInWindow } from './layout.ts';
+import { bubbleAt, nearestInLane, opAt } from './hitTest.ts';
+import { AXIS_HEIGHT, GUTTER, layoutGantt, opsInWindow } from './layout.ts';
 import { OpDetails } from './OpDetails.tsx';
 import { indexPlan } from './planIndex.ts';
 import type { OpMove } from './reorder.ts';
@@ -97,11 +98,6 @@ interface Press {
   x: number;
   y: number;
   dragging: boolean;
-}
-
-interface DragMark {
-  target: number;
-  position: 'before' | 'after';
 }
 
 const MAX_ZOOM = 50_000;
@@ -339,21 +335,7 @@ export function Gantt(props: GanttProps) {
     const x = clientX - o.left;
     const y = clientY - o.top;
     if (x < GUTTER) return -1;
-    const l = live.current.layout;
-    const lane = l.lanes.find((ln) => y >= ln.top && y < ln.top + ln.height);
-    if (!lane) return -1;
-    const t = viewOf().t(x);
-    let best = -1;
-    let gap = Number.POSITIVE_INFINITY;
-    for (const i of lane.ops) {
-      const ev = l.ops[i]!.ev;
-      const d = t < ev.startMs ? ev.startMs - t : t > ev.endMs ? t - ev.endMs : 0;
-      if (d < gap) {
-        gap = d;
-        best = i;
-      }
-    }
-    return best;
+    return nearestInLane(live.current.layout, viewOf().t(x), y);
   };
 
   /** The idle span (bubble) under a point of a compute lane, or -1. */
@@ -362,12 +344,7 @@ export function Gantt(props: GanttProps) {
     const x = clientX - o.left;
     const y = clientY - o.top;
     if (x < GUTTER) return -1;
-    const t = viewOf().t(x);
-    const l = live.current.layout;
-    return l.bubbles.findIndex((b, i) => {
-      const lane = l.lanes[l.bubbleLane[i]!];
-      return !!lane && y >= lane.top && y < lane.top + lane.height && t >= b.startMs && t <= b.endMs;
-    });
+    return bubbleAt(live.current.layout, viewOf().t(x), y);
   };
 
   // Follow the element's width.
@@ -745,58 +722,6 @@ export function Gantt(props: GanttProps) {
           {props.refusal}
         </div>
       )}
-    </div>
-  );
-}
-
-function InsertMark({ layout, view, mark }: { layout: GanttLayout; view: TimeView; mark: DragMark }) {
-  const o = layout.ops[mark.target]!;
-  const x = view.x(mark.position === 'before' ? o.ev.startMs : o.ev.endMs);
-  return (
-    <div
-      data-testid="gantt-insert-mark"
-      data-position={mark.position}
-      data-target={o.ev.id}
-      style={{
-        position: 'absolute',
-        left: x - 1.5,
-        top: o.y - 3,
-        width: 3,
-        height: o.h + 6,
-        background: '#e03131',
-        pointerEvents: 'none',
-      }}
-    />
-  );
-}
-
-function BubbleDetails({ layout, view, index }: { layout: GanttLayout; view: TimeView; index: number }) {
-  const b = layout.bubbles[index]!;
-  const lane = layout.lanes[layout.bubbleLane[index]!];
-  const total = layout.bubbles
-    .filter((x) => x.device === b.device)
-    .reduce((t, x) => t + x.endMs - x.startMs, 0);
-  const x = Math.min(Math.max(view.x((b.startMs + b.endMs) / 2), GUTTER), Math.max(GUTTER, view.width - 240));
-  return (
-    <div
-      data-testid="gantt-bubble-tooltip"
-      role="tooltip"
-      style={{
-        position: 'absolute',
-        left: x,
-        top: (lane?.top ?? 0) + (lane?.height ?? 0) + 4,
-        zIndex: 2,
-        padding: '4px 8px',
-        background: 'rgba(33, 37, 41, 0.94)',
-        color: '#f8f9fa',
-        borderRadius: 4,
-        font: '11px/1.45 system-ui, sans-serif',
-        pointerEvents: 'none',
-        whiteSpace: 'nowrap',
-      }}
-    >
-      idle {formatMs(b.endMs - b.startMs)} on device {b.device} ({formatMs(b.startMs)} → {formatMs(b.endMs)});{' '}
-      {formatMs(total)} in all, {((total / Math.max(1e-12, layout.makespanMs)) * 100).toFixed(1)}% of the step
     </div>
   );
 }
