@@ -360,6 +360,13 @@ export function Gantt(props: GanttProps) {
     return () => ro.disconnect();
   }, [props.width]);
 
+  // A new width moves the edges the pan is held within: constrain the current view again.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the width changes
+  useEffect(() => {
+    const root = rootRef.current;
+    if (root && zoomRef.current) zoomRef.current.transform(select(root), transformRef.current);
+  }, [width]);
+
   // Zoom and pan.
   // biome-ignore lint/correctness/useExhaustiveDependencies: bound once per element and view sync; handlers read `live`
   useEffect(() => {
