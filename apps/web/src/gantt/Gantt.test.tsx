@@ -103,8 +103,10 @@ describe('<Gantt>', () => {
     fireEvent.pointerDown(root(), { ...from, button: 0 });
     fireEvent.pointerMove(window, { clientX: target.x + 2, clientY: from.clientY });
     expect(screen.getByTestId('gantt-insert-mark').dataset.position).toBe('before');
+    expect(screen.getByTestId('gantt-drag-ghost').style.display).toBe('block');
     fireEvent.pointerUp(window, { clientX: target.x + 2, clientY: from.clientY });
     expect(onReorder).toHaveBeenCalledWith({ op: 'F.b0.mb1', target: 'F.b0.mb0', position: 'before' });
+    expect(screen.getByTestId('gantt-drag-ghost').style.display).toBe('none');
   });
 
   it('lands an op released in a bubble beside the nearest op of that lane', () => {

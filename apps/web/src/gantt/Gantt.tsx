@@ -10,10 +10,12 @@ import { type D3ZoomEvent, type ZoomBehavior, type ZoomTransform, zoom, zoomIden
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { paintAxis, paintGantt } from './canvasPaint.ts';
+import { opColor } from './colors.ts';
 import { FrameMeter } from './frameMeter.ts';
 import { BubbleDetails, type DragMark, InsertMark } from './GanttMarks.tsx';
 import { GanttSvg, PAN_MARGIN_VIEWS } from './GanttSvg.tsx';
 import { bubbleAt, nearestInLane, opAt } from './hitTest.ts';
+import { memberOp } from './label.ts';
 import { AXIS_HEIGHT, GUTTER, layoutGantt, opsInWindow } from './layout.ts';
 import { OpDetails } from './OpDetails.tsx';
 import { indexPlan } from './planIndex.ts';
@@ -114,6 +116,7 @@ export function Gantt(props: GanttProps) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const overlayRef = useRef<HTMLDivElement>(null);
   const axisRef = useRef<HTMLCanvasElement>(null);
+  const ghostRef = useRef<HTMLDivElement>(null);
   const uid = useId().replace(/[^a-zA-Z0-9_-]/g, '');
   const capKey = plan.devices.map((d) => memoryCapacityBytes?.(d.device) ?? '').join(',');
   // biome-ignore lint/correctness/useExhaustiveDependencies: capacities are compared by value (capKey), not by the callback's identity
@@ -513,6 +516,7 @@ export function Gantt(props: GanttProps) {
       if (!p) return;
       if (!p.dragging && Math.hypot(m.clientX - p.x, m.clientY - p.y) < 4) return;
       p.dragging = true;
+      moveGhost(p.index, m.clientX, m.clientY);
       const target = dropIndex(m.clientX, m.clientY);
       const mark = target >= 0 && target !== p.index ? markFor(target, m.clientX) : null;
       setDragMark((old) => (old?.target === mark?.target && old?.position === mark?.position ? old : mark));
@@ -523,6 +527,7 @@ export function Gantt(props: GanttProps) {
       const p = pressRef.current;
       pressRef.current = null;
       setDragMark(null);
+      if (ghostRef.current) ghostRef.current.style.display = 'none';
       if (!p?.dragging) return;
       suppressClick.current = true;
       const target = dropIndex(u.clientX, u.clientY);
@@ -539,6 +544,21 @@ export function Gantt(props: GanttProps) {
     };
     window.addEventListener('pointermove', move);
     window.addEventListener('pointerup', up);
+  };
+
+  /** The dragged op follows the pointer as a translucent copy; moved without a render. */
+  const moveGhost = (index: number, clientX: number, clientY: number) => {
+    const ghost = ghostRef.current;
+    const o = live.current.layout.ops[index];
+    if (!ghost || !o) return;
+    const view = viewOf();
+    const w = Math.max(6, view.x(o.ev.endMs) - view.x(o.ev.startMs));
+    const at = origin();
+    ghost.style.display = 'block';
+    ghost.style.width = `${w}px`;
+    ghost.style.height = `${o.h}px`;
+    ghost.style.background = opColor(o.ev.members ? memberOp(o.ev.members[0]!) : o.ev.op, o.chunk);
+    ghost.style.transform = `translate(${clientX - at.left - w / 2}px, ${clientY - at.top - o.h / 2}px)`;
   };
 
   const markFor = (target: number, clientX: number): DragMark => {
@@ -689,6 +709,20 @@ export function Gantt(props: GanttProps) {
         ref={overlayRef}
         data-testid="gantt-hit-layer"
         style={{ position: 'absolute', inset: 0, pointerEvents: 'none' }}
+      />
+      <div
+        ref={ghostRef}
+        data-testid="gantt-drag-ghost"
+        style={{
+          display: 'none',
+          position: 'absolute',
+          left: 0,
+          top: 0,
+          opacity: 0.6,
+          outline: '1px solid #212529',
+          pointerEvents: 'none',
+          zIndex: 2,
+        }}
       />
       {dragMark && <InsertMark layout={layout} view={view} mark={dragMark} />}
       {!hovered && !dragMark && layout.bubbles[hoverBubble] && (
