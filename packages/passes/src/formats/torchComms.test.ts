@@ -271,3 +271,63 @@ test('a gather of updated parameters after the last compute (ZeRO-1/2) is not an
   });
   expect(r).toEqual({ ok: true, text: '0F0,0F1,0B0,0B1,0REDUCE_GRAD\n' });
 });
+
+test('recompute and offload stay inside the stage module: the row leaves them out', () => {
+  const rc: Instruction = { op: 'RECOMPUTE', id: 'RECOMPUTE.b0.mb0', tags: { PP: 0, MB: 0 }, waits: [] };
+  const off: Instruction = {
+    op: 'OFFLOAD',
+    id: 'OFFLOAD.b0.mb0',
+    tags: { PP: 0, MB: 0 },
+    waits: ['F.b0.mb0'],
+    bytes: 8,
+  };
+  const back: Instruction = {
+    op: 'RELOAD',
+    id: 'RELOAD.b0.mb0',
+    tags: { PP: 0, MB: 0 },
+    waits: ['OFFLOAD.b0.mb0'],
+    bytes: 8,
+  };
+  const plan: Plan = {
+    format: 'stagecraft/plan@1',
+    name: 'recompute',
+    cluster: { kind: 'ideal', devices: 1 },
+    groups: [[0]],
+    devices: [
+      {
+        device: 0,
+        group: 0,
+        stages: [0],
+        paramBytes: 0,
+        streams: [
+          {
+            stream: 'compute',
+            instructions: [
+              compute('F', 0, 0),
+              compute('F', 0, 1),
+              rc,
+              compute('B', 0, 0),
+              compute('B', 0, 1),
+            ],
+          },
+          { stream: 'offload', instructions: [off, back] },
+        ],
+      },
+    ],
+  };
+  const order = [
+    'F.b0.mb0',
+    'OFFLOAD.b0.mb0',
+    'F.b0.mb1',
+    'RELOAD.b0.mb0',
+    'RECOMPUTE.b0.mb0',
+    'B.b0.mb0',
+    'B.b0.mb1',
+  ];
+  const startMs = (_d: number, id: string) => order.indexOf(id);
+  expect(exportTorchCsv(plan, program, {})).toEqual({ ok: true, text: '0F0,0F1,0B0,0B1\n' });
+  expect(exportTorchCsv(plan, program, { format: 'compute_comms', startMs })).toEqual({
+    ok: true,
+    text: '0F0,0F1,0B0,0B1,0REDUCE_GRAD\n',
+  });
+});

@@ -6,8 +6,11 @@
  * torch's runtime executes one list per rank where the plan has one list per stream.
  *
  * torch runs a pure pipeline: stages that are PP regions, one microbatch dimension, each stage on
- * one rank. Anything else (DualPipe's two model copies, expert or tensor parallelism, recompute,
- * offload) is refused with the reason, never written as a file torch would misread.
+ * one rank. Anything else (DualPipe's two model copies, expert or tensor parallelism) is refused
+ * with the reason, never written as a file torch would misread. Recompute and offload are
+ * properties of a stage's module in torch (activation checkpointing, saved-tensor hooks), not
+ * schedule actions: a RECOMPUTE runs inside the backward that follows it, OFFLOAD / RELOAD inside
+ * the module, so the rows leave them out.
  */
 import {
   type ComputeInstruction,
@@ -47,9 +50,6 @@ export type TorchRowsResult = { ok: true; rows: TorchCell[][] } | { ok: false; e
 const NOT_PIPELINE_OPS: Record<string, string> = {
   shard: 'expert parallelism (shard) exchanges tokens all-to-all inside a stage',
   shard_tensor: 'tensor parallelism (shard_tensor) splits a stage across devices',
-  recompute:
-    'recompute has no torch action (torch recomputes inside a stage module, by activation checkpointing)',
-  offload: 'offload has no torch action',
 };
 
 export function exportTorchCsv(
@@ -127,8 +127,8 @@ export function planToTorchRows(
     const v = mbDim === undefined ? 0 : tags[mbDim];
     return typeof v === 'number' ? v : 0;
   };
-  const computeAction = (c: ComputeInstruction): TorchAction | Issue => {
-    if (c.op === 'RECOMPUTE') return { path: pathOf(c), message: NOT_PIPELINE_OPS.recompute! };
+  const computeAction = (c: ComputeInstruction): TorchAction | null => {
+    if (c.op === 'RECOMPUTE') return null;
     return torchAction(stageOf.get(c.tags.PP as number)!, c.op as TorchCompute, mbOf(c.tags));
   };
 
@@ -225,7 +225,7 @@ function mergedList(dp: DevicePlan, startMs: TorchExportOptions['startMs']): Ins
 
 interface RowContext {
   format: TorchFormat;
-  computeAction: (c: ComputeInstruction) => TorchAction | Issue;
+  computeAction: (c: ComputeInstruction) => TorchAction | null;
   stageOf: Map<number, number>;
   mbOf: (tags: Record<string, number | string>) => number;
   pathOf: (ins: Instruction) => string;
@@ -265,18 +265,18 @@ function buildRow(list: readonly Instruction[], row: TorchCell[], ctx: RowContex
       const actions: TorchAction[] = [];
       for (const m of ins.members) {
         const a = ctx.computeAction(m);
-        if (isIssue(a)) return [a];
+        if (a === null) continue;
         // The blocks of one stage run as one torch action.
         if (!actions.some((b) => same(a, b))) actions.push(a);
       }
+      if (actions.length === 0) continue;
       row.push(actions.length === 1 ? actions[0]! : { kind: 'overlap', actions });
       lastCompute = row.length - 1;
       continue;
     }
     if (computeParts(ins).length > 0) {
       const a = ctx.computeAction(ins as ComputeInstruction);
-      if (isIssue(a)) return [a];
-      if (sameAsLast(a)) continue;
+      if (a === null || sameAsLast(a)) continue;
       row.push(a);
       lastCompute = row.length - 1;
       continue;
@@ -332,9 +332,6 @@ function commAction(ins: Instruction, ctx: RowContext): TorchAction | Issue | nu
       return torchAction(stage, ins.op === 'ALL_GATHER' ? 'UNSHARD' : 'REDUCE_GRAD');
     case 'ALL_TO_ALL':
       return { path, message: `${ins.id}: all-to-all (expert parallelism) has no torch pipeline action` };
-    case 'OFFLOAD':
-    case 'RELOAD':
-      return { path, message: `${ins.id}: ${ins.op} has no torch pipeline action` };
     default:
       return null;
   }
