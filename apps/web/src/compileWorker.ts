@@ -1,0 +1,48 @@
+/// <reference lib="webworker" />
+/**
+ * Recomputes the design off the main thread on every edit: compile + simulate + DAG layout.
+ * Keeps the last compiled DAG and its snapshots to answer layout and pass-inspector requests.
+ */
+import { type Compiled, computeDesign, layoutGraph, passGraph } from './core/computeDesign.ts';
+import type { WorkerReply, WorkerRequest } from './workerProtocol.ts';
+
+let compiled: Compiled | undefined;
+let compiledRevision = -1;
+
+function reply(msg: WorkerReply): void {
+  (self as unknown as DedicatedWorkerGlobalScope).postMessage(msg);
+}
+
+self.onmessage = (e: MessageEvent<WorkerRequest>) => {
+  const req = e.data;
+  const t0 = performance.now();
+  try {
+    if (req.type === 'compute') {
+      const { result, compiled: c } = computeDesign(req.design, new Set(req.expanded));
+      if (c) {
+        compiled = c;
+        compiledRevision = req.revision;
+      }
+      reply({ type: 'computed', revision: req.revision, result, workerMs: performance.now() - t0 });
+      return;
+    }
+    if (!compiled) return;
+    const expanded = new Set(req.expanded);
+    if (req.type === 'layout') {
+      reply({ type: 'layout', revision: compiledRevision, graph: layoutGraph(compiled, expanded) });
+    } else if (req.type === 'pass') {
+      const graph = passGraph(compiled, req.pass, expanded);
+      reply({ type: 'pass', revision: compiledRevision, pass: req.pass, graph: graph ?? null });
+    }
+  } catch (err) {
+    // A compiler bug must not take the editor down: it shows as an error at the document.
+    const message = err instanceof Error ? err.message : String(err);
+    if (req.type === 'compute')
+      reply({
+        type: 'computed',
+        revision: req.revision,
+        result: { ok: false, errors: [{ path: '', message: `internal error: ${message}` }] },
+        workerMs: performance.now() - t0,
+      });
+  }
+};

@@ -1,0 +1,262 @@
+/**
+ * The app's state in zustand slices: `design` (the document: undoable, saved), `result` (the last
+ * compile/simulate), `selection`, `view` (never saved), `compare` pins and `history`. React Flow
+ * nodes and Gantt bars are derived from these, never the source of truth.
+ */
+import type { Design, Issue } from '@stagecraft/ir';
+import { create, type StateCreator } from 'zustand';
+import type { Action } from '../core/action.ts';
+import type { ComputeOk } from '../core/computeDesign.ts';
+import type { DagGraph, GraphNodeData } from '../core/dagGraph.ts';
+import type { DropTarget } from '../core/dropTarget.ts';
+import { emptyHistory, type History, record, redo, undo } from '../core/history.ts';
+import type { WorkerReply } from '../workerProtocol.ts';
+import { Recompute } from './recompute.ts';
+
+export interface DesignSlice {
+  design: Design;
+  /** Bumped on every change of the design; results carry the revision they were computed for. */
+  revision: number;
+  designId: string | null;
+  savedVersion: number | null;
+  saveStatus: 'clean' | 'dirty' | 'saving' | 'saved' | 'error' | 'offline';
+  saveMessage: string;
+}
+
+export interface ResultSlice {
+  /** The last valid result: it stays on screen while the design has errors. */
+  result: ComputeOk | null;
+  resultRevision: number;
+  /** Errors of the latest revision (empty when it compiled). */
+  errors: Issue[];
+  status: 'computing' | 'ok' | 'error';
+  /** Edit to result, in ms (worker round trip included). */
+  lastLatencyMs: number;
+}
+
+export interface SelectionSlice {
+  selectedDirective: number | null;
+  hovered: GraphNodeData | null;
+  /** The DAG node or timeline op last clicked: a palette item clicked (not dragged) applies to it. */
+  target: DropTarget | null;
+}
+
+export type Tab = 'design' | 'compare';
+export interface ViewSlice {
+  tab: Tab;
+  expandedStages: string[];
+  /** Pass inspector: the DAG after this pass instead of the final one. */
+  passView: { pass: string; graph: DagGraph | null } | null;
+  notice: { kind: 'error' | 'info'; text: string } | null;
+}
+
+export interface Pin {
+  name: string;
+  design: Design;
+  result: ComputeOk;
+}
+export interface CompareSlice {
+  pins: Pin[];
+}
+
+export interface HistorySlice {
+  history: History;
+}
+
+export interface Commands {
+  dispatch<A>(action: Action<A>, args: A): boolean;
+  undo(): void;
+  redo(): void;
+  select(index: number | null): void;
+  hover(node: GraphNodeData | null): void;
+  setTarget(target: DropTarget | null): void;
+  setTab(tab: Tab): void;
+  toggleStage(key: string): void;
+  setExpandedStages(keys: string[]): void;
+  inspectPass(pass: string | null): void;
+  pin(name?: string): void;
+  unpin(index: number): void;
+  notify(kind: 'error' | 'info', text: string): void;
+  setSave(p: Partial<Pick<DesignSlice, 'designId' | 'savedVersion' | 'saveStatus' | 'saveMessage'>>): void;
+}
+
+export type State = DesignSlice &
+  ResultSlice &
+  SelectionSlice &
+  ViewSlice &
+  CompareSlice &
+  HistorySlice &
+  Commands;
+
+export const MAX_PINS = 4;
+
+let recompute: Recompute | undefined;
+let editStartedAt = 0;
+
+const createDesignSlice =
+  (initial: Design): StateCreator<State, [], [], DesignSlice> =>
+  () => ({
+    design: initial,
+    revision: 0,
+    designId: null,
+    savedVersion: null,
+    saveStatus: 'clean',
+    saveMessage: '',
+  });
+
+const createResultSlice: StateCreator<State, [], [], ResultSlice> = () => ({
+  result: null,
+  resultRevision: -1,
+  errors: [],
+  status: 'computing',
+  lastLatencyMs: 0,
+});
+
+const createSelectionSlice: StateCreator<State, [], [], SelectionSlice> = () => ({
+  selectedDirective: null,
+  hovered: null,
+  target: null,
+});
+
+const createViewSlice: StateCreator<State, [], [], ViewSlice> = () => ({
+  tab: 'design',
+  expandedStages: [],
+  passView: null,
+  notice: null,
+});
+
+const createCompareSlice: StateCreator<State, [], [], CompareSlice> = () => ({ pins: [] });
+const createHistorySlice: StateCreator<State, [], [], HistorySlice> = () => ({ history: emptyHistory });
+
+const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
+  const changed = (design: Design, extra: Partial<State>) => {
+    const revision = get().revision + 1;
+    set({ design, revision, status: 'computing', ...extra });
+    if (get().saveStatus !== 'offline') set({ saveStatus: 'dirty' });
+    editStartedAt = performance.now();
+    requestCompute();
+  };
+  return {
+    dispatch(action, args) {
+      const s = get();
+      const out = action.perform(s.design, args);
+      if (!out.ok) {
+        set({ notice: { kind: 'error', text: out.error } });
+        return false;
+      }
+      if (out.design === s.design) return true;
+      const history = action.history === 'record' ? record(s.history, s.design) : emptyHistory;
+      const extra: Partial<State> = { history, notice: null };
+      if (out.select !== undefined) extra.selectedDirective = out.select;
+      else if (action.history === 'replace') extra.selectedDirective = null;
+      if (action.history === 'replace') {
+        extra.expandedStages = [];
+        extra.passView = null;
+      }
+      changed(out.design, extra);
+      return true;
+    },
+    undo() {
+      const s = get();
+      const r = undo(s.history, s.design);
+      if (r) changed(r.design, { history: r.history });
+    },
+    redo() {
+      const s = get();
+      const r = redo(s.history, s.design);
+      if (r) changed(r.design, { history: r.history });
+    },
+    select: (index) => set({ selectedDirective: index }),
+    hover: (node) => set({ hovered: node }),
+    setTarget: (target) => set({ target }),
+    setTab: (tab) => set({ tab }),
+    toggleStage(key) {
+      const cur = get().expandedStages;
+      const next = cur.includes(key) ? cur.filter((k) => k !== key) : [...cur, key];
+      get().setExpandedStages(next);
+    },
+    setExpandedStages(keys) {
+      set({ expandedStages: keys });
+      const pv = get().passView;
+      if (pv) recompute?.send({ type: 'pass', pass: pv.pass, expanded: keys });
+      else recompute?.send({ type: 'layout', expanded: keys });
+    },
+    inspectPass(pass) {
+      if (pass === null) {
+        set({ passView: null });
+        recompute?.send({ type: 'layout', expanded: get().expandedStages });
+        return;
+      }
+      set({ passView: { pass, graph: null } });
+      recompute?.send({ type: 'pass', pass, expanded: get().expandedStages });
+    },
+    pin(name) {
+      const s = get();
+      if (!s.result || s.resultRevision !== s.revision) {
+        set({ notice: { kind: 'error', text: 'only a design that compiles can be pinned' } });
+        return;
+      }
+      if (s.pins.length >= MAX_PINS) {
+        set({
+          notice: { kind: 'error', text: `at most ${MAX_PINS} variants can be compared: unpin one first` },
+        });
+        return;
+      }
+      const label = name ?? `${s.design.name} #${s.pins.length + 1}`;
+      set({ pins: [...s.pins, { name: label, design: s.design, result: s.result }] });
+    },
+    unpin: (index) => set({ pins: get().pins.filter((_, i) => i !== index) }),
+    notify: (kind, text) => set({ notice: { kind, text } }),
+    setSave: (p) => set(p),
+  };
+};
+
+function requestCompute(): void {
+  const s = useStore.getState();
+  recompute?.send({ type: 'compute', revision: s.revision, design: s.design, expanded: s.expandedStages });
+}
+
+function onReply(msg: WorkerReply): void {
+  const s = useStore.getState();
+  if (msg.type === 'computed') {
+    if (msg.revision !== s.revision) return;
+    const latency = performance.now() - editStartedAt;
+    if (msg.result.ok) {
+      useStore.setState({
+        result: msg.result,
+        resultRevision: msg.revision,
+        errors: [],
+        status: 'ok',
+        lastLatencyMs: latency,
+      });
+      if (s.passView) recompute?.send({ type: 'pass', pass: s.passView.pass, expanded: s.expandedStages });
+    } else useStore.setState({ errors: msg.result.errors, status: 'error', lastLatencyMs: latency });
+  } else if (msg.type === 'layout') {
+    const r = s.result;
+    if (r && msg.revision === s.resultRevision) useStore.setState({ result: { ...r, graph: msg.graph } });
+  } else if (msg.type === 'pass') {
+    if (s.passView?.pass === msg.pass) useStore.setState({ passView: { pass: msg.pass, graph: msg.graph } });
+  }
+}
+
+export let useStore: ReturnType<typeof createAppStore>;
+
+export function createAppStore(initial: Design) {
+  return create<State>()((...a) => ({
+    ...createDesignSlice(initial)(...a),
+    ...createResultSlice(...a),
+    ...createSelectionSlice(...a),
+    ...createViewSlice(...a),
+    ...createCompareSlice(...a),
+    ...createHistorySlice(...a),
+    ...createCommands(...a),
+  }));
+}
+
+/** Creates the page's store and its worker, and computes the first design. */
+export function startStore(initial: Design): void {
+  useStore = createAppStore(initial);
+  recompute = new Recompute(onReply);
+  editStartedAt = performance.now();
+  requestCompute();
+}
