@@ -1,0 +1,52 @@
+// @vitest-environment happy-dom
+import { act, cleanup, render, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runExample } from '../gantt/testing/examples.ts';
+import { ComparePanel } from './index.ts';
+
+afterEach(cleanup);
+
+const variant = (id: string, name: Parameters<typeof runExample>[0]) => {
+  const { sim, plan } = runExample(name);
+  return { id, name, sim, plan };
+};
+
+describe('<ComparePanel>', () => {
+  it('shows a timeline per variant on one time axis and the metrics with highlighted differences', () => {
+    const v = [variant('a', '1f1b-p4-m8'), variant('b', 'zb-h1-p4-m8')];
+    render(<ComparePanel variants={v} width={1000} />);
+    const panel = screen.getByTestId('compare');
+    expect(within(panel).getAllByTestId('gantt').length).toBe(2);
+    const step = panel.querySelector('tr[data-metric="step"]')!;
+    const base = step.querySelector('td[data-variant="a"]')!;
+    const zb = step.querySelector('td[data-variant="b"]')!;
+    expect(base.getAttribute('data-verdict')).toBe('baseline');
+    expect(base.textContent).toBe('33 ms');
+    expect(zb.getAttribute('data-verdict')).toBe('better');
+    expect(zb.querySelector('[data-delta]')!.textContent).toMatch(/^−/);
+    const bubbleIdeal = panel.querySelector('tr[data-metric="bubble-ideal"] td[data-variant="a"]')!;
+    expect(bubbleIdeal.textContent).toBe('37.5%');
+    // Both timelines map the same time to the same pixel: the longer step sets the axis.
+    const [g1, g2] = within(panel).getAllByTestId('gantt');
+    const x1 = g1!.stagecraftGantt!.locate('F.b0.mb0')!;
+    const x2 = g2!.stagecraftGantt!.locate('F.b0.mb0')!;
+    expect(x1.x).toBeCloseTo(x2.x, 9);
+    expect(x1.width).toBeCloseTo(x2.width, 9);
+  });
+
+  it('zooms and pans all timelines together', () => {
+    const v = [variant('a', '1f1b-p4-m8'), variant('b', 'gpipe-p4-m8')];
+    render(<ComparePanel variants={v} width={1000} />);
+    const [g1, g2] = screen.getAllByTestId('gantt');
+    act(() => g1!.stagecraftGantt!.zoomTo(5, 10));
+    expect(g2!.stagecraftGantt!.window().t0).toBeCloseTo(5, 6);
+    expect(g2!.stagecraftGantt!.window().t1).toBeCloseTo(g1!.stagecraftGantt!.window().t1, 6);
+  });
+
+  it('compares at most four variants and says which it left out', () => {
+    const v = ['a', 'b', 'c', 'd', 'e'].map((id) => variant(id, '1f1b-p4-m8'));
+    render(<ComparePanel variants={v} width={800} />);
+    expect(screen.getAllByTestId('gantt').length).toBe(4);
+    expect(screen.getByRole('status').textContent).toContain('first 4 of 5');
+  });
+});

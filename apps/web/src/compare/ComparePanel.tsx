@@ -1,0 +1,182 @@
+/**
+ * Side-by-side comparison of up to four variants of a design: their timelines on one shared time
+ * axis (zoom and pan move them together) and a table of the step's metrics, each difference
+ * against the first variant coloured by whether it is an improvement.
+ */
+import type { Plan } from '@stagecraft/ir';
+import type { Simulation } from '@stagecraft/sim';
+import { useMemo } from 'react';
+import { Gantt } from '../gantt/Gantt.tsx';
+import { formatBytes, formatMs } from '../gantt/label.ts';
+import { createViewSync } from '../gantt/viewSync.ts';
+import { compareRows, MAX_VARIANTS, type MetricCell, type MetricRow } from './compareMetrics.ts';
+
+export interface CompareVariant {
+  id: string;
+  name: string;
+  sim: Simulation;
+  plan: Plan;
+}
+
+export interface ComparePanelProps {
+  /** The first is the baseline; beyond MAX_VARIANTS the rest are left out (and said so). */
+  variants: readonly CompareVariant[];
+  /** Unpin a variant. */
+  onRemove?(id: string): void;
+  memoryCapacityBytes?: (device: number) => number | undefined;
+  /** Timelines' width in pixels (default: the panel's width). */
+  width?: number;
+  showArrows?: boolean;
+}
+
+const VERDICT_STYLE: Record<MetricCell['verdict'], React.CSSProperties> = {
+  baseline: { fontWeight: 600 },
+  better: { background: '#d3f9d8', color: '#2b8a3e' },
+  worse: { background: '#ffe3e3', color: '#c92a2a' },
+  same: { color: '#868e96' },
+  missing: { color: '#adb5bd' },
+};
+
+export function ComparePanel({
+  variants,
+  onRemove,
+  memoryCapacityBytes,
+  width,
+  showArrows,
+}: ComparePanelProps) {
+  const shown = variants.slice(0, MAX_VARIANTS);
+  const rows = compareRows(shown.map((v) => v.sim));
+  const sync = useMemo(() => createViewSync(), []);
+  const domainMs = Math.max(0, ...shown.map((v) => v.sim.makespanMs));
+  if (shown.length === 0) {
+    return (
+      <section data-testid="compare" style={{ font: '13px system-ui, sans-serif', padding: 12 }}>
+        Pin a variant to compare it with others.
+      </section>
+    );
+  }
+  return (
+    <section data-testid="compare" style={{ font: '13px system-ui, sans-serif' }}>
+      {variants.length > MAX_VARIANTS && (
+        <p role="status" style={{ color: '#c92a2a' }}>
+          Comparing the first {MAX_VARIANTS} of {variants.length} pinned variants; unpin one to bring in
+          another.
+        </p>
+      )}
+      <table
+        data-testid="compare-table"
+        style={{ borderCollapse: 'collapse', margin: '8px 0', fontVariantNumeric: 'tabular-nums' }}
+      >
+        <thead>
+          <tr>
+            <th style={th}>metric</th>
+            {shown.map((v, i) => (
+              <th key={v.id} style={th} data-variant={v.id}>
+                {v.name}
+                {i === 0 && <span style={{ color: '#868e96', fontWeight: 400 }}> (baseline)</span>}
+                {onRemove && (
+                  <button
+                    type="button"
+                    aria-label={`unpin ${v.name}`}
+                    onClick={() => onRemove(v.id)}
+                    style={{
+                      marginLeft: 6,
+                      border: 'none',
+                      background: 'none',
+                      cursor: 'pointer',
+                      color: '#868e96',
+                    }}
+                  >
+                    ×
+                  </button>
+                )}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.key} data-metric={row.key}>
+              <th style={{ ...td, textAlign: 'left', fontWeight: 400 }}>{row.label}</th>
+              {row.cells.map((c, i) => (
+                <td
+                  key={shown[i]!.id}
+                  data-variant={shown[i]!.id}
+                  data-verdict={c.verdict}
+                  style={{ ...td, ...VERDICT_STYLE[c.verdict] }}
+                >
+                  {formatValue(row, c.value)}
+                  {c.delta !== undefined && c.verdict !== 'same' && (
+                    <span data-delta style={{ marginLeft: 6, fontSize: 11 }}>
+                      {formatDelta(row, c)}
+                    </span>
+                  )}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {shown.map((v) => (
+        <figure key={v.id} data-variant={v.id} style={{ margin: '8px 0' }}>
+          <figcaption style={{ fontWeight: 600, margin: '4px 0' }}>
+            {v.name} · {formatMs(v.sim.makespanMs)}
+          </figcaption>
+          <Gantt
+            sim={v.sim}
+            plan={v.plan}
+            domainMs={domainMs}
+            viewSync={sync}
+            {...(width !== undefined ? { width } : {})}
+            {...(memoryCapacityBytes ? { memoryCapacityBytes } : {})}
+            {...(showArrows !== undefined ? { showArrows } : {})}
+          />
+        </figure>
+      ))}
+    </section>
+  );
+}
+
+const th: React.CSSProperties = {
+  padding: '4px 10px',
+  borderBottom: '1px solid #dee2e6',
+  textAlign: 'right',
+};
+const td: React.CSSProperties = {
+  padding: '3px 10px',
+  borderBottom: '1px solid #f1f3f5',
+  textAlign: 'right',
+};
+
+export function formatValue(row: MetricRow, v: number | undefined): string {
+  if (v === undefined) return '—';
+  switch (row.unit) {
+    case 'ms':
+      return formatMs(v);
+    case 'ratio':
+      return `${(v * 100).toFixed(1)}%`;
+    case 'bytes':
+      return formatBytes(v);
+    case 'tokens/s':
+      return Math.round(v).toLocaleString('en-US');
+  }
+}
+
+function formatDelta(row: MetricRow, c: MetricCell): string {
+  const d = c.delta!;
+  const sign = d > 0 ? '+' : '−';
+  const abs = Math.abs(d);
+  const amount =
+    row.unit === 'ratio'
+      ? `${(abs * 100).toFixed(1)} pt`
+      : row.unit === 'ms'
+        ? formatMs(abs)
+        : row.unit === 'bytes'
+          ? formatBytes(abs)
+          : Math.round(abs).toLocaleString('en-US');
+  const rel =
+    c.relative !== undefined && row.unit !== 'ratio'
+      ? ` (${sign}${(Math.abs(c.relative) * 100).toFixed(1)}%)`
+      : '';
+  return `${sign}${amount}${rel}`;
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { runExample } from '../gantt/testing/examples.ts';
+import { compareRows } from './compareMetrics.ts';
+
+describe('compare table', () => {
+  it('lists step time, both bubble conventions, exposed communication and peak memory per device', () => {
+    const a = runExample('1f1b-p4-m8').sim;
+    const b = runExample('zb-h1-p4-m8').sim;
+    const rows = compareRows([a, b]);
+    expect(rows.map((r) => r.key)).toEqual([
+      'step',
+      'bubble',
+      'bubble-ideal',
+      'exposed-comm',
+      'peak-memory-0',
+      'peak-memory-1',
+      'peak-memory-2',
+      'peak-memory-3',
+    ]);
+    const step = rows.find((r) => r.key === 'step')!;
+    expect(step.cells.map((c) => c.value)).toEqual([33, b.makespanMs]);
+    // 1F1B's bubble is (p−1)/(m+p−1) of the total and (p−1)/m of the ideal.
+    const bubble = rows.find((r) => r.key === 'bubble')!;
+    expect(bubble.cells[0]!.value).toBeCloseTo(3 / 11, 12);
+    expect(rows.find((r) => r.key === 'bubble-ideal')!.cells[0]!.value).toBeCloseTo(3 / 8, 12);
+  });
+
+  it('marks each difference against the baseline as better or worse in the metric’s direction', () => {
+    const a = runExample('1f1b-p4-m8').sim;
+    const b = runExample('zb-h1-p4-m8').sim;
+    const g = runExample('gpipe-p4-m8').sim;
+    const rows = compareRows([a, b, g]);
+    const step = rows.find((r) => r.key === 'step')!;
+    expect(step.cells.map((c) => c.verdict)).toEqual(['baseline', 'better', 'same']);
+    expect(step.cells[1]!.delta).toBeCloseTo(b.makespanMs - 33, 12);
+    expect(step.cells[1]!.delta).toBeLessThan(0);
+    // GPipe stashes all m microbatches on rank 0 where 1F1B stashes p: more memory, worse.
+    const mem0 = rows.find((r) => r.key === 'peak-memory-0')!;
+    expect(mem0.cells[2]!.verdict).toBe('worse');
+    expect(mem0.cells[2]!.relative).toBeGreaterThan(0);
+  });
+
+  it('compares tokens/s with higher as better when the plans know their tokens', () => {
+    const a = runExample('1f1b-p4-m8').sim;
+    const rows = compareRows([
+      { ...a, tokensPerSecond: 1000 },
+      { ...a, tokensPerSecond: 1200 },
+    ]);
+    const tokens = rows.find((r) => r.key === 'tokens')!;
+    expect(tokens.cells.map((c) => c.verdict)).toEqual(['baseline', 'better']);
+    expect(tokens.cells[1]!.relative).toBeCloseTo(0.2, 12);
+  });
+});

@@ -1,0 +1,158 @@
+// @vitest-environment happy-dom
+import type { TimelineEvent } from '@stagecraft/sim';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Gantt, PALETTE_DRAG_TYPE } from './index.ts';
+import { runExample } from './testing/examples.ts';
+
+afterEach(cleanup);
+
+const root = () => screen.getByTestId('gantt');
+const centre = (id: string) => {
+  const r = root().stagecraftGantt!.locate(id)!;
+  return { clientX: r.x + r.width / 2, clientY: r.y + r.height / 2 };
+};
+
+describe('<Gantt>', () => {
+  it('renders an element with data-op-id for every op and labels compute with its microbatch', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    render(<Gantt sim={sim} plan={plan} width={1200} />);
+    expect(root().dataset.render).toBe('svg');
+    const ids = [...root().querySelectorAll('[data-op-id]')].map((e) => e.getAttribute('data-op-id'));
+    expect(new Set(ids)).toEqual(new Set(sim.timeline!.map((e) => e.id)));
+    const f3 = root().querySelector('[data-op-id="F.b2.mb3"]')!;
+    expect(f3.getAttribute('data-op')).toBe('F');
+    expect(f3.textContent).toBe('3');
+    expect(root().querySelector('[data-op-id="B.b0.mb7"]')!.textContent).toBe('7');
+  });
+
+  it('draws one lane per device and stream, and the bubbles of each device', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    render(<Gantt sim={sim} plan={plan} width={1200} />);
+    const lanes = [...root().querySelectorAll('[data-lane]')].map((e) => e.getAttribute('data-lane'));
+    expect(lanes).toEqual([
+      '0/compute',
+      '0/p2p',
+      '1/compute',
+      '1/p2p',
+      '2/compute',
+      '2/p2p',
+      '3/compute',
+      '3/p2p',
+    ]);
+    const dev3 = [...root().querySelectorAll('[data-bubble-device="3"]')].map((e) => [
+      Number(e.getAttribute('data-start-ms')),
+      Number(e.getAttribute('data-end-ms')),
+    ]);
+    expect(dev3).toEqual([
+      [0, 3],
+      [27, 33],
+    ]);
+    expect(root().querySelectorAll('[data-memory-device]').length).toBe(4);
+  });
+
+  it('outlines DualPipeV overlapped pairs and labels both microbatches', () => {
+    const { sim, plan } = runExample('dualpipev-p4-m10');
+    render(<Gantt sim={sim} plan={plan} width={1600} />);
+    const unit = sim.timeline!.find((e) => e.op === 'OVERLAP')!;
+    const el = root().querySelector(`[data-op-id="${unit.id}"]`)!;
+    expect([...el.querySelectorAll('[data-member-id]')].map((m) => m.getAttribute('data-member-id'))).toEqual(
+      unit.members,
+    );
+    expect(el.textContent).toMatch(/^\d+′?\/\d+′?$/);
+  });
+
+  it('shows tags, costs and provenance of the op under the pointer', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    const onHover = vi.fn<(op: TimelineEvent | null) => void>();
+    render(<Gantt sim={sim} plan={plan} width={1200} onHover={onHover} />);
+    fireEvent.pointerMove(root(), centre('B.b1.mb2'));
+    expect(onHover).toHaveBeenLastCalledWith(expect.objectContaining({ id: 'B.b1.mb2' }));
+    const tip = screen.getByTestId('gantt-tooltip');
+    expect(tip.textContent).toContain('B.b1.mb2');
+    expect(tip.textContent).toContain('MB=2');
+    expect(tip.textContent).toContain('pass place');
+    expect(tip.textContent).toContain('(2 ms)');
+  });
+
+  it('selects the clicked op', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    const onSelect = vi.fn();
+    render(<Gantt sim={sim} plan={plan} width={1200} onSelect={onSelect} />);
+    fireEvent.click(root(), centre('F.b0.mb4'));
+    expect(onSelect).toHaveBeenLastCalledWith('F.b0.mb4');
+  });
+
+  it('turns a drag of one op onto another into a reorder before or after it', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    const onReorder = vi.fn();
+    render(<Gantt sim={sim} plan={plan} width={1200} onReorder={onReorder} />);
+    const from = centre('F.b0.mb1');
+    const target = root().stagecraftGantt!.locate('F.b0.mb0')!;
+    fireEvent.pointerDown(root(), { ...from, button: 0 });
+    fireEvent.pointerMove(window, { clientX: target.x + 2, clientY: from.clientY });
+    expect(screen.getByTestId('gantt-insert-mark').dataset.position).toBe('before');
+    fireEvent.pointerUp(window, { clientX: target.x + 2, clientY: from.clientY });
+    expect(onReorder).toHaveBeenCalledWith({ op: 'F.b0.mb1', target: 'F.b0.mb0', position: 'before' });
+  });
+
+  it('shows a refused reorder inline', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    render(<Gantt sim={sim} plan={plan} width={1200} refusal="B.b0.mb0 must come after F.b0.mb0" />);
+    expect(screen.getByRole('alert').textContent).toBe('B.b0.mb0 must come after F.b0.mb0');
+  });
+
+  it('hands a palette item dropped on an op to onDropPaletteItem', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    const onDrop = vi.fn();
+    render(<Gantt sim={sim} plan={plan} width={1200} onDropPaletteItem={onDrop} />);
+    const data = new Map([[PALETTE_DRAG_TYPE, 'split_backward']]);
+    const dataTransfer = {
+      types: [PALETTE_DRAG_TYPE],
+      getData: (t: string) => data.get(t) ?? '',
+      dropEffect: 'none',
+    };
+    // happy-dom has no DragEvent: a mouse event carrying the data transfer stands in for it.
+    const drag = (type: string) => {
+      const ev = new MouseEvent(type, { bubbles: true, cancelable: true, ...centre('B.b2.mb0') });
+      Object.defineProperty(ev, 'dataTransfer', { value: dataTransfer });
+      act(() => {
+        root().dispatchEvent(ev);
+      });
+      return ev;
+    };
+    expect(drag('dragover').defaultPrevented).toBe(true);
+    expect(root().querySelector('[stroke-dasharray="3 2"]')).not.toBeNull();
+    drag('drop');
+    expect(onDrop).toHaveBeenCalledWith(
+      'split_backward',
+      expect.objectContaining({ id: 'B.b2.mb0', op: 'B' }),
+    );
+  });
+
+  it('draws SEND→RECV arrows on demand', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    const { rerender } = render(<Gantt sim={sim} plan={plan} width={1200} />);
+    expect(root().querySelectorAll('[data-arrow]').length).toBe(0);
+    rerender(<Gantt sim={sim} plan={plan} width={1200} showArrows />);
+    const arrows = [...root().querySelectorAll('[data-arrow]')].map((a) => a.getAttribute('data-arrow'));
+    expect(arrows).toContain('SEND.F.b0.mb0.d1>RECV.F.b0.mb0.d1');
+    expect(arrows.length).toBe(sim.timeline!.filter((e) => e.op === 'SEND').length);
+  });
+
+  it('in canvas mode lays hit-test elements over the visible ops and zooms into a window', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    render(<Gantt sim={sim} plan={plan} width={1200} render="canvas" />);
+    expect(root().dataset.render).toBe('canvas');
+    const layer = screen.getByTestId('gantt-hit-layer');
+    expect(layer.querySelectorAll('[data-op-id]').length).toBe(sim.timeline!.length);
+    act(() => root().stagecraftGantt!.zoomTo(10, 15));
+    const w = root().stagecraftGantt!.window();
+    expect(w.t0).toBeCloseTo(10, 6);
+    expect(w.t1).toBeGreaterThan(14.9);
+    expect(w.t1).toBeLessThan(15.5);
+    expect(root().stagecraftGantt!.opAt(centre('F.b0.mb5').clientX, centre('F.b0.mb5').clientY)).toBe(
+      'F.b0.mb5',
+    );
+  });
+});

@@ -1,0 +1,248 @@
+/**
+ * The timeline as SVG, one element per op carrying `data-op-id`, for plans small enough that the
+ * DOM stays light. Looks the same as canvasPaint.ts: same layout, colours and labels.
+ */
+import { labelOf, visibleTransfers } from './canvasPaint.ts';
+import {
+  ARROW,
+  BUBBLE_FILL,
+  BUBBLE_HATCH,
+  CAPACITY_LINE,
+  DROP_OUTLINE,
+  labelColor,
+  MEMORY_FILL,
+  MEMORY_LINE,
+  OVERLAP_OUTLINE,
+  opColor,
+  SELECTION_OUTLINE,
+} from './colors.ts';
+import { memberOp } from './label.ts';
+import { AXIS_HEIGHT, type GanttLayout, GUTTER, opsInWindow } from './layout.ts';
+import type { PlanIndex } from './planIndex.ts';
+import { axisTicks } from './ticks.ts';
+import type { TimeView } from './view.ts';
+
+interface Props {
+  layout: GanttLayout;
+  plan: PlanIndex;
+  view: TimeView;
+  selection: string | null;
+  dropTarget: number;
+  showArrows: boolean;
+  /** Unique per mounted timeline, for the hatch pattern's id. */
+  uid: string;
+}
+
+export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows, uid }: Props) {
+  const { width } = view;
+  const clip = `gantt-clip-${uid}`;
+  const hatch = `gantt-hatch-${uid}`;
+  const arrow = `gantt-arrow-${uid}`;
+  const visible: number[] = [];
+  for (const lane of layout.lanes) visible.push(...opsInWindow(layout, lane, view.t0, view.t1));
+  const selected = selection === null ? -1 : (layout.byId.get(selection) ?? -1);
+  return (
+    <svg width={width} height={layout.height} role="img" aria-label="per-device timeline">
+      <defs>
+        <clipPath id={clip}>
+          <rect x={GUTTER} y={0} width={Math.max(0, width - GUTTER)} height={layout.height} />
+        </clipPath>
+        <pattern id={hatch} width={6} height={6} patternUnits="userSpaceOnUse">
+          <path d="M0,6 L6,0" stroke={BUBBLE_HATCH} strokeWidth={1} />
+        </pattern>
+        <marker id={arrow} viewBox="0 0 6 6" refX={6} refY={3} markerWidth={6} markerHeight={6} orient="auto">
+          <path d="M0,0 L6,3 L0,6 z" fill={ARROW} />
+        </marker>
+      </defs>
+      <g clipPath={`url(#${clip})`}>
+        {layout.bubbles.map((b, i) => {
+          const lane = layout.lanes[layout.bubbleLane[i]!];
+          if (!lane || b.endMs < view.t0 || b.startMs > view.t1) return null;
+          const x = view.x(b.startMs);
+          const w = view.x(b.endMs) - x;
+          return (
+            <g
+              key={`b${b.device}@${b.startMs}`}
+              data-bubble-device={b.device}
+              data-start-ms={b.startMs}
+              data-end-ms={b.endMs}
+            >
+              <rect x={x} y={lane.top} width={w} height={lane.height} fill={BUBBLE_FILL} />
+              <rect x={x} y={lane.top} width={w} height={lane.height} fill={`url(#${hatch})`} />
+            </g>
+          );
+        })}
+        {visible.map((i) => {
+          const o = layout.ops[i]!;
+          const x = view.x(o.ev.startMs);
+          const w = Math.max(1, view.x(o.ev.endMs) - x - (o.ev.endMs > o.ev.startMs ? 0.5 : 0));
+          const h = Math.max(1, o.h - 1);
+          const members = o.ev.members;
+          const text = w >= 14 && h >= 10 ? labelOf(o.ev, plan) : '';
+          return (
+            <g
+              key={o.ev.id}
+              data-op-id={o.ev.id}
+              data-op={o.ev.op}
+              data-device={o.ev.device}
+              data-stream={o.ev.stream}
+            >
+              {members && members.length > 1 ? (
+                <>
+                  {members.map((m, k) => (
+                    <rect
+                      key={m}
+                      data-member-id={m}
+                      x={x}
+                      y={o.y + (k * h) / members.length}
+                      width={w}
+                      height={h / members.length}
+                      fill={opColor(memberOp(m))}
+                    />
+                  ))}
+                  <rect
+                    x={x + 0.5}
+                    y={o.y + 0.5}
+                    width={Math.max(0, w - 1)}
+                    height={h - 1}
+                    fill="none"
+                    stroke={OVERLAP_OUTLINE}
+                    strokeWidth={1.5}
+                  />
+                </>
+              ) : (
+                <rect x={x} y={o.y} width={w} height={h} fill={opColor(o.ev.op)} />
+              )}
+              {text && (
+                <text
+                  x={x + w / 2}
+                  y={o.y + h / 2}
+                  fill={labelColor(members ? memberOp(members[0]!) : o.ev.op)}
+                  fontSize={10}
+                  textAnchor="middle"
+                  dominantBaseline="central"
+                  pointerEvents="none"
+                >
+                  {text}
+                </text>
+              )}
+            </g>
+          );
+        })}
+        {[
+          [selected, SELECTION_OUTLINE, undefined],
+          [dropTarget, DROP_OUTLINE, '3 2'],
+        ].map(([index, color, dash]) => {
+          const o = layout.ops[index as number];
+          if (!o) return null;
+          const x = view.x(o.ev.startMs);
+          return (
+            <rect
+              key={String(color)}
+              x={x - 1}
+              y={o.y - 1}
+              width={Math.max(1, view.x(o.ev.endMs) - x) + 2}
+              height={o.h + 1}
+              fill="none"
+              stroke={color as string}
+              strokeWidth={2}
+              strokeDasharray={dash as string | undefined}
+              pointerEvents="none"
+            />
+          );
+        })}
+        {showArrows &&
+          visibleTransfers(layout, plan, view).map(([a, b]) => (
+            <line
+              key={`${a.ev.id}>${b.ev.id}`}
+              data-arrow={`${a.ev.id}>${b.ev.id}`}
+              x1={view.x(a.ev.startMs)}
+              y1={a.y + a.h / 2}
+              x2={view.x(b.ev.endMs)}
+              y2={b.y + b.h / 2}
+              stroke={ARROW}
+              strokeWidth={1}
+              markerEnd={`url(#${arrow})`}
+              pointerEvents="none"
+            />
+          ))}
+        {layout.bands.map((band) => {
+          if (band.memoryHeight === 0) return null;
+          const yOf = (bytes: number) =>
+            band.memoryTop +
+            band.memoryHeight -
+            3 -
+            (bytes / band.memoryScaleBytes) * (band.memoryHeight - 6);
+          let d = '';
+          band.memory.forEach(([t, bytes], k) => {
+            const next = band.memory[k + 1]?.[0] ?? layout.makespanMs;
+            d += `${k === 0 ? 'M' : 'L'}${view.x(t)},${yOf(bytes)}L${view.x(next)},${yOf(bytes)}`;
+          });
+          const first = band.memory[0]?.[0] ?? 0;
+          const last = layout.makespanMs;
+          return (
+            <g key={`m${band.device}`} data-memory-device={band.device}>
+              <path
+                d={`${d}L${view.x(last)},${yOf(0)}L${view.x(first)},${yOf(0)}Z`}
+                fill={MEMORY_FILL}
+                stroke="none"
+              />
+              <path d={d} fill="none" stroke={MEMORY_LINE} strokeWidth={1} />
+              {band.capacityBytes !== undefined && (
+                <line
+                  data-capacity={band.capacityBytes}
+                  x1={GUTTER}
+                  x2={width}
+                  y1={yOf(band.capacityBytes)}
+                  y2={yOf(band.capacityBytes)}
+                  stroke={CAPACITY_LINE}
+                  strokeDasharray="4 3"
+                />
+              )}
+            </g>
+          );
+        })}
+      </g>
+      <rect x={0} y={0} width={GUTTER} height={layout.height} fill="#f8f9fa" />
+      {layout.bands.map((band) => (
+        <g key={`l${band.device}`} data-device-band={band.device} fontSize={10} fill="#212529">
+          <text x={4} y={band.top + 8} fontWeight="bold" fontSize={11} dominantBaseline="central">
+            {band.label}
+          </text>
+          {band.lanes.map((lane) => (
+            <g key={lane.stream} data-lane={`${lane.device}/${lane.stream}`}>
+              {lane.stream !== 'compute' && (
+                <text x={10} y={lane.top + lane.height / 2} dominantBaseline="central">
+                  {lane.stream}
+                </text>
+              )}
+              <line
+                x1={GUTTER}
+                x2={width}
+                y1={lane.top + lane.height + 0.5}
+                y2={lane.top + lane.height + 0.5}
+                stroke="#f1f3f5"
+              />
+            </g>
+          ))}
+          {band.memoryHeight > 0 && (
+            <text x={10} y={band.memoryTop + band.memoryHeight / 2} dominantBaseline="central">
+              memory
+            </text>
+          )}
+        </g>
+      ))}
+      <g fontSize={10} fill="#495057" textAnchor="middle">
+        <line x1={GUTTER} x2={width} y1={AXIS_HEIGHT - 0.5} y2={AXIS_HEIGHT - 0.5} stroke="#868e96" />
+        {axisTicks(view).map((tick) => (
+          <g key={tick.label}>
+            <line x1={tick.x} x2={tick.x} y1={AXIS_HEIGHT - 5} y2={AXIS_HEIGHT} stroke="#868e96" />
+            <text x={tick.x} y={AXIS_HEIGHT / 2 - 2} dominantBaseline="central">
+              {tick.label}
+            </text>
+          </g>
+        ))}
+      </g>
+    </svg>
+  );
+}

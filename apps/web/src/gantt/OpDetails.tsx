@@ -1,0 +1,73 @@
+/** What the timeline shows about the op under the pointer: tags, costs, bytes and provenance. */
+import type { TimelineEvent } from '@stagecraft/sim';
+import { formatBytes, formatMs } from './label.ts';
+import type { GanttLayout } from './layout.ts';
+import type { PlanIndex } from './planIndex.ts';
+import type { TimeView } from './view.ts';
+
+interface Props {
+  op: TimelineEvent;
+  plan: PlanIndex;
+  view: TimeView;
+  layout: GanttLayout;
+  directiveLabel?: ((index: number) => string | undefined) | undefined;
+}
+
+export function OpDetails({ op, plan, view, layout, directiveLabel }: Props) {
+  const placed = layout.ops[layout.byId.get(op.id) ?? -1];
+  const inst = plan.byId.get(op.id);
+  const rows: [string, string][] = [
+    ['device', `${op.device} · ${op.stream}`],
+    ['time', `${formatMs(op.startMs)} → ${formatMs(op.endMs)} (${formatMs(op.endMs - op.startMs)})`],
+    [
+      'tags',
+      Object.entries(op.tags)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ') || '—',
+    ],
+  ];
+  if (op.members) rows.push(['overlaps', op.members.join(' & ')]);
+  if (op.peer !== undefined) rows.push([op.op === 'SEND' ? 'to' : 'from', `device ${op.peer}`]);
+  if (op.bytes !== undefined) rows.push(['bytes', formatBytes(op.bytes)]);
+  if (inst && 'flops' in inst && inst.flops !== undefined) rows.push(['flops', inst.flops.toExponential(2)]);
+  if (inst && 'allocBytes' in inst && inst.allocBytes) rows.push(['allocates', formatBytes(inst.allocBytes)]);
+  if (inst && 'freeBytes' in inst && inst.freeBytes) rows.push(['frees', formatBytes(inst.freeBytes)]);
+  if (inst?.waits.length) rows.push(['waits for', inst.waits.join(', ')]);
+  if (inst?.provenance) {
+    const d = inst.provenance.directive;
+    const named = d === null ? 'the model' : (directiveLabel?.(d) ?? `directive ${d}`);
+    rows.push(['made by', `${named}, pass ${inst.provenance.pass}`]);
+  }
+  const x = placed ? Math.min(Math.max(view.x(op.startMs), 80), Math.max(80, view.width - 300)) : 80;
+  const y = placed ? placed.y + placed.h + 4 : 0;
+  return (
+    <div
+      data-testid="gantt-tooltip"
+      data-op-id={op.id}
+      role="tooltip"
+      style={{
+        position: 'absolute',
+        left: x,
+        top: y,
+        zIndex: 2,
+        minWidth: 220,
+        maxWidth: 420,
+        padding: '6px 8px',
+        background: 'rgba(33, 37, 41, 0.94)',
+        color: '#f8f9fa',
+        borderRadius: 4,
+        font: '11px/1.45 system-ui, sans-serif',
+        pointerEvents: 'none',
+      }}
+    >
+      <div style={{ fontWeight: 600, marginBottom: 2 }}>
+        {op.op} <span style={{ fontFamily: 'ui-monospace, monospace', fontWeight: 400 }}>{op.id}</span>
+      </div>
+      {rows.map(([k, v]) => (
+        <div key={k}>
+          <span style={{ color: '#adb5bd' }}>{k}</span> {v}
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,258 @@
+/**
+ * Draws a timeline on a 2D canvas, for plans too large for one DOM element per op. Only what
+ * lies in the visible time window is drawn, and fills are batched per colour into one path, so a
+ * pan over tens of thousands of ops stays within a frame.
+ */
+import type { TimelineEvent } from '@stagecraft/sim';
+import {
+  ARROW,
+  BUBBLE_FILL,
+  BUBBLE_HATCH,
+  CAPACITY_LINE,
+  DROP_OUTLINE,
+  labelColor,
+  MEMORY_FILL,
+  MEMORY_LINE,
+  OVERLAP_OUTLINE,
+  opColor,
+  SELECTION_OUTLINE,
+} from './colors.ts';
+import { mbLabel, memberOp } from './label.ts';
+import { AXIS_HEIGHT, type GanttLayout, GUTTER, opsInWindow } from './layout.ts';
+import type { PlanIndex } from './planIndex.ts';
+import { axisTicks } from './ticks.ts';
+import type { TimeView } from './view.ts';
+
+export interface PaintState {
+  selection: string | null;
+  dropTarget: number;
+  showArrows: boolean;
+}
+
+let hatch: CanvasPattern | null | undefined;
+
+function hatchPattern(ctx: CanvasRenderingContext2D): CanvasPattern | null {
+  if (hatch !== undefined) return hatch;
+  const tile = document.createElement('canvas');
+  tile.width = 6;
+  tile.height = 6;
+  const t = tile.getContext('2d');
+  if (!t) return (hatch = null);
+  t.strokeStyle = BUBBLE_HATCH;
+  t.lineWidth = 1;
+  t.beginPath();
+  t.moveTo(0, 6);
+  t.lineTo(6, 0);
+  t.stroke();
+  hatch = ctx.createPattern(tile, 'repeat');
+  return hatch;
+}
+
+export function paintGantt(
+  ctx: CanvasRenderingContext2D,
+  layout: GanttLayout,
+  plan: PlanIndex,
+  view: TimeView,
+  state: PaintState,
+): void {
+  const { width } = view;
+  ctx.clearRect(0, 0, width, layout.height);
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(GUTTER, 0, width - GUTTER, layout.height);
+  ctx.clip();
+
+  // Bubbles under the ops.
+  const pattern = hatchPattern(ctx);
+  layout.bubbles.forEach((b, i) => {
+    const lane = layout.lanes[layout.bubbleLane[i]!];
+    if (!lane || b.endMs < view.t0 || b.startMs > view.t1) return;
+    const x0 = view.x(b.startMs);
+    const w = view.x(b.endMs) - x0;
+    ctx.fillStyle = BUBBLE_FILL;
+    ctx.fillRect(x0, lane.top, w, lane.height);
+    if (pattern) {
+      ctx.fillStyle = pattern;
+      ctx.fillRect(x0, lane.top, w, lane.height);
+    }
+  });
+
+  // Ops, one path per colour.
+  const paths = new Map<string, Path2D>();
+  const outlines = new Path2D();
+  const labels: [string, string, number, number][] = [];
+  const addRect = (color: string, x: number, y: number, w: number, h: number) => {
+    let p = paths.get(color);
+    if (!p) paths.set(color, (p = new Path2D()));
+    p.rect(x, y, w, h);
+  };
+  for (const lane of layout.lanes) {
+    for (const i of opsInWindow(layout, lane, view.t0, view.t1)) {
+      const o = layout.ops[i]!;
+      const x0 = view.x(o.ev.startMs);
+      const w = Math.max(1, view.x(o.ev.endMs) - x0 - (o.ev.endMs > o.ev.startMs ? 0.5 : 0));
+      const h = Math.max(1, o.h - 1);
+      const members = o.ev.members;
+      if (members && members.length > 1) {
+        const part = h / members.length;
+        members.forEach((m, k) => {
+          addRect(opColor(memberOp(m)), x0, o.y + k * part, w, part);
+        });
+        outlines.rect(x0 + 0.5, o.y + 0.5, Math.max(0, w - 1), h - 1);
+      } else {
+        addRect(opColor(o.ev.op), x0, o.y, w, h);
+      }
+      if (w >= 14 && h >= 10) {
+        const text = labelOf(o.ev, plan);
+        if (text)
+          labels.push([text, labelColor(members ? memberOp(members[0]!) : o.ev.op), x0 + w / 2, o.y + h / 2]);
+      }
+    }
+  }
+  for (const [color, p] of paths) {
+    ctx.fillStyle = color;
+    ctx.fill(p);
+  }
+  ctx.strokeStyle = OVERLAP_OUTLINE;
+  ctx.lineWidth = 1.5;
+  ctx.stroke(outlines);
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  for (const [text, color, x, y] of labels) {
+    ctx.fillStyle = color;
+    ctx.fillText(text, x, y);
+  }
+
+  const outline = (index: number, color: string, dash: number[]) => {
+    const o = layout.ops[index];
+    if (!o) return;
+    const x0 = view.x(o.ev.startMs);
+    ctx.strokeStyle = color;
+    ctx.lineWidth = 2;
+    ctx.setLineDash(dash);
+    ctx.strokeRect(x0 - 1, o.y - 1, Math.max(1, view.x(o.ev.endMs) - x0) + 2, o.h + 1);
+    ctx.setLineDash([]);
+  };
+  if (state.selection !== null) outline(layout.byId.get(state.selection) ?? -1, SELECTION_OUTLINE, []);
+  outline(state.dropTarget, DROP_OUTLINE, [3, 2]);
+
+  if (state.showArrows) {
+    ctx.strokeStyle = ARROW;
+    ctx.fillStyle = ARROW;
+    ctx.lineWidth = 1;
+    for (const [a, b] of visibleTransfers(layout, plan, view)) {
+      const x0 = view.x(a.ev.startMs);
+      const y0 = a.y + a.h / 2;
+      const x1 = view.x(b.ev.endMs);
+      const y1 = b.y + b.h / 2;
+      ctx.beginPath();
+      ctx.moveTo(x0, y0);
+      ctx.lineTo(x1, y1);
+      ctx.stroke();
+      const ang = Math.atan2(y1 - y0, x1 - x0);
+      ctx.beginPath();
+      ctx.moveTo(x1, y1);
+      ctx.lineTo(x1 - 6 * Math.cos(ang - 0.4), y1 - 6 * Math.sin(ang - 0.4));
+      ctx.lineTo(x1 - 6 * Math.cos(ang + 0.4), y1 - 6 * Math.sin(ang + 0.4));
+      ctx.fill();
+    }
+  }
+
+  // Memory curves with the capacity line.
+  for (const band of layout.bands) {
+    if (band.memoryHeight === 0) continue;
+    const yOf = (bytes: number) =>
+      band.memoryTop + band.memoryHeight - 3 - (bytes / band.memoryScaleBytes) * (band.memoryHeight - 6);
+    const pts = band.memory;
+    const area = new Path2D();
+    const line = new Path2D();
+    const base = yOf(0);
+    let started = false;
+    for (let k = 0; k < pts.length; k++) {
+      const [t, bytes] = pts[k]!;
+      const next = pts[k + 1]?.[0] ?? layout.makespanMs;
+      if (next < view.t0 || t > view.t1) continue;
+      const x0 = view.x(t);
+      const x1 = view.x(next);
+      const y = yOf(bytes);
+      if (!started) {
+        area.moveTo(x0, base);
+        line.moveTo(x0, y);
+        started = true;
+      }
+      area.lineTo(x0, y);
+      area.lineTo(x1, y);
+      line.lineTo(x0, y);
+      line.lineTo(x1, y);
+      if (k === pts.length - 1 || pts[k + 1]![0] > view.t1) area.lineTo(x1, base);
+    }
+    ctx.fillStyle = MEMORY_FILL;
+    ctx.fill(area);
+    ctx.strokeStyle = MEMORY_LINE;
+    ctx.lineWidth = 1;
+    ctx.stroke(line);
+    if (band.capacityBytes !== undefined) {
+      ctx.strokeStyle = CAPACITY_LINE;
+      ctx.setLineDash([4, 3]);
+      ctx.beginPath();
+      ctx.moveTo(GUTTER, yOf(band.capacityBytes));
+      ctx.lineTo(width, yOf(band.capacityBytes));
+      ctx.stroke();
+      ctx.setLineDash([]);
+    }
+  }
+  ctx.restore();
+
+  // Gutter labels and the axis, drawn last so ops scroll under them.
+  ctx.fillStyle = '#f8f9fa';
+  ctx.fillRect(0, 0, GUTTER, layout.height);
+  ctx.fillStyle = '#212529';
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'middle';
+  for (const band of layout.bands) {
+    ctx.font = 'bold 11px system-ui, sans-serif';
+    ctx.fillText(band.label, 4, band.top + 8);
+    ctx.font = '10px system-ui, sans-serif';
+    for (const lane of band.lanes)
+      if (lane.stream !== 'compute') ctx.fillText(lane.stream, 10, lane.top + lane.height / 2);
+    if (band.memoryHeight > 0) ctx.fillText('memory', 10, band.memoryTop + band.memoryHeight / 2);
+  }
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(GUTTER, 0, width - GUTTER, AXIS_HEIGHT);
+  ctx.strokeStyle = '#868e96';
+  ctx.fillStyle = '#495057';
+  ctx.textAlign = 'center';
+  ctx.beginPath();
+  ctx.moveTo(GUTTER, AXIS_HEIGHT - 0.5);
+  ctx.lineTo(width, AXIS_HEIGHT - 0.5);
+  for (const tick of axisTicks(view)) {
+    ctx.moveTo(tick.x, AXIS_HEIGHT - 5);
+    ctx.lineTo(tick.x, AXIS_HEIGHT);
+    ctx.fillText(tick.label, tick.x, AXIS_HEIGHT / 2 - 2);
+  }
+  ctx.stroke();
+}
+
+export function labelOf(ev: TimelineEvent, plan: PlanIndex): string {
+  const members = ev.members?.map((m) => plan.byId.get(m)?.tags ?? {});
+  return mbLabel(ev, members);
+}
+
+/** SEND → RECV pairs whose span touches the visible window. */
+export function visibleTransfers(
+  layout: GanttLayout,
+  plan: PlanIndex,
+  view: TimeView,
+): [GanttLayout['ops'][number], GanttLayout['ops'][number]][] {
+  const out: [GanttLayout['ops'][number], GanttLayout['ops'][number]][] = [];
+  for (const [send, recv] of plan.recvOf) {
+    const a = layout.ops[layout.byId.get(send) ?? -1];
+    const b = layout.ops[layout.byId.get(recv) ?? -1];
+    if (!a || !b) continue;
+    if (b.ev.endMs < view.t0 || a.ev.startMs > view.t1) continue;
+    out.push([a, b]);
+  }
+  return out;
+}

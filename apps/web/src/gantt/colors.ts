@@ -1,0 +1,42 @@
+/**
+ * Pass colours, following the conventions of the published schedule figures (Zero Bubble,
+ * DualPipe): forward blue, fused backward green, backward-for-inputs light green, backward-for-
+ * weights purple; communication grey to orange, so compute stands out and transfers recede.
+ */
+export const OP_COLORS: Record<string, string> = {
+  F: '#3b7dd8',
+  B: '#2f9e44',
+  BI: '#8fd19e',
+  BW: '#8e5cc4',
+  RECOMPUTE: '#9ec5f4',
+  UPD: '#495057',
+  SEND: '#adb5bd',
+  RECV: '#ced4da',
+  ALL_REDUCE: '#f08c00',
+  REDUCE_SCATTER: '#f59f00',
+  ALL_GATHER: '#fab005',
+  ALL_TO_ALL: '#e8590c',
+  OFFLOAD: '#868e96',
+  RELOAD: '#868e96',
+};
+
+/** Text drawn on a pass colour: dark on the light fills, white on the rest. */
+const DARK_TEXT = new Set(['BI', 'RECOMPUTE', 'SEND', 'RECV', 'ALL_GATHER', 'REDUCE_SCATTER']);
+
+export function opColor(op: string): string {
+  return OP_COLORS[op] ?? '#adb5bd';
+}
+
+export function labelColor(op: string): string {
+  return DARK_TEXT.has(op) ? '#212529' : '#ffffff';
+}
+
+export const OVERLAP_OUTLINE = '#212529';
+export const SELECTION_OUTLINE = '#e03131';
+export const DROP_OUTLINE = '#f08c00';
+export const BUBBLE_FILL = 'rgba(250, 82, 82, 0.10)';
+export const BUBBLE_HATCH = 'rgba(224, 49, 49, 0.35)';
+export const MEMORY_FILL = 'rgba(59, 125, 216, 0.18)';
+export const MEMORY_LINE = '#3b7dd8';
+export const CAPACITY_LINE = '#e03131';
+export const ARROW = 'rgba(73, 80, 87, 0.7)';

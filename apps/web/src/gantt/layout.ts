@@ -1,0 +1,254 @@
+/**
+ * Where everything of a timeline goes, in time units and pixels of height: a band per device with
+ * a lane per stream (overlapping events of a stream, such as posted RECVs, packed into rows), the
+ * idle spans of each device's compute, and the memory strip beneath. Pure, so the SVG and the
+ * canvas renderers draw from the same numbers and tests can check them without a DOM.
+ */
+import type { Plan } from '@stagecraft/ir';
+import type { Simulation, TimelineEvent } from '@stagecraft/sim';
+
+export const AXIS_HEIGHT = 22;
+export const GUTTER = 76;
+const COMPUTE_LANE = 26;
+const OTHER_LANE = 16;
+const MEMORY_STRIP = 34;
+const BAND_GAP = 8;
+const MAX_ROWS = 4;
+
+const COMPUTE_OPS = new Set(['F', 'B', 'BI', 'BW', 'RECOMPUTE', 'UPD', 'OVERLAP']);
+
+export function isComputeEvent(ev: TimelineEvent): boolean {
+  return COMPUTE_OPS.has(ev.op);
+}
+
+export interface Lane {
+  index: number;
+  device: number;
+  stream: string;
+  top: number;
+  height: number;
+  rows: number;
+  /** Indices into `ops`, by start time. */
+  ops: Int32Array;
+  /** Longest event of the lane: events starting this much before a window may still reach into it. */
+  maxDurMs: number;
+}
+
+export interface DeviceBand {
+  device: number;
+  label: string;
+  top: number;
+  lanes: Lane[];
+  memoryTop: number;
+  memoryHeight: number;
+  bottom: number;
+  /** Peak bytes of the curve, and the device's capacity when known: the strip's full height. */
+  memoryScaleBytes: number;
+  capacityBytes: number | undefined;
+  memory: [number, number][];
+}
+
+export interface PlacedOp {
+  ev: TimelineEvent;
+  lane: number;
+  /** Top and height in pixels (rows split a lane). */
+  y: number;
+  h: number;
+}
+
+export interface IdleSpan {
+  device: number;
+  startMs: number;
+  endMs: number;
+}
+
+export interface GanttLayout {
+  bands: DeviceBand[];
+  lanes: Lane[];
+  ops: PlacedOp[];
+  byId: Map<string, number>;
+  bubbles: IdleSpan[];
+  /** Lane each bubble is drawn in (the device's compute lane). */
+  bubbleLane: number[];
+  height: number;
+  makespanMs: number;
+}
+
+export interface LayoutOptions {
+  memoryCapacityBytes?: ((device: number) => number | undefined) | undefined;
+}
+
+export function layoutGantt(sim: Simulation, plan: Plan, options: LayoutOptions = {}): GanttLayout {
+  const timeline = sim.timeline ?? [];
+  const streamsOf = new Map<number, string[]>();
+  for (const d of plan.devices)
+    streamsOf.set(
+      d.device,
+      d.streams.map((s) => s.stream),
+    );
+  for (const ev of timeline) {
+    let s = streamsOf.get(ev.device);
+    if (!s) streamsOf.set(ev.device, (s = []));
+    if (!s.includes(ev.stream)) s.push(ev.stream);
+  }
+  const stagesOf = new Map(plan.devices.map((d) => [d.device, d.stages]));
+  const memoryOf = new Map((sim.memory ?? []).map((m) => [m.device, m.points]));
+  const eventsOf = new Map<string, TimelineEvent[]>();
+  for (const ev of timeline) {
+    const key = `${ev.device}\u0000${ev.stream}`;
+    let list = eventsOf.get(key);
+    if (!list) eventsOf.set(key, (list = []));
+    list.push(ev);
+  }
+
+  const bands: DeviceBand[] = [];
+  const lanes: Lane[] = [];
+  const ops: PlacedOp[] = [];
+  let y = AXIS_HEIGHT;
+  for (const device of [...streamsOf.keys()].sort((a, b) => a - b)) {
+    const top = y;
+    const bandLanes: Lane[] = [];
+    for (const stream of streamsOf.get(device)!) {
+      const events = (eventsOf.get(`${device}\u0000${stream}`) ?? [])
+        .slice()
+        .sort((a, b) => a.startMs - b.startMs);
+      const computeLane = events.some(isComputeEvent) || stream === 'compute';
+      const height = computeLane ? COMPUTE_LANE : OTHER_LANE;
+      const rowOf = packRows(events);
+      const rows = Math.max(1, ...rowOf.map((r) => r + 1));
+      const index = lanes.length;
+      const laneOps = new Int32Array(events.length);
+      let maxDurMs = 0;
+      events.forEach((ev, k) => {
+        const rh = height / rows;
+        laneOps[k] = ops.length;
+        ops.push({ ev, lane: index, y: y + rowOf[k]! * rh, h: rh });
+        maxDurMs = Math.max(maxDurMs, ev.endMs - ev.startMs);
+      });
+      const lane: Lane = { index, device, stream, top: y, height, rows, ops: laneOps, maxDurMs };
+      lanes.push(lane);
+      bandLanes.push(lane);
+      y += height + 2;
+    }
+    const memory = memoryOf.get(device) ?? [];
+    const capacityBytes = options.memoryCapacityBytes?.(device);
+    const peak = memory.reduce((m, p) => Math.max(m, p[1]), 0);
+    const memoryTop = y;
+    y += memory.length > 0 ? MEMORY_STRIP : 0;
+    const stages = stagesOf.get(device) ?? [];
+    bands.push({
+      device,
+      label: `dev ${device}${stages.length > 0 ? ` · PP ${stages.join(',')}` : ''}`,
+      top,
+      lanes: bandLanes,
+      memoryTop,
+      memoryHeight: memory.length > 0 ? MEMORY_STRIP : 0,
+      bottom: y,
+      memoryScaleBytes: Math.max(peak, capacityBytes ?? 0) * 1.05 || 1,
+      capacityBytes,
+      memory,
+    });
+    y += BAND_GAP;
+  }
+
+  const byId = new Map<string, number>();
+  ops.forEach((o, i) => {
+    byId.set(o.ev.id, i);
+    for (const m of o.ev.members ?? []) if (!byId.has(m)) byId.set(m, i);
+  });
+  const bubbles = idleSpans(sim);
+  const computeLaneOf = new Map<number, number>();
+  for (const l of lanes) {
+    if (computeLaneOf.has(l.device)) continue;
+    if (l.height === COMPUTE_LANE) computeLaneOf.set(l.device, l.index);
+  }
+  return {
+    bands,
+    lanes,
+    ops,
+    byId,
+    bubbles,
+    bubbleLane: bubbles.map((b) => computeLaneOf.get(b.device) ?? -1),
+    height: y,
+    makespanMs: sim.makespanMs,
+  };
+}
+
+/** Greedy interval packing: each event takes the first row free at its start (capped). */
+function packRows(sorted: TimelineEvent[]): number[] {
+  const ends: number[] = [];
+  return sorted.map((ev) => {
+    let r = ends.findIndex((e) => e <= ev.startMs + 1e-9);
+    if (r < 0) {
+      if (ends.length < MAX_ROWS) r = ends.push(0) - 1;
+      else r = ends.indexOf(Math.min(...ends));
+    }
+    ends[r] = ev.endMs;
+    return r;
+  });
+}
+
+/**
+ * Idle spans of each device's compute over the step [0, makespan]: the bubbles. Their sum per
+ * device is the simulator's idleMs.
+ */
+export function idleSpans(sim: Simulation): IdleSpan[] {
+  const out: IdleSpan[] = [];
+  const busy = new Map<number, [number, number][]>();
+  for (const d of sim.devices) busy.set(d.device, []);
+  for (const ev of sim.timeline ?? []) {
+    if (!isComputeEvent(ev)) continue;
+    let list = busy.get(ev.device);
+    if (!list) busy.set(ev.device, (list = []));
+    list.push([ev.startMs, ev.endMs]);
+  }
+  const eps = 1e-9;
+  for (const [device, spans] of [...busy].sort((a, b) => a[0] - b[0])) {
+    spans.sort((a, b) => a[0] - b[0]);
+    let t = 0;
+    for (const [s, e] of spans) {
+      if (s > t + eps) out.push({ device, startMs: t, endMs: s });
+      t = Math.max(t, e);
+    }
+    if (sim.makespanMs > t + eps) out.push({ device, startMs: t, endMs: sim.makespanMs });
+  }
+  return out;
+}
+
+/** Indices of a lane's ops that overlap [t0, t1], by start time (binary search, no scan). */
+export function opsInWindow(layout: GanttLayout, lane: Lane, t0: number, t1: number): number[] {
+  const idx = lane.ops;
+  const from = t0 - lane.maxDurMs;
+  let lo = 0;
+  let hi = idx.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (layout.ops[idx[mid]!]!.ev.startMs < from) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: number[] = [];
+  for (let k = lo; k < idx.length; k++) {
+    const o = layout.ops[idx[k]!]!;
+    if (o.ev.startMs > t1) break;
+    if (o.ev.endMs >= t0) out.push(idx[k]!);
+  }
+  return out;
+}
+
+/** The op under a point (time, pixel y), or -1. */
+export function opAt(layout: GanttLayout, t: number, y: number, slackMs = 0): number {
+  const lane = layout.lanes.find((l) => y >= l.top && y < l.top + l.height);
+  if (!lane) return -1;
+  let best = -1;
+  for (const i of opsInWindow(layout, lane, t - slackMs, t + slackMs)) {
+    const o = layout.ops[i]!;
+    if (y < o.y || y >= o.y + o.h) continue;
+    if (o.ev.startMs - slackMs <= t && t <= o.ev.endMs + slackMs) best = i;
+  }
+  return best;
+}
+
+/** The compute lane an y falls in (its whole device band), for drops between ops. */
+export function bandAt(layout: GanttLayout, y: number): DeviceBand | undefined {
+  return layout.bands.find((b) => y >= b.top && y < b.bottom);
+}

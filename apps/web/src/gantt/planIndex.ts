@@ -1,0 +1,34 @@
+/**
+ * Lookups into a plan the timeline needs beside the simulated events: each instruction by id (for
+ * provenance, costs and an overlapped unit's members) and each SEND with its RECV (for arrows).
+ */
+import type { Instruction, Plan } from '@stagecraft/ir';
+
+export interface PlanIndex {
+  byId: Map<string, Instruction>;
+  /** SEND id → RECV id of the same transfer. */
+  recvOf: Map<string, string>;
+}
+
+export function indexPlan(plan: Plan): PlanIndex {
+  const byId = new Map<string, Instruction>();
+  const sends = new Map<string, string>();
+  const recvs = new Map<string, string>();
+  for (const d of plan.devices) {
+    for (const s of d.streams) {
+      for (const i of s.instructions) {
+        byId.set(i.id, i);
+        if (i.op === 'OVERLAP') for (const m of i.members) byId.set(m.id, m);
+        // A transfer is named once per pair; the device pair keeps names unique across peers.
+        if (i.op === 'SEND') sends.set(`${d.device}>${i.peer}:${i.transfer}`, i.id);
+        if (i.op === 'RECV') recvs.set(`${i.peer}>${d.device}:${i.transfer}`, i.id);
+      }
+    }
+  }
+  const recvOf = new Map<string, string>();
+  for (const [key, send] of sends) {
+    const recv = recvs.get(key);
+    if (recv) recvOf.set(send, recv);
+  }
+  return { byId, recvOf };
+}

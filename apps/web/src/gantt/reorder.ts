@@ -1,0 +1,331 @@
+/**
+ * Reordering on the timeline: moving op X before or after op Y on the same device is an edit of
+ * that device group's `order` directive. A `schedule` macro is first replaced by its editable
+ * expansion (the split + place + order it amounts to), so the moved slot can be edited. The move
+ * is refused, in words naming which op must come before which, when it would break a dependency;
+ * otherwise the edited design is compiled and simulated once more to prove it still runs.
+ *
+ * Pure and React-free: it runs in the compile worker as well as on the main thread.
+ */
+import {
+  type Dag,
+  type Design,
+  type Directive,
+  EDGE_TEMPORAL,
+  type Filter,
+  formatPath,
+  type Instruction,
+  type OrderDirective,
+  type PathSegment,
+  type Plan,
+} from '@stagecraft/ir';
+import { type CompileResult, compile, NodeIndex } from '@stagecraft/passes';
+import { simulate } from '@stagecraft/sim';
+
+/** Move the op `op` (an instruction id, or an overlapped unit's id) just before or after `target`. */
+export interface OpMove {
+  op: string;
+  target: string;
+  position: 'before' | 'after';
+}
+
+export type MoveResult = { ok: true; design: Design } | { ok: false; reason: string };
+
+/** What moveOp reads from the last successful compile of `design` (a compile result fits as is). */
+export type CompiledDesign = Pick<Extract<CompileResult, { ok: true }>, 'plan' | 'dag' | 'program'>;
+
+const ORDERABLE = new Set(['F', 'B', 'BI', 'BW', 'OVERLAP']);
+
+interface Located {
+  device: number;
+  instruction: Instruction;
+  /** Ids of the DAG nodes the instruction stands for (the members of an overlapped unit). */
+  nodeIds: string[];
+}
+
+interface SlotRef {
+  /** Index into the expanded program. */
+  entry: number;
+  slot: number;
+}
+
+export function moveOp(design: Design, compiled: CompiledDesign, move: OpMove): MoveResult {
+  const { plan, dag, program } = compiled;
+  if (move.op === move.target) return refuse(`${move.op} cannot move relative to itself`);
+  const where = locate(plan);
+  const a = where.get(move.op);
+  const b = where.get(move.target);
+  if (!a) return refuse(`${move.op} is not an op of the compiled plan`);
+  if (!b) return refuse(`${move.target} is not an op of the compiled plan`);
+  for (const [id, l] of [
+    [move.op, a],
+    [move.target, b],
+  ] as const) {
+    if (!ORDERABLE.has(l.instruction.op)) {
+      return refuse(
+        `${id} is a ${l.instruction.op}: only F, B, BI and BW ops are ordered; the compiler places communication around them`,
+      );
+    }
+  }
+  if (a.device !== b.device) {
+    return refuse(
+      `${move.op} runs on device ${a.device} and ${move.target} on device ${b.device}: an op only moves within its own device's order`,
+    );
+  }
+
+  const nodeIndex = new Map<string, number>();
+  dag.nodes.forEach((n, i) => {
+    nodeIndex.set(n.id, i);
+  });
+  const nodesOf = (l: Located) => l.nodeIds.map((id) => nodeIndex.get(id)).filter((n) => n !== undefined);
+  const xs = nodesOf(a);
+  const ys = nodesOf(b);
+  if (xs.length === 0 || ys.length === 0) return refuse(`${move.op} has no op in the compiled DAG`);
+
+  const slotOf = orderSlots(dag, program);
+  const sx = slotOf.get(xs[0]!);
+  const sy = slotOf.get(ys[0]!);
+  let order: OrderDirective;
+  let replace: (edited: OrderDirective) => Directive[];
+  let slotX: number;
+  let slotY: number;
+  let slotNodes: number[][];
+  if (sx === undefined && sy === undefined) {
+    // No order on this device yet: start one from the order the compiler chose.
+    const group = dag.nodes[xs[0]!]!.group;
+    if ([...slotOf.keys()].some((n) => dag.nodes[n]!.group === group)) {
+      return refuse(
+        `neither ${move.op} nor ${move.target} is in device ${a.device}'s order; add them to it first`,
+      );
+    }
+    order = orderFromPlan(plan, a.device);
+    const index = new NodeIndex(dag);
+    slotNodes = order.filters.map((slot) => slot.flatMap((f) => index.match(f, [])));
+    slotX = slotNodes.findIndex((s) => s.includes(xs[0]!));
+    slotY = slotNodes.findIndex((s) => s.includes(ys[0]!));
+    if (slotX < 0 || slotY < 0) return refuse(`${move.op} cannot be ordered by its tags alone`);
+    replace = (edited) => [...design.directives, edited];
+  } else {
+    if (sx === undefined || sy === undefined) {
+      const [free, ordered] = sx === undefined ? [move.op, sy!] : [move.target, sx];
+      return refuse(
+        `${free} is not in the order ${formatPath(program[ordered.entry]!.path)} of device ${a.device}; add it to that order first`,
+      );
+    }
+    if (sx.entry !== sy.entry) {
+      return refuse(
+        `${move.op} is ordered by ${formatPath(program[sx.entry]!.path)} and ${move.target} by ${formatPath(program[sy.entry]!.path)}; an op moves within one order`,
+      );
+    }
+    const entry = program[sx.entry]!;
+    order = entry.directive as OrderDirective;
+    const index = new NodeIndex(dag);
+    slotNodes = order.filters.map((slot) => slot.flatMap((f) => index.match(f, [])));
+    slotX = sx.slot;
+    slotY = sy.slot;
+    replace = (edited) => withEdited(design, compiled, entry.path, edited);
+  }
+  if (slotX === slotY) return refuse(`${move.op} and ${move.target} run in the same slot, overlapped`);
+  const strays = slotNodes[slotX]!.filter((n) => !sameUnit(dag, n, xs));
+  if (strays.length > 0) {
+    return refuse(
+      `${move.op} shares its slot with ${strays.map((n) => dag.nodes[n]!.id).join(', ')}; split that slot's filter to move it alone`,
+    );
+  }
+
+  // Slots in their new order: X's slot taken out, then put beside Y's.
+  const rest = order.filters.map((_, i) => i).filter((i) => i !== slotX);
+  const at = rest.indexOf(slotY) + (move.position === 'after' ? 1 : 0);
+  const moved = [...rest.slice(0, at), slotX, ...rest.slice(at)];
+  const newAt = moved.indexOf(slotX);
+  const crossed = newAt < slotX ? moved.slice(newAt + 1, slotX + 1) : moved.slice(slotX, newAt);
+  const crossedNodes = crossed.flatMap((s) => slotNodes[s]!);
+  const xName = move.op;
+  if (newAt < slotX) {
+    // X now runs before the crossed slots: none of them may be something X needs.
+    const chain = firstReached(dag, xs, crossedNodes, 'ancestors');
+    if (chain) {
+      const z = dag.nodes[chain[0]!]!.id;
+      return refuse(`${xName} must come after ${z}, which it depends on: ${describeChain(dag, chain)}`);
+    }
+  } else if (newAt > slotX) {
+    const chain = firstReached(dag, xs, crossedNodes, 'descendants');
+    if (chain) {
+      const z = dag.nodes[chain[chain.length - 1]!]!.id;
+      return refuse(`${xName} must come before ${z}, which depends on it: ${describeChain(dag, chain)}`);
+    }
+  } else {
+    return refuse(`${move.op} is already ${move.position} ${move.target}`);
+  }
+
+  const edited: OrderDirective = { ...order, filters: moved.map((s) => order.filters[s]!) };
+  const next: Design = { ...design, directives: replace(edited) };
+  const check = compile(next, { keepSnapshots: false });
+  if (!check.ok) {
+    const e = check.errors[0]!;
+    return refuse(`the moved order does not compile: ${e.path}: ${e.message}`);
+  }
+  const run = simulate(check.plan, { keepTimeline: false });
+  if (!run.ok) {
+    const cycle = run.deadlock?.cycle.map((s) => `${s.instruction} on device ${s.device}`).join(' → ');
+    return refuse(
+      cycle
+        ? `the moved order deadlocks: ${cycle} wait for each other`
+        : `the moved order does not run: ${run.errors[0]?.message ?? 'the simulator refused it'}`,
+    );
+  }
+  return { ok: true, design: next };
+}
+
+function refuse(reason: string): MoveResult {
+  return { ok: false, reason };
+}
+
+function locate(plan: Plan): Map<string, Located> {
+  const out = new Map<string, Located>();
+  for (const d of plan.devices) {
+    for (const s of d.streams) {
+      for (const i of s.instructions) {
+        const nodeIds = i.op === 'OVERLAP' ? i.members.map((m) => m.id) : [i.id];
+        out.set(i.id, { device: d.device, instruction: i, nodeIds });
+        if (i.op === 'OVERLAP') {
+          // A member dragged on its own moves its whole unit.
+          for (const m of i.members) out.set(m.id, { device: d.device, instruction: i, nodeIds });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** Which order slot every ordered node sits in. */
+function orderSlots(dag: Dag, program: CompiledDesign['program']): Map<number, SlotRef> {
+  const index = new NodeIndex(dag);
+  const out = new Map<number, SlotRef>();
+  program.forEach((e, entry) => {
+    if (e.directive.op !== 'order') return;
+    e.directive.filters.forEach((slot, j) => {
+      for (const f of slot)
+        for (const n of index.match(f, [...e.path, 'filters', j])) out.set(n, { entry, slot: j });
+    });
+  });
+  return out;
+}
+
+/** The program with the order at `path` edited; a schedule it came from is replaced by its expansion. */
+function withEdited(
+  design: Design,
+  compiled: CompiledDesign,
+  path: PathSegment[],
+  edited: OrderDirective,
+): Directive[] {
+  const i = path[1] as number;
+  const directives = design.directives.slice();
+  if (path.length === 2) {
+    directives[i] = edited;
+    return directives;
+  }
+  const j = path[3] as number;
+  const expansion = compiled.program
+    .filter((e) => e.source === i && e.path.length === 4)
+    .map((e) => (e.path[3] === j ? edited : e.directive));
+  directives.splice(i, 1, ...expansion);
+  return directives;
+}
+
+/** Nodes of the dragged unit, and other regions of the same stage and pass that share its filter. */
+function sameUnit(dag: Dag, n: number, unit: number[]): boolean {
+  const node = dag.nodes[n]!;
+  return unit.some((u) => {
+    const m = dag.nodes[u]!;
+    return u === n || (m.op === node.op && m.dims.every((d, k) => d === node.dims[k]));
+  });
+}
+
+/** An order for one device from its compute stream as compiled: one slot per instruction. */
+function orderFromPlan(plan: Plan, device: number): OrderDirective {
+  const filters: Filter[][] = [];
+  const seen = new Set<string>();
+  const d = plan.devices.find((x) => x.device === device);
+  for (const s of d?.streams ?? []) {
+    for (const i of s.instructions) {
+      const members = i.op === 'OVERLAP' ? i.members : ORDERABLE.has(i.op) ? [i] : [];
+      const slot = members.map((m) => m.tags as Filter);
+      const key = JSON.stringify(slot);
+      if (slot.length === 0 || seen.has(key)) continue;
+      seen.add(key);
+      filters.push(slot);
+    }
+  }
+  return { op: 'order', filters };
+}
+
+/**
+ * Search from `from` over data edges and over temporal edges of other device groups (this group's
+ * own order is what is being edited), towards ancestors or descendants. Returns the path, in
+ * execution order, to the first target reached, or null.
+ */
+function firstReached(
+  dag: Dag,
+  from: number[],
+  targets: number[],
+  direction: 'ancestors' | 'descendants',
+): number[] | null {
+  const wanted = new Set(targets);
+  if (wanted.size === 0) return null;
+  const group = dag.nodes[from[0]!]!.group;
+  const { from: ef, to: et, kind } = dag.edges;
+  const n = dag.nodes.length;
+  // Adjacency in the search direction, as offsets into one edge array.
+  const count = new Int32Array(n + 1);
+  const skip = (k: number) =>
+    kind[k] === EDGE_TEMPORAL && dag.nodes[ef[k]!]!.group === group && dag.nodes[et[k]!]!.group === group;
+  for (let k = 0; k < ef.length; k++)
+    if (!skip(k)) count[(direction === 'ancestors' ? et[k] : ef[k])! + 1]!++;
+  for (let v = 0; v < n; v++) count[v + 1]! += count[v]!;
+  const adj = new Int32Array(count[n]!);
+  const fill = count.slice();
+  for (let k = 0; k < ef.length; k++) {
+    if (skip(k)) continue;
+    const [u, v] = direction === 'ancestors' ? [et[k]!, ef[k]!] : [ef[k]!, et[k]!];
+    adj[fill[u]!++] = v;
+  }
+  const parent = new Int32Array(n).fill(-2);
+  const queue: number[] = [];
+  for (const s of from) {
+    parent[s] = -1;
+    queue.push(s);
+  }
+  for (let q = 0; q < queue.length; q++) {
+    const u = queue[q]!;
+    for (let k = count[u]!; k < count[u + 1]!; k++) {
+      const v = adj[k]!;
+      if (parent[v] !== -2) continue;
+      parent[v] = u;
+      if (wanted.has(v)) {
+        const path = [v];
+        for (let w = u; w !== -1; w = parent[w]!) path.push(w);
+        // Built from the target back to the source: that is execution order for ancestors.
+        return direction === 'ancestors' ? path : path.reverse();
+      }
+      queue.push(v);
+    }
+  }
+  return null;
+}
+
+/** A dependency chain as a user reads it: the compute ops, with the device where it changes. */
+function describeChain(dag: Dag, chain: number[]): string {
+  const deviceOf = (n: number) => dag.groups[dag.nodes[n]!.group]?.join('+') ?? '?';
+  const steps: string[] = [];
+  let lastDevice = '';
+  for (const n of chain) {
+    const node = dag.nodes[n]!;
+    if (node.kind !== 'compute') continue;
+    const dev = deviceOf(n);
+    steps.push(dev === lastDevice ? node.id : `${node.id} (device ${dev})`);
+    lastDevice = dev;
+  }
+  const shown = steps.length > 8 ? [...steps.slice(0, 4), '…', ...steps.slice(-3)] : steps;
+  return shown.join(' → ');
+}
