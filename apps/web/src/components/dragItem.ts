@@ -1,5 +1,7 @@
-/** The payload of a palette drag: the item's key under our own MIME type. */
-export const ITEM_MIME = 'application/x-stagecraft-item';
+import { PALETTE_DRAG_TYPE } from '../gantt/index.ts';
+
+/** The payload of a palette drag: the item's key under the type the DAG canvas and the timeline accept. */
+export const ITEM_MIME = PALETTE_DRAG_TYPE;
 
 export function itemOf(e: { dataTransfer: DataTransfer | null }): string | null {
   const v = e.dataTransfer?.getData(ITEM_MIME) || e.dataTransfer?.getData('text/plain');

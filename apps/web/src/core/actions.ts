@@ -1,6 +1,7 @@
 /** Every edit of the design, one action each (see action.ts). */
 import type { Cluster, Design, Directive, Model, ScheduleBuilderName } from '@stagecraft/ir';
 import type { ExpandedDirective } from '@stagecraft/passes';
+import { type CompiledDesign, moveOp, type OpMove } from '../gantt/index.ts';
 import { action } from './action.ts';
 import type { DropTarget } from './dropTarget.ts';
 import { type DirectiveItem, dropItem } from './palette.ts';
@@ -85,3 +86,9 @@ export const restoreVersionAction = action('restore-version', (_d, a: { design: 
   ok: true,
   design: a.design,
 }));
+
+/** Dragging an op before or after another of its device on the timeline edits that device's order. */
+export const reorderOpAction = action('reorder-op', (d, a: { compiled: CompiledDesign; move: OpMove }) => {
+  const r = moveOp(d, a.compiled, a.move);
+  return r.ok ? { ok: true, design: r.design } : { ok: false, error: r.reason };
+});

@@ -18,6 +18,8 @@ export interface ComputeOk {
   ok: true;
   simulation: Simulation;
   plan: Plan;
+  /** The final DAG: what timeline moves are checked against. */
+  dag: Dag;
   program: ExpandedDirective[];
   passes: PassInfo[];
   graph: DagGraph;
@@ -59,6 +61,7 @@ export function computeDesign(
       ok: true,
       simulation: s.sim,
       plan: c.plan,
+      dag: c.dag,
       program: c.program,
       passes: c.snapshots.map((p) =>
         p.dag ? { pass: p.pass, ms: p.ms, nodes: p.dag.nodes.length } : { pass: p.pass, ms: p.ms },

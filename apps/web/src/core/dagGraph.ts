@@ -277,6 +277,16 @@ export function buildDagGraph(dag: Dag, options: GraphOptions = {}): DagGraph {
   };
 }
 
+/** Hover details of one op of the DAG by id (a timeline op shows the same as its DAG node). */
+export function detailsOf(
+  dag: Dag,
+  id: string,
+  program: readonly ExpandedDirective[],
+): GraphNodeData | undefined {
+  const i = dag.nodes.findIndex((n) => n.id === id);
+  return i < 0 ? undefined : nodeData(dag, [i], id, { program });
+}
+
 function nodeData(dag: Dag, members: number[], key: string, options: GraphOptions): GraphNodeData {
   const n = dag.nodes[members[0]!]!;
   const collapsed = key.startsWith('~');

@@ -51,6 +51,7 @@ export interface ViewSlice {
 }
 
 export interface Pin {
+  id: string;
   name: string;
   design: Design;
   result: ComputeOk;
@@ -92,6 +93,7 @@ export const MAX_PINS = 4;
 
 let recompute: Recompute | undefined;
 let editStartedAt = 0;
+let pinCounter = 0;
 
 const createDesignSlice =
   (initial: Design): StateCreator<State, [], [], DesignSlice> =>
@@ -202,14 +204,28 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
         });
         return;
       }
-      const label = name ?? `${s.design.name} #${s.pins.length + 1}`;
-      set({ pins: [...s.pins, { name: label, design: s.design, result: s.result }] });
+      const label = name ?? pinName(s);
+      pinCounter += 1;
+      set({
+        pins: [...s.pins, { id: `pin-${pinCounter}`, name: label, design: s.design, result: s.result }],
+      });
     },
     unpin: (index) => set({ pins: get().pins.filter((_, i) => i !== index) }),
     notify: (kind, text) => set({ notice: { kind, text } }),
     setSave: (p) => set(p),
   };
 };
+
+/** A pin is named after what distinguishes it: the schedule and the directives added to it. */
+function pinName(s: State): string {
+  const sched = s.design.directives.find((d) => d.op === 'schedule' && d.enabled !== false);
+  const parts = [sched?.op === 'schedule' ? sched.builder : s.design.name];
+  const extra = s.design.directives.filter((d) => d.op !== 'schedule' && d.enabled !== false);
+  const kinds = [...new Set(extra.map((d) => d.op))];
+  if (kinds.length) parts.push(`+ ${kinds.join(', ')}`);
+  const name = parts.join(' ');
+  return s.pins.some((p) => p.name === name) ? `${name} #${s.pins.length + 1}` : name;
+}
 
 function requestCompute(): void {
   const s = useStore.getState();
