@@ -27,6 +27,7 @@ Commands:
   validate <design>              check a design file; print "ok: <name> (<n> directives)"
   compile <design> [-o <file>]   compile a design to a stagecraft/plan@1 per-device plan
   simulate <design> [--json]     compile and simulate a design; print its timeline metrics
+  serve [--port <n>] [--db <f>]  the API and the web app on 127.0.0.1 (see "stagecraft serve --help")
 
 Global options:
   --max-ops <n>   refuse designs whose DAG would exceed n ops (default 2,000,000)

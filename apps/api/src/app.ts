@@ -1,0 +1,127 @@
+/**
+ * The HTTP API of docs/api.md as a Fastify app, built from its parts so tests drive it with
+ * `inject()`: the design store, the compile pool, the limits and the web app's files.
+ */
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { DesignStore } from './designStore.ts';
+import { ApiError, errorBody } from './errors.ts';
+import { parseJsonBody } from './jsonBody.ts';
+import { formatBytes, type Limits, withLimits } from './limits.ts';
+import type { CompilePool } from './pool/compilePool.ts';
+import { ResultCache } from './resultCache.ts';
+import { compileRoutes } from './routes/compile.ts';
+import { designRoutes } from './routes/designs.ts';
+import { exportRoutes } from './routes/export.ts';
+import { healthRoutes } from './routes/health.ts';
+import { WebApp } from './webApp.ts';
+
+export interface AppOptions {
+  store: DesignStore;
+  pool: CompilePool;
+  limits?: Partial<Limits>;
+  cache?: ResultCache;
+  web?: WebApp;
+  /** Log requests and internal errors to stderr (the server does; tests do not). */
+  logger?: boolean;
+}
+
+export interface AppContext {
+  store: DesignStore;
+  pool: CompilePool;
+  limits: Limits;
+  cache: ResultCache;
+  startedAt: number;
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const limits = withLimits(options.limits);
+  const ctx: AppContext = {
+    store: options.store,
+    pool: options.pool,
+    limits,
+    cache: options.cache ?? new ResultCache(),
+    startedAt: Date.now(),
+  };
+  const web = options.web ?? WebApp.notBuilt();
+  const app = Fastify({
+    bodyLimit: limits.bodyBytes,
+    logger: options.logger ? { level: 'warn' } : false,
+    // Error replies are built here, never from an error's stack.
+    return503OnClosing: true,
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string, limits.jsonDepth));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
+
+  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+    const { status, issues } = describeError(
+      err,
+      limits,
+      req.headers['content-length'],
+      req.headers['content-type'],
+    );
+    if (status >= 500) req.log.error({ err }, 'internal error');
+    return reply.code(status).type('application/json; charset=utf-8').send(errorBody(issues));
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? '';
+    const isApi = path === '/api' || path.startsWith('/api/');
+    if ((req.method === 'GET' || req.method === 'HEAD') && !isApi) {
+      const file = web.lookup(req.url);
+      reply.header('cache-control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+      reply.header('x-content-type-options', 'nosniff');
+      return reply.code(200).type(file.type).send(file.body);
+    }
+    return reply
+      .code(404)
+      .type('application/json; charset=utf-8')
+      .send(errorBody([{ path: '', message: `no route ${req.method} ${path.slice(0, 200)}` }]));
+  });
+
+  healthRoutes(app, ctx);
+  compileRoutes(app, ctx);
+  exportRoutes(app, ctx);
+  designRoutes(app, ctx);
+  return app;
+}
+
+/** Fastify's own errors (body too large, bad media type, …) in the API's shape; anything else is internal. */
+function describeError(
+  err: FastifyError | ApiError,
+  limits: Limits,
+  contentLength: string | undefined,
+  contentType: string | undefined,
+): { status: number; issues: { path: string; message: string }[] } {
+  if (err instanceof ApiError) return { status: err.status, issues: err.issues };
+  const whole = (status: number, message: string) => ({ status, issues: [{ path: '', message }] });
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': {
+      const size = Number(contentLength);
+      const of = Number.isFinite(size) && size > 0 ? ` (${size.toLocaleString('en-US')} bytes)` : '';
+      return whole(413, `the request body${of} is larger than the limit of ${formatBytes(limits.bodyBytes)}`);
+    }
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return whole(
+        415,
+        `the body must be application/json${contentType ? `, not ${JSON.stringify(contentType.slice(0, 100))}` : ' (no content-type given)'}`,
+      );
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return whole(400, 'invalid JSON: the body is empty');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return whole(400, 'the content-length does not match the body');
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return whole(415, 'the content-type is not valid');
+  }
+  const status = (err as FastifyError).statusCode;
+  if (status !== undefined && status >= 400 && status < 500) {
+    return whole(status, (err.message || 'bad request').split('\n')[0]!);
+  }
+  return whole(500, 'internal error');
+}

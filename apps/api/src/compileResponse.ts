@@ -1,0 +1,198 @@
+/**
+ * One compile request, start to finish, as a worker runs it: compile (incrementally when the
+ * design was compiled before), simulate, and the response body of `POST /api/compile` as JSON
+ * text, so the main thread only copies a string. Pure: no I/O, no threads.
+ */
+import { type Dag, type Design, type Issue, nodeTags } from '@stagecraft/ir';
+import {
+  type CompileResult,
+  compileIncremental,
+  type IncrementalState,
+  type PassSnapshot,
+} from '@stagecraft/passes';
+import { simulate } from '@stagecraft/sim';
+import { underPath } from './errors.ts';
+
+export interface CompileInclude {
+  snapshots: 'none' | 'summary' | 'full';
+  timeline: boolean;
+  plan: boolean;
+  dag: boolean;
+}
+
+export const DEFAULT_INCLUDE: CompileInclude = {
+  snapshots: 'summary',
+  timeline: true,
+  plan: true,
+  dag: true,
+};
+
+export type CompileOutcome =
+  | {
+      ok: true;
+      /** The response fields after `ok`, `hash` and `cached`, as a JSON object. */
+      json: string;
+      ops: number;
+      rerunFrom?: string;
+      reused: number;
+    }
+  | CompileFailure;
+
+/** The compiler's op-limit messages ("… ops, over the limit of N"): a 413, not a 400. */
+const OP_LIMIT = /over the limit of [\d,]+/;
+
+/** Plan validation is the last pass: its failures are a plan that is invalid, not bad input. */
+const PLAN_PASS = 'validate-plan';
+
+export type CompileFailure = { ok: false; status: 400 | 413 | 422; errors: Issue[] };
+
+/** A failed compile as the API answers it: bad input (400), too large (413) or an invalid plan (422). */
+export function compileFailure(result: Extract<CompileResult, { ok: false }>): CompileFailure {
+  const failedPass = result.snapshots[result.snapshots.length - 1]?.pass;
+  if (failedPass === PLAN_PASS) {
+    return { ok: false, status: 422, errors: result.errors.map((i) => underPath('plan', i)) };
+  }
+  const errors = result.errors.map((i) => underPath('design', i));
+  return { ok: false, status: errors.some((i) => OP_LIMIT.test(i.message)) ? 413 : 400, errors };
+}
+
+/** The compiler bounds its estimate of the size; the plan's exact count is checked again here. */
+export function opLimit(ops: number, maxOps: number): CompileFailure | undefined {
+  if (ops <= maxOps) return undefined;
+  const message = `the design has ${ops.toLocaleString('en-US')} ops, over the limit of ${maxOps.toLocaleString('en-US')}`;
+  return { ok: false, status: 413, errors: [{ path: 'design', message }] };
+}
+
+export function compileResponse(
+  design: Design,
+  include: CompileInclude,
+  maxOps: number,
+  previous?: IncrementalState,
+): { outcome: CompileOutcome; state: IncrementalState } {
+  const t0 = performance.now();
+  const run = compileIncremental(design, previous, { maxOps, keepSnapshots: include.snapshots !== 'none' });
+  const { result, state } = run;
+  if (!result.ok) return { outcome: compileFailure(result), state };
+  const tooLarge = opLimit(result.ops, maxOps);
+  if (tooLarge) return { outcome: tooLarge, state };
+  const compileMs = performance.now() - t0;
+  const ts = performance.now();
+  const simulated = simulate(result.plan, { keepTimeline: include.timeline });
+  const simulateMs = performance.now() - ts;
+  if (!simulated.ok) {
+    return {
+      outcome: { ok: false, status: 422, errors: simulated.errors.map((i) => underPath('plan', i)) },
+      state,
+    };
+  }
+  const { sim } = simulated;
+  const timings = { compileMs, simulateMs };
+  // Exactly the object of `stagecraft simulate --json`.
+  const metrics = {
+    name: design.name,
+    makespanMs: sim.makespanMs,
+    bubbleRatio: sim.bubbleRatio,
+    bubbleOverIdeal: sim.bubbleOverIdeal,
+    exposedCommMs: sim.exposedCommMs,
+    ops: result.ops,
+    devices: sim.devices.map((d) => ({
+      device: d.device,
+      busyMs: d.busyMs,
+      idleMs: d.idleMs,
+      peakMemoryBytes: d.peakMemoryBytes,
+      peakActivationBytes: d.peakActivationBytes,
+    })),
+    ...(sim.tokensPerSecond !== undefined ? { tokensPerSecond: sim.tokensPerSecond } : {}),
+    timings,
+  };
+  const body: Record<string, unknown> = {
+    ops: result.ops,
+    timings: { compileMs, simulateMs, totalMs: performance.now() - t0 },
+    incremental: { reused: run.reused, ...(run.rerunFrom !== undefined ? { rerunFrom: run.rerunFrom } : {}) },
+    passes: include.snapshots === 'none' ? [] : passEntries(result.snapshots, include.snapshots === 'full'),
+    ...(include.dag ? { dag: wireDag(result.dag) } : {}),
+    program: result.program,
+    ...(include.plan ? { plan: result.plan } : {}),
+    simulation: sim,
+    metrics,
+  };
+  const json = JSON.stringify(body);
+  return {
+    outcome: {
+      ok: true,
+      json,
+      ops: result.ops,
+      reused: run.reused,
+      ...(run.rerunFrom !== undefined ? { rerunFrom: run.rerunFrom } : {}),
+    },
+    state,
+  };
+}
+
+export interface WireEdge {
+  from: string;
+  to: string;
+  kind: 'data' | 'temporal';
+  bytes?: number;
+}
+
+/** The DAG as the web app reads it: nodes with their tags, edges by node id. */
+export function wireDag(dag: Dag) {
+  const { nodes } = dag;
+  const { from, to, kind, bytes } = dag.edges;
+  const edges: WireEdge[] = new Array(from.length);
+  for (let j = 0; j < from.length; j++) {
+    const e: WireEdge = {
+      from: nodes[from[j]!]!.id,
+      to: nodes[to[j]!]!.id,
+      kind: kind[j] === 0 ? 'data' : 'temporal',
+    };
+    if (kind[j] === 0) e.bytes = bytes[j]!;
+    edges[j] = e;
+  }
+  return {
+    nodes: nodes.map((n) => ({ ...n, tags: nodeTags(dag, n) })),
+    edges,
+    groups: dag.groups,
+    dims: dag.dims,
+    streams: dag.streams,
+  };
+}
+
+/** Per pass: its time, the DAG's size after it, and which node ids it added, removed or changed. */
+function passEntries(snapshots: readonly PassSnapshot[], full: boolean) {
+  let current: Dag | undefined;
+  return snapshots.map((s) => {
+    const prev = current;
+    const next = s.dag ?? current;
+    current = next;
+    const diff = next && next !== prev ? nodeDiff(prev, next) : { added: [], removed: [], changed: [] };
+    return {
+      pass: s.pass,
+      ms: s.ms,
+      nodes: next?.nodes.length ?? 0,
+      edges: next?.edges.from.length ?? 0,
+      ...diff,
+      ...(full && next ? { dag: wireDag(next) } : {}),
+    };
+  });
+}
+
+function nodeDiff(
+  prev: Dag | undefined,
+  next: Dag,
+): { added: string[]; removed: string[]; changed: string[] } {
+  const before = new Map(prev?.nodes.map((n) => [n.id, n]));
+  const added: string[] = [];
+  const changed: string[] = [];
+  const seen = new Set<string>();
+  for (const n of next.nodes) {
+    seen.add(n.id);
+    const old = before.get(n.id);
+    if (old === undefined) added.push(n.id);
+    // Passes share the nodes they do not rewrite, so an unchanged reference is an unchanged node.
+    else if (old !== n && JSON.stringify(old) !== JSON.stringify(n)) changed.push(n.id);
+  }
+  const removed = prev ? prev.nodes.filter((n) => !seen.has(n.id)).map((n) => n.id) : [];
+  return { added, removed, changed };
+}

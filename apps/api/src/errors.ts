@@ -1,0 +1,42 @@
+/**
+ * Every error the API answers is `{"error": {path, message}}` (plus `errors` when a design has
+ * several problems) with a 4xx or 503 status: a path into the request body and a reason the
+ * caller can act on, never a stack trace.
+ */
+import type { Issue } from '@stagecraft/ir';
+
+export type ErrorStatus = 400 | 404 | 409 | 413 | 415 | 422 | 500 | 503;
+
+/** A failure a route answers with; thrown inside handlers, turned into a reply by the error handler. */
+export class ApiError extends Error {
+  readonly status: ErrorStatus;
+  readonly issues: Issue[];
+  constructor(status: ErrorStatus, issues: Issue[] | Issue) {
+    const list = Array.isArray(issues) ? issues : [issues];
+    super(list[0]?.message ?? 'error');
+    this.name = 'ApiError';
+    this.status = status;
+    this.issues = list.length > 0 ? list : [{ path: '', message: 'error' }];
+  }
+}
+
+export interface ErrorBody {
+  error: Issue;
+  errors?: Issue[];
+}
+
+export function errorBody(issues: readonly Issue[]): ErrorBody {
+  const first = issues[0] ?? { path: '', message: 'error' };
+  return issues.length > 1 ? { error: first, errors: [...issues] } : { error: first };
+}
+
+/**
+ * An issue about a part of the body, re-rooted at the body: `directives[3]` of the field `design`
+ * is `design.directives[3]`; the whole design (`""`) is `design`.
+ */
+export function underPath(prefix: string, issue: Issue): Issue {
+  if (prefix === '') return issue;
+  if (issue.path === '') return { path: prefix, message: issue.message };
+  const sep = issue.path.startsWith('[') ? '' : '.';
+  return { path: `${prefix}${sep}${issue.path}`, message: issue.message };
+}

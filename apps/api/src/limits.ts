@@ -1,0 +1,36 @@
+/** What the service accepts: every request is bounded in size, depth, ops and time. */
+import { availableParallelism } from 'node:os';
+
+export interface Limits {
+  /** Largest request body, in bytes (413 above it). */
+  bodyBytes: number;
+  /** Deepest nesting of a JSON body (400 above it). */
+  jsonDepth: number;
+  /** Largest DAG a design may compile to, in ops (413 above it). */
+  maxOps: number;
+  /** Longest a compile may run, in milliseconds (503 after it). */
+  compileMs: number;
+  /** Compiles waiting for a worker beyond which new ones are refused (503). */
+  queueLength: number;
+  /** Worker threads compiling designs. */
+  workers: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  bodyBytes: 4 * 1024 * 1024,
+  jsonDepth: 64,
+  maxOps: 1_000_000,
+  compileMs: 20_000,
+  queueLength: 256,
+  workers: Math.max(1, availableParallelism()),
+};
+
+export function withLimits(partial: Partial<Limits> = {}): Limits {
+  return { ...DEFAULT_LIMITS, ...partial };
+}
+
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n.toLocaleString('en-US')} bytes`;
+}

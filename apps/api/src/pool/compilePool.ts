@@ -1,0 +1,235 @@
+/**
+ * Compiles run on a pool of worker threads, so one large design never blocks the event loop or
+ * other users. Each job has a time limit: a worker that overruns it is terminated and replaced,
+ * and the request answers 503. A newer revision of a design supersedes the older ones, queued or
+ * running: they answer 409 at once and a running one's worker is replaced, so its CPU goes to the
+ * revision the user is looking at.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Issue } from '@stagecraft/ir';
+import type { JobMessage, Task, TaskOutcome, WorkerMessage } from './protocol.ts';
+
+export interface Job<T extends Task = Task> {
+  task: T;
+  /** With `revision`: a newer revision of the same design supersedes this job. */
+  designId?: string;
+  revision?: number;
+}
+
+export type Refusal = { ok: false; status: 409 | 500 | 503; errors: Issue[] };
+export type PoolAnswer<T extends Task = Task> = TaskOutcome<T> | Refusal;
+
+export interface PoolOptions {
+  workers: number;
+  /** Per job, from the moment a worker takes it. */
+  timeLimitMs: number;
+  maxOps: number;
+  /** Jobs waiting for a worker beyond which new jobs are refused. */
+  queueLength: number;
+}
+
+interface Pending {
+  id: number;
+  job: Job;
+  resolve: (a: PoolAnswer) => void;
+  timer?: NodeJS.Timeout;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  job?: Pending;
+  loadError?: string;
+}
+
+/** Designs whose latest revision is remembered, beyond which the oldest are forgotten. */
+const REVISIONS_KEPT = 10_000;
+
+const ENTRY = new URL('./workerEntry.mjs', import.meta.url);
+
+export class CompilePool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Pending[] = [];
+  private readonly latest = new Map<string, number>();
+  private nextId = 1;
+  private closed = false;
+  /** Workers that died before loading the compiler, in a row; past a few, the pool stops respawning. */
+  private startFailures = 0;
+  private broken: string | undefined;
+  /** Workers replaced after a time limit, a supersede or a crash. */
+  replaced = 0;
+
+  constructor(readonly options: PoolOptions) {
+    for (let i = 0; i < Math.max(1, options.workers); i++) this.slots.push(this.spawn());
+  }
+
+  get size(): number {
+    return this.slots.length;
+  }
+
+  /** Resolves once every worker has loaded the compiler. */
+  async ready(): Promise<void> {
+    while (!this.closed && !this.broken && this.slots.some((s) => !s.ready))
+      await new Promise((r) => setTimeout(r, 20));
+  }
+
+  run<T extends Task>(job: Job<T>): Promise<PoolAnswer<T>> {
+    return this.enqueue(job) as Promise<PoolAnswer<T>>;
+  }
+
+  /**
+   * Records that `revision` of `designId` is the latest one (a cached answer still supersedes
+   * older compiles); a refusal when a newer revision was seen already.
+   */
+  claim(designId: string, revision: number): Refusal | undefined {
+    const latest = this.latest.get(designId);
+    if (latest !== undefined && revision < latest)
+      return refusal(409, 'revision', `superseded by revision ${latest}`);
+    this.supersede(designId, revision);
+    return undefined;
+  }
+
+  private enqueue(job: Job): Promise<PoolAnswer> {
+    if (this.closed) return Promise.resolve(refusal(503, '', 'the server is shutting down'));
+    if (this.broken) return Promise.resolve(refusal(500, '', `internal error: ${this.broken}`));
+    if (job.designId !== undefined && job.revision !== undefined) {
+      const stale = this.claim(job.designId, job.revision);
+      if (stale) return Promise.resolve(stale);
+    }
+    if (this.queue.length >= this.options.queueLength) {
+      return Promise.resolve(
+        refusal(503, '', `the server is busy (${this.queue.length} compiles waiting); try again shortly`),
+      );
+    }
+    return new Promise((resolve) => {
+      this.queue.push({ id: this.nextId++, job, resolve });
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const p of this.queue.splice(0)) p.resolve(refusal(503, '', 'the server is shutting down'));
+    await Promise.all(
+      this.slots.map(async (s) => {
+        if (s.job) this.finish(s, refusal(503, '', 'the server is shutting down'));
+        await s.worker.terminate();
+      }),
+    );
+  }
+
+  private supersede(designId: string, revision: number): void {
+    this.latest.delete(designId);
+    this.latest.set(designId, revision);
+    if (this.latest.size > REVISIONS_KEPT) this.latest.delete(this.latest.keys().next().value!);
+    const answer = refusal(409, 'revision', `superseded by revision ${revision}`);
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      const p = this.queue[i]!;
+      if (p.job.designId === designId && p.job.revision !== undefined && p.job.revision < revision) {
+        this.queue.splice(i, 1);
+        p.resolve(answer);
+      }
+    }
+    for (const s of this.slots) {
+      const p = s.job;
+      if (p && p.job.designId === designId && p.job.revision !== undefined && p.job.revision < revision) {
+        this.finish(s, answer);
+        this.replace(s);
+      }
+    }
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(ENTRY);
+    const slot: Slot = { worker, ready: false };
+    worker.on('message', (m: WorkerMessage) => {
+      if (m.type === 'ready') {
+        slot.ready = true;
+        this.startFailures = 0;
+        this.dispatch();
+        return;
+      }
+      const p = slot.job;
+      if (!p || p.id !== m.id) return;
+      if (m.type === 'done') this.finish(slot, m.outcome);
+      else this.finish(slot, refusal(500, '', `internal error while compiling: ${m.message}`));
+      this.dispatch();
+    });
+    worker.on('error', (e) => {
+      if (!slot.ready) slot.loadError = e.message;
+      if (slot.job) this.finish(slot, refusal(500, '', `internal error while compiling: ${e.message}`));
+    });
+    worker.on('exit', () => {
+      if (this.closed || !this.slots.includes(slot)) return;
+      if (!slot.ready && ++this.startFailures >= 3) {
+        this.broken = `the compile workers fail to start (${slot.loadError ?? 'no reason given'})`;
+        for (const p of this.queue.splice(0)) p.resolve(refusal(500, '', `internal error: ${this.broken}`));
+        return;
+      }
+      // A worker that dies on its own (not terminated by us) is replaced like an overrunning one.
+      this.replace(slot);
+    });
+    return slot;
+  }
+
+  private replace(slot: Slot): void {
+    const i = this.slots.indexOf(slot);
+    if (i < 0) return;
+    if (slot.job) this.finish(slot, refusal(500, '', 'internal error: the compile worker stopped'));
+    this.slots[i] = this.spawn();
+    this.replaced++;
+    void slot.worker.terminate();
+  }
+
+  private finish(slot: Slot, answer: PoolAnswer): void {
+    const p = slot.job;
+    if (!p) return;
+    if (p.timer) clearTimeout(p.timer);
+    slot.job = undefined;
+    p.resolve(answer);
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0 && !this.closed) {
+      const idle = this.slots.filter((s) => s.ready && !s.job);
+      if (idle.length === 0) return;
+      const p = this.queue.shift()!;
+      // The same design goes to the same worker when it can: that worker holds its last compile.
+      const home =
+        p.job.designId !== undefined ? this.slots[affinity(p.job.designId, this.slots.length)]! : undefined;
+      const slot = home && idle.includes(home) ? home : idle[0]!;
+      this.start(slot, p);
+    }
+  }
+
+  private start(slot: Slot, p: Pending): void {
+    slot.job = p;
+    const { timeLimitMs, maxOps } = this.options;
+    p.timer = setTimeout(() => {
+      if (slot.job !== p) return;
+      this.finish(
+        slot,
+        refusal(
+          503,
+          '',
+          `the compile took longer than the time limit of ${timeLimitMs.toLocaleString('en-US')} ms`,
+        ),
+      );
+      this.replace(slot);
+      this.dispatch();
+    }, timeLimitMs);
+    const m: JobMessage = { type: 'job', id: p.id, task: p.job.task, maxOps };
+    if (p.job.designId !== undefined) m.designId = p.job.designId;
+    slot.worker.postMessage(m);
+  }
+}
+
+function refusal(status: 409 | 500 | 503, path: string, message: string): Refusal {
+  return { ok: false, status, errors: [{ path, message }] };
+}
+
+function affinity(id: string, n: number): number {
+  let h = 0;
+  for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) | 0;
+  return Math.abs(h) % n;
+}

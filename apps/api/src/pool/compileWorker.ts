@@ -1,0 +1,59 @@
+/**
+ * A compile worker: runs one job (a compile or an export) at a time and answers with the response body or the issues.
+ * It remembers the last compile of each named design (a few dozen, least recently used out), so
+ * the next revision reruns only the passes its edit touched.
+ */
+import { parentPort } from 'node:worker_threads';
+import type { IncrementalState } from '@stagecraft/passes';
+import { compileResponse } from '../compileResponse.ts';
+import { exportFile } from '../exportFile.ts';
+import type { JobMessage, WorkerMessage } from './protocol.ts';
+
+const REMEMBERED = 32;
+const states = new Map<string, IncrementalState>();
+
+function post(m: WorkerMessage): void {
+  parentPort!.postMessage(m);
+}
+
+parentPort!.on('message', (job: JobMessage) => {
+  if (job.type !== 'job') return;
+  try {
+    const { task } = job;
+    if (task.kind === 'export') {
+      post({
+        type: 'done',
+        id: job.id,
+        outcome: exportFile(task.design, task.format, task.options, job.maxOps),
+      });
+      return;
+    }
+    const previous = job.designId !== undefined ? states.get(job.designId) : undefined;
+    const { outcome, state } = compileResponse(task.design, task.include, job.maxOps, previous);
+    if (job.designId !== undefined) {
+      states.delete(job.designId);
+      states.set(job.designId, state);
+      for (const k of states.keys()) {
+        if (states.size <= REMEMBERED) break;
+        states.delete(k);
+      }
+    }
+    post({ type: 'done', id: job.id, outcome });
+  } catch (e) {
+    // A bug, not the user's input: the state may be the cause, so forget it.
+    if (job.designId !== undefined) states.delete(job.designId);
+    if (e instanceof RangeError) {
+      // Memory or string length exhausted by a huge design is still the user's input.
+      const message = `the design is too large to compile (${e.message}); lower its size`;
+      post({
+        type: 'done',
+        id: job.id,
+        outcome: { ok: false, status: 413, errors: [{ path: 'design', message }] },
+      });
+      return;
+    }
+    post({ type: 'failed', id: job.id, message: e instanceof Error ? e.message : String(e) });
+  }
+});
+
+post({ type: 'ready' });

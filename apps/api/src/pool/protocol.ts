@@ -1,0 +1,25 @@
+/** Messages between the compile pool and its worker threads. */
+import type { Design } from '@stagecraft/ir';
+import type { CompileInclude, CompileOutcome } from '../compileResponse.ts';
+import type { ExportOptions, ExportOutcome } from '../exportFile.ts';
+import type { ExportFormat } from '../schemas.ts';
+
+export type Task =
+  | { kind: 'compile'; design: Design; include: CompileInclude }
+  | { kind: 'export'; design: Design; format: ExportFormat; options: ExportOptions };
+
+export type TaskOutcome<T extends Task> = T extends { kind: 'compile' } ? CompileOutcome : ExportOutcome;
+
+export interface JobMessage {
+  type: 'job';
+  id: number;
+  task: Task;
+  maxOps: number;
+  /** Set when the caller names the design: the worker keeps its last compile for the next edit. */
+  designId?: string;
+}
+
+export type WorkerMessage =
+  | { type: 'ready' }
+  | { type: 'done'; id: number; outcome: CompileOutcome | ExportOutcome }
+  | { type: 'failed'; id: number; message: string };

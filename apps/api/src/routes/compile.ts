@@ -1,0 +1,49 @@
+/**
+ * `POST /api/compile`: a design in, the DAG, the passes, the plan and the simulated step out.
+ * Answers come from the content-hash cache when the same design was compiled with the same
+ * options before; otherwise from the worker pool.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app.ts';
+import { contentHash } from '../canonical.ts';
+import { type CompileInclude, DEFAULT_INCLUDE } from '../compileResponse.ts';
+import { ApiError } from '../errors.ts';
+import { compileBodySchema, designField, parseBody } from '../schemas.ts';
+
+export function compileRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.post('/api/compile', async (req, reply) => {
+    const body = parseBody(compileBodySchema, req.body);
+    const design = designField(body.design);
+    if (body.revision !== undefined && body.designId === undefined) {
+      throw new ApiError(400, {
+        path: 'revision',
+        message: 'a revision needs the designId it is a revision of',
+      });
+    }
+    const include: CompileInclude = { ...DEFAULT_INCLUDE, ...body.include };
+    const hash = contentHash(design);
+    const key = `${hash}|${include.snapshots}|${include.timeline}|${include.plan}|${include.dag}|${ctx.limits.maxOps}`;
+    const { designId, revision } = body;
+    let json = ctx.cache.get(key);
+    const cached = json !== undefined;
+    if (json !== undefined) {
+      if (designId !== undefined && revision !== undefined) {
+        const stale = ctx.pool.claim(designId, revision);
+        if (stale) throw new ApiError(stale.status, stale.errors);
+      }
+    } else {
+      const answer = await ctx.pool.run({
+        task: { kind: 'compile', design, include },
+        ...(designId !== undefined ? { designId } : {}),
+        ...(revision !== undefined ? { revision } : {}),
+      });
+      if (!answer.ok) throw new ApiError(answer.status, answer.errors);
+      json = answer.json;
+      ctx.cache.set(key, json);
+    }
+    return reply
+      .code(200)
+      .type('application/json; charset=utf-8')
+      .send(`{"ok":true,"hash":"${hash}","cached":${cached},${json.slice(1)}`);
+  });
+}

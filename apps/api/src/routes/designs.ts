@@ -1,0 +1,112 @@
+/** Saved designs and their version history (`/api/designs`). */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app.ts';
+import { DESIGN_ID } from '../designStore.ts';
+import { ApiError } from '../errors.ts';
+import {
+  createDesignBodySchema,
+  designField,
+  designId,
+  parseBody,
+  putDesignBodySchema,
+  versionNumber,
+} from '../schemas.ts';
+
+interface IdParams {
+  id: string;
+}
+
+interface VersionParams extends IdParams {
+  version: string;
+}
+
+export function designRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const { store } = ctx;
+  const notFound = (id: string) => new ApiError(404, { path: 'id', message: `no design with id "${id}"` });
+
+  app.get('/api/designs', async () => ({ designs: store.list() }));
+
+  app.post('/api/designs', async (req, reply) => {
+    const body = parseBody(createDesignBodySchema, req.body);
+    if (body.id !== undefined && !DESIGN_ID.test(body.id)) {
+      throw new ApiError(400, {
+        path: 'id',
+        message: 'not a design id (expected 1 to 64 of a-z, 0-9 and "-", starting with a letter or digit)',
+      });
+    }
+    const design = designField(body.design);
+    if (body.id !== undefined) {
+      const saved = store.create(body.id, design);
+      if (!saved)
+        throw new ApiError(409, { path: 'id', message: `a design with id "${body.id}" exists already` });
+      return reply.code(201).send(saved);
+    }
+    // A fresh id from the name; the random part makes a clash practically impossible, and a clash is retried.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const saved = store.create(freshId(design.name), design);
+      if (saved) return reply.code(201).send(saved);
+    }
+    throw new ApiError(500, { path: '', message: 'internal error: could not choose a design id' });
+  });
+
+  app.get<{ Params: IdParams }>('/api/designs/:id', async (req) => {
+    const id = designId(req.params.id);
+    const saved = store.get(id);
+    if (!saved) throw notFound(id);
+    return saved;
+  });
+
+  app.put<{ Params: IdParams }>('/api/designs/:id', async (req) => {
+    const id = designId(req.params.id);
+    const body = parseBody(putDesignBodySchema, req.body);
+    const design = designField(body.design);
+    const r = store.put(id, design, body.baseVersion);
+    if (!r.ok) {
+      throw new ApiError(409, {
+        path: 'baseVersion',
+        message:
+          r.latest === undefined
+            ? `design "${id}" has no versions yet (baseVersion ${body.baseVersion} given)`
+            : `version ${body.baseVersion} is not the latest version of "${id}" (the latest is ${r.latest})`,
+      });
+    }
+    return { id: r.id, version: r.version };
+  });
+
+  app.delete<{ Params: IdParams }>('/api/designs/:id', async (req, reply) => {
+    const id = designId(req.params.id);
+    if (!store.delete(id)) throw notFound(id);
+    return reply.code(204).send();
+  });
+
+  app.get<{ Params: IdParams }>('/api/designs/:id/versions', async (req) => {
+    const id = designId(req.params.id);
+    const versions = store.versions(id);
+    if (!versions) throw notFound(id);
+    return { versions };
+  });
+
+  app.get<{ Params: VersionParams }>('/api/designs/:id/versions/:version', async (req) => {
+    const id = designId(req.params.id);
+    const version = versionNumber(req.params.version);
+    const saved = store.version(id, version);
+    if (!saved) {
+      if (!store.has(id)) throw notFound(id);
+      throw new ApiError(404, { path: 'version', message: `design "${id}" has no version ${version}` });
+    }
+    return saved;
+  });
+}
+
+function freshId(name: string): string {
+  const slug = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48)
+    .replace(/-+$/, '');
+  const suffix = randomBytes(4).toString('hex');
+  return slug ? `${slug}-${suffix}` : `design-${suffix}`;
+}

@@ -1,0 +1,27 @@
+/** `POST /api/export`: the compiled design as a file an existing engine or viewer reads. */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app.ts';
+import { ApiError } from '../errors.ts';
+import { designField, exportBodySchema, parseBody } from '../schemas.ts';
+
+export function exportRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.post('/api/export', async (req, reply) => {
+    const body = parseBody(exportBodySchema, req.body);
+    const design = designField(body.design);
+    const answer = await ctx.pool.run({
+      task: { kind: 'export', design, format: body.format, options: body.options ?? {} },
+    });
+    if (!answer.ok) throw new ApiError(answer.status, answer.errors);
+    return reply
+      .code(200)
+      .type(answer.mediaType)
+      .header('content-disposition', attachment(`${design.name}.${answer.fileExtension}`))
+      .send(answer.text);
+  });
+}
+
+/** `attachment; filename="…"` with an ASCII fallback and the exact name in RFC 5987 form. */
+export function attachment(name: string): string {
+  const ascii = name.replace(/[^\w .,()+-]/g, '_').slice(0, 200);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+}

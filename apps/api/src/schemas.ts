@@ -1,0 +1,87 @@
+/** Request bodies and parameters, parsed once at the edge into typed values or a 400 naming the path. */
+import { type Design, fromZod, type Issue, parseDesign } from '@stagecraft/ir';
+import { z } from 'zod';
+import { DESIGN_ID } from './designStore.ts';
+import { ApiError, underPath } from './errors.ts';
+
+export const EXPORT_FORMATS = ['piper', 'torch-csv', 'chrome-trace', 'plan'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+const includeSchema = z.strictObject({
+  snapshots: z.enum(['none', 'summary', 'full']).optional(),
+  timeline: z.boolean().optional(),
+  plan: z.boolean().optional(),
+  dag: z.boolean().optional(),
+});
+
+const revision = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+export const compileBodySchema = z.strictObject({
+  design: z.unknown().optional(),
+  designId: z.string().min(1).max(200).optional(),
+  revision: revision.optional(),
+  include: includeSchema.optional(),
+});
+
+export const exportBodySchema = z.strictObject({
+  design: z.unknown().optional(),
+  format: z.enum(EXPORT_FORMATS),
+  options: z.strictObject({ torchFormat: z.enum(['compute_only', 'compute_comms']).optional() }).optional(),
+});
+
+export const createDesignBodySchema = z.strictObject({
+  design: z.unknown().optional(),
+  id: z.string().optional(),
+});
+
+export const putDesignBodySchema = z.strictObject({
+  design: z.unknown().optional(),
+  baseVersion: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+});
+
+/** The body parsed by `schema`, or a 400 with one issue per problem. */
+export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError(400, { path: '', message: 'expected a JSON object as the request body' });
+  }
+  const r = schema.safeParse(body);
+  if (!r.success) throw new ApiError(400, fromZod(r.error));
+  return r.data;
+}
+
+/** The `design` field of a body as a Design (migrated, validated), or a 400 with paths under `design`. */
+export function designField(value: unknown): Design {
+  if (value === undefined) {
+    throw new ApiError(400, { path: 'design', message: 'required field missing (expected a design object)' });
+  }
+  const parsed = parseDesign(value);
+  if (!parsed.ok)
+    throw new ApiError(
+      400,
+      parsed.errors.map((i: Issue) => underPath('design', i)),
+    );
+  return parsed.design;
+}
+
+/** A design id from the URL, or a 400 naming `id`. */
+export function designId(raw: string): string {
+  if (!DESIGN_ID.test(raw)) {
+    throw new ApiError(400, {
+      path: 'id',
+      message: `not a design id (expected 1 to 64 of a-z, 0-9 and "-", starting with a letter or digit): ${JSON.stringify(raw.slice(0, 80))}`,
+    });
+  }
+  return raw;
+}
+
+/** A version number from the URL, or a 400 naming `version`. */
+export function versionNumber(raw: string): number {
+  const n = Number(raw);
+  if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(n)) {
+    throw new ApiError(400, {
+      path: 'version',
+      message: `not a version number (expected an integer ≥ 1): ${JSON.stringify(raw.slice(0, 80))}`,
+    });
+  }
+  return n;
+}

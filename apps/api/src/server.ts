@@ -1,0 +1,76 @@
+/**
+ * The running service: the store on its file, the worker pool, the app, listening on
+ * 127.0.0.1 unless told otherwise, closed cleanly on SIGINT / SIGTERM.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import { DesignStore } from './designStore.ts';
+import { type Limits, withLimits } from './limits.ts';
+import { CompilePool } from './pool/compilePool.ts';
+import { WebApp } from './webApp.ts';
+
+/** The repository root (apps/api/src → ../../..). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const DEFAULT_DB = join(REPO_ROOT, '.stagecraft', 'designs.sqlite');
+export const DEFAULT_PORT = 4173;
+export const DEFAULT_HOST = '127.0.0.1';
+
+export interface ServerOptions {
+  port?: number;
+  host?: string;
+  db?: string;
+  limits?: Partial<Limits>;
+  /** Built web app to serve (default apps/web/dist). */
+  webDist?: string;
+  /** Designs to seed an empty database with (default examples/). */
+  seedDir?: string;
+  logger?: boolean;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  url: string;
+  store: DesignStore;
+  pool: CompilePool;
+  web: WebApp;
+  close(): Promise<void>;
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const limits = withLimits(options.limits);
+  const store = DesignStore.open(options.db ?? DEFAULT_DB, {
+    seedDir: options.seedDir ?? join(REPO_ROOT, 'examples'),
+  });
+  const pool = new CompilePool({
+    workers: limits.workers,
+    timeLimitMs: limits.compileMs,
+    maxOps: limits.maxOps,
+    queueLength: limits.queueLength,
+  });
+  const dist = options.webDist ?? join(REPO_ROOT, 'apps', 'web', 'dist');
+  const web = WebApp.load(existsSync(dist) ? dist : undefined);
+  const app = await buildApp({ store, pool, limits, web, logger: options.logger ?? false });
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await app.close();
+    await pool.close();
+    store.close();
+  };
+  try {
+    await pool.ready();
+    await app.listen({ port: options.port ?? DEFAULT_PORT, host: options.host ?? DEFAULT_HOST });
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? DEFAULT_PORT);
+  const host = options.host ?? DEFAULT_HOST;
+  const shown = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  return { app, url: `http://${shown}:${port}/`, store, pool, web, close };
+}
