@@ -8,7 +8,10 @@ export async function openApp(page: Page, path = '/'): Promise<void> {
   await expect(page.getByTestId('compute-status')).toContainText('recomputed');
 }
 
-export async function metric(page: Page, name: 'makespan' | 'bubble' | 'bubble-ideal' | 'ops'): Promise<number> {
+export async function metric(
+  page: Page,
+  name: 'makespan' | 'bubble' | 'bubble-ideal' | 'ops',
+): Promise<number> {
   return Number(await page.getByTestId(`metric-${name}`).getAttribute('data-value'));
 }
 
@@ -22,7 +25,11 @@ export function dagNode(page: Page, id: string): Locator {
   return page.getByTestId('dag-canvas').locator(`[data-node-id="${id}"]`);
 }
 
-export function ganttOp(page: Page, id: string, within: Locator = page.getByTestId('gantt').first()): Locator {
+export function ganttOp(
+  page: Page,
+  id: string,
+  within: Locator = page.getByTestId('gantt').first(),
+): Locator {
   return within.locator(`[data-op-id="${id}"]`).first();
 }
 

@@ -108,9 +108,12 @@ test('an invalid directive shows its error inline while the last valid result st
 
 test('a chrome trace exported through the API parses and holds the step', async ({ page }) => {
   await page.getByTestId('export-menu').click();
-  const download = page.waitForEvent('download');
+  const download = page.waitForEvent('download', { timeout: 10_000 });
   await page.getByTestId('export-chrome-trace').click();
-  const file = await (await download).path();
+  const file = await (await download).path().catch(async (e) => {
+    const notice = page.getByTestId('notice');
+    throw (await notice.count()) ? new Error(await notice.innerText()) : e;
+  });
   const trace = JSON.parse(readFileSync(file, 'utf8'));
   const events: { ph: string; name: string; pid: number; ts: number; dur?: number }[] = Array.isArray(trace)
     ? trace
@@ -143,4 +146,25 @@ test('microbatches of a stage expand on demand', async ({ page }) => {
   await expect(page.getByTestId('dag-canvas').locator('[data-node-id^="F.b1."]')).toHaveCount(1);
   await page.getByTestId('stage-toggle-1:1').click();
   await expect(page.getByTestId('dag-canvas').locator('[data-op="F"][data-node-id^="F.b1."]')).toHaveCount(8);
+});
+
+test('edits are saved through the API with a version each, and an older version can be restored', async ({
+  page,
+}) => {
+  await page.getByTestId('palette-gpipe').click();
+  await expect(page.getByTestId('save-status')).toHaveText('saved · v1');
+  await page.getByTestId('palette-zb-h1').click();
+  await expect(page.getByTestId('save-status')).toHaveText('saved · v2');
+  const url = page.url();
+  expect(url).toMatch(/#design=[a-z0-9-]+$/);
+  // The API is the source of truth: a fresh page opens the saved design.
+  await page.goto('about:blank');
+  await openApp(page, url.slice(url.indexOf('/#')));
+  await expect(page.getByTestId('directive-0')).toContainText('zb-h1');
+  await page.getByTestId('open-versions').click();
+  await page.getByTestId('version-1').click();
+  await expect(page.getByTestId('directive-0')).toContainText('gpipe');
+  await expect(page.getByTestId('save-status')).toHaveText('saved · v3');
+  await page.getByTestId('open-saved').click();
+  await expect(page.getByTestId('open-dialog')).toContainText('1F1B, p=4, m=8');
 });

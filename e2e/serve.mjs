@@ -9,10 +9,14 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const port = process.argv[2] ?? '4791';
 
-const build = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
-  cwd: join(root, 'apps/web'),
-  stdio: 'inherit',
-});
+const build = spawnSync(
+  process.execPath,
+  [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'],
+  {
+    cwd: join(root, 'apps/web'),
+    stdio: 'inherit',
+  },
+);
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const dir = mkdtempSync(join(tmpdir(), 'stagecraft-e2e-'));

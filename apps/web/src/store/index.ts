@@ -133,8 +133,9 @@ const createHistorySlice: StateCreator<State, [], [], HistorySlice> = () => ({ h
 const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
   const changed = (design: Design, extra: Partial<State>) => {
     const revision = get().revision + 1;
-    set({ design, revision, status: 'computing', ...extra });
-    if (get().saveStatus !== 'offline') set({ saveStatus: 'dirty' });
+    // An opened document is clean until edited; every other change is saved.
+    const saveStatus = extra.saveStatus ?? 'dirty';
+    set({ design, revision, status: 'computing', ...extra, saveStatus });
     editStartedAt = performance.now();
     requestCompute();
   };
