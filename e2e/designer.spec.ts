@@ -112,7 +112,7 @@ test('a chrome trace exported through the API parses and holds the step', async 
   await page.getByTestId('export-chrome-trace').click();
   const file = await (await download).path().catch(async (e) => {
     const notice = page.getByTestId('notice');
-    throw (await notice.count()) ? new Error(await notice.innerText()) : e;
+    throw (await notice.count()) ? new Error((await notice.textContent()) ?? '') : e;
   });
   const trace = JSON.parse(readFileSync(file, 'utf8'));
   const events: { ph: string; name: string; pid: number; ts: number; dur?: number }[] = Array.isArray(trace)

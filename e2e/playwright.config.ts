@@ -2,8 +2,9 @@ import { defineConfig } from '@playwright/test';
 
 // The app as users get it: the web app built, served by `stagecraft serve` with a fresh database.
 // STAGECRAFT_E2E_URL points the tests at an already running server instead.
-const port = Number(process.env.STAGECRAFT_E2E_PORT ?? 4791);
-const external = process.env.STAGECRAFT_E2E_URL;
+const env = process.env;
+const port = Number(env.STAGECRAFT_E2E_PORT ?? 4791);
+const external = env.STAGECRAFT_E2E_URL;
 
 export default defineConfig({
   testDir: '.',
@@ -20,7 +21,7 @@ export default defineConfig({
     viewport: { width: 1600, height: 950 },
     acceptDownloads: true,
     launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      executablePath: env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: [
         '--no-sandbox',
         '--disable-gpu',

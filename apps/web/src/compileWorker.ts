@@ -4,7 +4,7 @@
  * Keeps the last compiled DAG and its snapshots to answer layout and pass-inspector requests.
  */
 import { type Compiled, computeDesign, layoutGraph, passGraph } from './core/computeDesign.ts';
-import type { WorkerReply, WorkerRequest } from './workerProtocol.ts';
+import type { PostedResult, WorkerReply, WorkerRequest } from './workerProtocol.ts';
 
 let compiled: Compiled | undefined;
 let compiledRevision = -1;
@@ -23,10 +23,19 @@ self.onmessage = (e: MessageEvent<WorkerRequest>) => {
         compiled = c;
         compiledRevision = req.revision;
       }
-      reply({ type: 'computed', revision: req.revision, result, workerMs: performance.now() - t0 });
+      let posted: PostedResult = result;
+      if (result.ok) {
+        const { dag: _dag, ...rest } = result;
+        posted = rest;
+      }
+      reply({ type: 'computed', revision: req.revision, result: posted, workerMs: performance.now() - t0 });
       return;
     }
     if (!compiled) return;
+    if (req.type === 'dag') {
+      reply({ type: 'dag', revision: compiledRevision, dag: compiled.dag });
+      return;
+    }
     const expanded = new Set(req.expanded);
     if (req.type === 'layout') {
       reply({ type: 'layout', revision: compiledRevision, graph: layoutGraph(compiled, expanded) });

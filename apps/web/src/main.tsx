@@ -11,6 +11,11 @@ startStore(defaultDesign());
 startAutosave();
 const id = designIdFromHash();
 if (id) void openSaved(id);
+// A link to another saved design opens it in place.
+window.addEventListener('hashchange', () => {
+  const next = designIdFromHash();
+  if (next && next !== useStore.getState().designId) void openSaved(next);
+});
 
 // For scripts and benchmarks driving the page: the same store the UI uses.
 (window as unknown as { stagecraft: unknown }).stagecraft = { store: useStore };

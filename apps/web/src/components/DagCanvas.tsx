@@ -15,7 +15,7 @@ import {
   ReactFlowProvider,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { memo, useMemo, useState } from 'react';
+import { memo, useDeferredValue, useMemo, useState } from 'react';
 import type { DagGraph, GraphLane, GraphNodeData } from '../core/dagGraph.ts';
 import { NODE_H, NODE_W } from '../core/dagGraph.ts';
 import { passColor } from '../core/passColors.ts';
@@ -143,7 +143,8 @@ function toFlow(graph: DagGraph): { nodes: Node[]; edges: Edge[] } {
 export function DagCanvas() {
   const final = useStore((s) => s.result?.graph ?? null);
   const passView = useStore((s) => s.passView);
-  const graph = passView ? passView.graph : final;
+  // The timeline updates first; the canvas follows in a render React may interrupt.
+  const graph = useDeferredValue(passView ? passView.graph : final);
   const flow = useMemo(() => (graph ? toFlow(graph) : { nodes: [], edges: [] }), [graph]);
   const target = useStore((s) => s.target);
   const setTarget = useStore((s) => s.setTarget);

@@ -20,7 +20,13 @@ function capacityOf(cluster: Cluster): ((device: number) => number | undefined) 
 }
 
 /** Benchmarks turn frame measurement on with `?frames` in the page's URL. */
-const measureFrames = typeof location !== 'undefined' && new URLSearchParams(location.search).has('frames');
+const params = new URLSearchParams(typeof location !== 'undefined' ? location.search : '');
+const measureFrames = params.has('frames');
+/** `?render=svg|canvas` forces the timeline's renderer (default: by op count). */
+const forcedRender =
+  params.get('render') === 'svg' || params.get('render') === 'canvas'
+    ? (params.get('render') as 'svg' | 'canvas')
+    : undefined;
 
 export function TimelinePane() {
   const result = useStore((s) => s.result);
@@ -34,8 +40,11 @@ export function TimelinePane() {
   const capacity = useMemo(() => capacityOf(cluster), [cluster]);
   const onHover = useCallback(
     (op: TimelineEvent | null) => {
-      const r = useStore.getState().result;
-      hover(op && r ? (detailsOf(r.dag, op.members?.[0] ?? op.id, r.program) ?? null) : null);
+      const s = useStore.getState();
+      const dag = s.dag && s.dagRevision === s.resultRevision ? s.dag : null;
+      hover(
+        op && s.result && dag ? (detailsOf(dag, op.members?.[0] ?? op.id, s.result.program) ?? null) : null,
+      );
     },
     [hover],
   );
@@ -46,7 +55,14 @@ export function TimelinePane() {
         setRefusal('the design has errors: fix them before reordering on the timeline');
         return;
       }
-      const ok = dispatch(reorderOpAction, { compiled: s.result, move });
+      if (!s.dag || s.dagRevision !== s.resultRevision) {
+        setRefusal('the timeline is still being recomputed: try the move again');
+        return;
+      }
+      const ok = dispatch(reorderOpAction, {
+        compiled: { plan: s.result.plan, program: s.result.program, dag: s.dag },
+        move,
+      });
       if (ok) setRefusal(null);
       else {
         setRefusal(useStore.getState().notice?.text ?? 'the move was refused');
@@ -99,6 +115,7 @@ export function TimelinePane() {
         refusal={refusal}
         showArrows={arrows}
         measureFrames={measureFrames}
+        {...(forcedRender ? { render: forcedRender } : {})}
         directiveLabel={directiveLabel}
       />
     </section>

@@ -3,10 +3,14 @@
  * compile/simulate), `selection`, `view` (never saved), `compare` pins and `history`. React Flow
  * nodes and Gantt bars are derived from these, never the source of truth.
  */
-import type { Design, Issue } from '@stagecraft/ir';
+import type { Dag, Design, Issue } from '@stagecraft/ir';
 import { create, type StateCreator } from 'zustand';
 import type { Action } from '../core/action.ts';
 import type { ComputeOk } from '../core/computeDesign.ts';
+
+/** A result as the page holds it: its DAG arrives separately (see PostedResult). */
+export type ResultView = Omit<ComputeOk, 'dag'>;
+
 import type { DagGraph, GraphNodeData } from '../core/dagGraph.ts';
 import type { DropTarget } from '../core/dropTarget.ts';
 import { emptyHistory, type History, record, redo, undo } from '../core/history.ts';
@@ -25,13 +29,18 @@ export interface DesignSlice {
 
 export interface ResultSlice {
   /** The last valid result: it stays on screen while the design has errors. */
-  result: ComputeOk | null;
+  result: ResultView | null;
   resultRevision: number;
+  /** The final DAG of the result of `dagRevision`: for timeline moves and hover details. */
+  dag: Dag | null;
+  dagRevision: number;
   /** Errors of the latest revision (empty when it compiled). */
   errors: Issue[];
   status: 'computing' | 'ok' | 'error';
   /** Edit to result, in ms (worker round trip included). */
   lastLatencyMs: number;
+  /** Of which the worker's compile + simulate + layout. */
+  lastWorkerMs: number;
 }
 
 export interface SelectionSlice {
@@ -54,7 +63,7 @@ export interface Pin {
   id: string;
   name: string;
   design: Design;
-  result: ComputeOk;
+  result: ResultView;
 }
 export interface CompareSlice {
   pins: Pin[];
@@ -109,9 +118,12 @@ const createDesignSlice =
 const createResultSlice: StateCreator<State, [], [], ResultSlice> = () => ({
   result: null,
   resultRevision: -1,
+  dag: null,
+  dagRevision: -1,
   errors: [],
   status: 'computing',
   lastLatencyMs: 0,
+  lastWorkerMs: 0,
 });
 
 const createSelectionSlice: StateCreator<State, [], [], SelectionSlice> = () => ({
@@ -245,9 +257,20 @@ function onReply(msg: WorkerReply): void {
         errors: [],
         status: 'ok',
         lastLatencyMs: latency,
+        lastWorkerMs: msg.workerMs,
       });
       if (s.passView) recompute?.send({ type: 'pass', pass: s.passView.pass, expanded: s.expandedStages });
-    } else useStore.setState({ errors: msg.result.errors, status: 'error', lastLatencyMs: latency });
+      // After the frame that draws the result.
+      requestAnimationFrame(() => setTimeout(() => recompute?.send({ type: 'dag' }), 0));
+    } else
+      useStore.setState({
+        errors: msg.result.errors,
+        status: 'error',
+        lastLatencyMs: latency,
+        lastWorkerMs: msg.workerMs,
+      });
+  } else if (msg.type === 'dag') {
+    useStore.setState({ dag: msg.dag, dagRevision: msg.revision });
   } else if (msg.type === 'layout') {
     const r = s.result;
     if (r && msg.revision === s.resultRevision) useStore.setState({ result: { ...r, graph: msg.graph } });

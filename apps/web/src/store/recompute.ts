@@ -29,7 +29,7 @@ export class Recompute {
   }
 
   send(req: WorkerRequest): void {
-    // A newer compute supersedes a waiting one; layout and pass requests wait behind it.
+    // A newer compute supersedes a waiting one (it brings its own layout, and its DAG is asked for after it).
     if (this.busy) {
       if (!this.waiting || req.type === 'compute' || this.waiting.type !== 'compute') this.waiting = req;
       return;
