@@ -83,14 +83,42 @@ export interface GraphOptions {
 }
 
 export const NODE_W = 118;
-export const NODE_H = 34;
+export const NODE_H = 30;
 const COL_W = 136;
-const SUB_H = 44;
-const ROW_PAD = 14;
+const SUB_H = 38;
+const ROW_PAD = 12;
 const LANE_PAD = 18;
 
-export function stageKey(n: DagNode): string {
-  return `${n.group}:${n.block}`;
+/**
+ * The stage row each node is drawn in: a compute op in its block's row; a SEND, RECV, collective
+ * or offload in the row of the compute op of its own device group it serves; an optimizer step in
+ * its group's first row. So a device shows one row per stage it runs.
+ */
+export function rowBlocks(dag: Dag): Int32Array {
+  const n = dag.nodes.length;
+  const row = new Int32Array(n).fill(-2);
+  const firstBlock = new Map<number, number>();
+  dag.nodes.forEach((node, i) => {
+    if (node.kind !== 'compute' || node.block < 0) return;
+    row[i] = node.block;
+    const f = firstBlock.get(node.group);
+    if (f === undefined || node.block < f) firstBlock.set(node.group, node.block);
+  });
+  const { from, to } = dag.edges;
+  for (let e = 0; e < from.length; e++) {
+    const u = from[e]!;
+    const v = to[e]!;
+    const a = dag.nodes[u]!;
+    const b = dag.nodes[v]!;
+    if (a.group !== b.group) continue;
+    if (row[v] === -2 && a.kind === 'compute' && a.block >= 0 && b.kind !== 'compute') row[v] = a.block;
+    if (row[u] === -2 && b.kind === 'compute' && b.block >= 0 && a.kind !== 'compute') row[u] = b.block;
+  }
+  dag.nodes.forEach((node, i) => {
+    if (row[i] !== -2) return;
+    row[i] = node.block >= 0 ? node.block : (firstBlock.get(node.group) ?? -1);
+  });
+  return row;
 }
 
 export function colorKey(n: DagNode): string {
@@ -172,8 +200,9 @@ export function buildDagGraph(dag: Dag, options: GraphOptions = {}): DagGraph {
   const drawn = new Map<string, Drawn>();
   const drawnOf = new Array<string>(dag.nodes.length);
   const rowOps = new Map<string, number>();
+  const rows = rowBlocks(dag);
   dag.nodes.forEach((n, i) => {
-    const row = stageKey(n);
+    const row = `${n.group}:${rows[i]}`;
     rowOps.set(row, (rowOps.get(row) ?? 0) + 1);
     const key = expanded.has(row) ? n.id : `~${collapseKey(n)}`;
     drawnOf[i] = key;
