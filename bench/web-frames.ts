@@ -85,8 +85,8 @@ async function settled(page: Page): Promise<void> {
 /** Installs the in-page probe: drop time, and the first painted frame after the next result. */
 async function armProbe(page: Page): Promise<void> {
   await page.evaluate(() => {
-    const w = window as unknown as { __drop?: { t0: number; ms: number | null } };
-    w.__drop = { t0: 0, ms: null };
+    const w = window as unknown as { __drop?: { t0: number; ms: number | null; commitMs: number } };
+    w.__drop = { t0: 0, ms: null, commitMs: 0 };
     const app = document.querySelector('.app')!;
     const before = app.getAttribute('data-result-revision');
     document.addEventListener('drop', () => (w.__drop!.t0 = performance.now()), {
@@ -96,6 +96,7 @@ async function armProbe(page: Page): Promise<void> {
     const obs = new MutationObserver(() => {
       if (app.getAttribute('data-result-revision') === before) return;
       obs.disconnect();
+      w.__drop!.commitMs = performance.now() - w.__drop!.t0;
       // The frame after the commit has been painted once this callback runs.
       requestAnimationFrame(() => setTimeout(() => (w.__drop!.ms = performance.now() - w.__drop!.t0), 0));
     });
@@ -119,9 +120,12 @@ async function dropToTimeline(page: Page): Promise<number[]> {
             stagecraft: { store: { getState(): { lastLatencyMs: number; lastWorkerMs: number } } };
           }
         ).stagecraft.store.getState();
-        return [s.lastLatencyMs, s.lastWorkerMs];
+        const d = (window as unknown as { __drop: { commitMs: number } }).__drop;
+        return [s.lastLatencyMs, s.lastWorkerMs, d.commitMs];
       });
-      console.log('drop', ms.toFixed(1), 'edit→result', st[0]!.toFixed(1), 'worker', st[1]!.toFixed(1));
+      console.log(
+        `drop→paint ${ms.toFixed(1)}, drop→commit ${st[2]!.toFixed(1)}, edit→result ${st[0]!.toFixed(1)}, worker ${st[1]!.toFixed(1)}`,
+      );
     }
     if (i > 0) out.push(ms); // the first drop warms up the worker's JIT
     await page.keyboard.press('Control+z');

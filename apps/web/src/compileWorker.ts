@@ -18,7 +18,9 @@ self.onmessage = (e: MessageEvent<WorkerRequest>) => {
   const t0 = performance.now();
   try {
     if (req.type === 'compute') {
-      const { result, compiled: c } = computeDesign(req.design, new Set(req.expanded));
+      // The timeline first: the canvas layout follows in its own message.
+      const expanded = new Set(req.expanded);
+      const { result, compiled: c } = computeDesign(req.design, expanded, { layout: false });
       if (c) {
         compiled = c;
         compiledRevision = req.revision;
@@ -29,6 +31,7 @@ self.onmessage = (e: MessageEvent<WorkerRequest>) => {
         posted = rest;
       }
       reply({ type: 'computed', revision: req.revision, result: posted, workerMs: performance.now() - t0 });
+      if (c) reply({ type: 'layout', revision: req.revision, graph: layoutGraph(c, expanded) });
       return;
     }
     if (!compiled) return;

@@ -141,7 +141,7 @@ function toFlow(graph: DagGraph): { nodes: Node[]; edges: Edge[] } {
 }
 
 export function DagCanvas() {
-  const final = useStore((s) => s.result?.graph ?? null);
+  const final = useStore((s) => s.graph);
   const passView = useStore((s) => s.passView);
   // The timeline updates first; the canvas follows in a render React may interrupt.
   const graph = useDeferredValue(passView ? passView.graph : final);

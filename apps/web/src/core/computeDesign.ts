@@ -22,7 +22,8 @@ export interface ComputeOk {
   dag: Dag;
   program: ExpandedDirective[];
   passes: PassInfo[];
-  graph: DagGraph;
+  /** The DAG laid out for the canvas (absent when the caller lays it out later). */
+  graph?: DagGraph;
   ops: number;
   compileMs: number;
   simulateMs: number;
@@ -45,6 +46,7 @@ export interface Compiled {
 export function computeDesign(
   input: unknown,
   expanded: ReadonlySet<string>,
+  options: { layout?: boolean } = {},
 ): { result: ComputeResult; compiled?: Compiled } {
   const parsed = parseDesign(input);
   if (!parsed.ok) return { result: { ok: false, errors: parsed.errors } };
@@ -66,7 +68,7 @@ export function computeDesign(
       passes: c.snapshots.map((p) =>
         p.dag ? { pass: p.pass, ms: p.ms, nodes: p.dag.nodes.length } : { pass: p.pass, ms: p.ms },
       ),
-      graph: buildDagGraph(c.dag, { expanded, program: c.program }),
+      ...(options.layout === false ? {} : { graph: buildDagGraph(c.dag, { expanded, program: c.program }) }),
       ops: c.ops,
       compileMs: c.compileMs,
       simulateMs,

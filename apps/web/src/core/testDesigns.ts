@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Design, parseDesign } from '@stagecraft/ir';
 import { type ComputeOk, computeDesign } from './computeDesign.ts';
+import type { DagGraph } from './dagGraph.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -13,8 +14,9 @@ export function example(name: string): Design {
   return d.design;
 }
 
-export function computed(design: Design, expanded: string[] = []): ComputeOk {
+export function computed(design: Design, expanded: string[] = []): ComputeOk & { graph: DagGraph } {
   const { result } = computeDesign(design, new Set(expanded));
   if (!result.ok) throw new Error(result.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
-  return result;
+  if (!result.graph) throw new Error('computeDesign laid out no graph');
+  return { ...result, graph: result.graph };
 }

@@ -9,7 +9,7 @@ import type { Action } from '../core/action.ts';
 import type { ComputeOk } from '../core/computeDesign.ts';
 
 /** A result as the page holds it: its DAG arrives separately (see PostedResult). */
-export type ResultView = Omit<ComputeOk, 'dag'>;
+export type ResultView = Omit<ComputeOk, 'dag' | 'graph'>;
 
 import type { DagGraph, GraphNodeData } from '../core/dagGraph.ts';
 import type { DropTarget } from '../core/dropTarget.ts';
@@ -31,6 +31,8 @@ export interface ResultSlice {
   /** The last valid result: it stays on screen while the design has errors. */
   result: ResultView | null;
   resultRevision: number;
+  /** The final DAG laid out for the canvas (it follows its result). */
+  graph: DagGraph | null;
   /** The final DAG of the result of `dagRevision`: for timeline moves and hover details. */
   dag: Dag | null;
   dagRevision: number;
@@ -118,6 +120,7 @@ const createDesignSlice =
 const createResultSlice: StateCreator<State, [], [], ResultSlice> = () => ({
   result: null,
   resultRevision: -1,
+  graph: null,
   dag: null,
   dagRevision: -1,
   errors: [],
@@ -272,8 +275,9 @@ function onReply(msg: WorkerReply): void {
   } else if (msg.type === 'dag') {
     useStore.setState({ dag: msg.dag, dagRevision: msg.revision });
   } else if (msg.type === 'layout') {
-    const r = s.result;
-    if (r && msg.revision === s.resultRevision) useStore.setState({ result: { ...r, graph: msg.graph } });
+    // A layout of the latest valid result (a compute's own, or after expanding a stage).
+    if (msg.revision === s.resultRevision || msg.revision === s.revision)
+      useStore.setState({ graph: msg.graph });
   } else if (msg.type === 'pass') {
     if (s.passView?.pass === msg.pass) useStore.setState({ passView: { pass: msg.pass, graph: msg.graph } });
   }
