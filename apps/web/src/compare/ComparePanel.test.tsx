@@ -32,6 +32,9 @@ describe('<ComparePanel>', () => {
     const x2 = g2!.stagecraftGantt!.locate('F.b0.mb0')!;
     expect(x1.x).toBeCloseTo(x2.x, 9);
     expect(x1.width).toBeCloseTo(x2.width, 9);
+    // The shorter step marks where it ends on the shared axis.
+    expect(g1!.querySelector('[data-step-end]')).toBeNull();
+    expect(g2!.querySelector('[data-step-end]')!.getAttribute('data-step-end')).toBe(String(v[1]!.sim.makespanMs));
   });
 
   it('zooms and pans all timelines together', () => {

@@ -7,6 +7,7 @@ import type { Plan } from '@stagecraft/ir';
 import type { Simulation } from '@stagecraft/sim';
 import { useMemo } from 'react';
 import { Gantt } from '../gantt/Gantt.tsx';
+import { GanttLegend } from '../gantt/GanttLegend.tsx';
 import { formatBytes, formatMs } from '../gantt/label.ts';
 import { createViewSync } from '../gantt/viewSync.ts';
 import { compareRows, MAX_VARIANTS, type MetricCell, type MetricRow } from './compareMetrics.ts';
@@ -48,6 +49,8 @@ export function ComparePanel({
   const rows = compareRows(shown.map((v) => v.sim));
   const sync = useMemo(() => createViewSync(), []);
   const domainMs = Math.max(0, ...shown.map((v) => v.sim.makespanMs));
+  // One memory scale for all, so the strips compare by height.
+  const memoryScaleBytes = Math.max(0, ...shown.flatMap((v) => v.sim.devices.map((d) => d.peakMemoryBytes)));
   if (shown.length === 0) {
     return (
       <section data-testid="compare" style={{ font: '13px system-ui, sans-serif', padding: 12 }}>
@@ -69,7 +72,7 @@ export function ComparePanel({
       >
         <thead>
           <tr>
-            <th style={th}>metric</th>
+            <th style={{ ...th, textAlign: 'left' }}>metric</th>
             {shown.map((v, i) => (
               <th key={v.id} style={th} data-variant={v.id}>
                 {v.name}
@@ -117,6 +120,7 @@ export function ComparePanel({
           ))}
         </tbody>
       </table>
+      <GanttLegend />
       {shown.map((v) => (
         <figure key={v.id} data-variant={v.id} style={{ margin: '8px 0' }}>
           <figcaption style={{ fontWeight: 600, margin: '4px 0' }}>
@@ -126,6 +130,7 @@ export function ComparePanel({
             sim={v.sim}
             plan={v.plan}
             domainMs={domainMs}
+            memoryScaleBytes={memoryScaleBytes}
             viewSync={sync}
             {...(width !== undefined ? { width } : {})}
             {...(memoryCapacityBytes ? { memoryCapacityBytes } : {})}

@@ -75,6 +75,17 @@ describe('<Gantt>', () => {
     expect(tip.textContent).toContain('(2 ms)');
   });
 
+  it('says how long a bubble idles when the pointer rests on it', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    render(<Gantt sim={sim} plan={plan} width={1200} />);
+    // Device 3 idles for its first 3 ms, waiting for microbatch 0.
+    const f0 = root().stagecraftGantt!.locate('F.b3.mb0')!;
+    fireEvent.pointerMove(root(), { clientX: f0.x - 20, clientY: f0.y + f0.height / 2 });
+    expect(screen.getByTestId('gantt-bubble-tooltip').textContent).toBe(
+      'idle 3 ms on device 3 (0 ms → 3 ms); 9 ms in all, 27.3% of the step',
+    );
+  });
+
   it('selects the clicked op', () => {
     const { sim, plan } = runExample('1f1b-p4-m8');
     const onSelect = vi.fn();
@@ -154,5 +165,46 @@ describe('<Gantt>', () => {
     expect(root().stagecraftGantt!.opAt(centre('F.b0.mb5').clientX, centre('F.b0.mb5').clientY)).toBe(
       'F.b0.mb5',
     );
+  });
+
+  it('reveals an op far outside the window, centred', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    render(<Gantt sim={sim} plan={plan} width={1200} render="canvas" />);
+    act(() => root().stagecraftGantt!.zoomTo(0, 4));
+    expect(screen.getByTestId('gantt-hit-layer').querySelector('[data-op-id="B.b0.mb7"]')).toBeNull();
+    act(() => {
+      expect(root().stagecraftGantt!.reveal('B.b0.mb7')).toBe(true);
+    });
+    const w = root().stagecraftGantt!.window();
+    const op = sim.timeline!.find((e) => e.id === 'B.b0.mb7')!;
+    expect(w.t0).toBeLessThanOrEqual(op.startMs);
+    expect(w.t1).toBeGreaterThanOrEqual(op.endMs);
+    expect(screen.getByTestId('gantt-hit-layer').querySelector('[data-op-id="B.b0.mb7"]')).not.toBeNull();
+    expect(root().stagecraftGantt!.reveal('no-such-op')).toBe(false);
+  });
+
+  it('zooms and pans from the keyboard', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    render(<Gantt sim={sim} plan={plan} width={1200} />);
+    const handle = root().stagecraftGantt!;
+    fireEvent.keyDown(root(), { key: '+' });
+    const zoomed = handle.window();
+    // A third of the step less is shown (give or take the plot's right margin).
+    expect(zoomed.t1 - zoomed.t0).toBeGreaterThan(33 / 1.5 - 0.01);
+    expect(zoomed.t1 - zoomed.t0).toBeLessThan(33 / 1.5 + 0.5);
+    fireEvent.keyDown(root(), { key: 'ArrowRight' });
+    expect(handle.window().t0).toBeGreaterThan(zoomed.t0);
+    fireEvent.keyDown(root(), { key: '0' });
+    expect(handle.window()).toEqual({ t0: 0, t1: 33 });
+  });
+
+  it('counts zoom and pan gestures for the frame benchmark when asked to', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    window.__stagecraftGanttFrames = undefined;
+    render(<Gantt sim={sim} plan={plan} width={1200} measureFrames />);
+    act(() => root().stagecraftGantt!.zoomTo(2, 8));
+    const collected = (): { gestures: number } | undefined => window.__stagecraftGanttFrames;
+    expect(collected()?.gestures).toBe(1);
+    window.__stagecraftGanttFrames = undefined;
   });
 });

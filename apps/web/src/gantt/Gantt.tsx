@@ -8,10 +8,12 @@ import type { Simulation, TimelineEvent } from '@stagecraft/sim';
 import { select } from 'd3-selection';
 import { type D3ZoomEvent, type ZoomBehavior, type ZoomTransform, zoom, zoomIdentity } from 'd3-zoom';
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { paintGantt } from './canvasPaint.ts';
+import { flushSync } from 'react-dom';
+import { paintAxis, paintGantt } from './canvasPaint.ts';
 import { FrameMeter } from './frameMeter.ts';
-import { GanttSvg } from './GanttSvg.tsx';
-import { type GanttLayout, GUTTER, layoutGantt, opAt, opsInWindow } from './layout.ts';
+import { GanttSvg, PAN_MARGIN_VIEWS } from './GanttSvg.tsx';
+import { formatMs } from './label.ts';
+import { AXIS_HEIGHT, type GanttLayout, GUTTER, layoutGantt, opAt, opsInWindow } from './layout.ts';
 import { OpDetails } from './OpDetails.tsx';
 import { indexPlan } from './planIndex.ts';
 import type { OpMove } from './reorder.ts';
@@ -33,6 +35,8 @@ export interface GanttProps {
   plan: Plan;
   /** Memory capacity of a device in bytes, drawn as a dashed line over its memory curve. */
   memoryCapacityBytes?: (device: number) => number | undefined;
+  /** Bytes at the top of every memory strip (default: each device's own peak or capacity). */
+  memoryScaleBytes?: number;
   /** Instruction id of the selected op (outlined). */
   selection?: string | null;
   /** The op under the pointer changed (null when it leaves every op). */
@@ -55,7 +59,10 @@ export interface GanttProps {
   viewSync?: ViewSync;
   /** Width in pixels (default: the element's width, followed as it resizes). */
   width?: number;
-  /** Collect frame times while zooming and panning in window.__stagecraftGanttFrames (frameMeter.ts). */
+  /**
+   * Collect frame times while zooming and panning in window.__stagecraftGanttFrames (frameMeter.ts).
+   * Also on whenever that global exists, so a benchmark can switch it on from outside.
+   */
   measureFrames?: boolean;
   /** Name of the expanded program's directive `index`, for provenance in the hover details. */
   directiveLabel?(index: number): string | undefined;
@@ -69,6 +76,11 @@ export interface GanttHandle {
   opAt(clientX: number, clientY: number): string | null;
   /** Zoom so that [t0, t1] milliseconds fill the plot. */
   zoomTo(t0: number, t1: number): void;
+  /**
+   * Bring an op into view, centred, zooming in until the window spans at most 40 of its
+   * durations (so that on canvas its hit-test element exists). False when it is not in this plan.
+   */
+  reveal(id: string): boolean;
   /** Visible time window. */
   window(): { t0: number; t1: number };
   render: 'svg' | 'canvas';
@@ -94,11 +106,16 @@ interface DragMark {
 
 const MAX_ZOOM = 50_000;
 
+function measuring(props: GanttProps): boolean {
+  return props.measureFrames === true || window.__stagecraftGanttFrames !== undefined;
+}
+
 export function Gantt(props: GanttProps) {
   const { sim, plan, memoryCapacityBytes } = props;
   const rootRef = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const overlayRef = useRef<HTMLDivElement>(null);
+  const axisRef = useRef<HTMLCanvasElement>(null);
   const uid = useId().replace(/[^a-zA-Z0-9_-]/g, '');
   const capKey = plan.devices.map((d) => memoryCapacityBytes?.(d.device) ?? '').join(',');
   // biome-ignore lint/correctness/useExhaustiveDependencies: capacities are compared by value (capKey), not by the callback's identity
@@ -112,10 +129,13 @@ export function Gantt(props: GanttProps) {
         : 'svg';
   const domainMs = props.domainMs ?? sim.makespanMs;
 
-  const [measured, setMeasured] = useState(960);
-  const width = props.width ?? measured;
+  // Until the element's width is known nothing is drawn, so the first frame is not drawn twice.
+  const [measured, setMeasured] = useState<number | null>(null);
+  const width = props.width ?? measured ?? 960;
+  const ready = props.width !== undefined || measured !== null;
   const [, setFrame] = useState(0);
   const [hover, setHover] = useState(-1);
+  const [hoverBubble, setHoverBubble] = useState(-1);
   const [dropTarget, setDropTarget] = useState(-1);
   const [dragMark, setDragMark] = useState<DragMark | null>(null);
   const [moveDevice, setMoveDevice] = useState<number | null>(null);
@@ -136,11 +156,37 @@ export function Gantt(props: GanttProps) {
     return timeView(l.domainMs, l.width, GUTTER, transformRef.current);
   };
 
-  const paint = () => {
+  /** The SVG group that moves with time, and the transform it was last rendered at. */
+  const panRef = useRef<SVGGElement>(null);
+  const renderedAt = useRef<{ k: number; x: number; width: number }>({ k: 1, x: 0, width: 0 });
+
+  /** Frame timestamp and start time of an SVG redraw, timed when React commits it. */
+  const svgFrame = useRef<{ at: number; t0: number } | null>(null);
+
+  /** The sticky copy of the axis, for when the lanes are scrolled under it. */
+  const paintStickyAxis = () => {
+    const canvas = axisRef.current;
+    const ctx = canvas?.getContext('2d', { alpha: false });
+    if (!canvas || !ctx) return;
+    const l = live.current;
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.round(l.width * dpr);
+    const h = Math.round(AXIS_HEIGHT * dpr);
+    if (canvas.width !== w || canvas.height !== h) {
+      canvas.width = w;
+      canvas.height = h;
+      canvas.style.width = `${l.width}px`;
+      canvas.style.height = `${AXIS_HEIGHT}px`;
+    }
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    paintAxis(ctx, viewOf());
+  };
+
+  const paint = (frameTime = performance.now()) => {
     const l = live.current;
     if (l.mode !== 'canvas') return;
     const canvas = canvasRef.current;
-    const ctx = canvas?.getContext('2d');
+    const ctx = canvas?.getContext('2d', { alpha: false });
     if (!canvas || !ctx) return;
     const t0 = performance.now();
     const dpr = window.devicePixelRatio || 1;
@@ -153,21 +199,45 @@ export function Gantt(props: GanttProps) {
       canvas.style.height = `${l.layout.height}px`;
     }
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    paintStickyAxis();
     paintGantt(ctx, l.layout, l.planIndex, viewOf(), {
       selection: l.props.selection ?? null,
       dropTarget: l.dropTarget,
       showArrows: l.props.showArrows ?? false,
     });
-    if (l.props.measureFrames) meter.current.draw(performance.now() - t0);
+    if (measuring(l.props)) meter.current.draw(performance.now() - t0, frameTime);
   };
 
   const redraw = () => {
     if (rafRef.current !== 0) return;
-    rafRef.current = requestAnimationFrame(() => {
+    rafRef.current = requestAnimationFrame((at) => {
       rafRef.current = 0;
-      if (live.current.mode === 'canvas') paint();
-      else setFrame((f) => f + 1);
+      if (live.current.mode === 'canvas') paint(at);
+      else if (!panSvg(at)) {
+        svgFrame.current = { at, t0: performance.now() };
+        // Render within this frame, not in a later scheduler task, so the pan keeps up with the pointer.
+        flushSync(() => setFrame((f) => f + 1));
+      }
     });
+  };
+
+  /**
+   * A pan within the margin the SVG was rendered with only moves its time group: no render.
+   * Returns false when a render is needed (zoom changed, or the pan went past the margin).
+   */
+  const panSvg = (frameTime: number): boolean => {
+    const g = panRef.current;
+    const r = renderedAt.current;
+    const t = transformRef.current;
+    const l = live.current;
+    if (!g || t.k !== r.k || r.width !== l.width) return false;
+    const dx = t.x - r.x;
+    if (Math.abs(dx) > (l.width - GUTTER) * PAN_MARGIN_VIEWS * 0.9) return false;
+    const t0 = performance.now();
+    g.setAttribute('transform', `translate(${dx},0)`);
+    paintStickyAxis();
+    if (measuring(l.props)) meter.current.draw(performance.now() - t0, frameTime);
+    return true;
   };
 
   /** Hit-test elements over the visible ops, so tests and scripts find canvas ops by data-op-id. */
@@ -200,23 +270,58 @@ export function Gantt(props: GanttProps) {
     host.replaceChildren(...nodes);
   };
 
-  const hitIndex = (clientX: number, clientY: number): number => {
+  /** Client position of the content's (0, 0): the root may scroll (a pane's `overflow: auto`). */
+  const origin = (): { left: number; top: number } => {
     const root = rootRef.current;
-    if (!root) return -1;
+    if (!root) return { left: 0, top: 0 };
     const rect = root.getBoundingClientRect();
-    const x = clientX - rect.left;
-    const y = clientY - rect.top;
+    return {
+      left: rect.left + root.clientLeft - root.scrollLeft,
+      top: rect.top + root.clientTop - root.scrollTop,
+    };
+  };
+
+  const hitIndex = (clientX: number, clientY: number): number => {
+    if (!rootRef.current) return -1;
+    const o = origin();
+    const x = clientX - o.left;
+    const y = clientY - o.top;
     if (x < GUTTER) return -1;
     const view = viewOf();
     const msPerPx = view.t(x + 1) - view.t(x) || 1;
     return opAt(live.current.layout, view.t(x), y, 2 * msPerPx);
   };
 
+  // A render places everything at the current transform: the pan group starts from there again.
+  useLayoutEffect(() => {
+    panRef.current?.removeAttribute('transform');
+    renderedAt.current = { k: transformRef.current.k, x: transformRef.current.x, width };
+    if (live.current.mode === 'svg') paintStickyAxis();
+    const f = svgFrame.current;
+    if (!f) return;
+    svgFrame.current = null;
+    if (measuring(live.current.props)) meter.current.draw(performance.now() - f.t0, f.at);
+  });
+
+  /** The idle span (bubble) under a point of a compute lane, or -1. */
+  const bubbleIndex = (clientX: number, clientY: number): number => {
+    const o = origin();
+    const x = clientX - o.left;
+    const y = clientY - o.top;
+    if (x < GUTTER) return -1;
+    const t = viewOf().t(x);
+    const l = live.current.layout;
+    return l.bubbles.findIndex((b, i) => {
+      const lane = l.lanes[l.bubbleLane[i]!];
+      return !!lane && y >= lane.top && y < lane.top + lane.height && t >= b.startMs && t <= b.endMs;
+    });
+  };
+
   // Follow the element's width.
   useLayoutEffect(() => {
     const root = rootRef.current;
     if (!root || props.width !== undefined) return;
-    if (root.clientWidth > 0) setMeasured(root.clientWidth);
+    setMeasured(root.clientWidth > 0 ? root.clientWidth : 960);
     if (typeof ResizeObserver === 'undefined') return;
     const ro = new ResizeObserver(() => {
       if (root.clientWidth > 0) setMeasured(root.clientWidth);
@@ -252,16 +357,21 @@ export function Gantt(props: GanttProps) {
         return x === t.x && t.y === 0 ? t : zoomIdentity.translate(x, 0).scale(t.k);
       })
       .on('start', () => {
-        if (live.current.props.measureFrames) meter.current.start();
+        if (measuring(live.current.props)) meter.current.start();
         if (overlayRef.current) overlayRef.current.style.display = 'none';
       })
       .on('zoom', (e: D3ZoomEvent<HTMLDivElement, unknown>) => {
+        const before = transformRef.current;
+        // A pan against the edge of the step changes nothing: skip the redraw.
+        if (before.k === e.transform.k && before.x === e.transform.x) return;
         transformRef.current = e.transform;
         if (!applyingSync.current) props.viewSync?.publish({ k: e.transform.k, x: e.transform.x }, root);
         redraw();
       })
       .on('end', () => {
-        meter.current.stop();
+        meter.current.end();
+        // Re-centre the SVG's rendered margin on the settled view.
+        if (live.current.mode === 'svg' && panRef.current?.hasAttribute('transform')) setFrame((f) => f + 1);
         if (overlayRef.current) overlayRef.current.style.display = '';
         rebuildOverlay();
       });
@@ -291,11 +401,11 @@ export function Gantt(props: GanttProps) {
         const o = live.current.layout.ops[live.current.layout.byId.get(id) ?? -1];
         if (!o) return null;
         const view = viewOf();
-        const rect = root.getBoundingClientRect();
+        const at = origin();
         const x0 = view.x(o.ev.startMs);
         return {
-          x: rect.left + x0,
-          y: rect.top + o.y,
+          x: at.left + x0,
+          y: at.top + o.y,
           width: Math.max(1, view.x(o.ev.endMs) - x0),
           height: o.h,
         };
@@ -310,6 +420,17 @@ export function Gantt(props: GanttProps) {
         const k = Math.min(MAX_ZOOM, Math.max(1, d / Math.max(1e-9, t1 - t0)));
         const u0 = GUTTER + (t0 / d) * span;
         z.transform(sel, zoomIdentity.translate(GUTTER - u0 * k, 0).scale(k));
+      },
+      reveal(id) {
+        const o = live.current.layout.ops[live.current.layout.byId.get(id) ?? -1];
+        if (!o) return false;
+        const v = viewOf();
+        const dur = Math.max(o.ev.endMs - o.ev.startMs, live.current.domainMs / MAX_ZOOM);
+        const span = Math.min(v.t1 - v.t0, 40 * dur);
+        const mid = (o.ev.startMs + o.ev.endMs) / 2;
+        const t0 = Math.max(0, Math.min(mid - span / 2, live.current.domainMs - span));
+        this.zoomTo(t0, t0 + span);
+        return true;
       },
       window() {
         const v = viewOf();
@@ -335,7 +456,7 @@ export function Gantt(props: GanttProps) {
   useEffect(() => {
     paint();
     rebuildOverlay();
-  }, [layout, width, mode, props.selection, dropTarget, props.showArrows, domainMs]);
+  }, [layout, width, ready, mode, props.selection, dropTarget, props.showArrows, domainMs]);
 
   const startPress = (e: React.PointerEvent) => {
     if (e.button !== 0 || !props.onReorder) return;
@@ -378,20 +499,40 @@ export function Gantt(props: GanttProps) {
   const markFor = (target: number, clientX: number): DragMark => {
     const o = live.current.layout.ops[target]!;
     const view = viewOf();
-    const left = rootRef.current?.getBoundingClientRect().left ?? 0;
-    const mid = view.x((o.ev.startMs + o.ev.endMs) / 2) + left;
+    const mid = view.x((o.ev.startMs + o.ev.endMs) / 2) + origin().left;
     return { target, position: clientX < mid ? 'before' : 'after' };
   };
 
   const onPointerMove = (e: React.PointerEvent) => {
     if (pressRef.current) return;
     const index = hitIndex(e.clientX, e.clientY);
+    const bubble = index < 0 ? bubbleIndex(e.clientX, e.clientY) : -1;
+    if (bubble !== hoverBubble) setHoverBubble(bubble);
     if (index === live.current.hover) return;
     setHover(index);
     props.onHover?.(layout.ops[index]?.ev ?? null);
   };
 
+  /** Keys: + and − zoom around the centre, ← and → pan, 0 shows the whole step, Escape unselects. */
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    const z = zoomRef.current;
+    const root = rootRef.current;
+    if (!z || !root) return;
+    const sel = select(root);
+    const centre: [number, number] = [GUTTER + (width - GUTTER) / 2, 0];
+    const step = (width - GUTTER) / 8 / transformRef.current.k;
+    if (e.key === '+' || e.key === '=') z.scaleBy(sel, 1.5, centre);
+    else if (e.key === '-' || e.key === '_') z.scaleBy(sel, 1 / 1.5, centre);
+    else if (e.key === 'ArrowLeft') z.translateBy(sel, step, 0);
+    else if (e.key === 'ArrowRight') z.translateBy(sel, -step, 0);
+    else if (e.key === '0') z.transform(sel, zoomIdentity);
+    else if (e.key === 'Escape') props.onSelect?.(null);
+    else return;
+    e.preventDefault();
+  };
+
   const onPointerLeave = () => {
+    setHoverBubble(-1);
     if (live.current.hover === -1) return;
     setHover(-1);
     props.onHover?.(null);
@@ -436,10 +577,13 @@ export function Gantt(props: GanttProps) {
   const hovered = layout.ops[hover];
   const refusalBand = layout.bands.find((b) => b.device === moveDevice) ?? layout.bands[0];
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: the timeline is a pointer surface; ops are also reachable through the program list
     <div
       ref={rootRef}
       data-testid="gantt"
+      role="application"
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a custom widget: the keyboard zooms and pans it
+      tabIndex={0}
+      aria-label="timelines of every device: + and − zoom, arrow keys pan, 0 shows the whole step"
       data-render={mode}
       data-ops={layout.ops.length}
       className="stagecraft-gantt"
@@ -455,9 +599,7 @@ export function Gantt(props: GanttProps) {
       onPointerMove={onPointerMove}
       onPointerLeave={onPointerLeave}
       onClick={onClick}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') props.onSelect?.(null);
-      }}
+      onKeyDown={onKeyDown}
       onDragOver={onDragOver}
       onDragLeave={onDragLeave}
       onDrop={onDrop}
@@ -467,7 +609,20 @@ export function Gantt(props: GanttProps) {
           No timeline in this simulation.
         </p>
       )}
-      {mode === 'svg' ? (
+      <div
+        aria-hidden="true"
+        style={{
+          position: 'sticky',
+          top: 0,
+          height: AXIS_HEIGHT,
+          marginBottom: -AXIS_HEIGHT,
+          zIndex: 1,
+          pointerEvents: 'none',
+        }}
+      >
+        {ready && <canvas ref={axisRef} style={{ display: 'block' }} />}
+      </div>
+      {!ready ? null : mode === 'svg' ? (
         <GanttSvg
           layout={layout}
           plan={planIndex}
@@ -476,6 +631,7 @@ export function Gantt(props: GanttProps) {
           dropTarget={dropTarget}
           showArrows={props.showArrows ?? false}
           uid={uid}
+          panRef={panRef}
         />
       ) : (
         <canvas ref={canvasRef} style={{ display: 'block' }} />
@@ -486,6 +642,9 @@ export function Gantt(props: GanttProps) {
         style={{ position: 'absolute', inset: 0, pointerEvents: 'none' }}
       />
       {dragMark && <InsertMark layout={layout} view={view} mark={dragMark} />}
+      {!hovered && !dragMark && layout.bubbles[hoverBubble] && (
+        <BubbleDetails layout={layout} view={view} index={hoverBubble} />
+      )}
       {hovered && !dragMark && (
         <OpDetails
           op={hovered.ev}
@@ -493,6 +652,11 @@ export function Gantt(props: GanttProps) {
           view={view}
           layout={layout}
           directiveLabel={props.directiveLabel}
+          visibleBottom={
+            rootRef.current && rootRef.current.clientHeight > 0
+              ? rootRef.current.scrollTop + rootRef.current.clientHeight
+              : undefined
+          }
         />
       )}
       {props.refusal && refusalBand && (
@@ -538,5 +702,36 @@ function InsertMark({ layout, view, mark }: { layout: GanttLayout; view: TimeVie
         pointerEvents: 'none',
       }}
     />
+  );
+}
+
+function BubbleDetails({ layout, view, index }: { layout: GanttLayout; view: TimeView; index: number }) {
+  const b = layout.bubbles[index]!;
+  const lane = layout.lanes[layout.bubbleLane[index]!];
+  const total = layout.bubbles
+    .filter((x) => x.device === b.device)
+    .reduce((t, x) => t + x.endMs - x.startMs, 0);
+  const x = Math.min(Math.max(view.x((b.startMs + b.endMs) / 2), GUTTER), Math.max(GUTTER, view.width - 240));
+  return (
+    <div
+      data-testid="gantt-bubble-tooltip"
+      role="tooltip"
+      style={{
+        position: 'absolute',
+        left: x,
+        top: (lane?.top ?? 0) + (lane?.height ?? 0) + 4,
+        zIndex: 2,
+        padding: '4px 8px',
+        background: 'rgba(33, 37, 41, 0.94)',
+        color: '#f8f9fa',
+        borderRadius: 4,
+        font: '11px/1.45 system-ui, sans-serif',
+        pointerEvents: 'none',
+        whiteSpace: 'nowrap',
+      }}
+    >
+      idle {formatMs(b.endMs - b.startMs)} on device {b.device} ({formatMs(b.startMs)} → {formatMs(b.endMs)});{' '}
+      {formatMs(total)} in all, {((total / Math.max(1e-12, layout.makespanMs)) * 100).toFixed(1)}% of the step
+    </div>
   );
 }

@@ -11,9 +11,14 @@ interface Props {
   view: TimeView;
   layout: GanttLayout;
   directiveLabel?: ((index: number) => string | undefined) | undefined;
+  /** Lowest visible y of the timeline (it may scroll): below it the details open above the op. */
+  visibleBottom?: number | undefined;
 }
 
-export function OpDetails({ op, plan, view, layout, directiveLabel }: Props) {
+/** Room the details need below an op before they open above it instead. */
+const ROOM = 170;
+
+export function OpDetails({ op, plan, view, layout, directiveLabel, visibleBottom }: Props) {
   const placed = layout.ops[layout.byId.get(op.id) ?? -1];
   const inst = plan.byId.get(op.id);
   const rows: [string, string][] = [
@@ -39,16 +44,19 @@ export function OpDetails({ op, plan, view, layout, directiveLabel }: Props) {
     rows.push(['made by', `${named}, pass ${inst.provenance.pass}`]);
   }
   const x = placed ? Math.min(Math.max(view.x(op.startMs), 80), Math.max(80, view.width - 300)) : 80;
-  const y = placed ? placed.y + placed.h + 4 : 0;
+  const below = placed ? placed.y + placed.h + 4 : 0;
+  const above = !!placed && placed.y > ROOM && below + ROOM > (visibleBottom ?? layout.height + ROOM);
+  const y = above ? placed.y - 4 : below;
   return (
     <div
       data-testid="gantt-tooltip"
-      data-op-id={op.id}
+      data-tooltip-op={op.id}
       role="tooltip"
       style={{
         position: 'absolute',
         left: x,
         top: y,
+        transform: above ? 'translateY(-100%)' : undefined,
         zIndex: 2,
         minWidth: 220,
         maxWidth: 420,

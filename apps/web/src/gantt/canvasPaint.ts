@@ -16,9 +16,10 @@ import {
   OVERLAP_OUTLINE,
   opColor,
   SELECTION_OUTLINE,
+  STEP_END,
 } from './colors.ts';
-import { mbLabel, memberOp } from './label.ts';
-import { AXIS_HEIGHT, type GanttLayout, GUTTER, opsInWindow } from './layout.ts';
+import { formatBytes, mbLabel, memberOp } from './label.ts';
+import { AXIS_HEIGHT, type DeviceBand, type GanttLayout, GUTTER, opsInWindow } from './layout.ts';
 import type { PlanIndex } from './planIndex.ts';
 import { axisTicks } from './ticks.ts';
 import type { TimeView } from './view.ts';
@@ -56,7 +57,9 @@ export function paintGantt(
   state: PaintState,
 ): void {
   const { width } = view;
-  ctx.clearRect(0, 0, width, layout.height);
+  // The canvas is opaque (composited faster): paint the background.
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, width, layout.height);
   ctx.save();
   ctx.beginPath();
   ctx.rect(GUTTER, 0, width - GUTTER, layout.height);
@@ -87,20 +90,27 @@ export function paintGantt(
     p.rect(x, y, w, h);
   };
   for (const lane of layout.lanes) {
+    // Zoomed out, many ops share a pixel column: the first one drawn in a column stands for the
+    // rest, which keeps the number of rectangles at about the plot's width per row.
+    const filled = new Map<number, number>();
     for (const i of opsInWindow(layout, lane, view.t0, view.t1)) {
       const o = layout.ops[i]!;
       const x0 = view.x(o.ev.startMs);
       const w = Math.max(1, view.x(o.ev.endMs) - x0 - (o.ev.endMs > o.ev.startMs ? 0.5 : 0));
+      const lastColumn = Math.floor(x0 + w - 1e-6);
+      const upTo = filled.get(o.y) ?? Number.NEGATIVE_INFINITY;
+      if (lastColumn <= upTo) continue;
+      filled.set(o.y, lastColumn);
       const h = Math.max(1, o.h - 1);
       const members = o.ev.members;
       if (members && members.length > 1) {
         const part = h / members.length;
         members.forEach((m, k) => {
-          addRect(opColor(memberOp(m)), x0, o.y + k * part, w, part);
+          addRect(opColor(memberOp(m), o.memberChunks?.[k] ?? 0), x0, o.y + k * part, w, part);
         });
-        outlines.rect(x0 + 0.5, o.y + 0.5, Math.max(0, w - 1), h - 1);
+        if (w >= 3) outlines.rect(x0 + 0.5, o.y + 0.5, Math.max(0, w - 1), h - 1);
       } else {
-        addRect(opColor(o.ev.op), x0, o.y, w, h);
+        addRect(opColor(o.ev.op, o.chunk), x0, o.y, w, h);
       }
       if (w >= 14 && h >= 10) {
         const text = labelOf(o.ev, plan);
@@ -141,7 +151,7 @@ export function paintGantt(
     ctx.strokeStyle = ARROW;
     ctx.fillStyle = ARROW;
     ctx.lineWidth = 1;
-    for (const [a, b] of visibleTransfers(layout, plan, view)) {
+    for (const [a, b] of visibleTransfers(layout, plan, view.t0, view.t1)) {
       const x0 = view.x(a.ev.startMs);
       const y0 = a.y + a.h / 2;
       const x1 = view.x(b.ev.endMs);
@@ -159,33 +169,37 @@ export function paintGantt(
     }
   }
 
+  // On an axis shared with longer steps, where this one ends.
+  if (view.domainMs > layout.makespanMs * (1 + 1e-9)) {
+    const x = view.x(layout.makespanMs);
+    ctx.strokeStyle = STEP_END;
+    ctx.lineWidth = 1;
+    ctx.setLineDash([2, 3]);
+    ctx.beginPath();
+    ctx.moveTo(x + 0.5, AXIS_HEIGHT);
+    ctx.lineTo(x + 0.5, layout.height);
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+
   // Memory curves with the capacity line.
   for (const band of layout.bands) {
     if (band.memoryHeight === 0) continue;
     const yOf = (bytes: number) =>
       band.memoryTop + band.memoryHeight - 3 - (bytes / band.memoryScaleBytes) * (band.memoryHeight - 6);
-    const pts = band.memory;
+    const vertices = stepVertices(band.memory, view, yOf, layout.makespanMs);
     const area = new Path2D();
     const line = new Path2D();
     const base = yOf(0);
-    let started = false;
-    for (let k = 0; k < pts.length; k++) {
-      const [t, bytes] = pts[k]!;
-      const next = pts[k + 1]?.[0] ?? layout.makespanMs;
-      if (next < view.t0 || t > view.t1) continue;
-      const x0 = view.x(t);
-      const x1 = view.x(next);
-      const y = yOf(bytes);
-      if (!started) {
-        area.moveTo(x0, base);
-        line.moveTo(x0, y);
-        started = true;
-      }
-      area.lineTo(x0, y);
-      area.lineTo(x1, y);
-      line.lineTo(x0, y);
-      line.lineTo(x1, y);
-      if (k === pts.length - 1 || pts[k + 1]![0] > view.t1) area.lineTo(x1, base);
+    if (vertices.length > 0) {
+      area.moveTo(vertices[0]![0], base);
+      vertices.forEach(([x, y], k) => {
+        area.lineTo(x, y);
+        if (k === 0) line.moveTo(x, y);
+        else line.lineTo(x, y);
+      });
+      area.lineTo(vertices[vertices.length - 1]![0], base);
+      area.closePath();
     }
     ctx.fillStyle = MEMORY_FILL;
     ctx.fill(area);
@@ -217,17 +231,34 @@ export function paintGantt(
     ctx.font = '10px system-ui, sans-serif';
     for (const lane of band.lanes)
       if (lane.stream !== 'compute') ctx.fillText(lane.stream, 10, lane.top + lane.height / 2);
-    if (band.memoryHeight > 0) ctx.fillText('memory', 10, band.memoryTop + band.memoryHeight / 2);
+    if (band.memoryHeight > 0) {
+      const over = band.capacityBytes !== undefined && band.peakBytes > band.capacityBytes;
+      ctx.fillStyle = over ? CAPACITY_LINE : '#212529';
+      ctx.fillText(memoryLabel(band), 10, band.memoryTop + band.memoryHeight / 2);
+      ctx.fillStyle = '#212529';
+    }
   }
+  paintAxis(ctx, view);
+}
+
+/** The time axis row: also drawn alone on the sticky axis that stays in view while the lanes scroll. */
+export function paintAxis(ctx: CanvasRenderingContext2D, view: TimeView): void {
+  const { width } = view;
+  ctx.fillStyle = '#f8f9fa';
+  ctx.fillRect(0, 0, GUTTER, AXIS_HEIGHT);
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(GUTTER, 0, width - GUTTER, AXIS_HEIGHT);
   ctx.strokeStyle = '#868e96';
   ctx.fillStyle = '#495057';
+  ctx.font = '10px system-ui, sans-serif';
   ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.lineWidth = 1;
   ctx.beginPath();
   ctx.moveTo(GUTTER, AXIS_HEIGHT - 0.5);
   ctx.lineTo(width, AXIS_HEIGHT - 0.5);
   for (const tick of axisTicks(view)) {
+    if (tick.x > width - 14) continue;
     ctx.moveTo(tick.x, AXIS_HEIGHT - 5);
     ctx.lineTo(tick.x, AXIS_HEIGHT);
     ctx.fillText(tick.label, tick.x, AXIS_HEIGHT / 2 - 2);
@@ -244,15 +275,68 @@ export function labelOf(ev: TimelineEvent, plan: PlanIndex): string {
 export function visibleTransfers(
   layout: GanttLayout,
   plan: PlanIndex,
-  view: TimeView,
+  t0: number,
+  t1: number,
 ): [GanttLayout['ops'][number], GanttLayout['ops'][number]][] {
   const out: [GanttLayout['ops'][number], GanttLayout['ops'][number]][] = [];
   for (const [send, recv] of plan.recvOf) {
     const a = layout.ops[layout.byId.get(send) ?? -1];
     const b = layout.ops[layout.byId.get(recv) ?? -1];
     if (!a || !b) continue;
-    if (b.ev.endMs < view.t0 || a.ev.startMs > view.t1) continue;
+    if (b.ev.endMs < t0 || a.ev.startMs > t1) continue;
     out.push([a, b]);
   }
   return out;
+}
+
+/**
+ * Vertices of a memory step curve over the visible window, at most four per pixel column (in,
+ * lowest, highest, out), however many allocations fall into it.
+ */
+export function stepVertices(
+  points: readonly [number, number][],
+  view: TimeView,
+  yOf: (bytes: number) => number,
+  endMs: number,
+): [number, number][] {
+  const out: [number, number][] = [];
+  let col = Number.NaN;
+  let enter = Number.NaN;
+  let lo = 0;
+  let hi = 0;
+  let last = Number.NaN;
+  let lastEnd = 0;
+  const flush = () => {
+    if (Number.isNaN(col)) return;
+    out.push([col, enter]);
+    if (lo < hi) out.push([col, lo], [col, hi]);
+    out.push([col, last]);
+  };
+  for (let k = 0; k < points.length; k++) {
+    const [t, bytes] = points[k]!;
+    const next = points[k + 1]?.[0] ?? endMs;
+    if (next < view.t0 || t > view.t1) continue;
+    const c = Math.round(view.x(t));
+    const y = yOf(bytes);
+    if (c !== col) {
+      flush();
+      col = c;
+      enter = Number.isNaN(last) ? y : last;
+      lo = hi = y;
+    } else {
+      lo = Math.min(lo, y);
+      hi = Math.max(hi, y);
+    }
+    last = y;
+    lastEnd = next;
+  }
+  flush();
+  if (!Number.isNaN(col)) out.push([view.x(lastEnd), last]);
+  return out;
+}
+
+/** Gutter text of a memory strip: the device's peak, flagged when it exceeds the capacity. */
+export function memoryLabel(band: DeviceBand): string {
+  const over = band.capacityBytes !== undefined && band.peakBytes > band.capacityBytes;
+  return `${over ? 'OOM ' : 'peak '}${formatBytes(band.peakBytes)}`;
 }

@@ -23,8 +23,27 @@ export const OP_COLORS: Record<string, string> = {
 /** Text drawn on a pass colour: dark on the light fills, white on the rest. */
 const DARK_TEXT = new Set(['BI', 'RECOMPUTE', 'SEND', 'RECV', 'ALL_GATHER', 'REDUCE_SCATTER']);
 
-export function opColor(op: string): string {
-  return OP_COLORS[op] ?? '#adb5bd';
+/**
+ * Colour of an op; `chunk` is which of its device's stages the op belongs to (interleaved, V and
+ * DualPipe placements hold two or more): later chunks are drawn darker, as in the published figures.
+ */
+export function opColor(op: string, chunk = 0): string {
+  const base = OP_COLORS[op] ?? '#adb5bd';
+  return chunk > 0 && op in CHUNKED ? darker(base, Math.min(0.45, 0.3 * chunk)) : base;
+}
+
+const CHUNKED: Record<string, true> = { F: true, B: true, BI: true, BW: true, RECOMPUTE: true };
+
+const shades = new Map<string, string>();
+function darker(hex: string, by: number): string {
+  const key = `${hex}/${by}`;
+  const hit = shades.get(key);
+  if (hit) return hit;
+  const n = Number.parseInt(hex.slice(1), 16);
+  const ch = (shift: number) => Math.round(((n >> shift) & 255) * (1 - by));
+  const out = `#${[16, 8, 0].map((s) => ch(s).toString(16).padStart(2, '0')).join('')}`;
+  shades.set(key, out);
+  return out;
 }
 
 export function labelColor(op: string): string {
@@ -40,3 +59,4 @@ export const MEMORY_FILL = 'rgba(59, 125, 216, 0.18)';
 export const MEMORY_LINE = '#3b7dd8';
 export const CAPACITY_LINE = '#e03131';
 export const ARROW = 'rgba(73, 80, 87, 0.7)';
+export const STEP_END = '#495057';

@@ -6,25 +6,38 @@
  *   a memory curve beneath each device with a dashed capacity line when `memoryCapacityBytes`
  *   gives one; idle compute spans (bubbles) hatched; overlapped pairs drawn as two halves with an
  *   outline; each op labelled with its microbatch; SEND→RECV arrows with `showArrows`.
- * - wheel zooms around the pointer; drag, shift+wheel or a horizontal wheel pans.
+ * - wheel zooms around the pointer; drag, shift+wheel or a horizontal wheel pans; focused, + and −
+ *   zoom, the arrow keys pan, 0 shows the whole step and Escape unselects. The time axis stays in
+ *   view (sticky) when the lanes scroll.
  * - SVG up to SVG_OP_LIMIT ops, a canvas beyond (same look; only the visible window is drawn and
  *   zoom/pan repaints without a React render).
  *
  * Stable hooks:
- * - the root has `data-testid="gantt"` and `data-render="svg"|"canvas"`; in SVG mode every op is
- *   a `<g data-op-id="<instruction id>">`. In canvas mode the `data-testid="gantt-hit-layer"`
- *   element holds one transparent `<div data-op-id>` per op of the visible window once zoom or
- *   pan settles, as long as at most OVERLAY_OP_LIMIT ops are visible; otherwise use the handle.
+ * - the root has `data-testid="gantt"`, `data-render="svg"|"canvas"` and `data-ops`; in SVG mode
+ *   every op is a `<g data-op-id="<instruction id>" data-op data-device data-stream>` whose text
+ *   is its microbatch label. In canvas mode the `data-testid="gantt-hit-layer"` element holds one
+ *   transparent `<div data-op-id data-op>` per op of the visible window once zoom or pan settles,
+ *   as long as at most OVERLAY_OP_LIMIT ops are visible (its `data-visible-ops` says how many);
+ *   `handle.reveal(id)` zooms until an op has one. Pointer gestures on those divs work as on SVG.
  * - `rootElement.stagecraftGantt` (GanttHandle): `locate(id)` → client rect of an op, `opAt(x, y)`,
- *   `zoomTo(t0Ms, t1Ms)`, `window()`. Bubbles are `[data-bubble-device]` with data-start-ms and
- *   data-end-ms (SVG); the refusal is `data-testid="gantt-refusal"`, hover details
- *   `data-testid="gantt-tooltip"`.
- * - drag an op onto another op of the same device: `onReorder({op, target, position})`; feed it to
- *   `moveOp(design, compiled, move)` and pass the refusal reason back as `refusal`.
- * - HTML5 drop of `PALETTE_DRAG_TYPE` data onto an op: `onDropPaletteItem(item, op)`.
- * - `measureFrames`: frame intervals and redraw durations while zooming or panning collect in
- *   `window.__stagecraftGanttFrames` ({ intervals, draws, gestures }; reset it by assigning
- *   undefined).
+ *   `zoomTo(t0Ms, t1Ms)`, `reveal(id)`, `window()`, `render`.
+ * - bubbles are `[data-bubble-device]` with `data-start-ms` / `data-end-ms` (SVG); the memory
+ *   strip's peak is `[data-peak-bytes]`; the refusal is `data-testid="gantt-refusal"` (role alert);
+ *   hover details `data-testid="gantt-tooltip"` (with `data-tooltip-op`); the insertion mark while
+ *   dragging an op `data-testid="gantt-insert-mark"` (`data-position`, `data-target`).
+ * - dragging an op (pointer down on it, move, release on another op) calls
+ *   `onReorder({ op, target, position })`, position by which half of the target the pointer is
+ *   released over. Feed it to `moveOp(design, compiled, move)` and pass `reason` back as `refusal`
+ *   (clear it on success). Without `onReorder`, a drag from an op pans. moveOp returns the very
+ *   same design object when the op already sits there.
+ * - HTML5 drop of PALETTE_DRAG_TYPE (`application/x-stagecraft-palette`, data = item name) onto
+ *   an op calls `onDropPaletteItem(item, op)`; the op under the pointer is outlined meanwhile.
+ * - frame times: with `measureFrames`, or whenever `window.__stagecraftGanttFrames` exists (a
+ *   benchmark can set it to `{ intervals: [], draws: [], gestures: 0 }` from outside), every
+ *   animation frame that redrew during a zoom or pan records the time to the next frame in
+ *   `intervals` and the redraw's own cost in `draws`. Pan with real input (Playwright's mouse:
+ *   drag on the axis row or any background, or shift+wheel) after zooming in (`zoomTo`), then
+ *   read the arrays; 60 fps means intervals of about 16.7 ms.
  */
 export { OP_COLORS, opColor } from './colors.ts';
 export type { GanttFrames } from './frameMeter.ts';
@@ -36,6 +49,7 @@ export {
   PALETTE_DRAG_TYPE,
   SVG_OP_LIMIT,
 } from './Gantt.tsx';
+export { GanttLegend } from './GanttLegend.tsx';
 export { type GanttLayout, type IdleSpan, idleSpans, layoutGantt } from './layout.ts';
 export { type CompiledDesign, type MoveResult, moveOp, type OpMove } from './reorder.ts';
 export { createViewSync, type SharedTransform, type ViewSync } from './viewSync.ts';

@@ -8,7 +8,7 @@ import type { Plan } from '@stagecraft/ir';
 import type { Simulation, TimelineEvent } from '@stagecraft/sim';
 
 export const AXIS_HEIGHT = 22;
-export const GUTTER = 76;
+export const GUTTER = 88;
 const COMPUTE_LANE = 26;
 const OTHER_LANE = 16;
 const MEMORY_STRIP = 34;
@@ -44,12 +44,17 @@ export interface DeviceBand {
   bottom: number;
   /** Peak bytes of the curve, and the device's capacity when known: the strip's full height. */
   memoryScaleBytes: number;
+  peakBytes: number;
   capacityBytes: number | undefined;
   memory: [number, number][];
 }
 
 export interface PlacedOp {
   ev: TimelineEvent;
+  /** Which of the device's stages the op belongs to (0 for the first, or for ops of none). */
+  chunk: number;
+  /** The same for each member of an overlapped unit. */
+  memberChunks?: number[];
   lane: number;
   /** Top and height in pixels (rows split a lane). */
   y: number;
@@ -76,6 +81,8 @@ export interface GanttLayout {
 
 export interface LayoutOptions {
   memoryCapacityBytes?: ((device: number) => number | undefined) | undefined;
+  /** Bytes at the top of every memory strip, so several timelines compare at one scale. */
+  memoryScaleBytes?: number | undefined;
 }
 
 export function layoutGantt(sim: Simulation, plan: Plan, options: LayoutOptions = {}): GanttLayout {
@@ -92,6 +99,20 @@ export function layoutGantt(sim: Simulation, plan: Plan, options: LayoutOptions 
     if (!s.includes(ev.stream)) s.push(ev.stream);
   }
   const stagesOf = new Map(plan.devices.map((d) => [d.device, d.stages]));
+  const memberTags = new Map<string, Record<string, number | string>[]>();
+  for (const d of plan.devices)
+    for (const s of d.streams)
+      for (const i of s.instructions)
+        if (i.op === 'OVERLAP')
+          memberTags.set(
+            i.id,
+            i.members.map((m) => m.tags),
+          );
+  const chunkOf = (device: number, tags: Record<string, number | string>) => {
+    const pp = tags.PP;
+    const k = typeof pp === 'number' ? (stagesOf.get(device)?.indexOf(pp) ?? -1) : -1;
+    return Math.max(0, k);
+  };
   const memoryOf = new Map((sim.memory ?? []).map((m) => [m.device, m.points]));
   const eventsOf = new Map<string, TimelineEvent[]>();
   for (const ev of timeline) {
@@ -122,7 +143,15 @@ export function layoutGantt(sim: Simulation, plan: Plan, options: LayoutOptions 
       events.forEach((ev, k) => {
         const rh = height / rows;
         laneOps[k] = ops.length;
-        ops.push({ ev, lane: index, y: y + rowOf[k]! * rh, h: rh });
+        const members = memberTags.get(ev.id);
+        ops.push({
+          ev,
+          chunk: chunkOf(device, ev.tags),
+          ...(members ? { memberChunks: members.map((t) => chunkOf(device, t)) } : {}),
+          lane: index,
+          y: y + rowOf[k]! * rh,
+          h: rh,
+        });
         maxDurMs = Math.max(maxDurMs, ev.endMs - ev.startMs);
       });
       const lane: Lane = { index, device, stream, top: y, height, rows, ops: laneOps, maxDurMs };
@@ -144,7 +173,8 @@ export function layoutGantt(sim: Simulation, plan: Plan, options: LayoutOptions 
       memoryTop,
       memoryHeight: memory.length > 0 ? MEMORY_STRIP : 0,
       bottom: y,
-      memoryScaleBytes: Math.max(peak, capacityBytes ?? 0) * 1.05 || 1,
+      memoryScaleBytes: Math.max(peak, capacityBytes ?? 0, options.memoryScaleBytes ?? 0) * 1.05 || 1,
+      peakBytes: peak,
       capacityBytes,
       memory,
     });

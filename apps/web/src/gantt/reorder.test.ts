@@ -66,6 +66,13 @@ describe('moveOp', () => {
     });
   });
 
+  it('leaves the design as it is when the op already sits there', () => {
+    const r = runExample('1f1b-p4-m8');
+    const moved = moveOp(r.design, r.compiled, { op: 'F.b0.mb0', target: 'F.b0.mb1', position: 'before' });
+    expect(moved).toEqual({ ok: true, design: r.design });
+    if (moved.ok) expect(moved.design).toBe(r.design);
+  });
+
   it('refuses a move across devices', () => {
     const r = runExample('1f1b-p4-m8');
     const moved = moveOp(r.design, r.compiled, { op: 'F.b0.mb0', target: 'F.b1.mb0', position: 'after' });

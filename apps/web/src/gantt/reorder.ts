@@ -29,6 +29,7 @@ export interface OpMove {
   position: 'before' | 'after';
 }
 
+/** `design` is the caller's own object when the op already sits there (nothing to record). */
 export type MoveResult = { ok: true; design: Design } | { ok: false; reason: string };
 
 /** What moveOp reads from the last successful compile of `design` (a compile result fits as is). */
@@ -155,7 +156,8 @@ export function moveOp(design: Design, compiled: CompiledDesign, move: OpMove): 
       return refuse(`${xName} must come before ${z}, which depends on it: ${describeChain(dag, chain)}`);
     }
   } else {
-    return refuse(`${move.op} is already ${move.position} ${move.target}`);
+    // Already there: nothing to edit (the same design object tells the caller so).
+    return { ok: true, design };
   }
 
   const edited: OrderDirective = { ...order, filters: moved.map((s) => order.filters[s]!) };

@@ -10,6 +10,8 @@ export interface TimeView {
   t0: number;
   t1: number;
   width: number;
+  /** End of the time axis. */
+  domainMs: number;
 }
 
 /** Right margin of the plot, so the last op does not touch the edge. */
@@ -31,7 +33,7 @@ export function timeView(
   const { k, x: tx } = transform;
   const px = (t: number) => (gutter + (t / d) * span) * k + tx;
   const tm = (x: number) => (((x - tx) / k - gutter) / span) * d;
-  return { x: px, t: tm, t0: Math.max(0, tm(gutter)), t1: Math.min(d, tm(width)), width };
+  return { x: px, t: tm, t0: Math.max(0, tm(gutter)), t1: Math.min(d, tm(width)), width, domainMs: d };
 }
 
 /** Keep the plot filled: no panning left of time 0 or right of the domain's end. */
