@@ -39,15 +39,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     store: options.store,
     pool: options.pool,
     limits,
-    cache: options.cache ?? new ResultCache(),
+    cache: options.cache ?? new ResultCache(1024, limits.cacheBytes),
     startedAt: Date.now(),
   };
   const web = options.web ?? WebApp.notBuilt();
   const app = Fastify({
     bodyLimit: limits.bodyBytes,
     logger: options.logger ? { level: 'warn' } : false,
-    // Error replies are built here, never from an error's stack.
     return503OnClosing: true,
+    // Errors the router raises before any route (a malformed URL) get the same shape as the rest.
+    frameworkErrors: (err, _req, reply) => {
+      const { status, issues } = describeError(err, limits, undefined, undefined);
+      // The generic reply type of this hook is not the routes' one: answer through the raw status.
+      const raw = reply as unknown as { code(n: number): { type(t: string): { send(b: unknown): void } } };
+      raw.code(status).type('application/json; charset=utf-8').send(errorBody(issues));
+    },
   });
 
   app.removeAllContentTypeParsers();
@@ -118,6 +124,8 @@ function describeError(
       return whole(400, 'the content-length does not match the body');
     case 'FST_ERR_CTP_INVALID_TYPE':
       return whole(415, 'the content-type is not valid');
+    case 'FST_ERR_BAD_URL':
+      return whole(400, 'the URL is not valid (a malformed %-escape)');
   }
   const status = (err as FastifyError).statusCode;
   if (status !== undefined && status >= 400 && status < 500) {

@@ -191,8 +191,29 @@ function nodeDiff(
     const old = before.get(n.id);
     if (old === undefined) added.push(n.id);
     // Passes share the nodes they do not rewrite, so an unchanged reference is an unchanged node.
-    else if (old !== n && JSON.stringify(old) !== JSON.stringify(n)) changed.push(n.id);
+    else if (old !== n && !sameFields(old, n)) changed.push(n.id);
   }
   const removed = prev ? prev.nodes.filter((n) => !seen.has(n.id)).map((n) => n.id) : [];
   return { added, removed, changed };
+}
+
+/** Nodes are flat records of scalars, small arrays (dims) and small records (provenance). */
+function sameFields(a: object, b: object): boolean {
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const keys = Object.keys(ra);
+  if (keys.length !== Object.keys(rb).length) return false;
+  for (const k of keys) {
+    const x = ra[k];
+    const y = rb[k];
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (Array.isArray(x) !== Array.isArray(y)) return false;
+    const kx = Object.keys(x);
+    if (kx.length !== Object.keys(y).length) return false;
+    for (const j of kx) {
+      if ((x as Record<string, unknown>)[j] !== (y as Record<string, unknown>)[j]) return false;
+    }
+  }
+  return true;
 }

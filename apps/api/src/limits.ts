@@ -14,6 +14,10 @@ export interface Limits {
   queueLength: number;
   /** Worker threads compiling designs. */
   workers: number;
+  /** Compile answers kept by content hash, in bytes (an answer of a p=8, m=32 design is about 0.8 MB). */
+  cacheBytes: number;
+  /** Heap of one worker, in MiB: a compile that needs more is stopped (413), not the server. */
+  workerMemoryMb: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -23,6 +27,8 @@ export const DEFAULT_LIMITS: Limits = {
   compileMs: 20_000,
   queueLength: 256,
   workers: Math.max(1, availableParallelism()),
+  workerMemoryMb: 2048,
+  cacheBytes: 64 * 1024 * 1024,
 };
 
 export function withLimits(partial: Partial<Limits> = {}): Limits {

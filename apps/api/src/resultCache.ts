@@ -27,11 +27,12 @@ export class ResultCache {
   }
 
   set(key: string, value: string): void {
-    const size = value.length * 2;
+    // JSON of the API is ASCII: V8 keeps it one byte per character.
+    const size = value.length;
     if (size > this.maxBytes) return;
     const old = this.entries.get(key);
     if (old !== undefined) {
-      this.bytes -= old.length * 2;
+      this.bytes -= old.length;
       this.entries.delete(key);
     }
     this.entries.set(key, value);
@@ -39,7 +40,7 @@ export class ResultCache {
     for (const [k, v] of this.entries) {
       if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
       this.entries.delete(k);
-      this.bytes -= v.length * 2;
+      this.bytes -= v.length;
     }
   }
 

@@ -1,6 +1,7 @@
 /** Request bodies and parameters, parsed once at the edge into typed values or a 400 naming the path. */
 import { type Design, fromZod, type Issue, parseDesign } from '@stagecraft/ir';
 import { z } from 'zod';
+import { designSizeIssue } from './designSize.ts';
 import { DESIGN_ID } from './designStore.ts';
 import { ApiError, underPath } from './errors.ts';
 
@@ -26,7 +27,12 @@ export const compileBodySchema = z.strictObject({
 export const exportBodySchema = z.strictObject({
   design: z.unknown().optional(),
   format: z.enum(EXPORT_FORMATS),
-  options: z.strictObject({ torchFormat: z.enum(['compute_only', 'compute_comms']).optional() }).optional(),
+  options: z
+    .strictObject({
+      torchFormat: z.enum(['compute_only', 'compute_comms']).optional(),
+      torchDialect: z.enum(['current', 'legacy']).optional(),
+    })
+    .optional(),
 });
 
 export const createDesignBodySchema = z.strictObject({
@@ -61,6 +67,14 @@ export function designField(value: unknown): Design {
       parsed.errors.map((i: Issue) => underPath('design', i)),
     );
   return parsed.design;
+}
+
+/** A design to compile: parsed as `designField`, and small enough for the op limit (413). */
+export function compilableDesign(value: unknown, maxOps: number): Design {
+  const design = designField(value);
+  const tooLarge = designSizeIssue(design, maxOps);
+  if (tooLarge) throw new ApiError(413, tooLarge);
+  return design;
 }
 
 /** A design id from the URL, or a 400 naming `id`. */

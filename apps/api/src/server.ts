@@ -49,6 +49,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     timeLimitMs: limits.compileMs,
     maxOps: limits.maxOps,
     queueLength: limits.queueLength,
+    memoryMb: limits.workerMemoryMb,
   });
   const dist = options.webDist ?? join(REPO_ROOT, 'apps', 'web', 'dist');
   const web = WebApp.load(existsSync(dist) ? dist : undefined);
@@ -62,7 +63,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     store.close();
   };
   try {
-    await pool.ready();
+    // Workers load while the server starts listening: compiles wait in the queue until one is ready.
     await app.listen({ port: options.port ?? DEFAULT_PORT, host: options.host ?? DEFAULT_HOST });
   } catch (e) {
     await close();

@@ -29,6 +29,7 @@ export async function testApp(
     timeLimitMs: limits.compileMs,
     maxOps: limits.maxOps,
     queueLength: limits.queueLength,
+    memoryMb: limits.workerMemoryMb,
   });
   await pool.ready();
   const app = await buildApp({ store, pool, limits, ...(options.web ? { web: options.web } : {}) });

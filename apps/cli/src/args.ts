@@ -3,8 +3,11 @@
  * or prints: `main` decides what to do with the result.
  */
 import { parseArgs } from 'node:util';
+import { COMPARE_OPTIONS, COMPARE_USAGE, type CompareCommand, parseCompareArgs } from './commands/compare.ts';
+import { EXPORT_OPTIONS, EXPORT_USAGE, type ExportCommand, parseExportArgs } from './commands/export.ts';
+import { IMPORT_OPTIONS, IMPORT_USAGE, type ImportCommand, parseImportArgs } from './commands/import.ts';
 
-export const COMMANDS = ['validate', 'compile', 'simulate'] as const;
+export const COMMANDS = ['validate', 'compile', 'simulate', 'export', 'import', 'compare'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export interface GlobalOptions {
@@ -17,7 +20,10 @@ export type Command =
   | { kind: 'version' }
   | ({ kind: 'validate'; design: string } & GlobalOptions)
   | ({ kind: 'compile'; design: string; output?: string } & GlobalOptions)
-  | ({ kind: 'simulate'; design: string; json: boolean; width?: number } & GlobalOptions);
+  | ({ kind: 'simulate'; design: string; json: boolean; width?: number } & GlobalOptions)
+  | ExportCommand
+  | ImportCommand
+  | CompareCommand;
 
 export type ParsedArgs = { ok: true; command: Command } | { ok: false; error: string; command?: CommandName };
 
@@ -27,6 +33,9 @@ Commands:
   validate <design>              check a design file; print "ok: <name> (<n> directives)"
   compile <design> [-o <file>]   compile a design to a stagecraft/plan@1 per-device plan
   simulate <design> [--json]     compile and simulate a design; print its timeline metrics
+  export <design> --format <f>   write the design as piper, torch-csv, chrome-trace or plan
+  import <file> --format <f>     read a torch-csv schedule or a Piper program into a design
+  compare <design> <design> …    simulate designs and print them side by side
   serve [--port <n>] [--db <f>]  the API and the web app on 127.0.0.1 (see "stagecraft serve --help")
 
 Global options:
@@ -38,6 +47,9 @@ Exit status: 0 on success, 1 on any error (bad arguments, unreadable file, inval
 Errors are printed to stderr, one per line, as "error: <path>: <reason>".`;
 
 const COMMAND_USAGE: Record<CommandName, string> = {
+  export: EXPORT_USAGE,
+  import: IMPORT_USAGE,
+  compare: COMPARE_USAGE,
   validate: `Usage: stagecraft validate <design> [--max-ops <n>]
 
 Parses the design and compiles it without simulating. Prints "ok: <name> (<n> directives)" and
@@ -88,6 +100,10 @@ const OPTIONS = {
   output: { type: 'string', short: 'o' },
   json: { type: 'boolean' },
   width: { type: 'string' },
+  format: { type: 'string' },
+  'torch-format': { type: 'string' },
+  dialect: { type: 'string' },
+  model: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -97,6 +113,9 @@ const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
   validate: [],
   compile: ['output'],
   simulate: ['json', 'width'],
+  export: EXPORT_OPTIONS,
+  import: IMPORT_OPTIONS,
+  compare: COMPARE_OPTIONS,
 };
 
 function isCommand(s: string): s is CommandName {
@@ -148,10 +167,16 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
   if (values.help) return { ok: true, command: { kind: 'help', command: name } };
 
   const fail = (error: string): ParsedArgs => ({ ok: false, error, command: name });
-  for (const opt of ['output', 'json', 'width'] as const) {
+  for (const opt of ['output', 'json', 'width', 'format', 'torch-format', 'dialect', 'model'] as const) {
     if (values[opt] !== undefined && !COMMAND_OPTIONS[name].includes(opt)) {
       return fail(`${name} does not take --${opt}`);
     }
+  }
+  if (name === 'export' || name === 'import' || name === 'compare') {
+    const parse =
+      name === 'export' ? parseExportArgs : name === 'import' ? parseImportArgs : parseCompareArgs;
+    const r = parse(values, rest);
+    return r.ok ? { ok: true, command: r.command } : fail(r.error);
   }
   if (rest.length === 0) return fail(`${name}: missing the design file`);
   if (rest.length > 1) return fail(`${name}: unexpected argument ${JSON.stringify(rest[1])}`);

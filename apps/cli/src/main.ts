@@ -5,7 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Command, parseCommandLine, usage, usageHint } from './args.ts';
+import { compareCommand } from './commands/compare.ts';
 import { compilePlan } from './commands/compile.ts';
+import { exportCommand } from './commands/export.ts';
+import { importCommand } from './commands/import.ts';
 import { simulate } from './commands/simulate.ts';
 import { validate } from './commands/validate.ts';
 import { type Io, processIo } from './io.ts';
@@ -31,6 +34,12 @@ function run(command: Command, io: Io): number {
       return compilePlan(command, io);
     case 'simulate':
       return simulate(command, io, process.stdout.isTTY ? process.stdout.columns : undefined);
+    case 'export':
+      return exportCommand(command, io);
+    case 'import':
+      return importCommand(command, io);
+    case 'compare':
+      return compareCommand(command, io);
   }
 }
 

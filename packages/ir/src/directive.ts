@@ -68,8 +68,12 @@ export const splitSchema = z.strictObject({
   enabled,
 });
 
-/** A slot of an `order`: its filters run together, overlapped when independent (DualPipe's F&B). */
-export const orderSlotSchema = z.array(filterSchema).min(1, 'a slot needs at least one filter');
+/**
+ * A slot of an `order`: its filters run together, overlapped when independent (DualPipe's F&B).
+ * An empty slot is an idle step of the rank (an empty cell of a torch schedule): it orders nothing
+ * and is kept so an imported schedule is written back cell for cell.
+ */
+export const orderSlotSchema = z.array(filterSchema);
 
 export const orderSchema = z.strictObject({
   op: z.literal('order'),

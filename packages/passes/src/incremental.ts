@@ -46,7 +46,13 @@ const PASS_INPUTS: Readonly<Record<string, PassInputs>> = {
   'validate-plan': { ops: [] },
 };
 
-type ContextState = Pick<PassContext, 'partition' | 'streamOrder' | 'plan'>;
+/** What passes leave in the context for later passes (partition, stream order, plan, …). */
+type ContextState = Omit<PassContext, 'design' | 'options' | 'program'>;
+
+function contextState(ctx: PassContext): ContextState {
+  const { design: _d, options: _o, program: _p, ...state } = ctx;
+  return state;
+}
 
 /** What the last compile of a design leaves for the next one. Treat as opaque. */
 export interface IncrementalState {
@@ -177,7 +183,7 @@ export function compileIncremental(
   for (let i = from; i < PASSES.length; i++) {
     const pass = PASSES[i]!;
     const input = dag;
-    const before: ContextState = { partition: ctx.partition, streamOrder: ctx.streamOrder, plan: ctx.plan };
+    const before = contextState(ctx);
     const run = runPasses([pass], input, ctx);
     const snapshot = run.snapshots[0]!;
     steps.push({ input, ctx: before, signature: signatures[i]!, snapshot });

@@ -2,6 +2,7 @@ export type { Action, BuilderInput, BuiltSchedule, ScheduleBuilder, Slot } from 
 export { BUILDERS, getBuilder } from './builders/index.ts';
 export { compile, DEFAULT_MAX_OPS, PASSES } from './compile.ts';
 export type { CompileOptions, CompileResult, ExpandedDirective, PassSnapshot } from './compileTypes.ts';
+export * from './formats/index.ts';
 export { compileIncremental, type IncrementalResult, type IncrementalState } from './incremental.ts';
 export { NodeIndex } from './nodeIndex.ts';
 export type { Pass, PassContext } from './pass.ts';

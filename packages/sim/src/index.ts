@@ -1,4 +1,14 @@
+export { importPiper, importTorchCsv } from '@stagecraft/passes';
 export { renderAsciiTimeline } from './ascii.ts';
+export { type CompareRow, compareDesigns } from './compare.ts';
 export * from './costModel.ts';
+export {
+  EXPORT_FORMATS,
+  type ExportFormat,
+  type ExportOptions,
+  type ExportResult,
+  exportDesign,
+} from './export.ts';
 export { simulate } from './simulate.ts';
+export { type ChromeTrace, chromeTrace, type TraceEvent, type TraceOptions } from './trace.ts';
 export type * from './types.ts';

@@ -16,7 +16,7 @@ export interface Job<T extends Task = Task> {
   revision?: number;
 }
 
-export type Refusal = { ok: false; status: 409 | 500 | 503; errors: Issue[] };
+export type Refusal = { ok: false; status: 409 | 413 | 500 | 503; errors: Issue[] };
 export type PoolAnswer<T extends Task = Task> = TaskOutcome<T> | Refusal;
 
 export interface PoolOptions {
@@ -26,6 +26,8 @@ export interface PoolOptions {
   maxOps: number;
   /** Jobs waiting for a worker beyond which new jobs are refused. */
   queueLength: number;
+  /** Old-generation heap of each worker, in MiB. */
+  memoryMb?: number;
 }
 
 interface Pending {
@@ -33,6 +35,7 @@ interface Pending {
   job: Job;
   resolve: (a: PoolAnswer) => void;
   timer?: NodeJS.Timeout;
+  startedAt?: number;
 }
 
 interface Slot {
@@ -41,6 +44,12 @@ interface Slot {
   job?: Pending;
   loadError?: string;
 }
+
+/**
+ * A superseded compile still running after this long gets its worker replaced. Starting a worker
+ * (loading the compiler) costs about this much CPU, so shorter compiles are cheaper to let finish.
+ */
+const REPLACE_AFTER_MS = 1_000;
 
 /** Designs whose latest revision is remembered, beyond which the oldest are forgotten. */
 const REVISIONS_KEPT = 10_000;
@@ -133,14 +142,29 @@ export class CompilePool {
     for (const s of this.slots) {
       const p = s.job;
       if (p && p.job.designId === designId && p.job.revision !== undefined && p.job.revision < revision) {
-        this.finish(s, answer);
-        this.replace(s);
+        // Answered now; the worker finishes (its result is dropped) or is replaced if it runs on.
+        p.resolve(answer);
+        if (p.timer) clearTimeout(p.timer);
+        const left = REPLACE_AFTER_MS - (performance.now() - (p.startedAt ?? 0));
+        p.timer = setTimeout(
+          () => {
+            if (s.job !== p) return;
+            this.finish(s, answer);
+            this.replace(s);
+            this.dispatch();
+          },
+          Math.max(0, left),
+        );
       }
     }
   }
 
   private spawn(): Slot {
-    const worker = new Worker(ENTRY);
+    const memoryMb = this.options.memoryMb;
+    const worker = new Worker(
+      ENTRY,
+      memoryMb ? { resourceLimits: { maxOldGenerationSizeMb: memoryMb } } : {},
+    );
     const slot: Slot = { worker, ready: false };
     worker.on('message', (m: WorkerMessage) => {
       if (m.type === 'ready') {
@@ -157,6 +181,10 @@ export class CompilePool {
     });
     worker.on('error', (e) => {
       if (!slot.ready) slot.loadError = e.message;
+      if (slot.job && (e as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        const message = `compiling the design needs more than the memory limit of ${memoryMb ?? '?'} MiB`;
+        this.finish(slot, { ok: false, status: 413, errors: [{ path: 'design', message }] });
+      }
       if (slot.job) this.finish(slot, refusal(500, '', `internal error while compiling: ${e.message}`));
     });
     worker.on('exit', () => {
@@ -204,6 +232,7 @@ export class CompilePool {
 
   private start(slot: Slot, p: Pending): void {
     slot.job = p;
+    p.startedAt = performance.now();
     const { timeLimitMs, maxOps } = this.options;
     p.timer = setTimeout(() => {
       if (slot.job !== p) return;

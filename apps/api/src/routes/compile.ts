@@ -8,12 +8,12 @@ import type { AppContext } from '../app.ts';
 import { contentHash } from '../canonical.ts';
 import { type CompileInclude, DEFAULT_INCLUDE } from '../compileResponse.ts';
 import { ApiError } from '../errors.ts';
-import { compileBodySchema, designField, parseBody } from '../schemas.ts';
+import { compilableDesign, compileBodySchema, parseBody } from '../schemas.ts';
 
 export function compileRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/compile', async (req, reply) => {
     const body = parseBody(compileBodySchema, req.body);
-    const design = designField(body.design);
+    const design = compilableDesign(body.design, ctx.limits.maxOps);
     if (body.revision !== undefined && body.designId === undefined) {
       throw new ApiError(400, {
         path: 'revision',

@@ -2,12 +2,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.ts';
 import { ApiError } from '../errors.ts';
-import { designField, exportBodySchema, parseBody } from '../schemas.ts';
+import { compilableDesign, exportBodySchema, parseBody } from '../schemas.ts';
 
 export function exportRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/export', async (req, reply) => {
     const body = parseBody(exportBodySchema, req.body);
-    const design = designField(body.design);
+    const design = compilableDesign(body.design, ctx.limits.maxOps);
     const answer = await ctx.pool.run({
       task: { kind: 'export', design, format: body.format, options: body.options ?? {} },
     });

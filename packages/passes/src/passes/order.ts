@@ -50,6 +50,7 @@ export const orderPass: Pass = {
       let groupPath = '';
       let prev: number[] = [];
       d.filters.forEach((slot, j) => {
+        if (slot.length === 0) return; // an idle step: nothing to order
         const members: number[] = [];
         filterOf.clear();
         slot.forEach((f, q) => {

@@ -1,0 +1,209 @@
+/**
+ * Load on `POST /api/compile` over loopback: a typical design (1F1B, p=8, m=32, synthetic model,
+ * ideal cluster) at concurrency 1, 8 and 32. Starts `stagecraft serve` on a free port with a
+ * fresh database, prints p50 / p99 latency, throughput, errors and the server's RSS before and
+ * after each run, then stops the server. Each run is bounded in requests and in time. Not a test:
+ * it asserts nothing.
+ *
+ *   npx tsx bench/api-load.ts                       # 300 requests per run, at most 20 s each
+ *   npx tsx bench/api-load.ts --requests 1000 --seconds 60
+ *
+ * Three workloads:
+ * - same design: every request sends the same design (the content-hash cache answers);
+ * - distinct designs: every request differs (a cost changes), so each one is compiled and simulated;
+ * - edits (designId + revision, concurrency 1): each request is the next revision of one design
+ *   with its last directive edited, so the worker reruns only the passes from that directive on.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Design, Directive } from '@stagecraft/ir';
+import { compile } from '@stagecraft/passes';
+
+const { values } = parseArgs({
+  options: { requests: { type: 'string', default: '300' }, seconds: { type: 'string', default: '20' } },
+});
+const REQUESTS = Number(values.requests);
+const SECONDS = Number(values.seconds);
+const ROOT = join(import.meta.dirname, '..');
+
+function design(F: number): Design {
+  return {
+    format: 'stagecraft/design@1',
+    name: '1F1B, p=8, m=32',
+    model: {
+      kind: 'synthetic',
+      stages: 8,
+      costs: { F, BI: 1, BW: 1 },
+      activationBytes: 2 ** 28,
+      paramBytes: 2 ** 30,
+      outputBytes: 2 ** 24,
+    },
+    cluster: { kind: 'ideal', devices: 8 },
+    directives: [{ op: 'schedule', builder: '1f1b', microbatches: 32 }],
+  };
+}
+
+/** The schedule written out as its Piper directives plus a stream knob, for the edit workload. */
+function editable(): Design {
+  const d = design(1);
+  const r = compile(d, { keepSnapshots: false });
+  if (!r.ok) throw new Error(r.errors[0]!.message);
+  return {
+    ...d,
+    directives: [...r.program.map((e) => e.directive), { op: 'stream', name: 'p2p', priority: 0 }],
+  };
+}
+
+function serve(db: string): Promise<{ child: ChildProcess; url: string }> {
+  const bin = join(ROOT, 'apps', 'cli', 'bin', 'stagecraft.mjs');
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', db], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /running at (http:\/\/[^\s]+)/.exec(out);
+      if (m) resolve({ child, url: m[1]! });
+    });
+    child.on('exit', (code) => reject(new Error(`the server exited (${code}): ${out}`)));
+  });
+}
+
+async function rss(url: string): Promise<number> {
+  const h = (await (await fetch(`${url}api/health`)).json()) as { rssBytes: number };
+  return h.rssBytes;
+}
+
+interface Run {
+  latencies: number[];
+  errors: number;
+  wallMs: number;
+  bytes: number;
+}
+
+async function load(url: string, concurrency: number, body: (i: number) => unknown): Promise<Run> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let bytes = 0;
+  let next = 0;
+  const t0 = performance.now();
+  const until = t0 + SECONDS * 1000;
+  const client = async () => {
+    while (next < REQUESTS && performance.now() < until) {
+      const i = next++;
+      const payload = JSON.stringify(body(i));
+      const t = performance.now();
+      try {
+        const res = await fetch(`${url}api/compile`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: payload,
+        });
+        const text = await res.text();
+        bytes += text.length;
+        if (res.status !== 200) {
+          errors++;
+          if (errors <= 3) console.error(`  ${res.status}: ${text.slice(0, 200)}`);
+        }
+      } catch (e) {
+        errors++;
+        if (errors <= 3) console.error(`  ${e instanceof Error ? e.message : String(e)}`);
+      }
+      latencies.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, client));
+  return { latencies, errors, wallMs: performance.now() - t0, bytes };
+}
+
+function quantile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
+}
+
+const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'stagecraft-bench-'));
+  const { child, url } = await serve(join(dir, 'bench.sqlite'));
+  try {
+    // Let the workers load before measuring.
+    for (let i = 0; i < 5; i++) await load(url, 1, () => ({ design: design(2 + i) }));
+    console.log(`POST /api/compile, 1F1B p=8 m=32 (synthetic, ideal cluster), default include`);
+    console.log(
+      `node ${process.version}, ${cpus()[0]?.model.trim() ?? 'cpu'} × ${cpus().length}; ${REQUESTS} requests or ${SECONDS} s per run; loopback`,
+    );
+    console.log('');
+    const header = [
+      'workload',
+      'conc',
+      'requests',
+      'p50 ms',
+      'p99 ms',
+      'req/s',
+      'errors',
+      'RSS before',
+      'RSS after',
+    ];
+    const rows: string[][] = [];
+    const same = design(1);
+    let distinct = 1_000;
+    const base = editable();
+    let revision = 0;
+    const workloads: [string, number, (i: number) => unknown][] = [
+      ['same design', 1, () => ({ design: same })],
+      ['same design', 8, () => ({ design: same })],
+      ['same design', 32, () => ({ design: same })],
+      ['distinct designs', 1, () => ({ design: design(1 + ++distinct / 1e6) })],
+      ['distinct designs', 8, () => ({ design: design(1 + ++distinct / 1e6) })],
+      ['distinct designs', 32, () => ({ design: design(1 + ++distinct / 1e6) })],
+      // Again: memory settles at a plateau (bounded cache, workers' heaps) rather than growing.
+      ['distinct designs', 32, () => ({ design: design(1 + ++distinct / 1e6) })],
+      [
+        'edits (incremental)',
+        1,
+        () => {
+          revision++;
+          const directives: Directive[] = [
+            ...base.directives.slice(0, -1),
+            { op: 'stream', name: 'p2p', priority: revision },
+          ];
+          return { design: { ...base, directives }, designId: 'bench-edits', revision };
+        },
+      ],
+    ];
+    for (const [name, conc, body] of workloads) {
+      const before = await rss(url);
+      const r = await load(url, conc, body);
+      const after = await rss(url);
+      rows.push([
+        name,
+        String(conc),
+        String(r.latencies.length),
+        quantile(r.latencies, 0.5).toFixed(1),
+        quantile(r.latencies, 0.99).toFixed(1),
+        (r.latencies.length / (r.wallMs / 1000)).toFixed(1),
+        String(r.errors),
+        mib(before),
+        mib(after),
+      ]);
+      console.log(rows.at(-1)!.join('  '));
+    }
+    console.log('');
+    const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c]!.length)));
+    const line = (cells: string[]) =>
+      cells.map((x, c) => (c === 0 ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join('  ');
+    console.log(line(header));
+    for (const row of rows) console.log(line(row));
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,191 @@
+/**
+ * Piper programs: the fully expanded directive program with Piper's six ops only (place,
+ * replicate, shard, shard_tensor, split, order) and Piper's field names, a JSON array as Piper's
+ * runtime takes it. Export expands Stagecraft's macros and drops its resource knobs (`stream`),
+ * then proves the program still compiles to the same plan; import validates every directive and
+ * every tag, and runs the program on a synthetic model (or a given one).
+ */
+import {
+  type Cluster,
+  DESIGN_FORMAT,
+  type Design,
+  type DesignResult,
+  DIRECTIVE_OPS,
+  type Directive,
+  type Filter,
+  formatPath,
+  type Issue,
+  type Model,
+  type PathSegment,
+  PIPER_OPS,
+  type Plan,
+  parseDirective,
+  parseJsonText,
+} from '@stagecraft/ir';
+import { compile } from '../compile.ts';
+import type { ExpandedDirective } from '../compileTypes.ts';
+import { lowerModel } from '../lowerModel.ts';
+
+export type PiperResult = { ok: true; text: string; program: Directive[] } | { ok: false; errors: Issue[] };
+
+/** Stagecraft directives Piper has no op for, and why a program cannot simply leave them out. */
+const NO_PIPER_OP: Partial<Record<Directive['op'], string>> = {
+  recompute: 'recompute has no Piper op',
+  offload: 'offload has no Piper op',
+};
+
+/**
+ * The Piper program of a compiled design. `plan` is the design's compiled plan: the program is
+ * compiled again without the Stagecraft-only directives and must give the same plan, so a
+ * `split_backward` that no order makes redundant is refused rather than silently lost.
+ */
+export function exportPiperProgram(
+  design: Design,
+  program: readonly ExpandedDirective[],
+  plan: Plan,
+): PiperResult {
+  const out: Directive[] = [];
+  for (const e of program) {
+    const d = e.directive;
+    const reason = NO_PIPER_OP[d.op];
+    if (reason) return { ok: false, errors: [{ path: formatPath(e.path), message: reason }] };
+    if (!PIPER_OPS.includes(d.op)) continue;
+    const { enabled: _enabled, ...rest } = d;
+    out.push(rest as Directive);
+  }
+  const again = compile({ ...design, directives: out }, { keepSnapshots: false });
+  const dropped = program.filter((e) => !PIPER_OPS.includes(e.directive.op));
+  if (!again.ok || !samePlan(again.plan, plan)) {
+    const culprit = dropped.find((e) => e.directive.op !== 'stream') ?? dropped[0];
+    return {
+      ok: false,
+      errors: [
+        {
+          path: culprit ? formatPath(culprit.path) : '',
+          message: `${culprit ? `${culprit.directive.op} changes` : 'the expanded program does not give'} the plan, and Piper's six ops cannot express it`,
+        },
+      ],
+    };
+  }
+  return { ok: true, text: formatProgram(out), program: out };
+}
+
+/** Plans equal up to stream knobs (priority, SM share), which a Piper program does not carry. */
+function samePlan(a: Plan, b: Plan): boolean {
+  const strip = (p: Plan) =>
+    JSON.stringify({
+      ...p,
+      devices: p.devices.map((d) => ({
+        ...d,
+        streams: d.streams.map(({ priority: _p, smFraction: _s, ...s }) => s),
+      })),
+    });
+  return strip(a) === strip(b);
+}
+
+/** JSON with one directive per line, and one slot per line inside an order. */
+export function formatProgram(program: readonly Directive[]): string {
+  const lines = program.map((d) => {
+    if (d.op !== 'order' || d.filters.length === 0) return `  ${JSON.stringify(d)}`;
+    const { filters, ...head } = d;
+    const open = JSON.stringify(head).slice(0, -1);
+    const slots = filters.map((s) => `    ${JSON.stringify(s)}`).join(',\n');
+    return `  ${open},"filters":[\n${slots}\n  ]}`;
+  });
+  return lines.length === 0 ? '[]\n' : `[\n${lines.join(',\n')}\n]\n`;
+}
+
+export interface PiperImportOptions {
+  /** The model to run on; by default one synthetic block per PP value the program names. */
+  model?: Model;
+  /** The cluster; by default an ideal cluster with every device the program names. */
+  cluster?: Cluster;
+  name?: string;
+}
+
+/** A Piper program (JSON array of directives) as a design. Errors name the directive index. */
+export function importPiper(text: string, options: PiperImportOptions = {}): DesignResult {
+  const json = parseJsonText(text);
+  if (!json.ok) return json;
+  const list = Array.isArray(json.value)
+    ? json.value
+    : isProgramObject(json.value)
+      ? json.value.directives
+      : undefined;
+  if (!list)
+    return { ok: false, errors: [{ path: '', message: 'a Piper program is a JSON array of directives' }] };
+  const errors: Issue[] = [];
+  const directives: Directive[] = [];
+  list.forEach((raw, i) => {
+    const path: PathSegment[] = ['directives', i];
+    const op = typeof raw === 'object' && raw !== null ? (raw as { op?: unknown }).op : undefined;
+    if (typeof op === 'string' && !PIPER_OPS.includes(op as Directive['op'])) {
+      const own = (DIRECTIVE_OPS as string[]).includes(op);
+      errors.push({
+        path: formatPath([...path, 'op']),
+        message: own
+          ? `${op} is a Stagecraft directive, not one of Piper's ops (${PIPER_OPS.join(', ')}); a design file can hold it`
+          : `unknown Piper op ${JSON.stringify(op)} (Piper's ops are ${PIPER_OPS.join(', ')})`,
+      });
+      return;
+    }
+    const r = parseDirective(raw, path);
+    errors.push(...r.errors);
+    if (r.directive) directives.push(r.directive);
+  });
+  if (errors.length > 0) return { ok: false, errors };
+
+  const given = options.model ? blockTags(options.model) : undefined;
+  if (given && 'errors' in given) return { ok: false, errors: given.errors };
+  const dims = new Set(directives.flatMap((d) => (d.op === 'split' ? [d.dim_name] : [])));
+  const known = given?.tags ?? new Set(['PP']);
+  let maxPP = -1;
+  let maxDevice = 0;
+  const checkFilter = (f: Filter, at: PathSegment[]) => {
+    for (const [k, v] of Object.entries(f)) {
+      if (k === 'PASS' || dims.has(k)) continue;
+      if (!known.has(k)) {
+        errors.push({
+          path: formatPath([...at, k]),
+          message: `unknown tag ${k} (the model's tags are ${[...known].join(', ') || 'none'}; split dimensions ${[...dims].join(', ') || 'none'}; and PASS)`,
+        });
+      } else if (k === 'PP' && typeof v === 'number') maxPP = Math.max(maxPP, v);
+    }
+  };
+  directives.forEach((d, i) => {
+    const at: PathSegment[] = ['directives', i];
+    if (d.op === 'order') {
+      d.filters.forEach((slot, j) => {
+        slot.forEach((f, q) => {
+          checkFilter(f, [...at, 'filters', j, q]);
+        });
+      });
+    } else if ('filter' in d) checkFilter(d.filter, [...at, 'filter']);
+    if ('devices' in d) for (const dev of d.devices) maxDevice = Math.max(maxDevice, dev);
+  });
+  if (errors.length > 0) return { ok: false, errors };
+  const design: Design = {
+    format: DESIGN_FORMAT,
+    name: options.name ?? 'Piper program',
+    model: options.model ?? { kind: 'synthetic', stages: maxPP + 1 || 1, costs: { F: 1, BI: 1, BW: 1 } },
+    cluster: options.cluster ?? { kind: 'ideal', devices: maxDevice + 1 },
+    directives,
+  };
+  const compiled = compile(design, { keepSnapshots: false });
+  if (!compiled.ok) return { ok: false, errors: compiled.errors };
+  return { ok: true, design };
+}
+
+function isProgramObject(v: unknown): v is { directives: unknown[] } {
+  return typeof v === 'object' && v !== null && Array.isArray((v as { directives?: unknown }).directives);
+}
+
+function blockTags(model: Model): { tags: Set<string> } | { errors: Issue[] } {
+  if (model.kind === 'transformer') {
+    const a = model.annotate ?? {};
+    return { tags: new Set(['PP', ...(a.EP ? ['EP'] : []), ...(a.TP ? ['TP'] : [])]) };
+  }
+  const tags = new Set<string>();
+  for (const b of lowerModel(model)) for (const k of Object.keys(b.tags)) tags.add(k);
+  return { tags };
+}

@@ -1,0 +1,220 @@
+/**
+ * A torch.distributed.pipelining CSV as a design: `split` into the file's microbatches, a `place`
+ * per stage on the rank whose row runs it, and an `order` per rank whose slots are the row's cells
+ * (an empty cell stays an empty slot), so the schedule can be seen, simulated, edited and written
+ * back cell for cell. Communication and stage actions of a `compute_comms` file are dropped: the
+ * compiler inserts SEND/RECV itself.
+ */
+import {
+  type Cluster,
+  CompileError,
+  DESIGN_FORMAT,
+  type Design,
+  type DesignResult,
+  type Directive,
+  type Filter,
+  type Issue,
+  type Model,
+} from '@stagecraft/ir';
+import { deviceCount } from '../cluster.ts';
+import { compile } from '../compile.ts';
+import { lowerModel, stageValues } from '../lowerModel.ts';
+import {
+  cellActions,
+  cellPath,
+  isCompute,
+  parseTorchRows,
+  type TorchAction,
+  type TorchCell,
+  type TorchDialect,
+} from './torchAction.ts';
+
+export interface TorchImportOptions {
+  dialect?: TorchDialect;
+  /** The model to run the schedule on; by default one synthetic block per stage, F = BI = BW = 1 ms. */
+  model?: Model;
+  /** The cluster; by default an ideal cluster with one device per row. */
+  cluster?: Cluster;
+  name?: string;
+}
+
+const SYNTHETIC_COSTS = { F: 1, BI: 1, BW: 1 };
+
+export function importTorchCsv(text: string, options: TorchImportOptions = {}): DesignResult {
+  const parsed = parseTorchRows(text, options.dialect ?? 'current');
+  if (!parsed.ok) return parsed;
+  const rows = parsed.rows.map((row) => row.map(computeOnly));
+  const shape = checkSchedule(rows);
+  if ('errors' in shape) return { ok: false, errors: shape.errors };
+  const { stages, microbatches, rankOf } = shape;
+
+  const model: Model = options.model ?? { kind: 'synthetic', stages, costs: SYNTHETIC_COSTS };
+  let regions: number[];
+  try {
+    regions = stageValues(lowerModel(model));
+  } catch (e) {
+    if (e instanceof CompileError) return { ok: false, errors: e.issues };
+    throw e;
+  }
+  if (regions.length === 0 || regions.length % stages !== 0)
+    return {
+      ok: false,
+      errors: [
+        {
+          path: 'model',
+          message: `the model has ${regions.length} PP regions, which do not divide into the schedule's ${stages} stages`,
+        },
+      ],
+    };
+  const perStage = regions.length / stages;
+  const regionsOf = (s: number) => regions.slice(s * perStage, (s + 1) * perStage);
+  const cluster: Cluster = options.cluster ?? { kind: 'ideal', devices: rows.length };
+  let devices: number;
+  try {
+    devices = deviceCount(cluster);
+  } catch (e) {
+    if (e instanceof CompileError) return { ok: false, errors: e.issues };
+    throw e;
+  }
+  if (devices < rows.length)
+    return {
+      ok: false,
+      errors: [
+        {
+          path: 'cluster',
+          message: `the schedule has ${rows.length} ranks but the cluster ${devices} devices`,
+        },
+      ],
+    };
+
+  const directives: Directive[] = [
+    { op: 'split', filter: {}, dim_name: 'MB', num_microbatches: microbatches },
+  ];
+  for (let s = 0; s < stages; s++)
+    for (const pp of regionsOf(s))
+      directives.push({ op: 'place', filter: { PP: pp }, devices: [rankOf[s]!] });
+  const firstOrder = directives.length;
+  const filtersOf = (a: TorchAction): Filter[] => {
+    const rs = a.type === 'F' ? regionsOf(a.stage) : [...regionsOf(a.stage)].reverse();
+    return rs.map((pp) => ({ PP: pp, MB: a.mb!, PASS: a.type as 'F' }));
+  };
+  for (const row of rows)
+    directives.push({ op: 'order', filters: row.map((c) => cellActions(c).flatMap(filtersOf)) });
+
+  const design: Design = {
+    format: DESIGN_FORMAT,
+    name:
+      options.name ??
+      `torch schedule: ${stages} stages on ${rows.length} ranks, ${microbatches} microbatches`,
+    model,
+    cluster,
+    directives,
+  };
+  const compiled = compile(design, { keepSnapshots: false });
+  if (!compiled.ok) return { ok: false, errors: compiled.errors.map((i) => toCell(i, firstOrder)) };
+  return { ok: true, design };
+}
+
+/** The compute actions of a cell; a cell of only communication becomes an idle slot. */
+function computeOnly(cell: TorchCell): TorchCell {
+  if (cell === null || cell.kind === 'overlap') return cell;
+  return isCompute(cell.type) ? cell : null;
+}
+
+/** A compile error at an order slot is reported at the row and cell it came from. */
+function toCell(i: Issue, firstOrder: number): Issue {
+  const m = /^directives\[(\d+)\]\.filters\[(\d+)\](.*)$/.exec(i.path);
+  if (!m || Number(m[1]) < firstOrder) return i;
+  return { path: cellPath(Number(m[1]) - firstOrder, Number(m[2])), message: i.message };
+}
+
+type Shape = { stages: number; microbatches: number; rankOf: number[] } | { errors: Issue[] };
+
+/**
+ * Every stage on one rank; every microbatch forwarded once and run backward once per stage
+ * (fused B, or I and W); W after its I. A file cut short shows as a missing backward or forward,
+ * reported where the row ends.
+ */
+function checkSchedule(rows: TorchCell[][]): Shape {
+  const errors: Issue[] = [];
+  const rankOf: number[] = [];
+  const seen = new Map<string, string>();
+  let stages = 0;
+  let microbatches = 0;
+  rows.forEach((row, r) => {
+    row.forEach((cell, c) => {
+      for (const a of cellActions(cell)) {
+        const at = cellPath(r, c);
+        const owner = rankOf[a.stage];
+        if (owner !== undefined && owner !== r) {
+          errors.push({
+            path: at,
+            message: `stage ${a.stage} also runs on row ${owner + 1}: a stage lives on one rank`,
+          });
+          continue;
+        }
+        rankOf[a.stage] = r;
+        stages = Math.max(stages, a.stage + 1);
+        microbatches = Math.max(microbatches, a.mb! + 1);
+        const k = `${a.stage}:${a.type}:${a.mb}`;
+        const before = seen.get(k);
+        if (before) errors.push({ path: at, message: `${describe(a)} already ran at ${before}` });
+        seen.set(k, at);
+        if (a.type === 'BW' && !seen.has(`${a.stage}:BI:${a.mb}`))
+          errors.push({ path: at, message: `${describe(a)} runs before its backward for inputs (I)` });
+        if (
+          a.type !== 'F' &&
+          !seen.has(`${a.stage}:F:${a.mb}`) &&
+          rankOf[a.stage] === r &&
+          fwdLater(rows, r, c, a)
+        )
+          errors.push({ path: at, message: `${describe(a)} runs before the forward of that microbatch` });
+      }
+    });
+  });
+  if (errors.length > 0) return { errors: errors.slice(0, 50) };
+  if (stages === 0) return { errors: [{ path: '', message: 'the schedule has no compute action' }] };
+  for (let s = 0; s < stages; s++) {
+    const r = rankOf[s];
+    if (r === undefined) {
+      errors.push({ path: '', message: `stage ${s} never runs (the file has stages up to ${stages - 1})` });
+      continue;
+    }
+    const end = cellPath(r, rows[r]!.length);
+    for (let m = 0; m < microbatches; m++) {
+      const has = (t: string) => seen.has(`${s}:${t}:${m}`);
+      const missing: string[] = [];
+      if (!has('F')) missing.push('forward (F)');
+      if (!has('B') && !(has('BI') && has('BW'))) {
+        if (has('BI')) missing.push('backward for weights (W)');
+        else if (has('BW')) missing.push('backward for inputs (I)');
+        else missing.push('backward (B, or I and W)');
+      }
+      if (has('B') && (has('BI') || has('BW')))
+        errors.push({
+          path: end,
+          message: `stage ${s} runs both a full backward and a split one for microbatch ${m}`,
+        });
+      if (missing.length > 0)
+        errors.push({
+          path: end,
+          message: `row ${r + 1} ends without the ${missing.join(' and ')} of stage ${s}, microbatch ${m} (a truncated file?)`,
+        });
+    }
+  }
+  return errors.length > 0 ? { errors: errors.slice(0, 50) } : { stages, microbatches, rankOf };
+}
+
+function fwdLater(rows: TorchCell[][], r: number, c: number, a: TorchAction): boolean {
+  const row = rows[r]!;
+  for (let j = c + 1; j < row.length; j++)
+    if (cellActions(row[j] ?? null).some((b) => b.stage === a.stage && b.type === 'F' && b.mb === a.mb))
+      return true;
+  return false;
+}
+
+const NAMES: Record<string, string> = { F: 'F', BI: 'I', BW: 'W', B: 'B' };
+
+function describe(a: TorchAction): string {
+  return `stage ${a.stage} ${NAMES[a.type] ?? a.type} of microbatch ${a.mb}`;
+}

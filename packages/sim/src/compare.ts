@@ -1,0 +1,53 @@
+/**
+ * `compareDesigns`: the figures of several schedules side by side, one row per design, for the
+ * CLI's `compare` and the web app's compare view. Bubble in both conventions of the reference:
+ * of the total (Σ idle / (devices × step)) and of the ideal time (Σ idle / Σ busy, Megatron's).
+ * A design that does not compile or simulate gets a row with its errors, so one bad design does
+ * not hide the others.
+ */
+import type { Design, Issue } from '@stagecraft/ir';
+import { compile } from '@stagecraft/passes';
+import { simulate } from './simulate.ts';
+
+export type CompareRow =
+  | {
+      ok: true;
+      name: string;
+      /** One training step (the makespan). */
+      stepMs: number;
+      bubbleRatio: number;
+      bubbleOverIdeal: number;
+      exposedCommMs: number;
+      /** Per device of the plan, in device order. */
+      peakMemoryBytes: { device: number; bytes: number }[];
+      maxPeakMemoryBytes: number;
+      tokensPerSecond?: number;
+      ops: number;
+      devices: number;
+    }
+  | { ok: false; name: string; errors: Issue[] };
+
+export function compareDesigns(designs: readonly Design[]): CompareRow[] {
+  return designs.map((design): CompareRow => {
+    const compiled = compile(design, { keepSnapshots: false });
+    if (!compiled.ok) return { ok: false, name: design.name, errors: compiled.errors };
+    const s = simulate(compiled.plan, { keepTimeline: false });
+    if (!s.ok) return { ok: false, name: design.name, errors: s.errors };
+    const { sim } = s;
+    const peaks = sim.devices.map((d) => ({ device: d.device, bytes: d.peakMemoryBytes }));
+    const row: CompareRow = {
+      ok: true,
+      name: design.name,
+      stepMs: sim.makespanMs,
+      bubbleRatio: sim.bubbleRatio,
+      bubbleOverIdeal: sim.bubbleOverIdeal,
+      exposedCommMs: sim.exposedCommMs,
+      peakMemoryBytes: peaks,
+      maxPeakMemoryBytes: Math.max(0, ...peaks.map((p) => p.bytes)),
+      ops: sim.ops,
+      devices: sim.devices.length,
+    };
+    if (sim.tokensPerSecond !== undefined) row.tokensPerSecond = sim.tokensPerSecond;
+    return row;
+  });
+}
