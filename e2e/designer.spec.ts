@@ -106,12 +106,7 @@ test('an invalid directive shows its error inline while the last valid result st
   await expect(ganttOp(page, 'BW.b1.mb0')).toBeAttached();
 });
 
-test('a chrome trace exported through the API parses and holds the step', async ({ page, request }) => {
-  // Until the server offers the format, say so instead of failing on it.
-  const design = JSON.parse(readFileSync(new URL('../examples/1f1b-p4-m8.json', import.meta.url), 'utf8'));
-  const probe = await request.post('/api/export', { data: { design, format: 'chrome-trace' } });
-  const body = probe.ok() ? '' : await probe.text();
-  test.skip(/not available in this build/.test(body), `the API does not export chrome-trace yet: ${body}`);
+test('a chrome trace exported through the API parses and holds the step', async ({ page }) => {
   await page.getByTestId('export-menu').click();
   const download = page.waitForEvent('download', { timeout: 10_000 });
   await page.getByTestId('export-chrome-trace').click();
