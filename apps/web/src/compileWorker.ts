@@ -18,7 +18,7 @@ self.onmessage = (e: MessageEvent<WorkerRequest>) => {
   const t0 = performance.now();
   try {
     if (req.type === 'compute') {
-      // The timeline first: the canvas layout follows in its own message.
+      // The timeline first: the page asks for the canvas layout once it has drawn this.
       const expanded = new Set(req.expanded);
       const { result, compiled: c } = computeDesign(req.design, expanded, { layout: false });
       if (c) {
@@ -31,7 +31,6 @@ self.onmessage = (e: MessageEvent<WorkerRequest>) => {
         posted = rest;
       }
       reply({ type: 'computed', revision: req.revision, result: posted, workerMs: performance.now() - t0 });
-      if (c) reply({ type: 'layout', revision: req.revision, graph: layoutGraph(c, expanded) });
       return;
     }
     if (!compiled) return;

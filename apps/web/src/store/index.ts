@@ -262,9 +262,17 @@ function onReply(msg: WorkerReply): void {
         lastLatencyMs: latency,
         lastWorkerMs: msg.workerMs,
       });
-      if (s.passView) recompute?.send({ type: 'pass', pass: s.passView.pass, expanded: s.expandedStages });
-      // After the frame that draws the result.
-      requestAnimationFrame(() => setTimeout(() => recompute?.send({ type: 'dag' }), 0));
+      // After the frame that draws the new timeline: the canvas, then the DAG for moves and hover.
+      requestAnimationFrame(() =>
+        setTimeout(() => {
+          const now = useStore.getState();
+          if (now.resultRevision !== msg.revision) return;
+          if (now.passView)
+            recompute?.send({ type: 'pass', pass: now.passView.pass, expanded: now.expandedStages });
+          else recompute?.send({ type: 'layout', expanded: now.expandedStages });
+          recompute?.send({ type: 'dag' });
+        }, 0),
+      );
     } else
       useStore.setState({
         errors: msg.result.errors,

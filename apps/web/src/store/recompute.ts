@@ -1,13 +1,16 @@
 /**
- * The page's side of the compile worker: at most one request in flight and one waiting, so a
- * burst of edits costs one recompute after the current one, never a queue of stale ones.
+ * The page's side of the compile worker: one request in flight. A compute waiting behind it is
+ * replaced by a newer one (a burst of edits costs one recompute after the current one, never a
+ * queue of stale ones), and it drops the waiting layout / DAG / pass requests of the result it
+ * supersedes: the page asks for those again once the new result is drawn.
  */
 import type { WorkerReply, WorkerRequest } from '../workerProtocol.ts';
 
 export class Recompute {
   private worker: Worker | undefined;
   private busy = false;
-  private waiting: WorkerRequest | undefined;
+  private compute: WorkerRequest | undefined;
+  private readonly others = new Map<WorkerRequest['type'], WorkerRequest>();
 
   constructor(private readonly onReply: (msg: WorkerReply) => void) {}
 
@@ -29,18 +32,25 @@ export class Recompute {
   }
 
   send(req: WorkerRequest): void {
-    // A newer compute supersedes a waiting one (it brings its own layout, and its DAG is asked for after it).
-    if (this.busy) {
-      if (!this.waiting || req.type === 'compute' || this.waiting.type !== 'compute') this.waiting = req;
-      return;
-    }
-    this.busy = true;
-    this.ensure().postMessage(req);
+    if (req.type === 'compute') {
+      this.compute = req;
+      this.others.clear();
+    } else this.others.set(req.type, req);
+    if (!this.busy) this.flush();
   }
 
   private flush(): void {
-    const next = this.waiting;
-    this.waiting = undefined;
-    if (next) this.send(next);
+    let next: WorkerRequest | undefined = this.compute;
+    if (next) this.compute = undefined;
+    else {
+      const first = this.others.entries().next();
+      if (!first.done) {
+        next = first.value[1];
+        this.others.delete(first.value[0]);
+      }
+    }
+    if (!next) return;
+    this.busy = true;
+    this.ensure().postMessage(next);
   }
 }
