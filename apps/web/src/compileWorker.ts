@@ -3,10 +3,12 @@
  * Recomputes the design off the main thread on every edit: compile + simulate + DAG layout.
  * Keeps the last compiled DAG and its snapshots to answer layout and pass-inspector requests.
  */
+import type { IncrementalState } from '@stagecraft/passes';
 import { type Compiled, computeDesign, layoutGraph, passGraph } from './core/computeDesign.ts';
 import type { PostedResult, WorkerReply, WorkerRequest } from './workerProtocol.ts';
 
 let compiled: Compiled | undefined;
+let incremental: IncrementalState | undefined;
 let compiledRevision = -1;
 
 function reply(msg: WorkerReply): void {
@@ -20,7 +22,12 @@ self.onmessage = (e: MessageEvent<WorkerRequest>) => {
     if (req.type === 'compute') {
       // The timeline first: the page asks for the canvas layout once it has drawn this.
       const expanded = new Set(req.expanded);
-      const { result, compiled: c } = computeDesign(req.design, expanded, { layout: false });
+      const out = computeDesign(req.design, expanded, {
+        layout: false,
+        ...(incremental ? { previous: incremental } : {}),
+      });
+      const { result, compiled: c } = out;
+      if (out.incremental) incremental = out.incremental;
       if (c) {
         compiled = c;
         compiledRevision = req.revision;

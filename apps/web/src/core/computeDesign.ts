@@ -3,7 +3,7 @@
  * The compile worker runs it on every edit; it is plain code so tests and the benchmark run it too.
  */
 import { type Dag, type Issue, now, type Plan, parseDesign } from '@stagecraft/ir';
-import { compile, type ExpandedDirective } from '@stagecraft/passes';
+import { compileIncremental, type ExpandedDirective, type IncrementalState } from '@stagecraft/passes';
 import { type Simulation, simulate } from '@stagecraft/sim';
 import { buildDagGraph, type DagGraph } from './dagGraph.ts';
 
@@ -41,24 +41,34 @@ export interface Compiled {
   dag: Dag;
   program: ExpandedDirective[];
   snapshots: { pass: string; dag?: Dag }[];
+  /** What the next compile of an edit of this design reuses. */
+  incremental: IncrementalState;
 }
 
 export function computeDesign(
   input: unknown,
   expanded: ReadonlySet<string>,
-  options: { layout?: boolean } = {},
-): { result: ComputeResult; compiled?: Compiled } {
+  options: { layout?: boolean; previous?: IncrementalState } = {},
+): { result: ComputeResult; compiled?: Compiled; incremental?: IncrementalState } {
   const parsed = parseDesign(input);
   if (!parsed.ok) return { result: { ok: false, errors: parsed.errors } };
-  const c = compile(parsed.design);
-  if (!c.ok) return { result: { ok: false, errors: c.errors } };
+  // Only the passes whose inputs the edit changed run again.
+  const inc = compileIncremental(parsed.design, options.previous);
+  const c = inc.result;
+  if (!c.ok) return { result: { ok: false, errors: c.errors }, incremental: inc.state };
   const t = now();
   const s = simulate(c.plan);
   const simulateMs = now() - t;
-  if (!s.ok) return { result: { ok: false, errors: s.errors } };
-  const compiled: Compiled = { dag: c.dag, program: c.program, snapshots: c.snapshots };
+  if (!s.ok) return { result: { ok: false, errors: s.errors }, incremental: inc.state };
+  const compiled: Compiled = {
+    dag: c.dag,
+    program: c.program,
+    snapshots: c.snapshots,
+    incremental: inc.state,
+  };
   return {
     compiled,
+    incremental: inc.state,
     result: {
       ok: true,
       simulation: s.sim,
