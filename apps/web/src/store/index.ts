@@ -305,6 +305,12 @@ export function createAppStore(initial: Design) {
   }));
 }
 
+/** The store without a worker: for tests of the commands (nothing is recomputed). */
+export function initStore(initial: Design): void {
+  useStore = createAppStore(initial);
+  recompute = undefined;
+}
+
 /** Creates the page's store and its worker, and computes the first design. */
 export function startStore(initial: Design): void {
   useStore = createAppStore(initial);
