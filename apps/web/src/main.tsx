@@ -1,1 +1,27 @@
-export {};
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { designIdFromHash, startAutosave } from './api/autosave.ts';
+import { App } from './components/App.tsx';
+import { openSaved } from './components/DesignsDialog.tsx';
+import { defaultDesign } from './examples.ts';
+import { startStore, useStore } from './store/index.ts';
+import './styles.css';
+
+startStore(defaultDesign());
+startAutosave();
+const id = designIdFromHash();
+if (id) void openSaved(id);
+// A link to another saved design opens it in place.
+window.addEventListener('hashchange', () => {
+  const next = designIdFromHash();
+  if (next && next !== useStore.getState().designId) void openSaved(next);
+});
+
+// For scripts and benchmarks driving the page: the same store the UI uses.
+(window as unknown as { stagecraft: unknown }).stagecraft = { store: useStore };
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -34,7 +34,9 @@ describe('<ComparePanel>', () => {
     expect(x1.width).toBeCloseTo(x2.width, 9);
     // The shorter step marks where it ends on the shared axis.
     expect(g1!.querySelector('[data-step-end]')).toBeNull();
-    expect(g2!.querySelector('[data-step-end]')!.getAttribute('data-step-end')).toBe(String(v[1]!.sim.makespanMs));
+    expect(g2!.querySelector('[data-step-end]')!.getAttribute('data-step-end')).toBe(
+      String(v[1]!.sim.makespanMs),
+    );
   });
 
   it('zooms and pans all timelines together', () => {

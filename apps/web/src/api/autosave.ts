@@ -1,0 +1,82 @@
+/**
+ * Autosave: a changed design is saved through the API after a pause in editing, each save a new
+ * version. The API is the source of truth; the page only remembers which design it edits (#design=id).
+ */
+import { useStore } from '../store/index.ts';
+import { saveDesign } from './designsApi.ts';
+
+const DEBOUNCE_MS = 800;
+
+export function designIdFromHash(): string | null {
+  const m = /design=([a-z0-9][a-z0-9-]{0,63})/.exec(location.hash);
+  return m?.[1] ?? null;
+}
+
+function newId(name: string): string {
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+  return `${slug || 'design'}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+let timer: ReturnType<typeof setTimeout> | undefined;
+let inFlight = false;
+
+async function saveNow(): Promise<void> {
+  if (inFlight) {
+    timer = setTimeout(saveNow, DEBOUNCE_MS);
+    return;
+  }
+  const s = useStore.getState();
+  if (s.saveStatus !== 'dirty') return;
+  const id = s.designId ?? newId(s.design.name);
+  const revision = s.revision;
+  inFlight = true;
+  s.setSave({ saveStatus: 'saving', designId: id });
+  if (designIdFromHash() !== id) history.replaceState(null, '', `#design=${id}`);
+  let r = await saveDesign(id, s.design, s.savedVersion ?? undefined);
+  if (!r.ok && r.status === 409) {
+    // Saved elsewhere meanwhile: this edit becomes the newest version; the other stays in history.
+    r = await saveDesign(id, s.design);
+  }
+  inFlight = false;
+  const after = useStore.getState();
+  if (!r.ok) {
+    after.setSave({ saveStatus: r.status === 0 ? 'offline' : 'error', saveMessage: r.message });
+    return;
+  }
+  const stillDirty = after.revision !== revision;
+  after.setSave({
+    savedVersion: r.value.version,
+    saveStatus: stillDirty ? 'dirty' : 'saved',
+    saveMessage: `saved as version ${r.value.version}`,
+  });
+  if (stillDirty) schedule();
+}
+
+function schedule(): void {
+  if (timer) clearTimeout(timer);
+  timer = setTimeout(saveNow, DEBOUNCE_MS);
+}
+
+export function startAutosave(): void {
+  useStore.subscribe((s, prev) => {
+    if (s.revision !== prev.revision && s.saveStatus === 'dirty') schedule();
+  });
+}
+
+/** Saves at once (the Save button, Ctrl+S). */
+export function saveSoon(): void {
+  const s = useStore.getState();
+  if (
+    s.saveStatus === 'offline' ||
+    s.saveStatus === 'error' ||
+    s.saveStatus === 'saved' ||
+    s.saveStatus === 'clean'
+  )
+    s.setSave({ saveStatus: 'dirty' });
+  if (timer) clearTimeout(timer);
+  void saveNow();
+}

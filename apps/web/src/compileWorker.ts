@@ -1,0 +1,66 @@
+/// <reference lib="webworker" />
+/**
+ * Recomputes the design off the main thread on every edit: compile + simulate + DAG layout.
+ * Keeps the last compiled DAG and its snapshots to answer layout and pass-inspector requests.
+ */
+import type { IncrementalState } from '@stagecraft/passes';
+import { type Compiled, computeDesign, layoutGraph, passGraph } from './core/computeDesign.ts';
+import type { PostedResult, WorkerReply, WorkerRequest } from './workerProtocol.ts';
+
+let compiled: Compiled | undefined;
+let incremental: IncrementalState | undefined;
+let compiledRevision = -1;
+
+function reply(msg: WorkerReply): void {
+  (self as unknown as DedicatedWorkerGlobalScope).postMessage(msg);
+}
+
+self.onmessage = (e: MessageEvent<WorkerRequest>) => {
+  const req = e.data;
+  const t0 = performance.now();
+  try {
+    if (req.type === 'compute') {
+      // The timeline first: the page asks for the canvas layout once it has drawn this.
+      const expanded = new Set(req.expanded);
+      const out = computeDesign(req.design, expanded, {
+        layout: false,
+        ...(incremental ? { previous: incremental } : {}),
+      });
+      const { result, compiled: c } = out;
+      if (out.incremental) incremental = out.incremental;
+      if (c) {
+        compiled = c;
+        compiledRevision = req.revision;
+      }
+      let posted: PostedResult = result;
+      if (result.ok) {
+        const { dag: _dag, ...rest } = result;
+        posted = rest;
+      }
+      reply({ type: 'computed', revision: req.revision, result: posted, workerMs: performance.now() - t0 });
+      return;
+    }
+    if (!compiled) return;
+    if (req.type === 'dag') {
+      reply({ type: 'dag', revision: compiledRevision, dag: compiled.dag });
+      return;
+    }
+    const expanded = new Set(req.expanded);
+    if (req.type === 'layout') {
+      reply({ type: 'layout', revision: compiledRevision, graph: layoutGraph(compiled, expanded) });
+    } else if (req.type === 'pass') {
+      const graph = passGraph(compiled, req.pass, expanded);
+      reply({ type: 'pass', revision: compiledRevision, pass: req.pass, graph: graph ?? null });
+    }
+  } catch (err) {
+    // A compiler bug must not take the editor down: it shows as an error at the document.
+    const message = err instanceof Error ? err.message : String(err);
+    if (req.type === 'compute')
+      reply({
+        type: 'computed',
+        revision: req.revision,
+        result: { ok: false, errors: [{ path: '', message: `internal error: ${message}` }] },
+        workerMs: performance.now() - t0,
+      });
+  }
+};

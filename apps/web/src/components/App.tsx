@@ -1,0 +1,53 @@
+import { useEffect } from 'react';
+import { useStore } from '../store/index.ts';
+import { DagCanvas } from './DagCanvas.tsx';
+import { Inspector } from './Inspector.tsx';
+import { onKeyDown } from './keyboard.ts';
+import { Metrics } from './Metrics.tsx';
+import { ClusterForm, ModelForm } from './ModelClusterForms.tsx';
+import { ComparePane, TimelinePane } from './mounts.tsx';
+import { NodeDetails } from './NodeDetails.tsx';
+import { Notice } from './Notice.tsx';
+import { Palette } from './Palette.tsx';
+import { PassInspector } from './PassInspector.tsx';
+import { ProgramList } from './ProgramList.tsx';
+import { Toolbar } from './Toolbar.tsx';
+
+export function App() {
+  const tab = useStore((s) => s.tab);
+  const revision = useStore((s) => s.resultRevision);
+  useEffect(() => {
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, []);
+  return (
+    <div className="app" data-result-revision={revision}>
+      <Toolbar />
+      <Notice />
+      {tab === 'design' ? (
+        <main className="workspace">
+          <aside className="sidebar left">
+            <Palette />
+            <ProgramList />
+          </aside>
+          <section className="center">
+            <Metrics />
+            <DagCanvas />
+            <TimelinePane />
+          </section>
+          <aside className="sidebar right">
+            <Inspector />
+            <NodeDetails />
+            <PassInspector />
+            <ModelForm />
+            <ClusterForm />
+          </aside>
+        </main>
+      ) : (
+        <main className="compare-view">
+          <ComparePane />
+        </main>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,188 @@
+/**
+ * The global DAG after any pass: lanes per device group, rows per stage, microbatches collapsed
+ * until a stage is expanded. Palette items drop onto nodes; hovering shows a node's details.
+ */
+import {
+  Background,
+  Controls,
+  type Edge,
+  Handle,
+  MarkerType,
+  type Node,
+  type NodeProps,
+  Position,
+  ReactFlow,
+  ReactFlowProvider,
+} from '@xyflow/react';
+import '@xyflow/react/dist/style.css';
+import { memo, useDeferredValue, useMemo, useState } from 'react';
+import type { DagGraph, GraphLane, GraphNodeData } from '../core/dagGraph.ts';
+import { NODE_H, NODE_W } from '../core/dagGraph.ts';
+import { passColor } from '../core/passColors.ts';
+import { useStore } from '../store/index.ts';
+import { applyItem } from './applyItem.ts';
+import { carriesItem, itemOf } from './dragItem.ts';
+
+type OpNode = Node<GraphNodeData, 'op'>;
+type LaneNode = Node<{ lane: GraphLane; width: number }, 'lane'>;
+
+const LABEL_W = 190;
+
+function targetOf(d: GraphNodeData) {
+  return { id: d.firstId, tags: d.tags, devices: d.devices };
+}
+
+const OpNodeView = memo(function OpNodeView({ data }: NodeProps<OpNode>) {
+  const [over, setOver] = useState(false);
+  const hover = useStore((s) => s.hover);
+  const isTarget = useStore((s) => s.target?.id === data.firstId);
+  const color = passColor(data.colorKey);
+  const comm = data.kind !== 'compute';
+  return (
+    <button
+      type="button"
+      className={`dag-node${comm ? ' comm' : ''}${over ? ' drop-over' : ''}${isTarget ? ' is-target' : ''}${data.highlight ? ` hl-${data.highlight}` : ''}`}
+      aria-label={`${data.label}${data.count > 1 ? ` ×${data.count}` : ''}`}
+      data-testid="dag-node"
+      data-node-id={data.firstId}
+      data-op={data.op}
+      style={{ width: NODE_W, height: NODE_H, borderColor: color, background: comm ? '#fff' : color }}
+      onMouseEnter={() => hover(data)}
+      onMouseLeave={() => hover(null)}
+      onDragOver={(e) => {
+        if (!carriesItem(e)) return;
+        e.preventDefault();
+        e.dataTransfer.dropEffect = 'copy';
+        setOver(true);
+      }}
+      onDragLeave={() => setOver(false)}
+      onDrop={(e) => {
+        e.preventDefault();
+        setOver(false);
+        const item = itemOf(e);
+        if (item) applyItem(item, targetOf(data));
+      }}
+    >
+      <Handle type="target" position={Position.Left} isConnectable={false} />
+      <span className="dag-node-label">{data.label}</span>
+      {data.count > 1 && <span className="dag-node-count">×{data.count}</span>}
+      <Handle type="source" position={Position.Right} isConnectable={false} />
+    </button>
+  );
+});
+
+const LaneNodeView = memo(function LaneNodeView({ data }: NodeProps<LaneNode>) {
+  const toggle = useStore((s) => s.toggleStage);
+  const { lane, width } = data;
+  return (
+    <div className="dag-lane" style={{ width: width + LABEL_W + 40, height: lane.height }}>
+      <div className="dag-lane-title">{lane.label}</div>
+      {lane.rows.map((r) => (
+        <div key={r.key} className="dag-row" style={{ top: r.y - lane.y, height: r.height }}>
+          <span className="dag-row-label">{r.label}</span>
+          {r.ops > 1 && (
+            <button
+              type="button"
+              className="dag-row-toggle nodrag"
+              data-testid={`stage-toggle-${r.key}`}
+              onClick={() => toggle(r.key)}
+              title={
+                r.expanded ? 'collapse the microbatches of this stage' : 'draw every microbatch of this stage'
+              }
+            >
+              {r.expanded ? '▾ collapse' : `▸ ${r.ops} ops`}
+            </button>
+          )}
+        </div>
+      ))}
+    </div>
+  );
+});
+
+const nodeTypes = { op: OpNodeView, lane: LaneNodeView };
+
+function toFlow(graph: DagGraph): { nodes: Node[]; edges: Edge[] } {
+  const nodes: Node[] = graph.lanes.map(
+    (lane): LaneNode => ({
+      id: lane.id,
+      type: 'lane',
+      position: { x: -LABEL_W, y: lane.y },
+      data: { lane, width: graph.width },
+      draggable: false,
+      selectable: false,
+      focusable: false,
+      zIndex: -1,
+      style: { pointerEvents: 'none' },
+    }),
+  );
+  for (const n of graph.nodes) {
+    nodes.push({
+      id: n.id,
+      type: 'op',
+      position: { x: n.x, y: n.y },
+      data: n.data,
+      draggable: false,
+      width: NODE_W,
+      height: NODE_H,
+    } satisfies OpNode);
+  }
+  const edges: Edge[] = graph.edges.map((e) =>
+    e.kind === 'data'
+      ? {
+          id: e.id,
+          source: e.source,
+          target: e.target,
+          className: 'edge-data',
+          markerEnd: { type: MarkerType.ArrowClosed, width: 14, height: 14, color: '#6b7480' },
+        }
+      : { id: e.id, source: e.source, target: e.target, className: 'edge-temporal' },
+  );
+  return { nodes, edges };
+}
+
+export function DagCanvas() {
+  const final = useStore((s) => s.graph);
+  const passView = useStore((s) => s.passView);
+  // The timeline updates first; the canvas follows in a render React may interrupt.
+  const graph = useDeferredValue(passView ? passView.graph : final);
+  const flow = useMemo(() => (graph ? toFlow(graph) : { nodes: [], edges: [] }), [graph]);
+  const target = useStore((s) => s.target);
+  const setTarget = useStore((s) => s.setTarget);
+  return (
+    <div className="dag-canvas" data-testid="dag-canvas" data-selected-node={target?.id ?? ''}>
+      {passView && (
+        <div className="dag-banner">
+          DAG after <b>{passView.pass}</b> · <span className="hl-key added">added</span>{' '}
+          <span className="hl-key changed">changed</span>
+        </div>
+      )}
+      <ReactFlowProvider>
+        <ReactFlow
+          nodes={flow.nodes}
+          edges={flow.edges}
+          nodeTypes={nodeTypes}
+          onlyRenderVisibleElements
+          nodesDraggable={false}
+          nodesConnectable={false}
+          elementsSelectable
+          fitView
+          fitViewOptions={{ padding: 0.08, maxZoom: 1 }}
+          minZoom={0.03}
+          maxZoom={2}
+          proOptions={{ hideAttribution: true }}
+          onNodeClick={(_, n) => {
+            if (n.type !== 'op') return;
+            setTarget(targetOf(n.data as unknown as GraphNodeData));
+          }}
+          onPaneClick={() => setTarget(null)}
+        >
+          <Background gap={24} size={1} color="#e3e6ea" />
+          <Controls showInteractive={false} />
+        </ReactFlow>
+      </ReactFlowProvider>
+      {!graph && (
+        <div className="dag-empty">{passView ? 'computing the DAG after this pass…' : 'compiling…'}</div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,313 @@
+/** Edits the fields of the selected directive; every committed change is one undoable action. */
+import { type Directive, type Filter, type FilterValue, SCHEDULE_BUILDERS } from '@stagecraft/ir';
+import { useEffect, useState } from 'react';
+import { expandScheduleAction, updateDirectiveAction } from '../core/actions.ts';
+import { useStore } from '../store/index.ts';
+import { FIELDS, type FieldSpec } from './fields.ts';
+import { errorsAt } from './ProgramList.tsx';
+
+type Value = unknown;
+
+function parseFilterValue(text: string): FilterValue | null {
+  const t = text.trim();
+  if (t === '*' || t === 'F' || t === 'B' || t === 'BI' || t === 'BW') return t;
+  if (/^\d+$/.test(t)) return Number(t);
+  return null;
+}
+
+/** A text input that commits on Enter or blur, and says what is wrong with its text. */
+export function CommitInput({
+  value,
+  onCommit,
+  testid,
+  parse,
+  multiline,
+}: {
+  value: string;
+  onCommit: (v: Value) => void;
+  testid: string;
+  parse: (text: string) => { ok: true; value: Value } | { ok: false; message: string };
+  multiline?: boolean;
+}) {
+  const [text, setText] = useState(value);
+  const [err, setErr] = useState<string | null>(null);
+  useEffect(() => {
+    setText(value);
+    setErr(null);
+  }, [value]);
+  const commit = () => {
+    if (text === value) return;
+    const r = parse(text);
+    if (!r.ok) {
+      setErr(r.message);
+      return;
+    }
+    setErr(null);
+    onCommit(r.value);
+  };
+  const common = {
+    'data-testid': testid,
+    value: text,
+    onBlur: commit,
+    className: err ? 'invalid' : '',
+  };
+  return (
+    <span className="commit-input">
+      {multiline ? (
+        <textarea
+          {...common}
+          rows={Math.min(12, Math.max(3, text.split('\n').length))}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) commit();
+          }}
+        />
+      ) : (
+        <input
+          {...common}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') commit();
+          }}
+        />
+      )}
+      {err && <span className="field-error">{err}</span>}
+    </span>
+  );
+}
+
+function FilterEditor({
+  filter,
+  onChange,
+  testid,
+}: {
+  filter: Filter;
+  onChange: (f: Filter) => void;
+  testid: string;
+}) {
+  const entries = Object.entries(filter);
+  const [newKey, setNewKey] = useState('');
+  return (
+    <div className="filter-editor">
+      {entries.length === 0 && <span className="hint">matches every op</span>}
+      {entries.map(([k, v]) => (
+        <span className="filter-chip" key={k}>
+          <b>{k}</b>=
+          <CommitInput
+            value={String(v)}
+            testid={`${testid}-${k}`}
+            parse={(t) => {
+              const p = parseFilterValue(t);
+              return p === null
+                ? { ok: false, message: 'an index, "*", or F / B / BI / BW' }
+                : { ok: true, value: p };
+            }}
+            onCommit={(val) => onChange({ ...filter, [k]: val as FilterValue })}
+          />
+          <button
+            type="button"
+            aria-label={`remove ${k}`}
+            onClick={() => {
+              const { [k]: _, ...rest } = filter;
+              onChange(rest);
+            }}
+          >
+            ✕
+          </button>
+        </span>
+      ))}
+      <span className="filter-add">
+        <input
+          placeholder="tag"
+          value={newKey}
+          data-testid={`${testid}-new`}
+          onChange={(e) => setNewKey(e.target.value.toUpperCase())}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && /^[A-Z][A-Z0-9_]*$/.test(newKey) && !(newKey in filter)) {
+              onChange({ ...filter, [newKey]: newKey === 'PASS' ? 'F' : 0 });
+              setNewKey('');
+            }
+          }}
+        />
+      </span>
+    </div>
+  );
+}
+
+function Field({
+  spec,
+  directive,
+  onChange,
+}: {
+  spec: FieldSpec;
+  directive: Directive;
+  onChange: (key: string, v: Value | undefined) => void;
+}) {
+  const raw = (directive as unknown as Record<string, unknown>)[spec.key];
+  const testid = `field-${spec.key}`;
+  const clearable =
+    (parseText: (t: string) => { ok: true; value: Value } | { ok: false; message: string }) => (t: string) =>
+      spec.optional && t.trim() === '' ? { ok: true as const, value: undefined } : parseText(t);
+  switch (spec.kind) {
+    case 'filter':
+      return (
+        <FilterEditor
+          filter={(raw as Filter) ?? {}}
+          testid={testid}
+          onChange={(f) => onChange(spec.key, f)}
+        />
+      );
+    case 'devices':
+      return (
+        <CommitInput
+          testid={testid}
+          value={Array.isArray(raw) ? raw.join(', ') : ''}
+          parse={(t) => {
+            const parts = t.split(/[\s,]+/).filter(Boolean);
+            if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p)))
+              return { ok: false, message: 'device ids separated by commas' };
+            return { ok: true, value: parts.map(Number) };
+          }}
+          onCommit={(v) => onChange(spec.key, v)}
+        />
+      );
+    case 'int':
+    case 'number':
+      return (
+        <CommitInput
+          testid={testid}
+          value={raw === undefined ? '' : String(raw)}
+          parse={clearable((t) => {
+            const n = Number(t);
+            if (t.trim() === '' || !Number.isFinite(n)) return { ok: false, message: 'a number' };
+            if (spec.kind === 'int' && !Number.isInteger(n)) return { ok: false, message: 'a whole number' };
+            return { ok: true, value: n };
+          })}
+          onCommit={(v) => onChange(spec.key, v)}
+        />
+      );
+    case 'string':
+      return (
+        <CommitInput
+          testid={testid}
+          value={raw === undefined ? '' : String(raw)}
+          parse={clearable((t) => ({ ok: true, value: t.trim() }))}
+          onCommit={(v) => onChange(spec.key, v)}
+        />
+      );
+    case 'bool':
+      return (
+        <input
+          type="checkbox"
+          data-testid={testid}
+          checked={raw === true}
+          onChange={(e) => onChange(spec.key, e.target.checked ? true : undefined)}
+        />
+      );
+    case 'builder':
+      return (
+        <select data-testid={testid} value={String(raw)} onChange={(e) => onChange(spec.key, e.target.value)}>
+          {SCHEDULE_BUILDERS.map((b) => (
+            <option key={b} value={b}>
+              {b}
+            </option>
+          ))}
+        </select>
+      );
+    case 'json':
+      return (
+        <CommitInput
+          testid={testid}
+          multiline
+          value={raw === undefined ? '' : compactJson(raw)}
+          parse={clearable((t) => {
+            try {
+              return { ok: true, value: JSON.parse(t) };
+            } catch (e) {
+              return { ok: false, message: `not JSON: ${(e as Error).message}` };
+            }
+          })}
+          onCommit={(v) => onChange(spec.key, v)}
+        />
+      );
+  }
+}
+
+/** JSON with one slot (or group) per line: readable for an order of hundreds of slots. */
+function compactJson(v: unknown): string {
+  if (Array.isArray(v)) return `[\n${v.map((x) => `  ${JSON.stringify(x)}`).join(',\n')}\n]`;
+  return JSON.stringify(v);
+}
+
+export function Inspector() {
+  const index = useStore((s) => s.selectedDirective);
+  const directive = useStore((s) => (index === null ? undefined : s.design.directives[index]));
+  const errors = useStore((s) => s.errors);
+  const dispatch = useStore((s) => s.dispatch);
+  if (index === null || !directive)
+    return (
+      <section className="panel inspector">
+        <h2>Inspector</h2>
+        <p className="hint">Select a directive in the program, or drop one on the DAG.</p>
+      </section>
+    );
+  const onChange = (key: string, v: Value | undefined) => {
+    const next = { ...directive } as Record<string, unknown>;
+    if (v === undefined) delete next[key];
+    else next[key] = v;
+    dispatch(updateDirectiveAction, { index, directive: next as unknown as Directive });
+  };
+  const errs = errorsAt(errors, index);
+  return (
+    <section className="panel inspector" data-testid="inspector">
+      <h2>
+        <span className={`program-op op-${directive.op}`}>{directive.op}</span> directives[{index}]
+      </h2>
+      <div className="fields">
+        {FIELDS[directive.op].map((spec) => {
+          const path = `directives[${index}].${spec.key}`;
+          const fieldErrs = errs.filter(
+            (e) => e.path === path || e.path.startsWith(`${path}.`) || e.path.startsWith(`${path}[`),
+          );
+          return (
+            <div className="field" key={spec.key}>
+              <span className="field-label" title={spec.help}>
+                {spec.key}
+                {spec.optional && <i> optional</i>}
+              </span>
+              <Field spec={spec} directive={directive} onChange={onChange} />
+              {fieldErrs.map((e) => (
+                <div key={e.path + e.message} className="inline-error" role="alert">
+                  <code>{e.path}</code> {e.message}
+                </div>
+              ))}
+            </div>
+          );
+        })}
+        <div className="field">
+          <span className="field-label">enabled</span>
+          <input
+            type="checkbox"
+            checked={directive.enabled !== false}
+            onChange={(e) => onChange('enabled', e.target.checked ? undefined : false)}
+          />
+        </div>
+      </div>
+      {directive.op === 'schedule' && (
+        <button
+          type="button"
+          className="secondary"
+          data-testid="expand-schedule"
+          title="replace the schedule by the split, place and order it stands for"
+          onClick={() => {
+            const s = useStore.getState();
+            const program = s.result && s.resultRevision === s.revision ? s.result.program : [];
+            s.dispatch(expandScheduleAction, { index, program });
+          }}
+        >
+          Expand into place + split + order
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,83 @@
+/** The step's figures from the last valid result; marked stale while the design has errors. */
+import { formatBytes, formatMs, formatPercent, formatRate } from '../core/format.ts';
+import { useStore } from '../store/index.ts';
+
+export function Metrics() {
+  const result = useStore((s) => s.result);
+  const status = useStore((s) => s.status);
+  const latency = useStore((s) => s.lastLatencyMs);
+  const errorCount = useStore((s) => s.errors.length);
+  if (!result) return <div className="metrics">computing…</div>;
+  const sim = result.simulation;
+  const peak = Math.max(0, ...sim.devices.map((d) => d.peakMemoryBytes));
+  return (
+    <div className={`metrics${status === 'error' ? ' stale' : ''}`} data-status={status}>
+      <Metric
+        label="step time"
+        testid="metric-makespan"
+        value={formatMs(sim.makespanMs)}
+        raw={sim.makespanMs}
+      />
+      <Metric
+        label="bubble"
+        testid="metric-bubble"
+        value={formatPercent(sim.bubbleRatio)}
+        raw={sim.bubbleRatio}
+        title="Σ idle / (devices × step time)"
+      />
+      <Metric
+        label="bubble / ideal"
+        testid="metric-bubble-ideal"
+        value={formatPercent(sim.bubbleOverIdeal)}
+        raw={sim.bubbleOverIdeal}
+        title="Σ idle / Σ busy (Megatron's convention)"
+      />
+      <Metric
+        label="exposed comm"
+        testid="metric-exposed-comm"
+        value={formatMs(sim.exposedCommMs)}
+        raw={sim.exposedCommMs}
+      />
+      <Metric label="peak memory" testid="metric-peak-memory" value={formatBytes(peak)} raw={peak} />
+      {sim.tokensPerSecond !== undefined && (
+        <Metric
+          label="tokens"
+          testid="metric-tokens"
+          value={formatRate(sim.tokensPerSecond)}
+          raw={sim.tokensPerSecond}
+        />
+      )}
+      <Metric label="ops" testid="metric-ops" value={sim.ops.toLocaleString('en-US')} raw={sim.ops} />
+      <div className="metric-status" data-testid="compute-status">
+        {status === 'computing'
+          ? 'computing…'
+          : status === 'error'
+            ? `${errorCount} error${errorCount === 1 ? '' : 's'}: showing the last valid result`
+            : `recomputed in ${formatMs(latency)}`}
+      </div>
+    </div>
+  );
+}
+
+function Metric({
+  label,
+  value,
+  testid,
+  raw,
+  title,
+}: {
+  label: string;
+  value: string;
+  testid: string;
+  raw: number;
+  title?: string;
+}) {
+  return (
+    <div className="metric" title={title}>
+      <span className="metric-label">{label}</span>
+      <span className="metric-value" data-testid={testid} data-value={raw}>
+        {value}
+      </span>
+    </div>
+  );
+}

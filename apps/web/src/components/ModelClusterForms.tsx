@@ -1,0 +1,358 @@
+/** Model and cluster of the design: presets and fields; each committed change is one action. */
+import type { Cluster, Model } from '@stagecraft/ir';
+import { setClusterAction, setModelAction } from '../core/actions.ts';
+import { useStore } from '../store/index.ts';
+import { CommitInput } from './Inspector.tsx';
+
+const MODEL_PRESETS = ['llama3-8b', 'llama3-70b', 'qwen3-1b', 'qwen3-9b', 'mixtral-8x7b', 'deepseek-v3'];
+const CLUSTER_PRESETS = ['dgx-h100', 'dgx-h200', 'dgx-a100'];
+const MIB = 1024 * 1024;
+
+type Parse = (t: string) => { ok: true; value: unknown } | { ok: false; message: string };
+
+const nonNeg =
+  (optional: boolean): Parse =>
+  (t) => {
+    if (optional && t.trim() === '') return { ok: true, value: undefined };
+    const n = Number(t);
+    return t.trim() !== '' && Number.isFinite(n) && n >= 0
+      ? { ok: true, value: n }
+      : { ok: false, message: 'a number ≥ 0' };
+  };
+const positiveInt =
+  (optional: boolean): Parse =>
+  (t) => {
+    if (optional && t.trim() === '') return { ok: true, value: undefined };
+    const n = Number(t);
+    return Number.isInteger(n) && n >= 1
+      ? { ok: true, value: n }
+      : { ok: false, message: 'a whole number ≥ 1' };
+  };
+
+function Row({
+  label,
+  value,
+  parse,
+  onCommit,
+  testid,
+  list,
+}: {
+  label: string;
+  value: unknown;
+  parse: Parse;
+  onCommit: (v: unknown) => void;
+  testid: string;
+  list?: string;
+}) {
+  return (
+    <div className="field">
+      <span className="field-label">{label}</span>
+      {list ? (
+        <input
+          list={list}
+          data-testid={testid}
+          defaultValue={value === undefined ? '' : String(value)}
+          key={String(value)}
+          onBlur={(e) =>
+            e.target.value !== String(value ?? '') && onCommit(e.target.value.trim() || undefined)
+          }
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') (e.target as HTMLInputElement).blur();
+          }}
+        />
+      ) : (
+        <CommitInput
+          testid={testid}
+          value={value === undefined ? '' : String(value)}
+          parse={parse}
+          onCommit={onCommit}
+        />
+      )}
+    </div>
+  );
+}
+
+function set<T extends object>(obj: T, key: string, v: unknown): T {
+  const next = { ...obj } as Record<string, unknown>;
+  if (v === undefined) delete next[key];
+  else next[key] = v;
+  return next as T;
+}
+
+export function ModelForm() {
+  const model = useStore((s) => s.design.model);
+  const dispatch = useStore((s) => s.dispatch);
+  const update = (m: Model) => dispatch(setModelAction, { model: m });
+  const kind = model.kind === 'synthetic' ? ('stages' in model ? 'stages' : 'blocks') : 'transformer';
+  return (
+    <section className="panel form" data-testid="model-form">
+      <h2>Model</h2>
+      <label className="field">
+        <span className="field-label">kind</span>
+        <select
+          data-testid="model-kind"
+          value={kind}
+          onChange={(e) => {
+            const k = e.target.value;
+            if (k === 'stages')
+              update({
+                kind: 'synthetic',
+                stages: 4,
+                costs: { F: 1, BI: 1, BW: 1 },
+                activationBytes: 256 * MIB,
+                paramBytes: 1024 * MIB,
+                outputBytes: 16 * MIB,
+              });
+            else if (k === 'transformer')
+              update({ kind: 'transformer', preset: 'llama3-8b', annotate: { PP: 4 } });
+          }}
+        >
+          <option value="stages">synthetic: identical stages</option>
+          <option value="blocks" disabled={kind !== 'blocks'}>
+            synthetic: explicit blocks
+          </option>
+          <option value="transformer">transformer</option>
+        </select>
+      </label>
+      {model.kind === 'synthetic' && 'stages' in model && (
+        <>
+          <Row
+            label="stages"
+            testid="model-stages"
+            value={model.stages}
+            parse={positiveInt(false)}
+            onCommit={(v) => update({ ...model, stages: v as number })}
+          />
+          {(['F', 'BI', 'BW', 'FandB', 'UPD'] as const).map((k) => (
+            <Row
+              key={k}
+              label={`${k} ms`}
+              testid={`model-cost-${k}`}
+              value={model.costs[k]}
+              parse={nonNeg(k === 'FandB' || k === 'UPD')}
+              onCommit={(v) => update({ ...model, costs: set(model.costs, k, v) })}
+            />
+          ))}
+          {(['activationBytes', 'paramBytes', 'outputBytes'] as const).map((k) => (
+            <Row
+              key={k}
+              label={`${k.replace('Bytes', '')} MiB`}
+              testid={`model-${k}`}
+              value={model[k] === undefined ? undefined : model[k]! / MIB}
+              parse={nonNeg(true)}
+              onCommit={(v) => update(set(model, k, v === undefined ? undefined : (v as number) * MIB))}
+            />
+          ))}
+        </>
+      )}
+      {model.kind === 'synthetic' && 'blocks' in model && (
+        <p className="hint">
+          {model.blocks.length} blocks with their own tags and costs (edit the design file for these).
+        </p>
+      )}
+      {model.kind === 'transformer' && (
+        <>
+          <datalist id="model-presets">
+            {MODEL_PRESETS.map((p) => (
+              <option key={p} value={p} />
+            ))}
+          </datalist>
+          <Row
+            label="preset"
+            list="model-presets"
+            testid="model-preset"
+            value={model.preset}
+            parse={nonNeg(true)}
+            onCommit={(v) => update(set(model, 'preset', v))}
+          />
+          {(
+            [
+              'layers',
+              'hidden',
+              'ffnHidden',
+              'heads',
+              'kvHeads',
+              'vocab',
+              'seqLen',
+              'microbatchSize',
+            ] as const
+          ).map((k) => (
+            <Row
+              key={k}
+              label={k}
+              testid={`model-${k}`}
+              value={model[k]}
+              parse={positiveInt(true)}
+              onCommit={(v) => update(set(model, k, v))}
+            />
+          ))}
+          <label className="field">
+            <span className="field-label">dtype</span>
+            <select
+              value={model.dtype ?? ''}
+              onChange={(e) => update(set(model, 'dtype', e.target.value || undefined))}
+            >
+              <option value="">preset default</option>
+              {['bf16', 'fp16', 'fp32', 'fp8'].map((d) => (
+                <option key={d}>{d}</option>
+              ))}
+            </select>
+          </label>
+          <Row
+            label="PP stages"
+            testid="model-annotate-PP"
+            value={model.annotate?.PP}
+            parse={positiveInt(true)}
+            onCommit={(v) => update({ ...model, annotate: set(model.annotate ?? {}, 'PP', v) })}
+          />
+          {(['EP', 'TP'] as const).map((k) => (
+            <label className="field" key={k}>
+              <span className="field-label">tag {k}</span>
+              <input
+                type="checkbox"
+                checked={model.annotate?.[k] === true}
+                onChange={(e) =>
+                  update({ ...model, annotate: set(model.annotate ?? {}, k, e.target.checked || undefined) })
+                }
+              />
+            </label>
+          ))}
+        </>
+      )}
+    </section>
+  );
+}
+
+export function ClusterForm() {
+  const cluster = useStore((s) => s.design.cluster);
+  const dispatch = useStore((s) => s.dispatch);
+  const update = (c: Cluster) => dispatch(setClusterAction, { cluster: c });
+  const kind =
+    'kind' in cluster && cluster.kind === 'ideal'
+      ? 'ideal'
+      : 'kind' in cluster && cluster.kind === 'custom'
+        ? 'custom'
+        : 'preset';
+  return (
+    <section className="panel form" data-testid="cluster-form">
+      <h2>Cluster</h2>
+      <label className="field">
+        <span className="field-label">kind</span>
+        <select
+          data-testid="cluster-kind"
+          value={kind}
+          onChange={(e) => {
+            const k = e.target.value;
+            if (k === 'ideal') update({ kind: 'ideal', devices: 4 });
+            else if (k === 'preset') update({ preset: 'dgx-h100', nodes: 1 });
+            else
+              update({
+                kind: 'custom',
+                nodes: 1,
+                gpusPerNode: 8,
+                gpu: { name: 'H100', peakTflops: 989, achievableFraction: 0.5, memoryGiB: 80, sms: 132 },
+                intraNode: { bandwidthGBps: 450, latencyUs: 3 },
+                interNode: { bandwidthGBps: 50, latencyUs: 10 },
+              });
+          }}
+        >
+          <option value="ideal">ideal (free communication)</option>
+          <option value="preset">preset</option>
+          <option value="custom">custom</option>
+        </select>
+      </label>
+      {'kind' in cluster && cluster.kind === 'ideal' && (
+        <>
+          <Row
+            label="devices"
+            testid="cluster-devices"
+            value={cluster.devices}
+            parse={positiveInt(false)}
+            onCommit={(v) => update({ ...cluster, devices: v as number })}
+          />
+          <Row
+            label="p2p latency ms"
+            testid="cluster-latency"
+            value={cluster.p2pLatencyMs}
+            parse={nonNeg(true)}
+            onCommit={(v) => update(set(cluster, 'p2pLatencyMs', v))}
+          />
+        </>
+      )}
+      {'preset' in cluster && (
+        <>
+          <datalist id="cluster-presets">
+            {CLUSTER_PRESETS.map((p) => (
+              <option key={p} value={p} />
+            ))}
+          </datalist>
+          <Row
+            label="preset"
+            list="cluster-presets"
+            testid="cluster-preset"
+            value={cluster.preset}
+            parse={nonNeg(true)}
+            onCommit={(v) => v && update({ ...cluster, preset: String(v) })}
+          />
+          <Row
+            label="nodes"
+            testid="cluster-nodes"
+            value={cluster.nodes}
+            parse={positiveInt(false)}
+            onCommit={(v) => update({ ...cluster, nodes: v as number })}
+          />
+        </>
+      )}
+      {'kind' in cluster && cluster.kind === 'custom' && (
+        <>
+          <Row
+            label="nodes"
+            testid="cluster-nodes"
+            value={cluster.nodes}
+            parse={positiveInt(false)}
+            onCommit={(v) => update({ ...cluster, nodes: v as number })}
+          />
+          <Row
+            label="GPUs per node"
+            testid="cluster-gpus"
+            value={cluster.gpusPerNode}
+            parse={positiveInt(false)}
+            onCommit={(v) => update({ ...cluster, gpusPerNode: v as number })}
+          />
+          <Row
+            label="peak TFLOP/s"
+            testid="cluster-tflops"
+            value={cluster.gpu.peakTflops}
+            parse={nonNeg(false)}
+            onCommit={(v) => update({ ...cluster, gpu: { ...cluster.gpu, peakTflops: v as number } })}
+          />
+          <Row
+            label="memory GiB"
+            testid="cluster-memory"
+            value={cluster.gpu.memoryGiB}
+            parse={nonNeg(false)}
+            onCommit={(v) => update({ ...cluster, gpu: { ...cluster.gpu, memoryGiB: v as number } })}
+          />
+          <Row
+            label="intra-node GB/s"
+            testid="cluster-intra"
+            value={cluster.intraNode.bandwidthGBps}
+            parse={nonNeg(false)}
+            onCommit={(v) =>
+              update({ ...cluster, intraNode: { ...cluster.intraNode, bandwidthGBps: v as number } })
+            }
+          />
+          <Row
+            label="inter-node GB/s"
+            testid="cluster-inter"
+            value={cluster.interNode.bandwidthGBps}
+            parse={nonNeg(false)}
+            onCommit={(v) =>
+              update({ ...cluster, interNode: { ...cluster.interNode, bandwidthGBps: v as number } })
+            }
+          />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,111 @@
+/** The top bar: the design's name, documents (examples, open, versions), undo/redo, export, compare. */
+import { useState } from 'react';
+import { saveSoon } from '../api/autosave.ts';
+import { renameAction } from '../core/actions.ts';
+import { MAX_PINS, useStore } from '../store/index.ts';
+import { OpenDialog, VersionsDialog } from './DesignsDialog.tsx';
+import { ExamplesGallery } from './ExamplesGallery.tsx';
+import { ExportMenu } from './ExportMenu.tsx';
+import { CommitInput } from './Inspector.tsx';
+
+const SAVE_LABEL = {
+  clean: 'not saved',
+  dirty: 'unsaved changes',
+  saving: 'saving…',
+  saved: 'saved',
+  error: 'save failed',
+  offline: 'API offline',
+} as const;
+
+export function Toolbar() {
+  const name = useStore((s) => s.design.name);
+  const dispatch = useStore((s) => s.dispatch);
+  const canUndo = useStore((s) => s.history.past.length > 0);
+  const canRedo = useStore((s) => s.history.future.length > 0);
+  const undo = useStore((s) => s.undo);
+  const redo = useStore((s) => s.redo);
+  const tab = useStore((s) => s.tab);
+  const setTab = useStore((s) => s.setTab);
+  const pins = useStore((s) => s.pins.length);
+  const pin = useStore((s) => s.pin);
+  const saveStatus = useStore((s) => s.saveStatus);
+  const saveMessage = useStore((s) => s.saveMessage);
+  const version = useStore((s) => s.savedVersion);
+  const [dialog, setDialog] = useState<'examples' | 'open' | 'versions' | null>(null);
+  return (
+    <header className="toolbar">
+      <span className="brand">Stagecraft</span>
+      <span className="design-name">
+        <CommitInput
+          testid="design-name"
+          value={name}
+          parse={(t) =>
+            t.trim() ? { ok: true, value: t.trim() } : { ok: false, message: 'a name is required' }
+          }
+          onCommit={(v) => dispatch(renameAction, { name: String(v) })}
+        />
+      </span>
+      <span className={`save-status ${saveStatus}`} data-testid="save-status" title={saveMessage}>
+        {SAVE_LABEL[saveStatus]}
+        {version !== null && saveStatus === 'saved' ? ` · v${version}` : ''}
+      </span>
+      <nav className="toolbar-group">
+        <button type="button" data-testid="open-examples" onClick={() => setDialog('examples')}>
+          Examples
+        </button>
+        <button type="button" data-testid="open-saved" onClick={() => setDialog('open')}>
+          Open
+        </button>
+        <button type="button" data-testid="open-versions" onClick={() => setDialog('versions')}>
+          Versions
+        </button>
+        <button type="button" data-testid="save" onClick={saveSoon} title="Ctrl+S">
+          Save
+        </button>
+      </nav>
+      <nav className="toolbar-group">
+        <button type="button" data-testid="undo" disabled={!canUndo} onClick={undo} title="Ctrl+Z">
+          ↶ Undo
+        </button>
+        <button type="button" data-testid="redo" disabled={!canRedo} onClick={redo} title="Ctrl+Shift+Z">
+          ↷ Redo
+        </button>
+      </nav>
+      <nav className="toolbar-group">
+        <ExportMenu />
+        <button
+          type="button"
+          data-testid="pin"
+          onClick={() => pin()}
+          disabled={pins >= MAX_PINS}
+          title="pin this variant for comparison"
+        >
+          Pin ({pins}/{MAX_PINS})
+        </button>
+        <div className="tabs" role="tablist">
+          <button
+            type="button"
+            role="tab"
+            aria-selected={tab === 'design'}
+            data-testid="tab-design"
+            onClick={() => setTab('design')}
+          >
+            Design
+          </button>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={tab === 'compare'}
+            data-testid="tab-compare"
+            onClick={() => setTab('compare')}
+          >
+            Compare
+          </button>
+        </div>
+      </nav>
+      {dialog === 'examples' && <ExamplesGallery onClose={() => setDialog(null)} />}
+      {dialog === 'open' && <OpenDialog onClose={() => setDialog(null)} />}
+      {dialog === 'versions' && <VersionsDialog onClose={() => setDialog(null)} />}
+    </header>
+  );
+}

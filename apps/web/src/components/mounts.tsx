@@ -1,0 +1,152 @@
+/** Where the timeline and compare components are mounted, fed from the store. */
+import type { Cluster } from '@stagecraft/ir';
+import type { TimelineEvent } from '@stagecraft/sim';
+import { useCallback, useMemo, useState } from 'react';
+import { ComparePanel, type CompareVariant } from '../compare/index.ts';
+import { reorderOpAction } from '../core/actions.ts';
+import { detailsOf } from '../core/dagGraph.ts';
+import { Gantt, type OpMove } from '../gantt/index.ts';
+import { useStore } from '../store/index.ts';
+import { applyItem } from './applyItem.ts';
+
+const GIB = 1024 ** 3;
+
+function capacityOf(cluster: Cluster): ((device: number) => number | undefined) | undefined {
+  if ('kind' in cluster && cluster.kind === 'custom') {
+    const bytes = cluster.gpu.memoryGiB * GIB;
+    return () => bytes;
+  }
+  return undefined;
+}
+
+/** Benchmarks turn frame measurement on with `?frames` in the page's URL. */
+const params = new URLSearchParams(typeof location !== 'undefined' ? location.search : '');
+const measureFrames = params.has('frames');
+/** `?render=svg|canvas` forces the timeline's renderer (default: by op count). */
+const forcedRender =
+  params.get('render') === 'svg' || params.get('render') === 'canvas'
+    ? (params.get('render') as 'svg' | 'canvas')
+    : undefined;
+
+export function TimelinePane() {
+  const result = useStore((s) => s.result);
+  const cluster = useStore((s) => s.design.cluster);
+  const target = useStore((s) => s.target);
+  const setTarget = useStore((s) => s.setTarget);
+  const hover = useStore((s) => s.hover);
+  const dispatch = useStore((s) => s.dispatch);
+  const [refusal, setRefusal] = useState<string | null>(null);
+  const [arrows, setArrows] = useState(false);
+  const capacity = useMemo(() => capacityOf(cluster), [cluster]);
+  const onHover = useCallback(
+    (op: TimelineEvent | null) => {
+      const s = useStore.getState();
+      const dag = s.dag && s.dagRevision === s.resultRevision ? s.dag : null;
+      hover(
+        op && s.result && dag ? (detailsOf(dag, op.members?.[0] ?? op.id, s.result.program) ?? null) : null,
+      );
+    },
+    [hover],
+  );
+  const onReorder = useCallback(
+    (move: OpMove) => {
+      const s = useStore.getState();
+      if (!s.result || s.resultRevision !== s.revision) {
+        setRefusal('the design has errors: fix them before reordering on the timeline');
+        return;
+      }
+      if (!s.dag || s.dagRevision !== s.resultRevision) {
+        setRefusal('the timeline is still being recomputed: try the move again');
+        return;
+      }
+      const ok = dispatch(reorderOpAction, {
+        compiled: { plan: s.result.plan, program: s.result.program, dag: s.dag },
+        move,
+      });
+      if (ok) setRefusal(null);
+      else {
+        setRefusal(useStore.getState().notice?.text ?? 'the move was refused');
+        useStore.setState({ notice: null });
+      }
+    },
+    [dispatch],
+  );
+  const directiveLabel = useCallback((i: number) => {
+    const e = useStore.getState().result?.program[i];
+    return e
+      ? `${e.directive.op} ${e.path
+          .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
+          .join('')
+          .slice(1)}`
+      : undefined;
+  }, []);
+  if (!result) return <section className="timeline-pane" />;
+  return (
+    <section className="timeline-pane">
+      <div className="timeline-tools">
+        <span className="timeline-title">Timeline</span>
+        <label>
+          <input
+            type="checkbox"
+            checked={arrows}
+            onChange={(e) => setArrows(e.target.checked)}
+            data-testid="toggle-arrows"
+          />{' '}
+          SEND→RECV arrows
+        </label>
+        <span className="hint">
+          drag an op before or after another of its device to reorder · wheel zooms, drag pans
+        </span>
+      </div>
+      <Gantt
+        sim={result.simulation}
+        plan={result.plan}
+        {...(capacity ? { memoryCapacityBytes: capacity } : {})}
+        selection={target?.id ?? null}
+        onHover={onHover}
+        onSelect={(id) => {
+          const ev = id ? result.simulation.timeline?.find((e) => e.id === id) : undefined;
+          setTarget(ev ? { id: ev.members?.[0] ?? ev.id, tags: ev.tags, devices: [ev.device] } : null);
+        }}
+        onDropPaletteItem={(item, op) =>
+          applyItem(item, { id: op.members?.[0] ?? op.id, tags: op.tags, devices: [op.device] })
+        }
+        onReorder={onReorder}
+        refusal={refusal}
+        showArrows={arrows}
+        measureFrames={measureFrames}
+        {...(forcedRender ? { render: forcedRender } : {})}
+        directiveLabel={directiveLabel}
+      />
+    </section>
+  );
+}
+
+export function ComparePane() {
+  const pins = useStore((s) => s.pins);
+  const unpin = useStore((s) => s.unpin);
+  const cluster = useStore((s) => s.design.cluster);
+  const variants = useMemo(
+    (): CompareVariant[] =>
+      pins.map((p) => ({ id: p.id, name: p.name, sim: p.result.simulation, plan: p.result.plan })),
+    [pins],
+  );
+  const capacity = useMemo(() => capacityOf(cluster), [cluster]);
+  if (pins.length === 0)
+    return (
+      <section className="panel compare-empty">
+        <h2>Compare</h2>
+        <p className="hint">
+          Pin up to four variants with <b>Pin</b> in the toolbar (edit the design between pins): their
+          timelines share one time axis and the table highlights what got better or worse against the first.
+        </p>
+      </section>
+    );
+  return (
+    <ComparePanel
+      variants={variants}
+      onRemove={(id) => unpin(pins.findIndex((p) => p.id === id))}
+      {...(capacity ? { memoryCapacityBytes: capacity } : {})}
+    />
+  );
+}

@@ -1,0 +1,94 @@
+/** Every edit of the design, one action each (see action.ts). */
+import type { Cluster, Design, Directive, Model, ScheduleBuilderName } from '@stagecraft/ir';
+import type { ExpandedDirective } from '@stagecraft/passes';
+import { type CompiledDesign, moveOp, type OpMove } from '../gantt/index.ts';
+import { action } from './action.ts';
+import type { DropTarget } from './dropTarget.ts';
+import { type DirectiveItem, dropItem } from './palette.ts';
+import {
+  deleteDirective,
+  insertDirective,
+  moveDirective,
+  replaceDirective,
+  toggleDirective,
+} from './program.ts';
+import { expandSchedule, setSchedule } from './schedule.ts';
+
+export const addDirectiveAction = action('add-directive', (d, a: { directive: Directive; at?: number }) => {
+  const design = insertDirective(d, a.directive, a.at);
+  return { ok: true, design, select: a.at ?? design.directives.length - 1 };
+});
+
+export const updateDirectiveAction = action(
+  'update-directive',
+  (d, a: { index: number; directive: Directive }) =>
+    d.directives[a.index]
+      ? { ok: true, design: replaceDirective(d, a.index, a.directive), select: a.index }
+      : { ok: false, error: `directives[${a.index}] does not exist` },
+);
+
+export const moveDirectiveAction = action('move-directive', (d, a: { from: number; to: number }) => ({
+  ok: true,
+  design: moveDirective(d, a.from, a.to),
+  select: Math.max(0, Math.min(a.to, d.directives.length - 1)),
+}));
+
+export const toggleDirectiveAction = action('toggle-directive', (d, a: { index: number }) => ({
+  ok: true,
+  design: toggleDirective(d, a.index),
+}));
+
+export const deleteDirectiveAction = action('delete-directive', (d, a: { index: number }) => ({
+  ok: true,
+  design: deleteDirective(d, a.index),
+}));
+
+export const dropItemAction = action(
+  'drop-item',
+  (d, a: { item: DirectiveItem; target: DropTarget; program: readonly ExpandedDirective[] }) =>
+    dropItem(d, a.item, a.target, a.program),
+);
+
+export const setScheduleAction = action('set-schedule', (d, a: { builder: ScheduleBuilderName }) =>
+  setSchedule(d, a.builder),
+);
+
+export const expandScheduleAction = action(
+  'expand-schedule',
+  (d, a: { index: number; program: readonly ExpandedDirective[] }) => expandSchedule(d, a.index, a.program),
+);
+
+export const setModelAction = action('set-model', (d, a: { model: Model }) => ({
+  ok: true,
+  design: { ...d, model: a.model },
+}));
+
+export const setClusterAction = action('set-cluster', (d, a: { cluster: Cluster }) => ({
+  ok: true,
+  design: { ...d, cluster: a.cluster },
+}));
+
+export const renameAction = action('rename', (d, a: { name: string }) =>
+  a.name.trim() === ''
+    ? { ok: false, error: 'a design needs a name' }
+    : { ok: true, design: { ...d, name: a.name.trim() } },
+);
+
+/** Opening a saved design, a version or an example: a new document, not an undoable edit. */
+export const openDesignAction = action(
+  'open-design',
+  (_d, a: { design: Design }) => ({ ok: true, design: a.design }),
+  'replace',
+);
+
+/** Restoring an older version into the current document: undoable. */
+export const restoreVersionAction = action('restore-version', (_d, a: { design: Design }) => ({
+  ok: true,
+  design: a.design,
+}));
+
+/** Dragging an op before or after another of its device on the timeline edits that device's order. */
+export const reorderOpAction = action('reorder-op', (d, a: { compiled: CompiledDesign; move: OpMove }) => {
+  const r = moveOp(d, a.compiled, a.move);
+  return r.ok ? { ok: true, design: r.design } : { ok: false, error: r.reason };
+});

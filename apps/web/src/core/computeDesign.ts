@@ -1,0 +1,129 @@
+/**
+ * One recompute of the design: parse, compile, simulate, and lay the DAG out for the canvas.
+ * The compile worker runs it on every edit; it is plain code so tests and the benchmark run it too.
+ */
+import { type Dag, type Issue, now, type Plan, parseDesign } from '@stagecraft/ir';
+import { compileIncremental, type ExpandedDirective, type IncrementalState } from '@stagecraft/passes';
+import { type Simulation, simulate } from '@stagecraft/sim';
+import { buildDagGraph, type DagGraph } from './dagGraph.ts';
+
+export interface PassInfo {
+  pass: string;
+  ms: number;
+  /** Nodes of the DAG after the pass, when the pass changed the DAG. */
+  nodes?: number;
+}
+
+export interface ComputeOk {
+  ok: true;
+  simulation: Simulation;
+  plan: Plan;
+  /** The final DAG: what timeline moves are checked against. */
+  dag: Dag;
+  program: ExpandedDirective[];
+  passes: PassInfo[];
+  /** The DAG laid out for the canvas (absent when the caller lays it out later). */
+  graph?: DagGraph;
+  ops: number;
+  compileMs: number;
+  simulateMs: number;
+}
+
+export interface ComputeFailed {
+  ok: false;
+  errors: Issue[];
+}
+
+export type ComputeResult = ComputeOk | ComputeFailed;
+
+/** What a worker keeps between requests to answer pass-inspector and layout requests. */
+export interface Compiled {
+  dag: Dag;
+  program: ExpandedDirective[];
+  snapshots: { pass: string; dag?: Dag }[];
+  /** What the next compile of an edit of this design reuses. */
+  incremental: IncrementalState;
+}
+
+export function computeDesign(
+  input: unknown,
+  expanded: ReadonlySet<string>,
+  options: { layout?: boolean; previous?: IncrementalState } = {},
+): { result: ComputeResult; compiled?: Compiled; incremental?: IncrementalState } {
+  const parsed = parseDesign(input);
+  if (!parsed.ok) return { result: { ok: false, errors: parsed.errors } };
+  // Only the passes whose inputs the edit changed run again.
+  const inc = compileIncremental(parsed.design, options.previous);
+  const c = inc.result;
+  if (!c.ok) return { result: { ok: false, errors: c.errors }, incremental: inc.state };
+  const t = now();
+  const s = simulate(c.plan);
+  const simulateMs = now() - t;
+  if (!s.ok) return { result: { ok: false, errors: s.errors }, incremental: inc.state };
+  const compiled: Compiled = {
+    dag: c.dag,
+    program: c.program,
+    snapshots: c.snapshots,
+    incremental: inc.state,
+  };
+  return {
+    compiled,
+    incremental: inc.state,
+    result: {
+      ok: true,
+      simulation: s.sim,
+      plan: c.plan,
+      dag: c.dag,
+      program: c.program,
+      passes: c.snapshots.map((p) =>
+        p.dag ? { pass: p.pass, ms: p.ms, nodes: p.dag.nodes.length } : { pass: p.pass, ms: p.ms },
+      ),
+      ...(options.layout === false ? {} : { graph: buildDagGraph(c.dag, { expanded, program: c.program }) }),
+      ops: c.ops,
+      compileMs: c.compileMs,
+      simulateMs,
+    },
+  };
+}
+
+/** The DAG after `pass` (the latest snapshot at or before it), with what that pass added or changed. */
+export function passGraph(
+  compiled: Compiled,
+  pass: string,
+  expanded: ReadonlySet<string>,
+): DagGraph | undefined {
+  const at = compiled.snapshots.findIndex((s) => s.pass === pass);
+  if (at < 0) return undefined;
+  let dag: Dag | undefined;
+  let prev: Dag | undefined;
+  let own = false;
+  for (let i = at; i >= 0; i--) {
+    const s = compiled.snapshots[i]!;
+    if (!s.dag) continue;
+    if (!dag) {
+      dag = s.dag;
+      own = i === at;
+    } else {
+      prev = s.dag;
+      break;
+    }
+  }
+  if (!dag) return undefined;
+  const added = new Set<string>();
+  const changed = new Set<string>();
+  // Only a pass that produced this snapshot is credited with its differences.
+  if (own && prev) {
+    // Snapshots share unchanged nodes, so identity tells what the pass touched.
+    const before = new Map(prev.nodes.map((n) => [n.id, n]));
+    for (const n of dag.nodes) {
+      const b = before.get(n.id);
+      if (!b) added.add(n.id);
+      else if (b !== n) changed.add(n.id);
+    }
+  } else if (own && !prev) for (const n of dag.nodes) added.add(n.id);
+  return buildDagGraph(dag, { expanded, program: compiled.program, highlight: { added, changed } });
+}
+
+export function layoutGraph(compiled: Compiled, expanded: ReadonlySet<string>): DagGraph {
+  return buildDagGraph(compiled.dag, { expanded, program: compiled.program });
+}

@@ -1,0 +1,376 @@
+/**
+ * The DAG as the canvas draws it: one lane per device group, one row per stage (block) inside it,
+ * columns by dependency depth. A stage's microbatches are collapsed into one node per pass unless
+ * the user expanded that stage, which keeps a design with thousands of ops readable and fast.
+ * Runs in the compile worker, off the main thread.
+ */
+import { type Dag, type DagNode, EDGE_TEMPORAL, formatPath, nodeTags } from '@stagecraft/ir';
+import type { ExpandedDirective } from '@stagecraft/passes';
+
+// A type alias (not an interface) so React Flow accepts it as node data.
+export type GraphNodeData = {
+  label: string;
+  op: string;
+  kind: DagNode['kind'];
+  /** Colour key: the pass of a compute op, or the kind of a communication op. */
+  colorKey: string;
+  count: number;
+  /** Tags of the node (of its first member when collapsed). */
+  tags: Record<string, number | string>;
+  /** The first member's id: what a drop on a collapsed node targets. */
+  firstId: string;
+  memberIds: string[];
+  devices: number[];
+  stream: string;
+  provenance: { pass: string; directive: number | null; path?: string; op?: string };
+  costMs?: number;
+  flops?: number;
+  allocBytes?: number;
+  freeBytes?: number;
+  bytes?: number;
+  highlight?: 'added' | 'changed';
+};
+
+export interface GraphNode {
+  id: string;
+  x: number;
+  y: number;
+  data: GraphNodeData;
+}
+
+export interface GraphEdge {
+  id: string;
+  source: string;
+  target: string;
+  kind: 'data' | 'temporal';
+  count: number;
+}
+
+export interface GraphRow {
+  /** Stage key `group:block`, what expanding toggles. */
+  key: string;
+  label: string;
+  y: number;
+  height: number;
+  expanded: boolean;
+  /** Ops of this row, before collapsing. */
+  ops: number;
+}
+
+export interface GraphLane {
+  id: string;
+  label: string;
+  y: number;
+  height: number;
+  rows: GraphRow[];
+}
+
+export interface DagGraph {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  lanes: GraphLane[];
+  width: number;
+  height: number;
+  /** Ops of the DAG (not of the drawing). */
+  totalNodes: number;
+}
+
+export interface GraphOptions {
+  /** Stage keys `group:block` whose microbatches are drawn one by one. */
+  expanded?: ReadonlySet<string>;
+  program?: readonly ExpandedDirective[];
+  highlight?: { added: ReadonlySet<string>; changed: ReadonlySet<string> };
+}
+
+export const NODE_W = 118;
+export const NODE_H = 30;
+const COL_W = 136;
+const SUB_H = 38;
+const ROW_PAD = 12;
+const LANE_PAD = 18;
+
+/**
+ * The stage row each node is drawn in: a compute op in its block's row; a SEND, RECV, collective
+ * or offload in the row of the compute op of its own device group it serves; an optimizer step in
+ * its group's first row. So a device shows one row per stage it runs.
+ */
+export function rowBlocks(dag: Dag): Int32Array {
+  const n = dag.nodes.length;
+  const row = new Int32Array(n).fill(-2);
+  const firstBlock = new Map<number, number>();
+  dag.nodes.forEach((node, i) => {
+    if (node.kind !== 'compute' || node.block < 0) return;
+    row[i] = node.block;
+    const f = firstBlock.get(node.group);
+    if (f === undefined || node.block < f) firstBlock.set(node.group, node.block);
+  });
+  const { from, to } = dag.edges;
+  for (let e = 0; e < from.length; e++) {
+    const u = from[e]!;
+    const v = to[e]!;
+    const a = dag.nodes[u]!;
+    const b = dag.nodes[v]!;
+    if (a.group !== b.group) continue;
+    if (row[v] === -2 && a.kind === 'compute' && a.block >= 0 && b.kind !== 'compute') row[v] = a.block;
+    if (row[u] === -2 && b.kind === 'compute' && b.block >= 0 && a.kind !== 'compute') row[u] = b.block;
+  }
+  dag.nodes.forEach((node, i) => {
+    if (row[i] !== -2) return;
+    row[i] = node.block >= 0 ? node.block : (firstBlock.get(node.group) ?? -1);
+  });
+  return row;
+}
+
+export function colorKey(n: DagNode): string {
+  if (n.kind === 'compute') return n.op;
+  if (n.kind === 'p2p') return 'P2P';
+  if (n.kind === 'collective') return n.op === 'ALL_TO_ALL' ? 'ALL_TO_ALL' : 'COLLECTIVE';
+  if (n.kind === 'memory') return 'MEMORY';
+  return 'CONTROL';
+}
+
+function collapseKey(n: DagNode): string {
+  const extra = n.kind === 'p2p' ? `${n.pass}>${n.peerGroup}` : '';
+  return `${n.op}|${extra}|${n.group}|${n.block}|${n.stream}`;
+}
+
+function nodeLabel(dag: Dag, n: DagNode, collapsed: boolean): string {
+  const base = n.kind === 'p2p' ? `${n.op} ${n.pass}` : n.op;
+  if (collapsed) return base;
+  const parts = dag.dims
+    .map((d, i) => ((n.dims[i] ?? -1) >= 0 ? `${d.name.toLowerCase()}${n.dims[i]}` : ''))
+    .filter(Boolean);
+  return parts.length ? `${base} ${parts.join(' ')}` : base;
+}
+
+/**
+ * Dependency depth of every node over data and temporal edges (Kahn's order), counting compute
+ * ops only: a SEND or RECV shares the column of the op it serves, which keeps pipelines compact.
+ */
+export function depths(dag: Dag): Int32Array {
+  const n = dag.nodes.length;
+  const indeg = new Int32Array(n);
+  const { from, to } = dag.edges;
+  const head = new Int32Array(n).fill(-1);
+  const next = new Int32Array(from.length);
+  for (let e = 0; e < from.length; e++) {
+    indeg[to[e]!]! += 1;
+    next[e] = head[from[e]!]!;
+    head[from[e]!] = e;
+  }
+  const depth = new Int32Array(n);
+  const w = new Int32Array(n);
+  dag.nodes.forEach((node, i) => {
+    w[i] = node.kind === 'compute' ? 1 : 0;
+  });
+  const queue: number[] = [];
+  for (let i = 0; i < n; i++) if (indeg[i] === 0) queue.push(i);
+  for (let q = 0; q < queue.length; q++) {
+    const u = queue[q]!;
+    for (let e = head[u]!; e >= 0; e = next[e]!) {
+      const v = to[e]!;
+      const d = depth[u]! + w[u]!;
+      if (d > depth[v]!) depth[v] = d;
+      if (--indeg[v]! === 0) queue.push(v);
+    }
+  }
+  return depth;
+}
+
+function rowLabel(dag: Dag, block: number): string {
+  if (block < 0) return 'optimizer';
+  const b = dag.blocks[block];
+  if (!b) return `block ${block}`;
+  const tags = Object.entries(b.tags)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  return tags ? `${b.name} · ${tags}` : b.name;
+}
+
+export function buildDagGraph(dag: Dag, options: GraphOptions = {}): DagGraph {
+  const expanded = options.expanded ?? new Set<string>();
+  const depth = depths(dag);
+  // Group nodes into drawn nodes.
+  interface Drawn {
+    key: string;
+    members: number[];
+    depth: number;
+    row: string;
+  }
+  const drawn = new Map<string, Drawn>();
+  const drawnOf = new Array<string>(dag.nodes.length);
+  const rowOps = new Map<string, number>();
+  const rows = rowBlocks(dag);
+  dag.nodes.forEach((n, i) => {
+    const row = `${n.group}:${rows[i]}`;
+    rowOps.set(row, (rowOps.get(row) ?? 0) + 1);
+    const key = expanded.has(row) ? n.id : `~${collapseKey(n)}`;
+    drawnOf[i] = key;
+    const d = drawn.get(key);
+    if (d) {
+      d.members.push(i);
+      if (depth[i]! < d.depth) d.depth = depth[i]!;
+    } else drawn.set(key, { key, members: [i], depth: depth[i]!, row });
+  });
+  // Columns: distinct depths, compacted.
+  const distinct = [...new Set([...drawn.values()].map((d) => d.depth))].sort((a, b) => a - b);
+  const column = new Map(distinct.map((d, i) => [d, i]));
+  // Rows and lanes in order of device group, then block.
+  const rowKeys = [...rowOps.keys()].sort((a, b) => {
+    const [ga, ba] = a.split(':').map(Number) as [number, number];
+    const [gb, bb] = b.split(':').map(Number) as [number, number];
+    const ka = ga < 0 ? Number.MAX_SAFE_INTEGER : ga;
+    const kb = gb < 0 ? Number.MAX_SAFE_INTEGER : gb;
+    return ka - kb || (ba < 0 ? 1e9 : ba) - (bb < 0 ? 1e9 : bb);
+  });
+  const byRow = new Map<string, Drawn[]>();
+  for (const d of drawn.values()) {
+    const list = byRow.get(d.row);
+    if (list) list.push(d);
+    else byRow.set(d.row, [d]);
+  }
+  const nodes: GraphNode[] = [];
+  const lanes: GraphLane[] = [];
+  let y = 0;
+  let maxCol = 0;
+  let lane: GraphLane | undefined;
+  for (const rk of rowKeys) {
+    const group = Number(rk.split(':')[0]);
+    const block = Number(rk.split(':')[1]);
+    const laneId = `lane:${group}`;
+    if (!lane || lane.id !== laneId) {
+      if (lane) {
+        lane.height = y - lane.y + LANE_PAD / 2;
+        y += LANE_PAD;
+      }
+      const devs = group >= 0 ? dag.groups[group] : undefined;
+      lane = {
+        id: laneId,
+        label: devs ? `device${devs.length > 1 ? 's' : ''} ${devs.join(', ')}` : 'unplaced',
+        y,
+        height: 0,
+        rows: [],
+      };
+      lanes.push(lane);
+      y += LANE_PAD / 2;
+    }
+    const list = (byRow.get(rk) ?? []).sort((a, b) => a.depth - b.depth || a.members[0]! - b.members[0]!);
+    const used = new Map<number, number>();
+    let subs = 1;
+    const rowTop = y + ROW_PAD / 2;
+    for (const d of list) {
+      const col = column.get(d.depth)!;
+      const sub = used.get(col) ?? 0;
+      used.set(col, sub + 1);
+      subs = Math.max(subs, sub + 1);
+      maxCol = Math.max(maxCol, col);
+      nodes.push({
+        id: d.key,
+        x: col * COL_W,
+        y: rowTop + sub * SUB_H,
+        data: nodeData(dag, d.members, d.key, options),
+      });
+    }
+    const height = subs * SUB_H + ROW_PAD;
+    lane.rows.push({
+      key: rk,
+      label: rowLabel(dag, block),
+      y,
+      height,
+      expanded: expanded.has(rk),
+      ops: rowOps.get(rk)!,
+    });
+    y += height;
+  }
+  if (lane) lane.height = y - lane.y + LANE_PAD / 2;
+  // Edges between drawn nodes, merged.
+  const edgeMap = new Map<string, GraphEdge>();
+  const { from, to, kind } = dag.edges;
+  for (let e = 0; e < from.length; e++) {
+    const s = drawnOf[from[e]!]!;
+    const t = drawnOf[to[e]!]!;
+    if (s === t) continue;
+    const k = kind[e] === EDGE_TEMPORAL ? 'temporal' : 'data';
+    const id = `${k}:${s}->${t}`;
+    const found = edgeMap.get(id);
+    if (found) found.count += 1;
+    else edgeMap.set(id, { id, source: s, target: t, kind: k, count: 1 });
+  }
+  return {
+    nodes,
+    edges: [...edgeMap.values()],
+    lanes,
+    width: (maxCol + 1) * COL_W,
+    height: y,
+    totalNodes: dag.nodes.length,
+  };
+}
+
+/** Hover details of one op of the DAG by id (a timeline op shows the same as its DAG node). */
+export function detailsOf(
+  dag: Dag,
+  id: string,
+  program: readonly ExpandedDirective[],
+): GraphNodeData | undefined {
+  const i = dag.nodes.findIndex((n) => n.id === id);
+  return i < 0 ? undefined : nodeData(dag, [i], id, { program });
+}
+
+function nodeData(dag: Dag, members: number[], key: string, options: GraphOptions): GraphNodeData {
+  const n = dag.nodes[members[0]!]!;
+  const collapsed = key.startsWith('~');
+  const block = n.block >= 0 ? dag.blocks[n.block] : undefined;
+  const prov = n.provenance;
+  const expandedDirective = prov.directive !== null ? options.program?.[prov.directive] : undefined;
+  const data: GraphNodeData = {
+    label: nodeLabel(dag, n, collapsed),
+    op: n.op,
+    kind: n.kind,
+    colorKey: colorKey(n),
+    count: members.length,
+    tags: nodeTags(dag, n),
+    firstId: n.id,
+    memberIds: members.slice(0, 6).map((i) => dag.nodes[i]!.id),
+    devices: n.group >= 0 ? [...(dag.groups[n.group] ?? [])] : [],
+    stream: n.stream,
+    provenance: {
+      pass: prov.pass,
+      directive: prov.directive,
+      ...(expandedDirective
+        ? { path: formatPath(expandedDirective.path), op: expandedDirective.directive.op }
+        : {}),
+    },
+  };
+  if (n.kind === 'compute') {
+    data.allocBytes = n.allocBytes;
+    data.freeBytes = n.freeBytes;
+    const pass = n.op === 'RECOMPUTE' ? 'F' : n.op === 'B' ? undefined : n.op;
+    if (block?.ms) {
+      data.costMs =
+        n.op === 'B'
+          ? block.ms.BI + block.ms.BW
+          : pass && pass in block.ms
+            ? block.ms[pass as 'F']
+            : undefined;
+      if (data.costMs === undefined) delete data.costMs;
+    }
+    if (block?.flops) {
+      const f = block.flops;
+      data.flops = n.op === 'B' ? f.BI + f.BW : n.op === 'BI' ? f.BI : n.op === 'BW' ? f.BW : f.F;
+    }
+  } else if (n.kind !== 'control') data.bytes = n.bytes;
+  const hl = options.highlight;
+  if (hl) {
+    let mark: GraphNodeData['highlight'];
+    for (const i of members) {
+      const id = dag.nodes[i]!.id;
+      if (hl.added.has(id)) {
+        mark = 'added';
+        break;
+      }
+      if (hl.changed.has(id)) mark = 'changed';
+    }
+    if (mark) data.highlight = mark;
+  }
+  return data;
+}

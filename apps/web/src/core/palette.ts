@@ -1,0 +1,171 @@
+/**
+ * The directive palette: what each item adds when dropped on a DAG node or a Gantt op. Schedule
+ * builders are applied to the whole program instead (they need no target).
+ */
+import {
+  type Design,
+  type Directive,
+  type Filter,
+  SCHEDULE_BUILDERS,
+  type ScheduleBuilderName,
+} from '@stagecraft/ir';
+import type { ExpandedDirective } from '@stagecraft/passes';
+import { BUILDERS } from '@stagecraft/passes';
+import { type Outcome, refused } from './action.ts';
+import { type DropTarget, exactFilter, regionFilter } from './dropTarget.ts';
+import { filterMatches } from './filterMatch.ts';
+import { insertDirective, withDirectives } from './program.ts';
+import { expandSchedule } from './schedule.ts';
+
+export const DIRECTIVE_ITEMS = [
+  { key: 'split_backward', label: 'split backward', summary: 'split the fused backward into BI and BW' },
+  {
+    key: 'recompute',
+    label: 'recompute',
+    summary: 'drop stashed activations, re-run forward before backward',
+  },
+  { key: 'offload', label: 'offload', summary: 'move stashed activations to host after F, reload before B' },
+  {
+    key: 'replicate',
+    label: 'replicate',
+    summary: 'data parallel: gradient all-reduce (ZeRO with sharding)',
+  },
+  { key: 'shard', label: 'shard', summary: 'expert parallel: all-to-all around the region' },
+  { key: 'shard_tensor', label: 'shard tensor', summary: 'tensor parallel: all-reduce pair on the region' },
+  { key: 'place', label: 'place', summary: "put the region on the target's device group" },
+  { key: 'overlap', label: 'overlap slot', summary: 'run the op overlapped with the next one of its device' },
+] as const;
+
+export type DirectiveItem = (typeof DIRECTIVE_ITEMS)[number]['key'];
+
+export const BUILDER_ITEMS = SCHEDULE_BUILDERS.map((b) => ({
+  key: b,
+  label: b,
+  summary: BUILDERS[b].summary,
+}));
+
+export function isBuilder(key: string): key is ScheduleBuilderName {
+  return (SCHEDULE_BUILDERS as readonly string[]).includes(key);
+}
+
+/** The directive an item adds on a target, before the user edits it in the inspector. */
+export function directiveFor(item: Exclude<DirectiveItem, 'overlap'>, target: DropTarget): Directive {
+  const filter = regionFilter(target.tags);
+  const devices = target.devices && target.devices.length > 0 ? [...target.devices] : [0];
+  switch (item) {
+    case 'split_backward':
+    case 'recompute':
+      return { op: item, filter };
+    case 'offload':
+      return { op: 'offload', filter, stream: 'offload' };
+    case 'replicate':
+      return { op: 'replicate', filter, devices };
+    case 'shard':
+    case 'shard_tensor':
+      return { op: item, filter, devices };
+    case 'place':
+      return { op: 'place', filter, devices };
+  }
+}
+
+/**
+ * Expands every schedule macro whose `order` names an op `wanted` selects, so those orders can be
+ * edited; returns the design with explicit orders only where needed.
+ */
+function expandSchedulesOrdering(
+  design: Design,
+  program: readonly ExpandedDirective[],
+  wanted: (f: Filter) => boolean,
+): Outcome {
+  const sources = new Set<number>();
+  for (const e of program) {
+    if (e.directive.op !== 'order' || e.path.length <= 2) continue;
+    if (e.directive.filters.some((slot) => slot.some(wanted))) sources.add(e.source);
+  }
+  let next = design;
+  // From the last so earlier indices stay valid while expanding.
+  for (const s of [...sources].sort((a, b) => b - a)) {
+    const r = expandSchedule(next, s, program);
+    if (!r.ok) return r;
+    next = r.design;
+  }
+  return { ok: true, design: next };
+}
+
+/**
+ * split_backward on a region: the directive, and every order slot that runs the region's fused B
+ * runs BI there and BW in a slot right after it, so the input gradient leaves as soon as BI ends.
+ */
+export function dropSplitBackward(
+  design: Design,
+  target: DropTarget,
+  program: readonly ExpandedDirective[],
+): Outcome {
+  const region = regionFilter(target.tags);
+  const isFusedB = (f: Filter) =>
+    f.PASS === 'B' && filterMatches(region, f as Record<string, number | string>);
+  const expanded = expandSchedulesOrdering(design, program, isFusedB);
+  if (!expanded.ok) return expanded;
+  const directives = expanded.design.directives.map((d): Directive => {
+    if (d.op !== 'order' || !d.filters.some((slot) => slot.some(isFusedB))) return d;
+    const filters: Filter[][] = [];
+    for (const slot of d.filters) {
+      const fused = slot.filter(isFusedB);
+      if (fused.length === 0) {
+        filters.push(slot.slice());
+        continue;
+      }
+      filters.push(slot.map((f) => (isFusedB(f) ? { ...f, PASS: 'BI' } : f)));
+      filters.push(fused.map((f) => ({ ...f, PASS: 'BW' })));
+    }
+    return { ...d, filters };
+  });
+  const withOrders = withDirectives(expanded.design, directives);
+  const next = insertDirective(withOrders, { op: 'split_backward', filter: region });
+  return { ok: true, design: next, select: next.directives.length - 1 };
+}
+
+/** overlap slot on an op: its order slot and the next slot of the same device run as one unit. */
+export function dropOverlap(
+  design: Design,
+  target: DropTarget,
+  program: readonly ExpandedDirective[],
+): Outcome {
+  const exact = exactFilter(target.tags);
+  const isTarget = (f: Filter) => filterMatches(f, exact as Record<string, number | string>);
+  const expanded = expandSchedulesOrdering(design, program, isTarget);
+  if (!expanded.ok) return expanded;
+  const at = expanded.design.directives.findIndex(
+    (d) => d.op === 'order' && d.enabled !== false && d.filters.some((slot) => slot.some(isTarget)),
+  );
+  const order = expanded.design.directives[at];
+  if (order?.op !== 'order') return refused(`no order slot runs ${target.id}; add an order first`);
+  const k = order.filters.findIndex((slot) => slot.some(isTarget));
+  const slot = order.filters[k]!;
+  const following = order.filters[k + 1];
+  if (!following)
+    return refused(`${target.id} is the last op of its device: there is nothing after it to overlap`);
+  const passes = new Set([...slot, ...following].map((f) => f.PASS));
+  if (!(passes.has('F') && [...passes].some((p) => p === 'B' || p === 'BI' || p === 'BW')))
+    return refused(
+      `${target.id} and the next op of its device are not a forward and a backward: only an F&B pair overlaps`,
+    );
+  const filters = order.filters.slice();
+  filters.splice(k, 2, [...slot, ...following]);
+  const directives = expanded.design.directives.slice();
+  directives[at] = { ...order, filters };
+  return { ok: true, design: withDirectives(expanded.design, directives), select: at };
+}
+
+/** A palette item dropped on a target. */
+export function dropItem(
+  design: Design,
+  item: DirectiveItem,
+  target: DropTarget,
+  program: readonly ExpandedDirective[],
+): Outcome {
+  if (item === 'split_backward') return dropSplitBackward(design, target, program);
+  if (item === 'overlap') return dropOverlap(design, target, program);
+  const next = insertDirective(design, directiveFor(item, target));
+  return { ok: true, design: next, select: next.directives.length - 1 };
+}

@@ -1,0 +1,320 @@
+/**
+ * The app's state in zustand slices: `design` (the document: undoable, saved), `result` (the last
+ * compile/simulate), `selection`, `view` (never saved), `compare` pins and `history`. React Flow
+ * nodes and Gantt bars are derived from these, never the source of truth.
+ */
+import type { Dag, Design, Issue } from '@stagecraft/ir';
+import { create, type StateCreator } from 'zustand';
+import type { Action } from '../core/action.ts';
+import type { ComputeOk } from '../core/computeDesign.ts';
+
+/** A result as the page holds it: its DAG arrives separately (see PostedResult). */
+export type ResultView = Omit<ComputeOk, 'dag' | 'graph'>;
+
+import type { DagGraph, GraphNodeData } from '../core/dagGraph.ts';
+import type { DropTarget } from '../core/dropTarget.ts';
+import { emptyHistory, type History, record, redo, undo } from '../core/history.ts';
+import type { WorkerReply } from '../workerProtocol.ts';
+import { Recompute } from './recompute.ts';
+
+export interface DesignSlice {
+  design: Design;
+  /** Bumped on every change of the design; results carry the revision they were computed for. */
+  revision: number;
+  designId: string | null;
+  savedVersion: number | null;
+  saveStatus: 'clean' | 'dirty' | 'saving' | 'saved' | 'error' | 'offline';
+  saveMessage: string;
+}
+
+export interface ResultSlice {
+  /** The last valid result: it stays on screen while the design has errors. */
+  result: ResultView | null;
+  resultRevision: number;
+  /** The final DAG laid out for the canvas (it follows its result). */
+  graph: DagGraph | null;
+  /** The final DAG of the result of `dagRevision`: for timeline moves and hover details. */
+  dag: Dag | null;
+  dagRevision: number;
+  /** Errors of the latest revision (empty when it compiled). */
+  errors: Issue[];
+  status: 'computing' | 'ok' | 'error';
+  /** Edit to result, in ms (worker round trip included). */
+  lastLatencyMs: number;
+  /** Of which the worker's compile + simulate + layout. */
+  lastWorkerMs: number;
+}
+
+export interface SelectionSlice {
+  selectedDirective: number | null;
+  hovered: GraphNodeData | null;
+  /** The DAG node or timeline op last clicked: a palette item clicked (not dragged) applies to it. */
+  target: DropTarget | null;
+}
+
+export type Tab = 'design' | 'compare';
+export interface ViewSlice {
+  tab: Tab;
+  expandedStages: string[];
+  /** Pass inspector: the DAG after this pass instead of the final one. */
+  passView: { pass: string; graph: DagGraph | null } | null;
+  notice: { kind: 'error' | 'info'; text: string } | null;
+}
+
+export interface Pin {
+  id: string;
+  name: string;
+  design: Design;
+  result: ResultView;
+}
+export interface CompareSlice {
+  pins: Pin[];
+}
+
+export interface HistorySlice {
+  history: History;
+}
+
+export interface Commands {
+  dispatch<A>(action: Action<A>, args: A): boolean;
+  undo(): void;
+  redo(): void;
+  select(index: number | null): void;
+  hover(node: GraphNodeData | null): void;
+  setTarget(target: DropTarget | null): void;
+  setTab(tab: Tab): void;
+  toggleStage(key: string): void;
+  setExpandedStages(keys: string[]): void;
+  inspectPass(pass: string | null): void;
+  pin(name?: string): void;
+  unpin(index: number): void;
+  notify(kind: 'error' | 'info', text: string): void;
+  setSave(p: Partial<Pick<DesignSlice, 'designId' | 'savedVersion' | 'saveStatus' | 'saveMessage'>>): void;
+}
+
+export type State = DesignSlice &
+  ResultSlice &
+  SelectionSlice &
+  ViewSlice &
+  CompareSlice &
+  HistorySlice &
+  Commands;
+
+export const MAX_PINS = 4;
+
+let recompute: Recompute | undefined;
+let editStartedAt = 0;
+let pinCounter = 0;
+
+const createDesignSlice =
+  (initial: Design): StateCreator<State, [], [], DesignSlice> =>
+  () => ({
+    design: initial,
+    revision: 0,
+    designId: null,
+    savedVersion: null,
+    saveStatus: 'clean',
+    saveMessage: '',
+  });
+
+const createResultSlice: StateCreator<State, [], [], ResultSlice> = () => ({
+  result: null,
+  resultRevision: -1,
+  graph: null,
+  dag: null,
+  dagRevision: -1,
+  errors: [],
+  status: 'computing',
+  lastLatencyMs: 0,
+  lastWorkerMs: 0,
+});
+
+const createSelectionSlice: StateCreator<State, [], [], SelectionSlice> = () => ({
+  selectedDirective: null,
+  hovered: null,
+  target: null,
+});
+
+const createViewSlice: StateCreator<State, [], [], ViewSlice> = () => ({
+  tab: 'design',
+  expandedStages: [],
+  passView: null,
+  notice: null,
+});
+
+const createCompareSlice: StateCreator<State, [], [], CompareSlice> = () => ({ pins: [] });
+const createHistorySlice: StateCreator<State, [], [], HistorySlice> = () => ({ history: emptyHistory });
+
+const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
+  const changed = (design: Design, extra: Partial<State>) => {
+    const revision = get().revision + 1;
+    // An opened document is clean until edited; every other change is saved.
+    const saveStatus = extra.saveStatus ?? 'dirty';
+    set({ design, revision, status: 'computing', ...extra, saveStatus });
+    editStartedAt = performance.now();
+    requestCompute();
+  };
+  return {
+    dispatch(action, args) {
+      const s = get();
+      const out = action.perform(s.design, args);
+      if (!out.ok) {
+        set({ notice: { kind: 'error', text: out.error } });
+        return false;
+      }
+      if (out.design === s.design) return true;
+      const history = action.history === 'record' ? record(s.history, s.design) : emptyHistory;
+      const extra: Partial<State> = { history, notice: null };
+      if (out.select !== undefined) extra.selectedDirective = out.select;
+      else if (action.history === 'replace') extra.selectedDirective = null;
+      if (action.history === 'replace') {
+        extra.expandedStages = [];
+        extra.passView = null;
+      }
+      changed(out.design, extra);
+      return true;
+    },
+    undo() {
+      const s = get();
+      const r = undo(s.history, s.design);
+      if (r) changed(r.design, { history: r.history });
+    },
+    redo() {
+      const s = get();
+      const r = redo(s.history, s.design);
+      if (r) changed(r.design, { history: r.history });
+    },
+    select: (index) => set({ selectedDirective: index }),
+    hover: (node) => set({ hovered: node }),
+    setTarget: (target) => set({ target }),
+    setTab: (tab) => set({ tab }),
+    toggleStage(key) {
+      const cur = get().expandedStages;
+      const next = cur.includes(key) ? cur.filter((k) => k !== key) : [...cur, key];
+      get().setExpandedStages(next);
+    },
+    setExpandedStages(keys) {
+      set({ expandedStages: keys });
+      const pv = get().passView;
+      if (pv) recompute?.send({ type: 'pass', pass: pv.pass, expanded: keys });
+      else recompute?.send({ type: 'layout', expanded: keys });
+    },
+    inspectPass(pass) {
+      if (pass === null) {
+        set({ passView: null });
+        recompute?.send({ type: 'layout', expanded: get().expandedStages });
+        return;
+      }
+      set({ passView: { pass, graph: null } });
+      recompute?.send({ type: 'pass', pass, expanded: get().expandedStages });
+    },
+    pin(name) {
+      const s = get();
+      if (!s.result || s.resultRevision !== s.revision) {
+        set({ notice: { kind: 'error', text: 'only a design that compiles can be pinned' } });
+        return;
+      }
+      if (s.pins.length >= MAX_PINS) {
+        set({
+          notice: { kind: 'error', text: `at most ${MAX_PINS} variants can be compared: unpin one first` },
+        });
+        return;
+      }
+      const label = name ?? pinName(s);
+      pinCounter += 1;
+      set({
+        pins: [...s.pins, { id: `pin-${pinCounter}`, name: label, design: s.design, result: s.result }],
+      });
+    },
+    unpin: (index) => set({ pins: get().pins.filter((_, i) => i !== index) }),
+    notify: (kind, text) => set({ notice: { kind, text } }),
+    setSave: (p) => set(p),
+  };
+};
+
+/** A pin is named after what distinguishes it: the schedule and the directives added to it. */
+function pinName(s: State): string {
+  const sched = s.design.directives.find((d) => d.op === 'schedule' && d.enabled !== false);
+  const parts = [sched?.op === 'schedule' ? sched.builder : s.design.name];
+  const extra = s.design.directives.filter((d) => d.op !== 'schedule' && d.enabled !== false);
+  const kinds = [...new Set(extra.map((d) => d.op))];
+  if (kinds.length) parts.push(`+ ${kinds.join(', ')}`);
+  const name = parts.join(' ');
+  return s.pins.some((p) => p.name === name) ? `${name} #${s.pins.length + 1}` : name;
+}
+
+function requestCompute(): void {
+  const s = useStore.getState();
+  recompute?.send({ type: 'compute', revision: s.revision, design: s.design, expanded: s.expandedStages });
+}
+
+function onReply(msg: WorkerReply): void {
+  const s = useStore.getState();
+  if (msg.type === 'computed') {
+    if (msg.revision !== s.revision) return;
+    const latency = performance.now() - editStartedAt;
+    if (msg.result.ok) {
+      useStore.setState({
+        result: msg.result,
+        resultRevision: msg.revision,
+        errors: [],
+        status: 'ok',
+        lastLatencyMs: latency,
+        lastWorkerMs: msg.workerMs,
+      });
+      // After the frame that draws the new timeline: the canvas, then the DAG for moves and hover.
+      requestAnimationFrame(() =>
+        setTimeout(() => {
+          const now = useStore.getState();
+          if (now.resultRevision !== msg.revision) return;
+          if (now.passView)
+            recompute?.send({ type: 'pass', pass: now.passView.pass, expanded: now.expandedStages });
+          else recompute?.send({ type: 'layout', expanded: now.expandedStages });
+          recompute?.send({ type: 'dag' });
+        }, 0),
+      );
+    } else
+      useStore.setState({
+        errors: msg.result.errors,
+        status: 'error',
+        lastLatencyMs: latency,
+        lastWorkerMs: msg.workerMs,
+      });
+  } else if (msg.type === 'dag') {
+    useStore.setState({ dag: msg.dag, dagRevision: msg.revision });
+  } else if (msg.type === 'layout') {
+    // A layout of the latest valid result (a compute's own, or after expanding a stage).
+    if (msg.revision === s.resultRevision || msg.revision === s.revision)
+      useStore.setState({ graph: msg.graph });
+  } else if (msg.type === 'pass') {
+    if (s.passView?.pass === msg.pass) useStore.setState({ passView: { pass: msg.pass, graph: msg.graph } });
+  }
+}
+
+export let useStore: ReturnType<typeof createAppStore>;
+
+export function createAppStore(initial: Design) {
+  return create<State>()((...a) => ({
+    ...createDesignSlice(initial)(...a),
+    ...createResultSlice(...a),
+    ...createSelectionSlice(...a),
+    ...createViewSlice(...a),
+    ...createCompareSlice(...a),
+    ...createHistorySlice(...a),
+    ...createCommands(...a),
+  }));
+}
+
+/** The store without a worker: for tests of the commands (nothing is recomputed). */
+export function initStore(initial: Design): void {
+  useStore = createAppStore(initial);
+  recompute = undefined;
+}
+
+/** Creates the page's store and its worker, and computes the first design. */
+export function startStore(initial: Design): void {
+  useStore = createAppStore(initial);
+  recompute = new Recompute(onReply);
+  editStartedAt = performance.now();
+  requestCompute();
+}

@@ -1,0 +1,56 @@
+/**
+ * The page's side of the compile worker: one request in flight. A compute waiting behind it is
+ * replaced by a newer one (a burst of edits costs one recompute after the current one, never a
+ * queue of stale ones), and it drops the waiting layout / DAG / pass requests of the result it
+ * supersedes: the page asks for those again once the new result is drawn.
+ */
+import type { WorkerReply, WorkerRequest } from '../workerProtocol.ts';
+
+export class Recompute {
+  private worker: Worker | undefined;
+  private busy = false;
+  private compute: WorkerRequest | undefined;
+  private readonly others = new Map<WorkerRequest['type'], WorkerRequest>();
+
+  constructor(private readonly onReply: (msg: WorkerReply) => void) {}
+
+  private ensure(): Worker {
+    if (!this.worker) {
+      this.worker = new Worker(new URL('../compileWorker.ts', import.meta.url), { type: 'module' });
+      this.worker.onmessage = (e: MessageEvent<WorkerReply>) => {
+        this.busy = false;
+        this.onReply(e.data);
+        this.flush();
+      };
+      this.worker.onerror = (e) => {
+        this.busy = false;
+        console.error('compile worker failed', e.message);
+        this.flush();
+      };
+    }
+    return this.worker;
+  }
+
+  send(req: WorkerRequest): void {
+    if (req.type === 'compute') {
+      this.compute = req;
+      this.others.clear();
+    } else this.others.set(req.type, req);
+    if (!this.busy) this.flush();
+  }
+
+  private flush(): void {
+    let next: WorkerRequest | undefined = this.compute;
+    if (next) this.compute = undefined;
+    else {
+      const first = this.others.entries().next();
+      if (!first.done) {
+        next = first.value[1];
+        this.others.delete(first.value[0]);
+      }
+    }
+    if (!next) return;
+    this.busy = true;
+    this.ensure().postMessage(next);
+  }
+}

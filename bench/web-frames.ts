@@ -1,0 +1,240 @@
+/**
+ * UI frame times of the designer, measured in Debian's Chromium driven by Playwright
+ * (`npx tsx bench/web-frames.ts`). For 1F1B p=8 m=32 and for a design of about 20k ops:
+ *
+ * - drop to updated timeline: from the `drop` of split_backward onto a DAG node to the first
+ *   frame painted after the recomputed result (worker compile + simulate + React render);
+ * - panning: animation-frame intervals while the Gantt is panned with the wheel (zoomed to a
+ *   quarter of the step), and the timeline's own redraw time per frame.
+ *
+ * It builds the web app, serves it with `stagecraft serve` on a fresh database (e2e/serve.mjs),
+ * saves each design through the API and opens it as a user would. Not a test: it asserts nothing.
+ *
+ *   npx tsx bench/web-frames.ts            # 5 drops per design
+ *   npx tsx bench/web-frames.ts --reps 9
+ *   npx tsx bench/web-frames.ts --render canvas --debug
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { chromium, type Page } from '@playwright/test';
+import type { Design } from '@stagecraft/ir';
+
+const env = process.env;
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { values } = parseArgs({
+  options: {
+    reps: { type: 'string', default: '5' },
+    port: { type: 'string', default: '4792' },
+    /** Force the timeline's renderer: svg or canvas (default: by op count). */
+    render: { type: 'string' },
+    /** Print each drop's edit→result and worker times too. */
+    debug: { type: 'boolean', default: false },
+  },
+});
+const reps = Number(values.reps);
+const port = Number(values.port);
+const base = `http://127.0.0.1:${port}`;
+
+function oneFOneB(name: string, p: number, m: number): Design {
+  return {
+    format: 'stagecraft/design@1',
+    name,
+    model: {
+      kind: 'synthetic',
+      stages: p,
+      costs: { F: 1, BI: 1, BW: 1 },
+      activationBytes: 256 * 2 ** 20,
+      paramBytes: 2 ** 30,
+      outputBytes: 16 * 2 ** 20,
+    },
+    cluster: { kind: 'ideal', devices: p },
+    directives: [{ op: 'schedule', builder: '1f1b', microbatches: m }],
+  };
+}
+
+const CASES = [
+  { id: 'bench-p8-m32', design: oneFOneB('1F1B p=8 m=32', 8, 32) },
+  { id: 'bench-p8-m448', design: oneFOneB('1F1B p=8 m=448 (about 20k ops)', 8, 448) },
+];
+
+async function waitForServer(): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(`${base}/api/health`)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('the server did not start');
+}
+
+function quantile(xs: number[], q: number): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * (s.length - 1) + 0.5))]!;
+}
+
+async function settled(page: Page): Promise<void> {
+  await page.getByTestId('compute-status').filter({ hasText: 'recomputed' }).waitFor();
+}
+
+/** Installs the in-page probe: drop time, and the first painted frame after the next result. */
+async function armProbe(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __drop?: { t0: number; ms: number | null; commitMs: number } };
+    w.__drop = { t0: 0, ms: null, commitMs: 0 };
+    const app = document.querySelector('.app')!;
+    const before = app.getAttribute('data-result-revision');
+    document.addEventListener('drop', () => (w.__drop!.t0 = performance.now()), {
+      capture: true,
+      once: true,
+    });
+    const obs = new MutationObserver(() => {
+      if (app.getAttribute('data-result-revision') === before) return;
+      obs.disconnect();
+      w.__drop!.commitMs = performance.now() - w.__drop!.t0;
+      // The frame after the commit has been painted once this callback runs.
+      requestAnimationFrame(() => setTimeout(() => (w.__drop!.ms = performance.now() - w.__drop!.t0), 0));
+    });
+    obs.observe(app, { attributes: true, attributeFilter: ['data-result-revision'] });
+  });
+}
+
+async function dropToTimeline(page: Page): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < reps + 1; i++) {
+    await armProbe(page);
+    await page.getByTestId('palette-split_backward').dragTo(page.locator('[data-node-id="B.b3.mb0"]'));
+    await page.waitForFunction(
+      () => (window as unknown as { __drop: { ms: number | null } }).__drop.ms !== null,
+    );
+    const ms = await page.evaluate(() => (window as unknown as { __drop: { ms: number } }).__drop.ms);
+    if (values.debug) {
+      const st = await page.evaluate(() => {
+        const s = (
+          window as unknown as {
+            stagecraft: { store: { getState(): { lastLatencyMs: number; lastWorkerMs: number } } };
+          }
+        ).stagecraft.store.getState();
+        const d = (window as unknown as { __drop: { commitMs: number } }).__drop;
+        return [s.lastLatencyMs, s.lastWorkerMs, d.commitMs];
+      });
+      console.log(
+        `drop→paint ${ms.toFixed(1)}, drop→commit ${st[2]!.toFixed(1)}, edit→result ${st[0]!.toFixed(1)}, worker ${st[1]!.toFixed(1)}`,
+      );
+    }
+    if (i > 0) out.push(ms); // the first drop warms up the worker's JIT
+    await page.keyboard.press('Control+z');
+    await settled(page);
+  }
+  return out;
+}
+
+async function panFrames(page: Page): Promise<{ intervals: number[]; draws: number[]; render: string }> {
+  const gantt = page.getByTestId('gantt');
+  const render = (await gantt.getAttribute('data-render')) ?? '?';
+  await gantt.evaluate((el) => {
+    const h = el.stagecraftGantt!;
+    const { t1 } = h.window();
+    h.zoomTo(0, t1 / 4);
+  });
+  await page.waitForTimeout(300);
+  await page.evaluate(() => {
+    (window as unknown as { __stagecraftGanttFrames?: unknown }).__stagecraftGanttFrames = undefined;
+  });
+  const box = (await gantt.boundingBox())!;
+  // Pan by dragging where no op is (a press on an op starts a reorder instead).
+  const y = await gantt.evaluate((el, b) => {
+    const h = el.stagecraftGantt!;
+    for (let y = b.y + 4; y < b.y + b.height; y += 4)
+      if ([0.3, 0.5, 0.7].every((f) => h.opAt(b.x + f * b.width, y) === null)) return y;
+    return b.y + 4;
+  }, box);
+  const x0 = box.x + box.width * 0.7;
+  await page.mouse.move(x0, y);
+  await page.mouse.down();
+  for (let i = 1; i <= 120; i++) {
+    const t = i <= 60 ? i : 120 - i;
+    await page.mouse.move(x0 - t * 8, y);
+    await page.waitForTimeout(8);
+  }
+  await page.mouse.up();
+  await page.waitForTimeout(400);
+  const f = await page.evaluate(
+    () =>
+      (window as unknown as { __stagecraftGanttFrames?: { intervals: number[]; draws: number[] } })
+        .__stagecraftGanttFrames ?? { intervals: [], draws: [] },
+  );
+  return { ...f, render };
+}
+
+async function main(): Promise<void> {
+  const server: ChildProcess = spawn(process.execPath, [join(root, 'e2e/serve.mjs'), String(port)], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    await waitForServer();
+    const browser = await chromium.launch({
+      executablePath: env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+    const page = await browser.newPage({ viewport: { width: 1600, height: 950 } });
+    console.log(
+      `Chromium ${browser.version()}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${reps} drops per design`,
+    );
+    console.log('');
+    console.log(
+      'design                          ops     drop→timeline p50 / max   pan: fps   frame p95   redraw p95  render',
+    );
+    for (const c of CASES) {
+      const put = await fetch(`${base}/api/designs/${c.id}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ design: c.design }),
+      });
+      if (!put.ok) throw new Error(`saving ${c.id}: ${put.status} ${await put.text()}`);
+      await page.goto('about:blank');
+      await page.goto(`${base}/?frames${values.render ? `&render=${values.render}` : ''}#design=${c.id}`);
+      await page.getByTestId('directive-0').filter({ hasText: 'm=' }).waitFor();
+      await page
+        .getByTestId('design-name')
+        .and(page.locator(`[value="${c.design.name}"]`))
+        .waitFor();
+      await settled(page);
+      const ops = Number(await page.getByTestId('metric-ops').getAttribute('data-value'));
+      const drops = await dropToTimeline(page);
+      const pan = await panFrames(page);
+      const mean = pan.intervals.reduce((a, b) => a + b, 0) / Math.max(1, pan.intervals.length);
+      console.log(
+        [
+          c.design.name.padEnd(31),
+          String(ops).padStart(6),
+          `${quantile(drops, 0.5).toFixed(0).padStart(12)} ms / ${Math.max(...drops).toFixed(0)} ms`.padEnd(
+            26,
+          ),
+          (1000 / mean).toFixed(0).padStart(9),
+          `${quantile(pan.intervals, 0.95).toFixed(1)} ms`.padStart(11),
+          (pan.draws.length ? `${quantile(pan.draws, 0.95).toFixed(1)} ms` : '—').padStart(12),
+          ` ${pan.render}`,
+        ].join(' '),
+      );
+    }
+    await browser.close();
+  } finally {
+    server.kill('SIGTERM');
+  }
+}
+
+await main();

@@ -1,0 +1,48 @@
+/** Driving the designer the way a user does, through the page's stable test hooks. */
+import { expect, type Locator, type Page } from '@playwright/test';
+
+export async function openApp(page: Page, path = '/'): Promise<void> {
+  await page.goto(path);
+  await expect(page.getByTestId('dag-canvas').locator('[data-testid=dag-node]').first()).toBeVisible();
+  await expect(page.getByTestId('gantt').locator('[data-op-id]').first()).toBeAttached();
+  await expect(page.getByTestId('compute-status')).toContainText('recomputed');
+}
+
+export async function metric(
+  page: Page,
+  name: 'makespan' | 'bubble' | 'bubble-ideal' | 'ops',
+): Promise<number> {
+  return Number(await page.getByTestId(`metric-${name}`).getAttribute('data-value'));
+}
+
+/** Waits until a metric differs from `before` and returns the new value. */
+export async function metricChange(page: Page, name: 'makespan' | 'bubble', before: number): Promise<number> {
+  await expect.poll(() => metric(page, name)).not.toBe(before);
+  return metric(page, name);
+}
+
+export function dagNode(page: Page, id: string): Locator {
+  return page.getByTestId('dag-canvas').locator(`[data-node-id="${id}"]`);
+}
+
+export function ganttOp(
+  page: Page,
+  id: string,
+  within: Locator = page.getByTestId('gantt').first(),
+): Locator {
+  return within.locator(`[data-op-id="${id}"]`).first();
+}
+
+/** A pointer drag on the timeline from the centre of one op to a point of another. */
+export async function dragOp(page: Page, from: string, to: string, side: 'before' | 'after'): Promise<void> {
+  const a = await ganttOp(page, from).boundingBox();
+  const b = await ganttOp(page, to).boundingBox();
+  if (!a || !b) throw new Error(`op ${!a ? from : to} is not on the timeline`);
+  const y = a.y + a.height / 2;
+  await page.mouse.move(a.x + a.width / 2, y);
+  await page.mouse.down();
+  const x = side === 'before' ? b.x + 2 : b.x + b.width - 2;
+  await page.mouse.move((a.x + x) / 2, y, { steps: 4 });
+  await page.mouse.move(x, b.y + b.height / 2, { steps: 4 });
+  await page.mouse.up();
+}

@@ -1,0 +1,172 @@
+import { readFileSync } from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { dagNode, dragOp, ganttOp, metric, metricChange, openApp } from './app.ts';
+
+test.beforeEach(async ({ page }) => {
+  await openApp(page);
+});
+
+test('the first screen shows the 1F1B p=4 m=8 example: DAG, timelines and metrics', async ({ page }) => {
+  await expect(page.getByTestId('design-name')).toHaveValue('1F1B, p=4, m=8');
+  await expect(page.getByTestId('metric-makespan')).toHaveText('33.0 ms');
+  // (p-1)/(m+p-1) = 3/11
+  expect(await metric(page, 'bubble')).toBeCloseTo(3 / 11, 6);
+  await expect(dagNode(page, 'F.b0.mb0')).toBeVisible();
+  for (let d = 0; d < 4; d++) await expect(ganttOp(page, `F.b${d}.mb0`)).toBeAttached();
+  await expect(page.getByTestId('gantt').locator('[data-op-id^="BW."]')).toHaveCount(0);
+});
+
+test('dropping split_backward on a DAG node adds BW ops and lowers the bubble', async ({ page }) => {
+  const before = await metric(page, 'bubble');
+  await page.getByTestId('palette-split_backward').dragTo(dagNode(page, 'B.b1.mb0'));
+  const after = await metricChange(page, 'bubble', before);
+  expect(after).toBeLessThan(before);
+  await expect(page.getByTestId('gantt').locator('[data-op-id^="BW.b1."]')).toHaveCount(8);
+  // The new directive opens in the inspector with the filter of the node it was dropped on.
+  await expect(page.getByTestId('inspector')).toContainText('split_backward');
+  await expect(page.getByTestId('field-filter-PP')).toHaveValue('1');
+});
+
+test('switching the schedule to DualPipeV from the palette changes the step time', async ({ page }) => {
+  const before = await metric(page, 'makespan');
+  await page.getByTestId('palette-dualpipev').click();
+  const after = await metricChange(page, 'makespan', before);
+  expect(after).toBeLessThan(before);
+  await expect(page.getByTestId('directive-0')).toContainText('dualpipev');
+  await expect(page.getByTestId('model-stages')).toHaveValue('8');
+});
+
+test('a reorder on the timeline that breaks a dependency is refused with the reason', async ({ page }) => {
+  const before = await metric(page, 'makespan');
+  // A backward cannot run before the forward of its own microbatch.
+  await dragOp(page, 'B.b0.mb0', 'F.b0.mb0', 'before');
+  await expect(page.getByTestId('gantt-refusal')).toBeVisible();
+  await expect(page.getByTestId('gantt-refusal')).toContainText('B.b0.mb0');
+  expect(await metric(page, 'makespan')).toBe(before);
+  await expect(page.getByTestId('program-list').locator('li')).toHaveCount(1);
+});
+
+test('a valid reorder on the timeline edits the order and recomputes', async ({ page }) => {
+  // On the last stage, run microbatch 1's forward before microbatch 0's.
+  await dragOp(page, 'F.b3.mb1', 'F.b3.mb0', 'before');
+  await expect(page.getByTestId('program-list')).toContainText('order');
+  await expect(page.getByTestId('gantt-refusal')).toHaveCount(0);
+  await expect(page.getByTestId('compute-status')).toContainText('recomputed');
+});
+
+test('two pinned variants are compared on one time axis with their differences', async ({ page }) => {
+  await page.getByTestId('pin').click();
+  await page.getByTestId('palette-zb-h1').click();
+  await metricChange(page, 'makespan', 33);
+  await page.getByTestId('pin').click();
+  await page.getByTestId('tab-compare').click();
+  const compare = page.getByTestId('compare');
+  await expect(compare.locator('figure[data-variant]')).toHaveCount(2);
+  await expect(compare.getByTestId('gantt')).toHaveCount(2);
+  const step = compare.locator('tr[data-metric="step"]');
+  await expect(step.locator('td[data-verdict="baseline"]')).toHaveCount(1);
+  await expect(step.locator('td[data-verdict="better"]')).toHaveCount(1);
+  await expect(compare.locator('tr[data-metric="bubble"] td[data-verdict="better"]')).toHaveCount(1);
+});
+
+test('undo and redo restore every edit (buttons and Ctrl+Z / Ctrl+Shift+Z)', async ({ page }) => {
+  await page.getByTestId('palette-gpipe').click();
+  await expect(page.getByTestId('directive-0')).toContainText('gpipe');
+  await page.getByTestId('palette-zb-h1').click();
+  const zb = await metricChange(page, 'makespan', 33);
+  await page.keyboard.press('Control+z');
+  await expect(page.getByTestId('directive-0')).toContainText('gpipe');
+  await page.keyboard.press('Control+z');
+  await expect(page.getByTestId('directive-0')).toContainText('1f1b');
+  await expect(page.getByTestId('undo')).toBeDisabled();
+  await page.keyboard.press('Control+Shift+z');
+  await page.keyboard.press('Control+Shift+z');
+  await expect(page.getByTestId('directive-0')).toContainText('zb-h1');
+  await expect.poll(() => metric(page, 'makespan')).toBe(zb);
+  await page.getByTestId('undo').click();
+  await expect(page.getByTestId('directive-0')).toContainText('gpipe');
+  await page.getByTestId('redo').click();
+  await expect(page.getByTestId('directive-0')).toContainText('zb-h1');
+});
+
+test('an invalid directive shows its error inline while the last valid result stays', async ({ page }) => {
+  await page.getByTestId('palette-split_backward').dragTo(dagNode(page, 'B.b1.mb0'));
+  await expect(page.getByTestId('compute-status')).toContainText('recomputed');
+  const valid = await metric(page, 'makespan');
+  const pp = page.getByTestId('field-filter-PP');
+  await pp.fill('9');
+  await pp.press('Enter');
+  // The drop made the schedule's order explicit, so the new directive is the last of the program.
+  const item = page.getByTestId('program-list').locator('li[data-op="split_backward"]');
+  const error = item.getByTestId('directive-error');
+  await expect(error).toContainText(/directives\[\d+\]\.filter\.PP/);
+  await expect(error).toContainText('PP=9');
+  await expect(page.getByTestId('compute-status')).toContainText('last valid result');
+  expect(await metric(page, 'makespan')).toBe(valid);
+  await expect(ganttOp(page, 'BW.b1.mb0')).toBeAttached();
+});
+
+test('a chrome trace exported through the API parses and holds the step', async ({ page }) => {
+  await page.getByTestId('export-menu').click();
+  const download = page.waitForEvent('download', { timeout: 10_000 });
+  await page.getByTestId('export-chrome-trace').click();
+  const file = await (await download).path().catch(async (e) => {
+    const notice = page.getByTestId('notice');
+    throw (await notice.count()) ? new Error((await notice.textContent()) ?? '') : e;
+  });
+  const trace = JSON.parse(readFileSync(file, 'utf8'));
+  const events: { ph: string; name: string; pid: number; ts: number; dur?: number }[] = Array.isArray(trace)
+    ? trace
+    : trace.traceEvents;
+  const ops = events.filter((e) => e.ph === 'X');
+  expect(new Set(ops.map((e) => e.pid)).size).toBe(4);
+  expect(ops.filter((e) => e.name.startsWith('F')).length).toBeGreaterThanOrEqual(32);
+  // Trace times are microseconds: the step ends at 33 ms.
+  expect(Math.max(...ops.map((e) => e.ts + (e.dur ?? 0)))).toBeCloseTo(33_000, -1);
+});
+
+test('the pass inspector shows the DAG after a pass with the nodes it added', async ({ page }) => {
+  await page.getByTestId('pass-insert-send-recv').click();
+  const canvas = page.getByTestId('dag-canvas');
+  await expect(canvas).toContainText('DAG after insert-send-recv');
+  await expect(canvas.locator('.dag-node.hl-added').first()).toBeVisible();
+  await expect(canvas.locator('.dag-node.hl-added[data-op="F"]')).toHaveCount(0);
+});
+
+test('hovering a DAG node shows its tags, costs, memory and the directive that made it', async ({ page }) => {
+  await dagNode(page, 'F.b2.mb0').hover();
+  const details = page.getByTestId('node-details');
+  await expect(details).toContainText('PP=2');
+  await expect(details).toContainText('1.00 ms');
+  await expect(details).toContainText('+256 MiB');
+  await expect(page.getByTestId('node-provenance')).toContainText('directives[0].expansion[3]');
+});
+
+test('microbatches of a stage expand on demand', async ({ page }) => {
+  await expect(page.getByTestId('dag-canvas').locator('[data-node-id^="F.b1."]')).toHaveCount(1);
+  await page.getByTestId('stage-toggle-1:1').click();
+  // The canvas draws only what is in view: fit the wider drawing first.
+  await page.locator('.react-flow__controls-fitview').click();
+  await expect(page.getByTestId('dag-canvas').locator('[data-op="F"][data-node-id^="F.b1."]')).toHaveCount(8);
+});
+
+test('edits are saved through the API with a version each, and an older version can be restored', async ({
+  page,
+}) => {
+  await page.getByTestId('palette-gpipe').click();
+  await expect(page.getByTestId('save-status')).toHaveText('saved · v1');
+  await page.getByTestId('palette-zb-h1').click();
+  await expect(page.getByTestId('save-status')).toHaveText('saved · v2');
+  const url = page.url();
+  expect(url).toMatch(/#design=[a-z0-9-]+$/);
+  // The API is the source of truth: a fresh page opens the saved design.
+  await page.goto('about:blank');
+  await openApp(page, url.slice(url.indexOf('/#')));
+  await expect(page.getByTestId('directive-0')).toContainText('zb-h1');
+  await page.getByTestId('open-versions').click();
+  await page.getByTestId('version-1').click();
+  await expect(page.getByTestId('directive-0')).toContainText('gpipe');
+  await expect(page.getByTestId('save-status')).toHaveText('saved · v3');
+  await page.getByTestId('open-saved').click();
+  await expect(page.getByTestId('open-dialog')).toContainText('1F1B, p=4, m=8');
+});
