@@ -36,10 +36,18 @@ const order = (...slots: Record<string, unknown>[]) => ({ op: 'order', filters: 
 
 const cases: [string, unknown, string, RegExp][] = [
   [
-    'a transformer model',
-    design(4, [], { model: { kind: 'transformer', preset: 'llama3-8b' } }),
-    'design.model.kind',
-    /not supported/,
+    'a transformer model on the ideal cluster, which cannot time FLOPs',
+    design(4, [], { model: { kind: 'transformer', preset: 'llama3-8b', annotate: { PP: 4 } } }),
+    'design.cluster.kind',
+    /ideal cluster has no GPU/,
+  ],
+  [
+    'device groups that partly overlap',
+    design(2, [place({ PP: 0 }, [0, 1]), place({ PP: 1 }, [1, 2])], {
+      cluster: { kind: 'ideal', devices: 4 },
+    }),
+    'design.directives[1].devices',
+    /partly overlap/,
   ],
   [
     'a schedule on a model without PP tags',
@@ -161,10 +169,19 @@ const cases: [string, unknown, string, RegExp][] = [
     /cycle/,
   ],
   [
-    'a directive the compiler does not perform yet',
-    design(2, [{ op: 'recompute', filter: {} }]),
-    'design.directives[0].op',
-    /not supported/,
+    'shard_tensor and replicate on the same region',
+    design(
+      2,
+      [
+        place({ PP: 0 }, [0, 1]),
+        place({ PP: 1 }, [2, 3]),
+        { op: 'replicate', filter: { PP: 0 }, devices: [0, 1] },
+        { op: 'shard_tensor', filter: { PP: 0 }, devices: [0, 1] },
+      ],
+      { cluster: { kind: 'ideal', devices: 4 } },
+    ),
+    'design.directives[3].filter',
+    /cannot cover the same region/,
   ],
   [
     'an unknown directive',

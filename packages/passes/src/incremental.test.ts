@@ -38,6 +38,9 @@ type Edit =
   | { kind: 'duplicate'; at: number }
   | { kind: 'stream'; name: string; priority: number }
   | { kind: 'split-backward'; pp: number }
+  | { kind: 'recompute'; pp: number }
+  | { kind: 'offload'; pp: number }
+  | { kind: 'replicate'; at: number; zero: 0 | 2 | 3 }
   | { kind: 'rename'; name: string }
   | { kind: 'costs'; F: number };
 
@@ -54,6 +57,9 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
     priority: fc.integer({ min: -2, max: 2 }),
   }),
   fc.record({ kind: fc.constant('split-backward' as const), pp: fc.nat(4) }),
+  fc.record({ kind: fc.constant('recompute' as const), pp: fc.nat(4) }),
+  fc.record({ kind: fc.constant('offload' as const), pp: fc.nat(4) }),
+  fc.record({ kind: fc.constant('replicate' as const), at: fc.nat(40), zero: fc.constantFrom(0, 2, 3) }),
   fc.record({ kind: fc.constant('rename' as const), name: fc.constantFrom('a', 'b', 'c') }),
   fc.record({ kind: fc.constant('costs' as const), F: fc.constantFrom(1, 2) }),
 );
@@ -103,6 +109,25 @@ function apply(design: Design, e: Edit): Design {
     case 'split-backward':
       ds.splice(1, 0, { op: 'split_backward', filter: { PP: e.pp } });
       break;
+    case 'recompute':
+      ds.push({ op: 'recompute', filter: { PP: e.pp } });
+      break;
+    case 'offload':
+      ds.push({ op: 'offload', filter: { PP: e.pp } });
+      break;
+    case 'replicate': {
+      // Data parallel over the devices of one stage's placement, as a user would drop it.
+      const pl = pick('place', e.at);
+      if (pl)
+        ds.push({
+          op: 'replicate',
+          filter: pl.filter,
+          devices: pl.devices,
+          ...(e.zero >= 2 ? { shard_grads: true } : {}),
+          ...(e.zero === 3 ? { shard_params: true } : {}),
+        });
+      break;
+    }
     case 'rename':
       d.name = e.name;
       break;

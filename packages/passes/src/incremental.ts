@@ -18,20 +18,15 @@ import { expandProgram } from './passes/expandSchedule.ts';
 
 interface PassInputs {
   /** Directive kinds of the expanded program the pass reads (with their index and path). */
-  ops: readonly DirectiveOp[] | 'rest';
+  ops: readonly DirectiveOp[];
   /** The pass reads the design's name. */
   name?: boolean;
 }
 
-/**
- * Kinds some pass below consumes; `check-supported` reads every other kind (it refuses those it
- * cannot compile), so a directive kind added later is covered by it.
- */
-const CONSUMED: readonly DirectiveOp[] = ['split', 'split_backward', 'place', 'stream', 'order', 'schedule'];
-
 /** Model, cluster and options are compared as a whole: any change there compiles from scratch. */
 const PASS_INPUTS: Readonly<Record<string, PassInputs>> = {
-  'check-supported': { ops: 'rest' },
+  // Reads only the model and cluster, which are part of the state's key.
+  'check-supported': { ops: [] },
   split: { ops: ['split'] },
   // Piper's rule: an order naming BI or BW splits that backward.
   'split-backward': { ops: ['split_backward', 'order'] },
@@ -39,6 +34,12 @@ const PASS_INPUTS: Readonly<Record<string, PassInputs>> = {
   'insert-send-recv': { ops: [] },
   streams: { ops: ['stream'] },
   'insert-optimizer-step': { ops: [] },
+  // Replicate also reads the shard directives: expert blocks are left out of data parallelism.
+  replicate: { ops: ['replicate', 'shard'] },
+  shard: { ops: ['shard'] },
+  'shard-tensor': { ops: ['shard_tensor'] },
+  recompute: { ops: ['recompute'] },
+  offload: { ops: ['offload'] },
   order: { ops: ['order'] },
   partition: { ops: [] },
   'stream-order': { ops: [] },
@@ -88,8 +89,7 @@ function stateKey(design: Design, maxOps: number): string {
 function signature(pass: string, program: readonly ExpandedDirective[], name: string): string {
   const inputs = PASS_INPUTS[pass];
   if (!inputs) return JSON.stringify([name, program]);
-  const reads = (op: DirectiveOp) =>
-    inputs.ops === 'rest' ? !CONSUMED.includes(op) : (inputs.ops as readonly string[]).includes(op);
+  const reads = (op: DirectiveOp) => inputs.ops.includes(op);
   const parts: unknown[] = [];
   program.forEach((e, i) => {
     if (reads(e.directive.op)) parts.push([i, e.path, e.directive]);
