@@ -9,12 +9,12 @@ import {
   type ControlNode,
   type DagNode,
   EDGE_TEMPORAL,
-  type EdgeKind,
   formatPath,
   type OverlapSlot,
   type PathSegment,
 } from '@stagecraft/ir';
 import { type Adjacency, outEdges } from '../adjacency.ts';
+import { EdgeAppend, withNodes } from '../edgeAppend.ts';
 import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
@@ -31,17 +31,9 @@ export const orderPass: Pass = {
     const index = new NodeIndex(dag);
     // Out-edges only matter to slots of several filters (overlap detection): built on first use.
     let out: Adjacency | undefined;
-    const nodes: DagNode[] = dag.nodes.slice();
-    const from = dag.edges.from.slice();
-    const to = dag.edges.to.slice();
-    const kind: EdgeKind[] = dag.edges.kind.slice();
-    const bytes = dag.edges.bytes.slice();
-    const edge = (u: number, v: number) => {
-      from.push(u);
-      to.push(v);
-      kind.push(EDGE_TEMPORAL);
-      bytes.push(0);
-    };
+    const added: DagNode[] = [];
+    const edges = new EdgeAppend();
+    const edge = (u: number, v: number) => edges.add(u, v, EDGE_TEMPORAL, 0);
     const overlaps: OverlapSlot[] = [...dag.overlaps];
     // Where each node was ordered (a slot number; its path is built only for a message).
     const slotOf = new Int32Array(dag.nodes.length).fill(-1);
@@ -120,8 +112,8 @@ export const orderPass: Pass = {
               stream: 'compute',
               provenance: { pass: 'order', directive: di },
             };
-            const s = nodes.length;
-            nodes.push(sink);
+            const s = dag.nodes.length + added.length;
+            added.push(sink);
             for (const u of prev) edge(u, s);
             for (const v of members) edge(s, v);
           }
@@ -129,7 +121,8 @@ export const orderPass: Pass = {
         prev = members;
       }
     }
-    const next = { ...dag, nodes, edges: { from, to, kind, bytes }, overlaps };
+    const nodes = withNodes(dag.nodes, added);
+    const next = { ...dag, nodes, edges: edges.onto(dag.edges), overlaps };
     const topo = topoOrderOf(next);
     if (!topo.ok) {
       const names = topo.cycle.map((n) => nodes[n]!.id);
