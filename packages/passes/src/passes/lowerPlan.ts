@@ -25,12 +25,15 @@ import {
 import { type Adjacency, inEdges } from '../adjacency.ts';
 import { deviceCount } from '../cluster.ts';
 import type { Pass } from '../pass.ts';
+import { streamOrderPass } from './streamOrder.ts';
 
 type Tags = Record<string, number | string>;
 
 export const lowerPlanPass: Pass = {
   name: 'lower-plan',
   run(dag, ctx) {
+    // A pass between stream-order and here that changed the DAG would leave the lanes stale.
+    if (ctx.streamOrder?.dag !== dag) streamOrderPass.run(dag, ctx);
     const { laneOf, lanes, groupLanes } = ctx.partition!;
     const { units, laneOff, laneUnits } = ctx.streamOrder!;
     const { rep, members } = units;
