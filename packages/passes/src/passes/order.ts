@@ -51,6 +51,10 @@ export const orderPass: Pass = {
       let group = -1;
       let groupPath = '';
       let prev: number[] = [];
+      // Path of the filter being matched, built only for a message (one closure per order).
+      let fj = 0;
+      let fq = 0;
+      const fpath = () => [...path, 'filters', fj, fq];
       for (let j = 0; j < d.filters.length; j++) {
         const slot = d.filters[j]!;
         const here = slotOrder.length;
@@ -58,7 +62,8 @@ export const orderPass: Pass = {
         slotRow.push(j);
         const members: number[] = [];
         for (let q = 0; q < slot.length; q++) {
-          const fpath = () => [...path, 'filters', j, q];
+          fj = j;
+          fq = q;
           const found = index.match(slot[q]!, fpath);
           if (found.length === 0)
             throw new CompileError({ path: formatPath(fpath()), message: 'matches no op' });
