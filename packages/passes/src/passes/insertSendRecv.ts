@@ -33,15 +33,19 @@ export const insertSendRecvPass: Pass = {
       });
     }
     const nodes: DagNode[] = dag.nodes.slice();
-    const from: number[] = [];
-    const to: number[] = [];
-    const kind: EdgeKind[] = [];
-    const bytes: number[] = [];
+    // Columns allocated once at their largest size (every crossing edge its own transfer) and
+    // cut to length at the end: growing them by pushes would reallocate each several times.
+    const cap = e.from.length + 2 * crossing;
+    const from = new Array<number>(cap);
+    const to = new Array<number>(cap);
+    const kind = new Array<EdgeKind>(cap);
+    const bytes = new Array<number>(cap);
+    let w = 0;
     const push = (u: number, v: number, k: EdgeKind, b: number) => {
-      from.push(u);
-      to.push(v);
-      kind.push(k);
-      bytes.push(b);
+      from[w] = u;
+      to[w] = v;
+      kind[w] = k;
+      bytes[w++] = b;
     };
     // (producer, destination group) → RECV node index: the first destination of a producer in
     // typed arrays (an output mostly goes to one other group), any further ones in a Map.
@@ -123,6 +127,7 @@ export const insertSendRecvPass: Pass = {
       }
       push(r, v, EDGE_DATA, e.bytes[j]!);
     }
+    from.length = to.length = kind.length = bytes.length = w;
     return { ...dag, nodes, edges: { from, to, kind, bytes } };
   },
 };
