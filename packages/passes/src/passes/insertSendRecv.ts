@@ -32,7 +32,11 @@ export const insertSendRecvPass: Pass = {
         message: `the design has ${(dag.nodes.length + 2 * crossing).toLocaleString('en-US')} ops, over the limit of ${ctx.options.maxOps.toLocaleString('en-US')}`,
       });
     }
-    const nodes: DagNode[] = dag.nodes.slice();
+    // New nodes go to an array of the most there can be (a transfer per crossing edge), cut to
+    // length and joined to the old nodes at the end.
+    const added = new Array<DagNode>(2 * crossing);
+    let a = 0;
+    const base = dag.nodes.length;
     // Columns allocated once at their largest size (every crossing edge its own transfer) and
     // cut to length at the end: growing them by pushes would reallocate each several times.
     const cap = e.from.length + 2 * crossing;
@@ -114,10 +118,10 @@ export const insertSendRecvPass: Pass = {
           transfer,
           pass,
         });
-        const s = nodes.length;
-        nodes.push(send);
-        r = nodes.length;
-        nodes.push(recv);
+        const s = base + a;
+        added[a++] = send;
+        r = base + a;
+        added[a++] = recv;
         if (firstGroup[u]! < 0) {
           firstGroup[u] = nv.group;
           firstRecv[u] = r;
@@ -128,6 +132,7 @@ export const insertSendRecvPass: Pass = {
       push(r, v, EDGE_DATA, e.bytes[j]!);
     }
     from.length = to.length = kind.length = bytes.length = w;
-    return { ...dag, nodes, edges: { from, to, kind, bytes } };
+    added.length = a;
+    return { ...dag, nodes: dag.nodes.concat(added), edges: { from, to, kind, bytes } };
   },
 };

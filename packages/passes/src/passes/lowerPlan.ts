@@ -103,7 +103,9 @@ export const lowerPlanPass: Pass = {
     const groupStreams = groupLanes.map((own, g) => {
       const sorted = [...own].sort((a, b) => streamRank(lanes[a]!.stream, lanes[b]!.stream));
       return sorted.map((lane) => {
-        const instructions: Instruction[] = [];
+        // One instruction per unit of the lane (control units aside), so allocated at that size.
+        const instructions = new Array<Instruction>(laneOff[lane + 1]! - laneOff[lane]!);
+        let w = 0;
         for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++) {
           const i = laneUnits[k]!;
           if (inOverlap[i] === 1) {
@@ -119,7 +121,7 @@ export const lowerPlanPass: Pass = {
             };
             const total = overlapMs(dag, ms, updMs);
             if (total !== undefined) ins.ms = total;
-            instructions.push(ins);
+            instructions[w++] = ins;
             groupOps[g]! += ms.length - 1;
             continue;
           }
@@ -127,13 +129,13 @@ export const lowerPlanPass: Pass = {
           const n = nodes[i]!;
           switch (n.kind) {
             case 'compute':
-              instructions.push(compute(n, i, waits));
+              instructions[w++] = compute(n, i, waits);
               break;
             case 'p2p':
-              instructions.push(p2pInstruction(n, tags(i), waits, groups[n.peerGroup]![0]!));
+              instructions[w++] = p2pInstruction(n, tags(i), waits, groups[n.peerGroup]![0]!);
               break;
             case 'collective':
-              instructions.push({
+              instructions[w++] = {
                 op: n.op,
                 id: n.id,
                 tags: tags(i),
@@ -142,22 +144,23 @@ export const lowerPlanPass: Pass = {
                 bytes: n.bytes,
                 collective: n.id,
                 provenance: n.provenance,
-              });
+              };
               break;
             case 'memory':
-              instructions.push({
+              instructions[w++] = {
                 op: n.op,
                 id: n.id,
                 tags: tags(i),
                 waits,
                 bytes: n.bytes,
                 provenance: n.provenance,
-              });
+              };
               break;
             case 'control':
               break;
           }
         }
+        instructions.length = w;
         groupOps[g]! += instructions.length;
         return { lane, stream: lanes[lane]!.stream, instructions };
       });

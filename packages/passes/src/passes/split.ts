@@ -56,21 +56,22 @@ function splitAlong(
   const N = dag.nodes.length;
   const matched = new Uint8Array(N);
   for (const i of matchedList) matched[i] = 1;
-  const nodes: ComputeNode[] = [];
+  const nodes = new Array<ComputeNode>(N + matchedList.length * (n - 1));
+  let count = 0;
   // first[i]: index of node i's first copy; copies of a matched node are contiguous.
   const first = new Int32Array(N);
   const provenance = { pass: 'split', directive };
   const source = dag.nodes as readonly ComputeNode[];
   for (let i = 0; i < N; i++) {
     const node = source[i]!;
-    first[i] = nodes.length;
+    first[i] = count;
     if (matched[i] === 1) {
       for (let k = 0; k < n; k++) {
         const dims = node.dims.length === 0 ? [k] : [...node.dims, k];
-        nodes.push(patchCompute(node, { id: `${node.id}${suffix}${k}`, dims, provenance }));
+        nodes[count++] = patchCompute(node, { id: `${node.id}${suffix}${k}`, dims, provenance });
       }
     } else {
-      nodes.push(patchCompute(node, { dims: node.dims.length === 0 ? [-1] : [...node.dims, -1] }));
+      nodes[count++] = patchCompute(node, { dims: node.dims.length === 0 ? [-1] : [...node.dims, -1] });
     }
   }
   // Columns of exactly the final length, filled by index.
