@@ -80,9 +80,10 @@ export const lowerPlanPass: Pass = {
     };
 
     // Ids on other lanes of the same group that node i (of unit `self`, on lane `lane`) waits for,
-    // appended to `into`; `seen` marks units already listed for this unit.
+    // appended to the scratch list `found`; `seen` marks units already listed for this unit.
     const seen = new Int32Array(N).fill(-1);
-    const waitsOf = (i: number, self: number, lane: number, into: string[] | undefined) => {
+    const found: string[] = [];
+    const waitsOf = (i: number, self: number, lane: number) => {
       const g = laneGroup[lane]!;
       for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
         const u = efrom[inc.edge[k]!]!;
@@ -91,10 +92,16 @@ export const lowerPlanPass: Pass = {
         const r = rep[u]!;
         if (r === self || seen[r] === self) continue;
         seen[r] = self;
-        if (into === undefined) into = [];
-        into.push(idOf(r));
+        found.push(idOf(r));
       }
-      return into;
+    };
+    // The plan keeps every waits array: each is made at its exact size (an array grown by a push
+    // reserves room for 16).
+    const takeWaits = (empty: string[]): string[] => {
+      const n = found.length;
+      const out = n === 0 ? empty : n === 1 ? [found[0]!] : found.slice();
+      found.length = 0;
+      return out;
     };
 
     // Per group: its lanes' instructions, with SEND/RECV peers of the group's first device.
@@ -110,13 +117,13 @@ export const lowerPlanPass: Pass = {
           const i = laneUnits[k]!;
           if (inOverlap[i] === 1) {
             const ms = members.get(i)!;
-            let waits: string[] | undefined;
-            for (const m of ms) waits = waitsOf(m, i, lane, waits);
+            for (const m of ms) waitsOf(m, i, lane);
+            const waits = takeWaits([]);
             const ins: Instruction = {
               op: 'OVERLAP',
               id: overlapIds.get(i)!,
               tags: {},
-              waits: waits ?? [],
+              waits,
               members: ms.map((m) => compute(nodes[m] as ComputeNode, m, NO_WAITS)),
             };
             const total = overlapMs(dag, ms, updMs);
@@ -125,7 +132,8 @@ export const lowerPlanPass: Pass = {
             groupOps[g]! += ms.length - 1;
             continue;
           }
-          const waits = waitsOf(i, i, lane, undefined) ?? NO_WAITS;
+          waitsOf(i, i, lane);
+          const waits = takeWaits(NO_WAITS);
           const n = nodes[i]!;
           switch (n.kind) {
             case 'compute':
