@@ -83,6 +83,7 @@ export const lowerPlanPass: Pass = {
     // appended to the scratch list `found`; `seen` marks units already listed for this unit.
     const seen = new Int32Array(N).fill(-1);
     const found: string[] = [];
+    let nf = 0;
     const waitsOf = (i: number, self: number, lane: number) => {
       const g = laneGroup[lane]!;
       for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
@@ -92,15 +93,15 @@ export const lowerPlanPass: Pass = {
         const r = rep[u]!;
         if (r === self || seen[r] === self) continue;
         seen[r] = self;
-        found.push(idOf(r));
+        found[nf++] = idOf(r);
       }
     };
     // The plan keeps every waits array: each is made at its exact size (an array grown by a push
     // reserves room for 16).
     const takeWaits = (empty: string[]): string[] => {
-      const n = found.length;
-      const out = n === 0 ? empty : n === 1 ? [found[0]!] : found.slice();
-      found.length = 0;
+      // A counter, not found.length = 0, which would give the scratch list's storage back.
+      const out = nf === 0 ? empty : nf === 1 ? [found[0]!] : found.slice(0, nf);
+      nf = 0;
       return out;
     };
 
