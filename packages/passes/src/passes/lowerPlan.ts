@@ -22,7 +22,7 @@ import {
   type Plan,
   type StreamPlan,
 } from '@stagecraft/ir';
-import { type Adjacency, inEdges } from '../adjacency.ts';
+import { predecessors } from '../adjacency.ts';
 import { deviceCount } from '../cluster.ts';
 import type { Pass } from '../pass.ts';
 import { streamOrderPass } from './streamOrder.ts';
@@ -39,8 +39,7 @@ export const lowerPlanPass: Pass = {
     const { rep, members } = units;
     const nodes = dag.nodes;
     const N = nodes.length;
-    const inc = inEdges(N, dag.edges);
-    const efrom = dag.edges.from;
+    const inc = predecessors(N, dag.edges);
     const laneGroup = new Int32Array(lanes.length);
     for (let l = 0; l < lanes.length; l++) laneGroup[l] = lanes[l]!.group;
     const inOverlap = new Uint8Array(N);
@@ -87,7 +86,7 @@ export const lowerPlanPass: Pass = {
     const waitsOf = (i: number, self: number, lane: number) => {
       const g = laneGroup[lane]!;
       for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
-        const u = efrom[inc.edge[k]!]!;
+        const u = inc.node[k]!;
         const lu = laneOf[u]!;
         if (lu < 0 || lu === lane || laneGroup[lu] !== g) continue;
         const r = rep[u]!;
@@ -317,10 +316,9 @@ function heldBlocks(dag: Dag): number[][] {
  * SEND shares the tags of the op whose output it carries, and a RECV those of its SEND, when
  * they are the same tags (same block, split indices and pass).
  */
-function tagMaker(dag: Dag, inc: Adjacency): (i: number) => Tags {
+function tagMaker(dag: Dag, inc: ReturnType<typeof predecessors>): (i: number) => Tags {
   const names = dag.dims.map((d) => d.name);
   const nodes = dag.nodes;
-  const efrom = dag.edges.from;
   const cache: (Tags | undefined)[] = new Array(nodes.length);
   // One template per (block, which split indices are set, pass) with every key in place: a copy
   // of it and a write per split index make the tags without adding a property.
@@ -357,7 +355,7 @@ function tagMaker(dag: Dag, inc: Adjacency): (i: number) => Tags {
     if (n.kind === 'compute') tags = make(n, passOf(n.op));
     else if (n.kind === 'p2p') {
       for (let k = inc.offset[i]!; k < inc.offset[i + 1]! && tags === undefined; k++) {
-        const s = efrom[inc.edge[k]!]!;
+        const s = inc.node[k]!;
         if (sameAs(n, nodes[s]!)) tags = of(s);
       }
       tags ??= make(n, passOf(n.pass));
