@@ -21,9 +21,12 @@ export const insertSendRecvPass: Pass = {
   name: 'insert-send-recv',
   run(dag, ctx) {
     const e = dag.edges;
+    // Groups read once into an array: the edge loops below compare them for every edge.
+    const groupOf = new Int32Array(dag.nodes.length);
+    for (let i = 0; i < groupOf.length; i++) groupOf[i] = dag.nodes[i]!.group;
     let crossing = 0;
     for (let j = 0; j < e.from.length; j++) {
-      if (e.kind[j] === EDGE_DATA && dag.nodes[e.from[j]!]!.group !== dag.nodes[e.to[j]!]!.group) crossing++;
+      if (e.kind[j] === EDGE_DATA && groupOf[e.from[j]!] !== groupOf[e.to[j]!]) crossing++;
     }
     if (crossing === 0) return dag;
     if (dag.nodes.length + 2 * crossing > ctx.options.maxOps) {
@@ -72,12 +75,12 @@ export const insertSendRecvPass: Pass = {
     for (let j = 0; j < e.from.length; j++) {
       const u = e.from[j]!;
       const v = e.to[j]!;
-      const nu = dag.nodes[u]!;
-      const nv = dag.nodes[v]!;
-      if (e.kind[j] !== EDGE_DATA || nu.group === nv.group) {
+      if (e.kind[j] !== EDGE_DATA || groupOf[u] === groupOf[v]) {
         push(u, v, e.kind[j]!, e.bytes[j]!);
         continue;
       }
+      const nu = dag.nodes[u]!;
+      const nv = dag.nodes[v]!;
       const gu = dag.groups[nu.group]!;
       const gv = dag.groups[nv.group]!;
       if (gu.length !== gv.length) {
