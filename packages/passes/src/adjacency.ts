@@ -24,3 +24,14 @@ function build(n: number, key: readonly number[], m: number): Adjacency {
   for (let j = 0; j < m; j++) edge[fill[key[j]!]!++] = j;
   return { offset, edge };
 }
+
+/** Predecessor nodes of each node, CSR: `node[offset[i]] .. node[offset[i+1]-1]`, in edge order. */
+export function predecessors(
+  n: number,
+  edges: EdgeList,
+): { readonly offset: Int32Array; readonly node: Int32Array } {
+  const { offset, edge } = build(n, edges.to, edges.to.length);
+  const from = edges.from;
+  for (let k = 0; k < edge.length; k++) edge[k] = from[edge[k]!]!;
+  return { offset, node: edge };
+}

@@ -4,7 +4,7 @@
  * a channel come out in the order of its SENDs. On a cycle it returns one cycle of units.
  */
 import type { Dag } from '@stagecraft/ir';
-import { inEdges, outEdges } from './adjacency.ts';
+import { inEdges } from './adjacency.ts';
 
 export interface Units {
   /** Representative node of each node's unit (itself unless it is in an overlap slot). */
@@ -53,7 +53,14 @@ export function topoOrder(dag: Dag, units: Units): TopoResult {
     const b = rep[to[j]!]!;
     if (a !== b) indeg[b]!++;
   }
-  const out = outEdges(n, dag.edges);
+  // Successor units of each node (CSR), the targets themselves rather than edge indices, so the
+  // sort below reads them in sequence.
+  const off = new Int32Array(n + 1);
+  for (let j = 0; j < from.length; j++) off[from[j]! + 1]!++;
+  for (let i = 0; i < n; i++) off[i + 1]! += off[i]!;
+  const fill = off.slice(0, n);
+  const succ = new Int32Array(from.length);
+  for (let j = 0; j < from.length; j++) succ[fill[from[j]!]!++] = rep[to[j]!]!;
   const queue = new Int32Array(n);
   let head = 0;
   let tail = 0;
@@ -61,9 +68,10 @@ export function topoOrder(dag: Dag, units: Units): TopoResult {
   const order = new Int32Array(n);
   let emitted = 0;
   const release = (m: number) => {
-    for (let k = out.offset[m]!; k < out.offset[m + 1]!; k++) {
-      const t = rep[to[out.edge[k]!]!]!;
-      if (t !== rep[m] && --indeg[t]! === 0) queue[tail++] = t;
+    const rm = rep[m]!;
+    for (let k = off[m]!; k < off[m + 1]!; k++) {
+      const t = succ[k]!;
+      if (t !== rm && --indeg[t]! === 0) queue[tail++] = t;
     }
   };
   while (head < tail) {

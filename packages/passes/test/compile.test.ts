@@ -1,4 +1,4 @@
-import type { Instruction, Plan } from '@stagecraft/ir';
+import { type Instruction, type Plan, planOpCount } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../src/compile.ts';
 import { manualTwoStage, synthetic } from './designs.ts';
@@ -76,6 +76,17 @@ describe('compile', () => {
     expect(place.nodes[0]!.provenance).toEqual({ pass: 'place', directive: 1 });
   });
 
+  it("counts the plan's ops, each member of an overlapped unit once", () => {
+    const r = compile(
+      synthetic([{ op: 'schedule', builder: 'dualpipev', microbatches: 10 }], { stages: 8, devices: 4 }),
+    );
+    if (!r.ok) throw new Error(errorsOf(r).join('\n'));
+    expect(r.ops).toBe(planOpCount(r.plan));
+    expect(
+      r.plan.devices.some((d) => d.streams.some((s) => s.instructions.some((i) => i.op === 'OVERLAP'))),
+    ).toBe(true);
+  });
+
   it('runs everything on device 0 when nothing is placed', () => {
     const r = compile(synthetic([{ op: 'split', filter: {}, dim_name: 'MB', num_microbatches: 2 }]));
     if (!r.ok) throw new Error(errorsOf(r).join('\n'));
@@ -125,6 +136,19 @@ describe('compile errors name the directive and the reason', () => {
     expect(errorsOf(r)[0]).toMatch(
       /^directives\[0\]\.num_microbatches: the design would have about [\d,]+ ops, over the limit of 1,000$/,
     );
+  });
+
+  it('a schedule over the op limit is refused with an estimate no smaller than what it would build', () => {
+    const schedule = (microbatches: number) =>
+      synthetic([{ op: 'schedule', builder: '1f1b', microbatches }], { stages: 4, devices: 4 });
+    const built = compile(schedule(8));
+    if (!built.ok) throw new Error(errorsOf(built).join('\n'));
+    const r = compile(schedule(8), { maxOps: built.ops - 1 });
+    const [e] = errorsOf(r);
+    expect(e).toMatch(
+      /^directives\[0\]\.microbatches: the design would have about [\d,]+ ops, over the limit of /,
+    );
+    expect(Number(e!.match(/about ([\d,]+)/)![1]!.replaceAll(',', ''))).toBeGreaterThanOrEqual(built.ops);
   });
 
   it('groups that partly overlap', () => {

@@ -25,12 +25,12 @@ export interface OneForwardOneBackwardRank {
 export function oneForwardOneBackward(rank: OneForwardOneBackwardRank): Slot[] {
   const program: Slot[] = [];
   // Microbatches go through each stage in order, so a per-stage counter names the next one.
-  const nextForward = new Map<number, number>();
-  const nextBackward = new Map<number, number>();
+  const nextForward: number[] = [];
+  const nextBackward: number[] = [];
   const pendingWeights: { stage: number; mb: number }[] = [];
-  const take = (counters: Map<number, number>, stage: number): number => {
-    const mb = counters.get(stage) ?? 0;
-    counters.set(stage, mb + 1);
+  const take = (counters: number[], stage: number): number => {
+    const mb = counters[stage] ?? 0;
+    counters[stage] = mb + 1;
     return mb;
   };
 

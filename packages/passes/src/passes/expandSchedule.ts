@@ -174,7 +174,8 @@ export function lowerSchedule(built: BuiltSchedule, l: Lowering): Directive[] {
     for (let j = 0; j < program.length; j++) {
       const row: Filter[] = [];
       for (const a of program[j]!) pushFilters(a, row);
-      filters[j] = row;
+      // The program keeps every row: one of exact size (a pushed-to array reserves room for 16).
+      filters[j] = row.length === 1 ? [row[0]!] : row.slice();
     }
     const order: OrderDirective = { op: 'order', filters };
     out.push(order);

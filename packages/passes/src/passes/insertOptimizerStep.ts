@@ -2,7 +2,8 @@
  * One optimizer step UPD per device group, after every backward of the parameters the group holds:
  * the end of the training step. Its cost is the sum of its blocks' UPD costs.
  */
-import { computeNode, type DagNode, EDGE_DATA, type EdgeKind } from '@stagecraft/ir';
+import { computeNode, type DagNode, EDGE_DATA } from '@stagecraft/ir';
+import { EdgeAppend, withNodes } from '../edgeAppend.ts';
 import type { Pass } from '../pass.ts';
 
 export const insertOptimizerStepPass: Pass = {
@@ -13,11 +14,8 @@ export const insertOptimizerStepPass: Pass = {
       if (n.kind !== 'compute' || n.group < 0) return;
       if (n.op === 'B' || n.op === 'BW') grads[n.group]!.push(i);
     });
-    const nodes: DagNode[] = dag.nodes.slice();
-    const from = dag.edges.from.slice();
-    const to = dag.edges.to.slice();
-    const kind: EdgeKind[] = dag.edges.kind.slice();
-    const bytes = dag.edges.bytes.slice();
+    const added: DagNode[] = [];
+    const edges = new EdgeAppend();
     dag.groups.forEach((devices, g) => {
       if (grads[g]!.length === 0) return;
       const upd = computeNode({
@@ -31,15 +29,11 @@ export const insertOptimizerStepPass: Pass = {
         freeBytes: 0,
         provenance: { pass: 'insert-optimizer-step', directive: null },
       });
-      const u = nodes.length;
-      nodes.push(upd);
-      for (const b of grads[g]!) {
-        from.push(b);
-        to.push(u);
-        kind.push(EDGE_DATA);
-        bytes.push(0);
-      }
+      const u = dag.nodes.length + added.length;
+      added.push(upd);
+      for (const b of grads[g]!) edges.add(b, u, EDGE_DATA, 0);
     });
-    return { ...dag, nodes, edges: { from, to, kind, bytes } };
+    if (added.length === 0) return dag;
+    return { ...dag, nodes: withNodes(dag.nodes, added), edges: edges.onto(dag.edges) };
   },
 };

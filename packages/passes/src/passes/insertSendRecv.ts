@@ -21,9 +21,12 @@ export const insertSendRecvPass: Pass = {
   name: 'insert-send-recv',
   run(dag, ctx) {
     const e = dag.edges;
+    // Groups read once into an array: the edge loops below compare them for every edge.
+    const groupOf = new Int32Array(dag.nodes.length);
+    for (let i = 0; i < groupOf.length; i++) groupOf[i] = dag.nodes[i]!.group;
     let crossing = 0;
     for (let j = 0; j < e.from.length; j++) {
-      if (e.kind[j] === EDGE_DATA && dag.nodes[e.from[j]!]!.group !== dag.nodes[e.to[j]!]!.group) crossing++;
+      if (e.kind[j] === EDGE_DATA && groupOf[e.from[j]!] !== groupOf[e.to[j]!]) crossing++;
     }
     if (crossing === 0) return dag;
     if (dag.nodes.length + 2 * crossing > ctx.options.maxOps) {
@@ -32,16 +35,24 @@ export const insertSendRecvPass: Pass = {
         message: `the design has ${(dag.nodes.length + 2 * crossing).toLocaleString('en-US')} ops, over the limit of ${ctx.options.maxOps.toLocaleString('en-US')}`,
       });
     }
-    const nodes: DagNode[] = dag.nodes.slice();
-    const from: number[] = [];
-    const to: number[] = [];
-    const kind: EdgeKind[] = [];
-    const bytes: number[] = [];
+    // New nodes go to an array of the most there can be (a transfer per crossing edge), cut to
+    // length and joined to the old nodes at the end.
+    const added = new Array<DagNode>(2 * crossing);
+    let a = 0;
+    const base = dag.nodes.length;
+    // Columns allocated once at their largest size (every crossing edge its own transfer) and
+    // cut to length at the end: growing them by pushes would reallocate each several times.
+    const cap = e.from.length + 2 * crossing;
+    const from = new Array<number>(cap);
+    const to = new Array<number>(cap);
+    const kind = new Array<EdgeKind>(cap);
+    const bytes = new Array<number>(cap);
+    let w = 0;
     const push = (u: number, v: number, k: EdgeKind, b: number) => {
-      from.push(u);
-      to.push(v);
-      kind.push(k);
-      bytes.push(b);
+      from[w] = u;
+      to[w] = v;
+      kind[w] = k;
+      bytes[w++] = b;
     };
     // (producer, destination group) → RECV node index: the first destination of a producer in
     // typed arrays (an output mostly goes to one other group), any further ones in a Map.
@@ -64,12 +75,12 @@ export const insertSendRecvPass: Pass = {
     for (let j = 0; j < e.from.length; j++) {
       const u = e.from[j]!;
       const v = e.to[j]!;
-      const nu = dag.nodes[u]!;
-      const nv = dag.nodes[v]!;
-      if (e.kind[j] !== EDGE_DATA || nu.group === nv.group) {
+      if (e.kind[j] !== EDGE_DATA || groupOf[u] === groupOf[v]) {
         push(u, v, e.kind[j]!, e.bytes[j]!);
         continue;
       }
+      const nu = dag.nodes[u]!;
+      const nv = dag.nodes[v]!;
       const gu = dag.groups[nu.group]!;
       const gv = dag.groups[nv.group]!;
       if (gu.length !== gv.length) {
@@ -110,10 +121,10 @@ export const insertSendRecvPass: Pass = {
           transfer,
           pass,
         });
-        const s = nodes.length;
-        nodes.push(send);
-        r = nodes.length;
-        nodes.push(recv);
+        const s = base + a;
+        added[a++] = send;
+        r = base + a;
+        added[a++] = recv;
         if (firstGroup[u]! < 0) {
           firstGroup[u] = nv.group;
           firstRecv[u] = r;
@@ -123,6 +134,8 @@ export const insertSendRecvPass: Pass = {
       }
       push(r, v, EDGE_DATA, e.bytes[j]!);
     }
-    return { ...dag, nodes, edges: { from, to, kind, bytes } };
+    from.length = to.length = kind.length = bytes.length = w;
+    added.length = a;
+    return { ...dag, nodes: dag.nodes.concat(added), edges: { from, to, kind, bytes } };
   },
 };

@@ -22,10 +22,11 @@ import {
   type Plan,
   type StreamPlan,
 } from '@stagecraft/ir';
-import { type Adjacency, inEdges } from '../adjacency.ts';
+import { predecessors } from '../adjacency.ts';
 import { deviceCount } from '../cluster.ts';
 import type { Pass } from '../pass.ts';
 import { compactGroups } from './replicaLayout.ts';
+import { streamOrderPass } from './streamOrder.ts';
 import { stepTotals, tokensPerMicrobatch, trainingState } from './trainingState.ts';
 
 type Tags = Record<string, number | string>;
@@ -33,13 +34,14 @@ type Tags = Record<string, number | string>;
 export const lowerPlanPass: Pass = {
   name: 'lower-plan',
   run(dag, ctx) {
+    // A pass between stream-order and here that changed the DAG would leave the lanes stale.
+    if (ctx.streamOrder?.dag !== dag) streamOrderPass.run(dag, ctx);
     const { laneOf, lanes, groupLanes } = ctx.partition!;
     const { units, laneOff, laneUnits } = ctx.streamOrder!;
     const { rep, members } = units;
     const nodes = dag.nodes;
     const N = nodes.length;
-    const inc = inEdges(N, dag.edges);
-    const efrom = dag.edges.from;
+    const inc = predecessors(N, dag.edges);
     const laneGroup = new Int32Array(lanes.length);
     for (let l = 0; l < lanes.length; l++) laneGroup[l] = lanes[l]!.group;
     const inOverlap = new Uint8Array(N);
@@ -81,21 +83,29 @@ export const lowerPlanPass: Pass = {
     };
 
     // Ids on other lanes of the same group that node i (of unit `self`, on lane `lane`) waits for,
-    // appended to `into`; `seen` marks units already listed for this unit.
+    // appended to the scratch list `found`; `seen` marks units already listed for this unit.
     const seen = new Int32Array(N).fill(-1);
-    const waitsOf = (i: number, self: number, lane: number, into: string[] | undefined) => {
+    const found: string[] = [];
+    let nf = 0;
+    const waitsOf = (i: number, self: number, lane: number) => {
       const g = laneGroup[lane]!;
       for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
-        const u = efrom[inc.edge[k]!]!;
+        const u = inc.node[k]!;
         const lu = laneOf[u]!;
         if (lu < 0 || lu === lane || laneGroup[lu] !== g) continue;
         const r = rep[u]!;
         if (r === self || seen[r] === self) continue;
         seen[r] = self;
-        if (into === undefined) into = [];
-        into.push(idOf(r));
+        found[nf++] = idOf(r);
       }
-      return into;
+    };
+    // The plan keeps every waits array: each is made at its exact size (an array grown by a push
+    // reserves room for 16).
+    const takeWaits = (empty: string[]): string[] => {
+      // A counter, not found.length = 0, which would give the scratch list's storage back.
+      const out = nf === 0 ? empty : nf === 1 ? [found[0]!] : found.slice(0, nf);
+      nf = 0;
+      return out;
     };
 
     // Per group: its lanes' instructions, with SEND/RECV peers of the group's first device.
@@ -104,37 +114,40 @@ export const lowerPlanPass: Pass = {
     const groupStreams = groupLanes.map((own, g) => {
       const sorted = [...own].sort((a, b) => streamRank(lanes[a]!.stream, lanes[b]!.stream));
       return sorted.map((lane) => {
-        const instructions: Instruction[] = [];
+        // One instruction per unit of the lane (control units aside), so allocated at that size.
+        const instructions = new Array<Instruction>(laneOff[lane + 1]! - laneOff[lane]!);
+        let w = 0;
         for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++) {
           const i = laneUnits[k]!;
           if (inOverlap[i] === 1) {
             const ms = members.get(i)!;
-            let waits: string[] | undefined;
-            for (const m of ms) waits = waitsOf(m, i, lane, waits);
+            for (const m of ms) waitsOf(m, i, lane);
+            const waits = takeWaits([]);
             const ins: Instruction = {
               op: 'OVERLAP',
               id: overlapIds.get(i)!,
               tags: {},
-              waits: waits ?? [],
+              waits,
               members: ms.map((m) => compute(nodes[m] as ComputeNode, m, NO_WAITS)),
             };
             const total = overlapMs(dag, ms, updMs);
             if (total !== undefined) ins.ms = total;
-            instructions.push(ins);
+            instructions[w++] = ins;
             groupOps[g]! += ms.length - 1;
             continue;
           }
-          const waits = waitsOf(i, i, lane, undefined) ?? NO_WAITS;
+          waitsOf(i, i, lane);
+          const waits = takeWaits(NO_WAITS);
           const n = nodes[i]!;
           switch (n.kind) {
             case 'compute':
-              instructions.push(compute(n, i, waits));
+              instructions[w++] = compute(n, i, waits);
               break;
             case 'p2p':
-              instructions.push(p2pInstruction(n, tags(i), waits, groups[n.peerGroup]![0]!));
+              instructions[w++] = p2pInstruction(n, tags(i), waits, groups[n.peerGroup]![0]!);
               break;
             case 'collective':
-              instructions.push({
+              instructions[w++] = {
                 op: n.op,
                 id: n.id,
                 tags: tags(i),
@@ -144,22 +157,23 @@ export const lowerPlanPass: Pass = {
                 bytes: n.bytes,
                 collective: n.id,
                 provenance: n.provenance,
-              });
+              };
               break;
             case 'memory':
-              instructions.push({
+              instructions[w++] = {
                 op: n.op,
                 id: n.id,
                 tags: tags(i),
                 waits,
                 bytes: n.bytes,
                 provenance: n.provenance,
-              });
+              };
               break;
             case 'control':
               break;
           }
         }
+        instructions.length = w;
         groupOps[g]! += instructions.length;
         return { lane, stream: lanes[lane]!.stream, instructions };
       });
@@ -336,10 +350,9 @@ function heldBlocks(dag: Dag): number[][] {
  * SEND shares the tags of the op whose output it carries, and a RECV those of its SEND, when
  * they are the same tags (same block, split indices and pass).
  */
-function tagMaker(dag: Dag, inc: Adjacency): (i: number) => Tags {
+function tagMaker(dag: Dag, inc: ReturnType<typeof predecessors>): (i: number) => Tags {
   const names = dag.dims.map((d) => d.name);
   const nodes = dag.nodes;
-  const efrom = dag.edges.from;
   const cache: (Tags | undefined)[] = new Array(nodes.length);
   // One template per (block, which split indices are set, pass) with every key in place: a copy
   // of it and a write per split index make the tags without adding a property.
@@ -376,7 +389,7 @@ function tagMaker(dag: Dag, inc: Adjacency): (i: number) => Tags {
     if (n.kind === 'compute') tags = make(n, passOf(n.op));
     else if (n.kind === 'p2p') {
       for (let k = inc.offset[i]!; k < inc.offset[i + 1]! && tags === undefined; k++) {
-        const s = efrom[inc.edge[k]!]!;
+        const s = inc.node[k]!;
         if (sameAs(n, nodes[s]!)) tags = of(s);
       }
       tags ??= make(n, passOf(n.pass));

@@ -9,12 +9,12 @@ import {
   type ControlNode,
   type DagNode,
   EDGE_TEMPORAL,
-  type EdgeKind,
   formatPath,
   type OverlapSlot,
   type PathSegment,
 } from '@stagecraft/ir';
 import { type Adjacency, outEdges } from '../adjacency.ts';
+import { EdgeAppend, withNodes } from '../edgeAppend.ts';
 import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
@@ -32,17 +32,9 @@ export const orderPass: Pass = {
     const index = new NodeIndex(dag);
     // Out-edges only matter to slots of several filters (overlap detection): built on first use.
     let out: Adjacency | undefined;
-    const nodes: DagNode[] = dag.nodes.slice();
-    const from = dag.edges.from.slice();
-    const to = dag.edges.to.slice();
-    const kind: EdgeKind[] = dag.edges.kind.slice();
-    const bytes = dag.edges.bytes.slice();
-    const edge = (u: number, v: number) => {
-      from.push(u);
-      to.push(v);
-      kind.push(EDGE_TEMPORAL);
-      bytes.push(0);
-    };
+    const added: DagNode[] = [];
+    const edges = new EdgeAppend();
+    const edge = (u: number, v: number) => edges.add(u, v, EDGE_TEMPORAL, 0);
     const overlaps: OverlapSlot[] = [...dag.overlaps];
     // Where each node was ordered (a slot number; its path is built only for a message).
     const slotOf = new Int32Array(dag.nodes.length).fill(-1);
@@ -60,6 +52,10 @@ export const orderPass: Pass = {
       let group = -1;
       let groupPath = '';
       let prev: number[] = [];
+      // Path of the filter being matched, built only for a message (one closure per order).
+      let fj = 0;
+      let fq = 0;
+      const fpath = () => [...path, 'filters', fj, fq];
       for (let j = 0; j < d.filters.length; j++) {
         const slot = d.filters[j]!;
         if (slot.length === 0) continue; // an idle step: nothing to order
@@ -68,7 +64,8 @@ export const orderPass: Pass = {
         slotRow.push(j);
         const members: number[] = [];
         for (let q = 0; q < slot.length; q++) {
-          const fpath = () => [...path, 'filters', j, q];
+          fj = j;
+          fq = q;
           const found = index.match(slot[q]!, fpath);
           if (found.length === 0)
             throw new CompileError({ path: formatPath(fpath()), message: 'matches no op' });
@@ -127,8 +124,8 @@ export const orderPass: Pass = {
               stream: 'compute',
               provenance: { pass: 'order', directive: di },
             };
-            const s = nodes.length;
-            nodes.push(sink);
+            const s = dag.nodes.length + added.length;
+            added.push(sink);
             for (const u of prev) edge(u, s);
             for (const v of members) edge(s, v);
           }
@@ -136,7 +133,8 @@ export const orderPass: Pass = {
         prev = members;
       }
     }
-    const next = { ...dag, nodes, edges: { from, to, kind, bytes }, overlaps };
+    const nodes = withNodes(dag.nodes, added);
+    const next = { ...dag, nodes, edges: edges.onto(dag.edges), overlaps };
     const topo = topoOrderOf(next);
     if (!topo.ok) {
       const names = topo.cycle.map((n) => nodes[n]!.id);

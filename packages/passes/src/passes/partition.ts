@@ -12,6 +12,8 @@ export interface Lane {
 }
 
 export interface Partition {
+  /** The DAG this partition is of. */
+  readonly dag: Dag;
   /** Lane of each node (index into `lanes`); -1 for control nodes, which are not lowered. */
   readonly laneOf: Int32Array;
   /** Lanes in order of their first node in the DAG. */
@@ -60,5 +62,5 @@ export function partitionOf(dag: Dag): Partition {
     }
     laneOf[i] = lastLane;
   }
-  return { laneOf, lanes, groupLanes };
+  return { dag, laneOf, lanes, groupLanes };
 }

@@ -39,46 +39,61 @@ export const splitPass: Pass = {
           message: `the design would have about ${Math.round(size * 1.5).toLocaleString('en-US')} ops, over the limit of ${ctx.options.maxOps.toLocaleString('en-US')}`,
         });
       }
-      out = splitAlong(out, new Set(matched), d.dim_name, d.num_microbatches, index);
+      out = splitAlong(out, matched, d.dim_name, d.num_microbatches, index);
     }
     return out;
   },
 };
 
-function splitAlong(dag: Dag, matched: Set<number>, name: string, n: number, directive: number): Dag {
+function splitAlong(
+  dag: Dag,
+  matchedList: readonly number[],
+  name: string,
+  n: number,
+  directive: number,
+): Dag {
   const suffix = `.${name.toLowerCase()}`;
-  const nodes: ComputeNode[] = [];
+  const N = dag.nodes.length;
+  const matched = new Uint8Array(N);
+  for (const i of matchedList) matched[i] = 1;
+  const nodes = new Array<ComputeNode>(N + matchedList.length * (n - 1));
+  let count = 0;
   // first[i]: index of node i's first copy; copies of a matched node are contiguous.
-  const first = new Int32Array(dag.nodes.length);
+  const first = new Int32Array(N);
   const provenance = { pass: 'split', directive };
-  (dag.nodes as ComputeNode[]).forEach((node, i) => {
-    first[i] = nodes.length;
-    if (matched.has(i)) {
+  const source = dag.nodes as readonly ComputeNode[];
+  for (let i = 0; i < N; i++) {
+    const node = source[i]!;
+    first[i] = count;
+    if (matched[i] === 1) {
       for (let k = 0; k < n; k++) {
-        nodes.push(
-          patchCompute(node, { id: `${node.id}${suffix}${k}`, dims: [...node.dims, k], provenance }),
-        );
+        const dims = node.dims.length === 0 ? [k] : [...node.dims, k];
+        nodes[count++] = patchCompute(node, { id: `${node.id}${suffix}${k}`, dims, provenance });
       }
     } else {
-      nodes.push(patchCompute(node, { dims: [...node.dims, -1] }));
+      nodes[count++] = patchCompute(node, { dims: node.dims.length === 0 ? [-1] : [...node.dims, -1] });
     }
-  });
-  const from: number[] = [];
-  const to: number[] = [];
-  const kind: EdgeKind[] = [];
-  const bytes: number[] = [];
+  }
+  // Columns of exactly the final length, filled by index.
   const e = dag.edges;
+  let m = 0;
+  for (let j = 0; j < e.from.length; j++) m += matched[e.from[j]!] === 1 || matched[e.to[j]!] === 1 ? n : 1;
+  const from = new Array<number>(m);
+  const to = new Array<number>(m);
+  const kind = new Array<EdgeKind>(m);
+  const bytes = new Array<number>(m);
+  let w = 0;
   for (let j = 0; j < e.from.length; j++) {
     const u = e.from[j]!;
     const v = e.to[j]!;
-    const mu = matched.has(u);
-    const mv = matched.has(v);
+    const mu = matched[u] === 1;
+    const mv = matched[v] === 1;
     const copies = mu || mv ? n : 1;
-    for (let k = 0; k < copies; k++) {
-      from.push(first[u]! + (mu ? k : 0));
-      to.push(first[v]! + (mv ? k : 0));
-      kind.push(e.kind[j]!);
-      bytes.push(e.bytes[j]!);
+    for (let k = 0; k < copies; k++, w++) {
+      from[w] = first[u]! + (mu ? k : 0);
+      to[w] = first[v]! + (mv ? k : 0);
+      kind[w] = e.kind[j]!;
+      bytes[w] = e.bytes[j]!;
     }
   }
   return {

@@ -8,10 +8,13 @@ import {
   type ComputeNode,
   type Dag,
   type DagNode,
+  EDGE_DATA,
   type Filter,
   formatPath,
+  type Provenance,
   patchCompute,
 } from '@stagecraft/ir';
+import { EdgeAppend } from '../edgeAppend.ts';
 import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
@@ -66,21 +69,16 @@ function tryMatch(index: NodeIndex, f: Filter): number[] {
 
 function splitNodes(dag: Dag, chosen: Map<number, number>): Dag {
   const nodes: DagNode[] = dag.nodes.slice();
-  const from = dag.edges.from.slice();
-  const to = dag.edges.to.slice();
-  const kind = dag.edges.kind.slice();
-  const bytes = dag.edges.bytes.slice();
+  const edges = new EdgeAppend();
+  const provenances = new Map<number, Provenance>();
   for (const [i, directive] of chosen) {
     const b = dag.nodes[i] as ComputeNode;
-    const provenance = { pass: 'split-backward', directive };
+    let provenance = provenances.get(directive);
+    if (!provenance) provenances.set(directive, (provenance = { pass: 'split-backward', directive }));
     const rest = b.id.slice(1); // ids are "<op>.<where>"
     nodes[i] = patchCompute(b, { op: 'BI', id: `BI${rest}`, freeBytes: 0, provenance });
-    const w = nodes.length;
+    edges.add(i, nodes.length, EDGE_DATA, 0);
     nodes.push(patchCompute(b, { op: 'BW', id: `BW${rest}`, allocBytes: 0, provenance }));
-    from.push(i);
-    to.push(w);
-    kind.push(0);
-    bytes.push(0);
   }
-  return { ...dag, nodes, edges: { from, to, kind, bytes } };
+  return { ...dag, nodes, edges: edges.onto(dag.edges) };
 }

@@ -4,12 +4,14 @@
  * order directives' temporal edges make it the schedule's order, and a channel's RECVs come out
  * in the order of its SENDs, as NCCL's point-to-point matching needs.
  */
-import { CompileError } from '@stagecraft/ir';
+import { CompileError, type Dag } from '@stagecraft/ir';
 import type { Pass } from '../pass.ts';
 import { topoOrderOf, type Units } from '../topo.ts';
 import { partitionOf } from './partition.ts';
 
 export interface StreamOrder {
+  /** The DAG this order is of. */
+  readonly dag: Dag;
   readonly units: Units;
   /** Units (representative node indices) of lane l in execution order: `laneUnits[laneOff[l] .. laneOff[l+1]-1]`. */
   readonly laneOff: Int32Array;
@@ -19,10 +21,7 @@ export interface StreamOrder {
 export const streamOrderPass: Pass = {
   name: 'stream-order',
   run(dag, ctx) {
-    const partition =
-      ctx.partition && ctx.partition.laneOf.length === dag.nodes.length
-        ? ctx.partition
-        : (ctx.partition = partitionOf(dag));
+    const partition = ctx.partition?.dag === dag ? ctx.partition : (ctx.partition = partitionOf(dag));
     const topo = topoOrderOf(dag);
     const { units } = topo;
     if (!topo.ok) {
@@ -45,7 +44,7 @@ export const streamOrderPass: Pass = {
       const l = laneOf[i]!;
       if (rep[i] === i && l >= 0) laneUnits[fill[l]!++] = i;
     }
-    ctx.streamOrder = { units, laneOff, laneUnits };
+    ctx.streamOrder = { dag, units, laneOff, laneUnits };
     return dag;
   },
 };
