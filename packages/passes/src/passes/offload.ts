@@ -6,19 +6,13 @@
  * group (the producer of its gradient) could start, or when this backward's own inputs are ready
  * if its gradient comes from another group.
  */
-import {
-  CompileError,
-  type ComputeNode,
-  type DagNode,
-  EDGE_DATA,
-  formatPath,
-  memoryNode,
-} from '@stagecraft/ir';
+import { type ComputeNode, type DagNode, EDGE_DATA, memoryNode } from '@stagecraft/ir';
 import { inEdges, outEdges } from '../adjacency.ts';
 import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
 import { EdgeColumns } from './edgeColumns.ts';
+import { stashedForwards } from './stashedForwards.ts';
 
 export const DEFAULT_OFFLOAD_STREAM = 'offload';
 
@@ -35,15 +29,7 @@ export const offloadPass: Pass = {
     const e = dag.edges;
     const done = new Set<number>();
     for (const { d, index: di, path } of list) {
-      const pass = d.filter.PASS;
-      if (pass !== undefined && pass !== 'F' && pass !== '*')
-        throw new CompileError({
-          path: formatPath([...path, 'filter', 'PASS']),
-          message: `offload moves the stash of forwards; PASS must be F, not ${pass}`,
-        });
-      const fs = index.match({ ...d.filter, PASS: 'F' }, [...path, 'filter']);
-      if (fs.length === 0)
-        throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no forward op' });
+      const fs = stashedForwards(index, d.filter, path, 'offload moves the stash of forwards');
       const provenance = { pass: 'offload', directive: di };
       const stream = d.stream ?? DEFAULT_OFFLOAD_STREAM;
       for (const f of fs) {

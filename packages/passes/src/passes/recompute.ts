@@ -6,13 +6,11 @@
  * waits for, so it runs late (when the gradient arrives) rather than right after the forward.
  */
 import {
-  CompileError,
   type ComputeNode,
   computeNode,
   type Dag,
   type DagNode,
   EDGE_DATA,
-  formatPath,
   patchCompute,
 } from '@stagecraft/ir';
 import { inEdges, outEdges } from '../adjacency.ts';
@@ -20,6 +18,7 @@ import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
 import { EdgeColumns } from './edgeColumns.ts';
+import { stashedForwards } from './stashedForwards.ts';
 
 export const recomputePass: Pass = {
   name: 'recompute',
@@ -34,15 +33,7 @@ export const recomputePass: Pass = {
     const e = dag.edges;
     const done = new Set<number>();
     for (const { d, index: di, path } of list) {
-      const pass = d.filter.PASS;
-      if (pass !== undefined && pass !== 'F' && pass !== '*')
-        throw new CompileError({
-          path: formatPath([...path, 'filter', 'PASS']),
-          message: `recompute re-runs forwards; PASS must be F, not ${pass}`,
-        });
-      const fs = index.match({ ...d.filter, PASS: 'F' }, [...path, 'filter']);
-      if (fs.length === 0)
-        throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no forward op' });
+      const fs = stashedForwards(index, d.filter, path, 'recompute re-runs forwards');
       const provenance = { pass: 'recompute', directive: di };
       for (const f of fs) {
         if (done.has(f)) continue;
