@@ -33,7 +33,7 @@ import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
 import { EdgeColumns } from './edgeColumns.ts';
-import { dimsSuffix, familyOf, regionOf } from './region.ts';
+import { dimsSuffix, familyOf, nodeFamily, regionOf } from './region.ts';
 
 export const DEFAULT_COMM_STREAM = 'compute';
 
@@ -227,8 +227,7 @@ function gatherBeforeUse(
       const u = e.from[j]!;
       const nu = dag.nodes[u]!;
       if (nu.group !== x.group) continue;
-      const fu = nu.kind === 'compute' ? familyOf(nu.op) : nu.kind === 'p2p' ? familyOf(nu.pass) : null;
-      if (fu === fam) out.push(u);
+      if (nodeFamily(nu) === fam) out.push(u);
     }
     return out;
   };
