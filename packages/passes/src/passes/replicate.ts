@@ -37,6 +37,16 @@ import { dimsSuffix, familyOf, nodeFamily, regionOf } from './region.ts';
 
 export const DEFAULT_COMM_STREAM = 'compute';
 
+/** Adds a collective of the region's group and directive; returns its node index. */
+type AddCollective = (
+  op: CollectiveOp,
+  id: string,
+  block: number,
+  dims: readonly number[],
+  stream: string,
+  bytes: number,
+) => number;
+
 const byGroupCache = new WeakMap<Dag, number[][]>();
 /** Compute nodes of each group, built once per DAG (programs replicate every group). */
 function computeOnGroup(dag: Dag, group: number): number[] {
@@ -125,14 +135,7 @@ export const replicatePass: Pass = {
           fill = bytes;
         }
       }
-      const add = (
-        op: CollectiveOp,
-        id: string,
-        block: number,
-        dims: readonly number[],
-        stream: string,
-        bytes: number,
-      ) => {
+      const add: AddCollective = (op, id, block, dims, stream, bytes) => {
         const v = nodes.length;
         nodes.push(
           collectiveNode({ op, id, block, dims, group, stream, provenance, devices: members, bytes }),
@@ -205,14 +208,7 @@ function gatherBeforeUse(
   edges: EdgeColumns,
   inc: { offset: Int32Array; edge: Int32Array },
   users: number[],
-  add: (
-    op: CollectiveOp,
-    id: string,
-    block: number,
-    dims: readonly number[],
-    stream: string,
-    bytes: number,
-  ) => number,
+  add: AddCollective,
   stream: string,
   n: number,
 ): void {
