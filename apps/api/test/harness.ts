@@ -24,13 +24,7 @@ export async function testApp(
 ): Promise<TestApp> {
   const limits = withLimits({ workers: 1, ...options.limits });
   const store = DesignStore.open(options.db ?? ':memory:', options.seed ? { seedDir: EXAMPLES } : {});
-  const pool = new CompilePool({
-    workers: limits.workers,
-    timeLimitMs: limits.compileMs,
-    maxOps: limits.maxOps,
-    queueLength: limits.queueLength,
-    memoryMb: limits.workerMemoryMb,
-  });
+  const pool = CompilePool.forLimits(limits);
   await pool.ready();
   const app = await buildApp({ store, pool, limits, ...(options.web ? { web: options.web } : {}) });
   return {
