@@ -120,14 +120,32 @@ function NodesRow({ nodes, onCommit }: { nodes: number; onCommit: (nodes: number
 
 type CustomCluster = Extract<Cluster, { kind: 'custom' }>;
 
-/** The numeric fields of a custom cluster after its node count, each read and replaced in place. */
-const CUSTOM_FIELDS: {
+interface CustomField {
   label: string;
   testid: string;
   parse: Parse;
   get: (c: CustomCluster) => number;
   put: (c: CustomCluster, v: number) => CustomCluster;
-}[] = [
+}
+
+const gpuField = (label: string, testid: string, key: 'peakTflops' | 'memoryGiB'): CustomField => ({
+  label,
+  testid,
+  parse: nonNeg(false),
+  get: (c) => c.gpu[key],
+  put: (c, v) => ({ ...c, gpu: { ...c.gpu, [key]: v } }),
+});
+
+const linkField = (label: string, testid: string, key: 'intraNode' | 'interNode'): CustomField => ({
+  label,
+  testid,
+  parse: nonNeg(false),
+  get: (c) => c[key].bandwidthGBps,
+  put: (c, v) => ({ ...c, [key]: { ...c[key], bandwidthGBps: v } }),
+});
+
+/** The numeric fields of a custom cluster after its node count, each read and replaced in place. */
+const CUSTOM_FIELDS: CustomField[] = [
   {
     label: 'GPUs per node',
     testid: 'cluster-gpus',
@@ -135,34 +153,10 @@ const CUSTOM_FIELDS: {
     get: (c) => c.gpusPerNode,
     put: (c, v) => ({ ...c, gpusPerNode: v }),
   },
-  {
-    label: 'peak TFLOP/s',
-    testid: 'cluster-tflops',
-    parse: nonNeg(false),
-    get: (c) => c.gpu.peakTflops,
-    put: (c, v) => ({ ...c, gpu: { ...c.gpu, peakTflops: v } }),
-  },
-  {
-    label: 'memory GiB',
-    testid: 'cluster-memory',
-    parse: nonNeg(false),
-    get: (c) => c.gpu.memoryGiB,
-    put: (c, v) => ({ ...c, gpu: { ...c.gpu, memoryGiB: v } }),
-  },
-  {
-    label: 'intra-node GB/s',
-    testid: 'cluster-intra',
-    parse: nonNeg(false),
-    get: (c) => c.intraNode.bandwidthGBps,
-    put: (c, v) => ({ ...c, intraNode: { ...c.intraNode, bandwidthGBps: v } }),
-  },
-  {
-    label: 'inter-node GB/s',
-    testid: 'cluster-inter',
-    parse: nonNeg(false),
-    get: (c) => c.interNode.bandwidthGBps,
-    put: (c, v) => ({ ...c, interNode: { ...c.interNode, bandwidthGBps: v } }),
-  },
+  gpuField('peak TFLOP/s', 'cluster-tflops', 'peakTflops'),
+  gpuField('memory GiB', 'cluster-memory', 'memoryGiB'),
+  linkField('intra-node GB/s', 'cluster-intra', 'intraNode'),
+  linkField('inter-node GB/s', 'cluster-inter', 'interNode'),
 ];
 
 export function ModelForm() {
