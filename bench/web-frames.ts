@@ -14,16 +14,13 @@
  *   npx tsx bench/web-frames.ts --reps 9
  *   npx tsx bench/web-frames.ts --render canvas --debug
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { cpus } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium, type Page } from '@playwright/test';
 import type { Design } from '@stagecraft/ir';
+import { startAppServer } from '../e2e/appServer.ts';
+import { CHROMIUM_LAUNCH } from '../e2e/chromium.ts';
 
-const env = process.env;
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
   options: {
     reps: { type: 'string', default: '5' },
@@ -59,18 +56,6 @@ const CASES = [
   { id: 'bench-p8-m32', design: oneFOneB('1F1B p=8 m=32', 8, 32) },
   { id: 'bench-p8-m448', design: oneFOneB('1F1B p=8 m=448 (about 20k ops)', 8, 448) },
 ];
-
-async function waitForServer(): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${base}/api/health`)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('the server did not start');
-}
 
 function quantile(xs: number[], q: number): number {
   if (xs.length === 0) return Number.NaN;
@@ -173,23 +158,9 @@ async function panFrames(page: Page): Promise<{ intervals: number[]; draws: numb
 }
 
 async function main(): Promise<void> {
-  const server: ChildProcess = spawn(process.execPath, [join(root, 'e2e/serve.mjs'), String(port)], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const server = await startAppServer(port);
   try {
-    await waitForServer();
-    const browser = await chromium.launch({
-      executablePath: env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    const browser = await chromium.launch(CHROMIUM_LAUNCH);
     const page = await browser.newPage({ viewport: { width: 1600, height: 950 } });
     console.log(
       `Chromium ${browser.version()}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${reps} drops per design`,
@@ -233,7 +204,7 @@ async function main(): Promise<void> {
     }
     await browser.close();
   } finally {
-    server.kill('SIGTERM');
+    server.stop();
   }
 }
 

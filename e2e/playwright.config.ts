@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { CHROMIUM_LAUNCH } from './chromium.ts';
 
 // The app as users get it: the web app built, served by `stagecraft serve` with a fresh database.
 // STAGECRAFT_E2E_URL points the tests at an already running server instead.
@@ -20,17 +21,7 @@ export default defineConfig({
     baseURL: external ?? `http://127.0.0.1:${port}`,
     viewport: { width: 1600, height: 950 },
     acceptDownloads: true,
-    launchOptions: {
-      executablePath: env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    },
+    launchOptions: CHROMIUM_LAUNCH,
   },
   projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
   ...(external

@@ -3,43 +3,22 @@
  * view of the default example after a split_backward drop, and the compare view of three pinned
  * schedules. Writes docs/screenshots/main.png and docs/screenshots/compare.png.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium, expect, type Page } from '@playwright/test';
+import { REPOSITORY_ROOT as root, startAppServer } from './appServer.ts';
+import { CHROMIUM_LAUNCH } from './chromium.ts';
 
-const env = process.env;
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const port = 4794;
-const base = `http://127.0.0.1:${port}`;
-
-async function waitForServer(): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${base}/api/health`)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('the server did not start');
-}
 
 async function settled(page: Page): Promise<void> {
   await expect(page.getByTestId('compute-status')).toContainText('recomputed');
 }
 
 async function main(): Promise<void> {
-  const server: ChildProcess = spawn(process.execPath, [join(root, 'e2e/serve.mjs'), String(port)], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const server = await startAppServer(port);
+  const { base } = server;
   try {
-    await waitForServer();
-    const browser = await chromium.launch({
-      executablePath: env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    const browser = await chromium.launch(CHROMIUM_LAUNCH);
     const page = await browser.newPage({ viewport: { width: 1680, height: 1000 }, deviceScaleFactor: 1 });
     // Main: the default example, split backward dropped on stage 1, the new BW node hovered.
     await page.goto(base);
@@ -67,7 +46,7 @@ async function main(): Promise<void> {
     await page.screenshot({ path: join(root, 'docs/screenshots/compare.png') });
     await browser.close();
   } finally {
-    server.kill('SIGTERM');
+    server.stop();
   }
 }
 

@@ -10,7 +10,7 @@ import {
   type IncrementalState,
   type PassSnapshot,
 } from '@stagecraft/passes';
-import { simulate } from '@stagecraft/sim';
+import { metricsReport, simulate } from '@stagecraft/sim';
 import { underPath } from './errors.ts';
 
 export interface CompileInclude {
@@ -87,24 +87,8 @@ export function compileResponse(
   }
   const { sim } = simulated;
   const timings = { compileMs, simulateMs };
-  // Exactly the object of `stagecraft simulate --json`.
-  const metrics = {
-    name: design.name,
-    makespanMs: sim.makespanMs,
-    bubbleRatio: sim.bubbleRatio,
-    bubbleOverIdeal: sim.bubbleOverIdeal,
-    exposedCommMs: sim.exposedCommMs,
-    ops: result.ops,
-    devices: sim.devices.map((d) => ({
-      device: d.device,
-      busyMs: d.busyMs,
-      idleMs: d.idleMs,
-      peakMemoryBytes: d.peakMemoryBytes,
-      peakActivationBytes: d.peakActivationBytes,
-    })),
-    ...(sim.tokensPerSecond !== undefined ? { tokensPerSecond: sim.tokensPerSecond } : {}),
-    timings,
-  };
+  // Exactly the object of `stagecraft simulate --json` (docs/api.md).
+  const metrics = metricsReport(design.name, result.ops, sim, timings);
   const body: Record<string, unknown> = {
     ops: result.ops,
     timings: { compileMs, simulateMs, totalMs: performance.now() - t0 },

@@ -46,13 +46,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const store = DesignStore.open(options.db ?? DEFAULT_DB, {
     seedDir: options.seedDir ?? join(REPO_ROOT, 'examples'),
   });
-  const pool = new CompilePool({
-    workers: limits.workers,
-    timeLimitMs: limits.compileMs,
-    maxOps: limits.maxOps,
-    queueLength: limits.queueLength,
-    memoryMb: limits.workerMemoryMb,
-  });
+  const pool = CompilePool.forLimits(limits);
   const dist = options.webDist ?? join(REPO_ROOT, 'apps', 'web', 'dist');
   const web = WebApp.load(existsSync(dist) ? dist : undefined);
   const host = options.host ?? DEFAULT_HOST;

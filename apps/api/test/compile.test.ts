@@ -77,15 +77,20 @@ describe('POST /api/compile', () => {
     expect(body.passes.every((p) => p.dag === undefined)).toBe(true);
   });
 
-  test('metrics are exactly the object of stagecraft simulate --json (timings aside)', async () => {
-    const res = await post(t.app, '/api/compile', { design: example('zb-h1-p4-m8') });
-    const io = bufferIo();
-    expect(main(['simulate', join(EXAMPLES, 'zb-h1-p4-m8.json'), '--json'], io)).toBe(0);
-    const cli = JSON.parse(io.stdout) as Record<string, unknown>;
-    const metrics = (res.json() as CompileBody).metrics;
-    expect(Object.keys(metrics)).toEqual(Object.keys(cli));
-    expect({ ...metrics, timings: undefined }).toEqual({ ...cli, timings: undefined });
-  });
+  // The DGX example has a GPU, so both carry its MFU too.
+  test.each(['zb-h1-p4-m8', 'llama3-8b-dgx-h100-pp4-1f1b'])(
+    'metrics of %s are exactly the object of stagecraft simulate --json (timings aside)',
+    async (name) => {
+      const res = await post(t.app, '/api/compile', { design: example(name) });
+      const io = bufferIo();
+      expect(main(['simulate', join(EXAMPLES, `${name}.json`), '--json'], io)).toBe(0);
+      const cli = JSON.parse(io.stdout) as Record<string, unknown>;
+      const metrics = (res.json() as CompileBody).metrics;
+      expect(Object.keys(metrics)).toEqual(Object.keys(cli));
+      expect({ ...metrics, timings: undefined }).toEqual({ ...cli, timings: undefined });
+      if (name.includes('dgx')) expect(metrics.mfu).toBeGreaterThan(0);
+    },
+  );
 
   test('the same design again is answered from the cache under the same hash', async () => {
     const design = oneFOneB(4, 6, 'cache me');

@@ -24,13 +24,7 @@ export async function testApp(
 ): Promise<TestApp> {
   const limits = withLimits({ workers: 1, ...options.limits });
   const store = DesignStore.open(options.db ?? ':memory:', options.seed ? { seedDir: EXAMPLES } : {});
-  const pool = new CompilePool({
-    workers: limits.workers,
-    timeLimitMs: limits.compileMs,
-    maxOps: limits.maxOps,
-    queueLength: limits.queueLength,
-    memoryMb: limits.workerMemoryMb,
-  });
+  const pool = CompilePool.forLimits(limits);
   await pool.ready();
   const app = await buildApp({ store, pool, limits, ...(options.web ? { web: options.web } : {}) });
   return {
@@ -60,23 +54,19 @@ export function oneFOneB(p: number, m: number, name = `1F1B, p=${p}, m=${m}`): D
   };
 }
 
-export function post(app: FastifyInstance, url: string, body: unknown) {
+/** A request with a JSON body, as a client sends it. */
+function sendJson(app: FastifyInstance, method: 'POST' | 'PUT', url: string, body: unknown) {
   return app.inject({
-    method: 'POST',
+    method,
     url,
     payload: JSON.stringify(body),
     headers: { 'content-type': 'application/json' },
   });
 }
 
-export function put(app: FastifyInstance, url: string, body: unknown) {
-  return app.inject({
-    method: 'PUT',
-    url,
-    payload: JSON.stringify(body),
-    headers: { 'content-type': 'application/json' },
-  });
-}
+export const post = (app: FastifyInstance, url: string, body: unknown) => sendJson(app, 'POST', url, body);
+
+export const put = (app: FastifyInstance, url: string, body: unknown) => sendJson(app, 'PUT', url, body);
 
 /** The `{error: {path, message}}` of a reply, checked for shape. */
 export function errorOf(res: { json(): unknown }): {

@@ -52,6 +52,11 @@ export const PLACE_2x2: Directive[] = [
   { op: 'place', filter: { PP: 1 }, devices: [2, 3] },
 ];
 
+/** The MoE design on PLACE_2x2 with `directives` after it (theirs are directives[3], [4], …). */
+export function onTwoStages(...directives: Directive[]): Design {
+  return moeDesign([...PLACE_2x2, ...directives]);
+}
+
 export function compiled(design: Design) {
   const r = compile(design);
   if (!r.ok) throw new Error(r.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));

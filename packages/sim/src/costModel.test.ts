@@ -1,4 +1,3 @@
-import type { CustomCluster } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import {
   allGatherMs,
@@ -12,17 +11,11 @@ import {
   reduceScatterMs,
   resolveCluster,
 } from './costModel.ts';
+import { TWO_NODES_OF_4 } from './testPlans.ts';
 
 const link: Link = { bytesPerMs: 1e6, latencyMs: 0.01 }; // 1 GB/s, 10 µs
 
-const cluster: CustomCluster = {
-  kind: 'custom',
-  nodes: 2,
-  gpusPerNode: 4,
-  gpu: { peakTflops: 1000, memoryGiB: 80 },
-  intraNode: { bandwidthGBps: 400, latencyUs: 5 },
-  interNode: { bandwidthGBps: 50, latencyUs: 20 },
-};
+const cluster = TWO_NODES_OF_4;
 
 function cost() {
   const r = resolveCluster(cluster);

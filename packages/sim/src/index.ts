@@ -9,6 +9,7 @@ export {
   type ExportResult,
   exportDesign,
 } from './export.ts';
+export { type MetricsReport, type MetricsTimings, metricsReport } from './metricsReport.ts';
 export { simulate } from './simulate.ts';
 export { type ChromeTrace, chromeTrace, type TraceEvent, type TraceOptions } from './trace.ts';
 export type * from './types.ts';

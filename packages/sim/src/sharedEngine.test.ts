@@ -1,19 +1,11 @@
-import type { CustomCluster, DevicePlan } from '@stagecraft/ir';
+import type { DevicePlan } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { allReduceMs } from './costModel.ts';
 import { simulate } from './simulate.ts';
-import { collective, compute, device, plan, recv, send } from './testPlans.ts';
+import { collective, compute, device, plan, recv, send, TWO_NODES_OF_4 } from './testPlans.ts';
 import type { Simulation } from './types.ts';
 
-// 2 nodes of 4 GPUs; NVLink 400 GB/s (4e8 bytes/ms), 5 µs; InfiniBand 50 GB/s, 20 µs; 1 PFLOP/s.
-const cluster: CustomCluster = {
-  kind: 'custom',
-  nodes: 2,
-  gpusPerNode: 4,
-  gpu: { peakTflops: 1000, memoryGiB: 80 },
-  intraNode: { bandwidthGBps: 400, latencyUs: 5 },
-  interNode: { bandwidthGBps: 50, latencyUs: 20 },
-};
+const cluster = TWO_NODES_OF_4;
 
 function sim(devices: DevicePlan[], extra: { modelFlopsPerStep?: number } = {}): Simulation {
   const p = plan(devices, { cluster });

@@ -5,12 +5,23 @@ import type {
   Cluster,
   CollectiveInstruction,
   ComputeInstruction,
+  CustomCluster,
   DevicePlan,
   Instruction,
   OverlapInstruction,
   P2PInstruction,
   Plan,
 } from '@stagecraft/ir';
+
+/** 2 nodes of 4 GPUs; NVLink 400 GB/s (4e8 bytes/ms), 5 µs; InfiniBand 50 GB/s, 20 µs; 1 PFLOP/s. */
+export const TWO_NODES_OF_4: CustomCluster = {
+  kind: 'custom',
+  nodes: 2,
+  gpusPerNode: 4,
+  gpu: { peakTflops: 1000, memoryGiB: 80 },
+  intraNode: { bandwidthGBps: 400, latencyUs: 5 },
+  interNode: { bandwidthGBps: 50, latencyUs: 20 },
+};
 
 interface Common {
   waits?: string[];

@@ -1,34 +1,14 @@
 /**
- * The example designs and shared reference files, for tests. packages/* are type-checked without
- * Node's types (they also run in a browser), so node:fs is loaded through a specifier the type
- * checker does not resolve and typed by the three functions used here.
+ * The example designs and shared reference files, for tests, read synchronously so that a test
+ * file can list a case per example. Node's file system and the repository root come from the
+ * passes package's test reader (packages/* are type-checked without Node's types; it explains how).
  */
 import { type Design, parseDesignText } from '@stagecraft/ir';
+import { nodeFs, repositoryRoot, sharedDirectory } from '../../passes/src/builders/testing/repoFile.ts';
 
-declare global {
-  interface ImportMeta {
-    readonly url: string;
-  }
-}
-
-interface NodeFs {
-  existsSync(path: string): boolean;
-  readFileSync(path: string, encoding: 'utf8'): string;
-  readdirSync(path: string): string[];
-}
-
-const NODE_FS = 'node:fs';
-const fs = (await import(/* @vite-ignore */ NODE_FS)) as NodeFs;
-
-const parent = (dir: string) => dir.slice(0, Math.max(dir.lastIndexOf('/'), 0));
-
-function root(): string {
-  let dir = parent(decodeURIComponent(import.meta.url.replace(/^file:\/\//, '')));
-  for (; dir !== ''; dir = parent(dir)) if (fs.existsSync(`${dir}/package-lock.json`)) return dir;
-  throw new Error('no package-lock.json above the tests');
-}
-
-export const ROOT = root();
+const fs = await nodeFs();
+const ROOT = await repositoryRoot();
+const SHARED = await sharedDirectory();
 
 /** Every design in examples/, by file name. */
 export function exampleDesigns(): { file: string; design: Design }[] {
@@ -45,5 +25,5 @@ export function exampleDesigns(): { file: string; design: Design }[] {
 
 /** A file under shared/ beside the repository, e.g. `reference/torch/dualpipev_4rank_10mb.csv`. */
 export function readShared(relativePath: string): string {
-  return fs.readFileSync(`${parent(ROOT)}/shared/${relativePath}`, 'utf8');
+  return fs.readFileSync(`${SHARED}/${relativePath}`, 'utf8');
 }

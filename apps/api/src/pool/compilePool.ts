@@ -7,6 +7,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Issue } from '@stagecraft/ir';
+import type { Limits } from '../limits.ts';
 import type { JobMessage, Task, TaskOutcome, WorkerMessage } from './protocol.ts';
 
 export interface Job<T extends Task = Task> {
@@ -67,6 +68,17 @@ export class CompilePool {
   private broken: string | undefined;
   /** Workers replaced after a time limit, a supersede or a crash. */
   replaced = 0;
+
+  /** The pool the server's limits describe: workers, per-compile time and size, queue, worker heap. */
+  static forLimits(limits: Limits): CompilePool {
+    return new CompilePool({
+      workers: limits.workers,
+      timeLimitMs: limits.compileMs,
+      maxOps: limits.maxOps,
+      queueLength: limits.queueLength,
+      memoryMb: limits.workerMemoryMb,
+    });
+  }
 
   constructor(readonly options: PoolOptions) {
     for (let i = 0; i < Math.max(1, options.workers); i++) this.slots.push(this.spawn());

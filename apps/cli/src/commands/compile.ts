@@ -1,10 +1,10 @@
 /** `stagecraft compile <design> [-o plan.json]`: the stagecraft/plan@1 document. */
-import { writeFileSync } from 'node:fs';
 import { formatStageLayers, layersPerStage } from '@stagecraft/passes';
 import type { Command } from '../args.ts';
-import { errorLine, formatCount, formatMs } from '../format.ts';
+import { formatCount, formatMs } from '../format.ts';
 import type { Io } from '../io.ts';
 import { compileDesign, loadDesign } from '../load.ts';
+import { writeOutput } from './output.ts';
 
 /** Above this many ops a plan is written without indentation: it is for programs, not eyes. */
 const INDENT_LIMIT = 100_000;
@@ -20,19 +20,7 @@ export function compilePlan(cmd: Extract<Command, { kind: 'compile' }>, io: Io):
     io.out(json);
     return 0;
   }
-  try {
-    writeFileSync(cmd.output, json);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? String(e);
-    const reason =
-      code === 'ENOENT'
-        ? 'no such directory'
-        : code === 'EISDIR'
-          ? 'is a directory'
-          : `cannot write (${code})`;
-    io.err(errorLine({ path: cmd.output, message: reason }));
-    return 1;
-  }
+  if (!writeOutput(json, cmd.output, io)) return 1;
   io.out(
     `wrote ${cmd.output}: ${formatCount(ops)} ops on ${plan.devices.length} devices (compiled in ${formatMs(compiled.ms)})`,
   );

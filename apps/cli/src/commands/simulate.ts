@@ -1,6 +1,6 @@
 /** `stagecraft simulate <design> [--json]`: one training step's timeline metrics. */
 import { formatStageLayers, layersPerStage } from '@stagecraft/passes';
-import { renderAsciiTimeline, simulate as simulatePlan } from '@stagecraft/sim';
+import { metricsReport, renderAsciiTimeline, simulate as simulatePlan } from '@stagecraft/sim';
 import type { Command } from '../args.ts';
 import { simulationSummary } from '../format.ts';
 import type { Io } from '../io.ts';
@@ -28,25 +28,7 @@ export function simulate(cmd: Extract<Command, { kind: 'simulate' }>, io: Io, co
   const timings = { compileMs: compiled.ms, simulateMs };
 
   if (cmd.json) {
-    const report = {
-      name: design.name,
-      makespanMs: sim.makespanMs,
-      bubbleRatio: sim.bubbleRatio,
-      bubbleOverIdeal: sim.bubbleOverIdeal,
-      exposedCommMs: sim.exposedCommMs,
-      ops,
-      devices: sim.devices.map((d) => ({
-        device: d.device,
-        busyMs: d.busyMs,
-        idleMs: d.idleMs,
-        peakMemoryBytes: d.peakMemoryBytes,
-        peakActivationBytes: d.peakActivationBytes,
-      })),
-      ...(sim.tokensPerSecond !== undefined ? { tokensPerSecond: sim.tokensPerSecond } : {}),
-      ...(sim.mfu !== undefined ? { mfu: sim.mfu } : {}),
-      ...(sim.warnings !== undefined ? { warnings: sim.warnings } : {}),
-      timings,
-    };
+    const report = metricsReport(design.name, ops, sim, timings);
     io.out(JSON.stringify(report));
     return 0;
   }

@@ -79,6 +79,86 @@ function set<T extends object>(obj: T, key: string, v: unknown): T {
   return next as T;
 }
 
+/** The preset field of a model or cluster: free text with the known presets suggested. */
+function PresetRow({
+  id,
+  presets,
+  testid,
+  value,
+  onCommit,
+}: {
+  id: string;
+  presets: readonly string[];
+  testid: string;
+  value: string | undefined;
+  onCommit: (v: unknown) => void;
+}) {
+  return (
+    <>
+      <datalist id={id}>
+        {presets.map((p) => (
+          <option key={p} value={p} />
+        ))}
+      </datalist>
+      <Row label="preset" list={id} testid={testid} value={value} parse={nonNeg(true)} onCommit={onCommit} />
+    </>
+  );
+}
+
+/** Node count of a preset or custom cluster. */
+function NodesRow({ nodes, onCommit }: { nodes: number; onCommit: (nodes: number) => void }) {
+  return (
+    <Row
+      label="nodes"
+      testid="cluster-nodes"
+      value={nodes}
+      parse={positiveInt(false)}
+      onCommit={(v) => onCommit(v as number)}
+    />
+  );
+}
+
+type CustomCluster = Extract<Cluster, { kind: 'custom' }>;
+
+interface CustomField {
+  label: string;
+  testid: string;
+  parse: Parse;
+  get: (c: CustomCluster) => number;
+  put: (c: CustomCluster, v: number) => CustomCluster;
+}
+
+const gpuField = (label: string, testid: string, key: 'peakTflops' | 'memoryGiB'): CustomField => ({
+  label,
+  testid,
+  parse: nonNeg(false),
+  get: (c) => c.gpu[key],
+  put: (c, v) => ({ ...c, gpu: { ...c.gpu, [key]: v } }),
+});
+
+const linkField = (label: string, testid: string, key: 'intraNode' | 'interNode'): CustomField => ({
+  label,
+  testid,
+  parse: nonNeg(false),
+  get: (c) => c[key].bandwidthGBps,
+  put: (c, v) => ({ ...c, [key]: { ...c[key], bandwidthGBps: v } }),
+});
+
+/** The numeric fields of a custom cluster after its node count, each read and replaced in place. */
+const CUSTOM_FIELDS: CustomField[] = [
+  {
+    label: 'GPUs per node',
+    testid: 'cluster-gpus',
+    parse: positiveInt(false),
+    get: (c) => c.gpusPerNode,
+    put: (c, v) => ({ ...c, gpusPerNode: v }),
+  },
+  gpuField('peak TFLOP/s', 'cluster-tflops', 'peakTflops'),
+  gpuField('memory GiB', 'cluster-memory', 'memoryGiB'),
+  linkField('intra-node GB/s', 'cluster-intra', 'intraNode'),
+  linkField('inter-node GB/s', 'cluster-inter', 'interNode'),
+];
+
 export function ModelForm() {
   const model = useStore((s) => s.design.model);
   const dispatch = useStore((s) => s.dispatch);
@@ -152,17 +232,11 @@ export function ModelForm() {
       )}
       {model.kind === 'transformer' && (
         <>
-          <datalist id="model-presets">
-            {MODEL_PRESETS.map((p) => (
-              <option key={p} value={p} />
-            ))}
-          </datalist>
-          <Row
-            label="preset"
-            list="model-presets"
+          <PresetRow
+            id="model-presets"
+            presets={MODEL_PRESETS}
             testid="model-preset"
             value={model.preset}
-            parse={nonNeg(true)}
             onCommit={(v) => update(set(model, 'preset', v))}
           />
           {(
@@ -281,76 +355,29 @@ export function ClusterForm() {
       )}
       {'preset' in cluster && (
         <>
-          <datalist id="cluster-presets">
-            {CLUSTER_PRESETS.map((p) => (
-              <option key={p} value={p} />
-            ))}
-          </datalist>
-          <Row
-            label="preset"
-            list="cluster-presets"
+          <PresetRow
+            id="cluster-presets"
+            presets={CLUSTER_PRESETS}
             testid="cluster-preset"
             value={cluster.preset}
-            parse={nonNeg(true)}
             onCommit={(v) => v && update({ ...cluster, preset: String(v) })}
           />
-          <Row
-            label="nodes"
-            testid="cluster-nodes"
-            value={cluster.nodes}
-            parse={positiveInt(false)}
-            onCommit={(v) => update({ ...cluster, nodes: v as number })}
-          />
+          <NodesRow nodes={cluster.nodes} onCommit={(nodes) => update({ ...cluster, nodes })} />
         </>
       )}
       {'kind' in cluster && cluster.kind === 'custom' && (
         <>
-          <Row
-            label="nodes"
-            testid="cluster-nodes"
-            value={cluster.nodes}
-            parse={positiveInt(false)}
-            onCommit={(v) => update({ ...cluster, nodes: v as number })}
-          />
-          <Row
-            label="GPUs per node"
-            testid="cluster-gpus"
-            value={cluster.gpusPerNode}
-            parse={positiveInt(false)}
-            onCommit={(v) => update({ ...cluster, gpusPerNode: v as number })}
-          />
-          <Row
-            label="peak TFLOP/s"
-            testid="cluster-tflops"
-            value={cluster.gpu.peakTflops}
-            parse={nonNeg(false)}
-            onCommit={(v) => update({ ...cluster, gpu: { ...cluster.gpu, peakTflops: v as number } })}
-          />
-          <Row
-            label="memory GiB"
-            testid="cluster-memory"
-            value={cluster.gpu.memoryGiB}
-            parse={nonNeg(false)}
-            onCommit={(v) => update({ ...cluster, gpu: { ...cluster.gpu, memoryGiB: v as number } })}
-          />
-          <Row
-            label="intra-node GB/s"
-            testid="cluster-intra"
-            value={cluster.intraNode.bandwidthGBps}
-            parse={nonNeg(false)}
-            onCommit={(v) =>
-              update({ ...cluster, intraNode: { ...cluster.intraNode, bandwidthGBps: v as number } })
-            }
-          />
-          <Row
-            label="inter-node GB/s"
-            testid="cluster-inter"
-            value={cluster.interNode.bandwidthGBps}
-            parse={nonNeg(false)}
-            onCommit={(v) =>
-              update({ ...cluster, interNode: { ...cluster.interNode, bandwidthGBps: v as number } })
-            }
-          />
+          <NodesRow nodes={cluster.nodes} onCommit={(nodes) => update({ ...cluster, nodes })} />
+          {CUSTOM_FIELDS.map((f) => (
+            <Row
+              key={f.testid}
+              label={f.label}
+              testid={f.testid}
+              value={f.get(cluster)}
+              parse={f.parse}
+              onCommit={(v) => update(f.put(cluster, v as number))}
+            />
+          ))}
         </>
       )}
     </section>

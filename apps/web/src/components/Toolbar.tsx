@@ -2,11 +2,17 @@
 import { useState } from 'react';
 import { saveSoon } from '../api/autosave.ts';
 import { renameAction } from '../core/actions.ts';
-import { MAX_PINS, useStore } from '../store/index.ts';
+import { MAX_PINS, type Tab, useStore } from '../store/index.ts';
 import { OpenDialog, VersionsDialog } from './DesignsDialog.tsx';
 import { ExamplesGallery } from './ExamplesGallery.tsx';
 import { ExportMenu } from './ExportMenu.tsx';
 import { CommitInput } from './Inspector.tsx';
+
+/** The workspace's tabs, in order. */
+const TABS: readonly (readonly [Tab, string])[] = [
+  ['design', 'Design'],
+  ['compare', 'Compare'],
+];
 
 const SAVE_LABEL = {
   clean: 'not saved',
@@ -83,24 +89,18 @@ export function Toolbar() {
           Pin ({pins}/{MAX_PINS})
         </button>
         <div className="tabs" role="tablist">
-          <button
-            type="button"
-            role="tab"
-            aria-selected={tab === 'design'}
-            data-testid="tab-design"
-            onClick={() => setTab('design')}
-          >
-            Design
-          </button>
-          <button
-            type="button"
-            role="tab"
-            aria-selected={tab === 'compare'}
-            data-testid="tab-compare"
-            onClick={() => setTab('compare')}
-          >
-            Compare
-          </button>
+          {TABS.map(([id, label]) => (
+            <button
+              key={id}
+              type="button"
+              role="tab"
+              aria-selected={tab === id}
+              data-testid={`tab-${id}`}
+              onClick={() => setTab(id)}
+            >
+              {label}
+            </button>
+          ))}
         </div>
       </nav>
       {dialog === 'examples' && <ExamplesGallery onClose={() => setDialog(null)} />}

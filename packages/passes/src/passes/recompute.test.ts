@@ -1,9 +1,9 @@
 import type { ComputeNode, MemoryNode } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
-import { after, byId, errorsOf, moeDesign, PLACE_2x2, preds, succs } from '../../test/parallelDesigns.ts';
+import { after, byId, errorsOf, onTwoStages, preds, succs } from '../../test/parallelDesigns.ts';
 
 describe('recompute', () => {
-  const dag = after(moeDesign([...PLACE_2x2, { op: 'recompute', filter: { PP: 1 } }]), 'recompute');
+  const dag = after(onTwoStages({ op: 'recompute', filter: { PP: 1 } }), 'recompute');
 
   it('keeps only the block input from F and re-runs the forward before the backward', () => {
     const f = byId(dag, 'F.b3.mb0') as ComputeNode;
@@ -23,17 +23,14 @@ describe('recompute', () => {
   });
 
   it('refuses a filter on a backward pass', () => {
-    expect(errorsOf(moeDesign([...PLACE_2x2, { op: 'recompute', filter: { PP: 1, PASS: 'B' } }]))).toEqual([
+    expect(errorsOf(onTwoStages({ op: 'recompute', filter: { PP: 1, PASS: 'B' } }))).toEqual([
       'directives[3].filter.PASS: recompute re-runs forwards; PASS must be F, not B',
     ]);
   });
 });
 
 describe('offload', () => {
-  const dag = after(
-    moeDesign([...PLACE_2x2, { op: 'offload', filter: { PP: 0 }, stream: 'host' }]),
-    'offload',
-  );
+  const dag = after(onTwoStages({ op: 'offload', filter: { PP: 0 }, stream: 'host' }), 'offload');
 
   it('moves the stash to the host after F and back before B, on its stream', () => {
     const o = byId(dag, 'OFFLOAD.b1.mb0') as MemoryNode;

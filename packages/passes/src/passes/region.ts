@@ -5,7 +5,14 @@
  * belongs to one group, and a collective among part of a group, or among devices that run none of
  * the ops, has no meaning in a rank-by-rank SPMD program.
  */
-import { CompileError, type Dag, type Filter, formatPath, type PathSegment } from '@stagecraft/ir';
+import {
+  CompileError,
+  type Dag,
+  type DagNode,
+  type Filter,
+  formatPath,
+  type PathSegment,
+} from '@stagecraft/ir';
 import type { NodeIndex } from '../nodeIndex.ts';
 
 export interface Region {
@@ -80,4 +87,9 @@ export function familyOf(op: string): 'F' | 'B' | null {
   if (op === 'F') return 'F';
   if (op === 'B' || op === 'BI') return 'B';
   return null;
+}
+
+/** Pass family of a node on a boundary edge: a compute op's, or the pass a SEND/RECV carries. */
+export function nodeFamily(n: DagNode): 'F' | 'B' | null {
+  return n.kind === 'compute' ? familyOf(n.op) : n.kind === 'p2p' ? familyOf(n.pass) : null;
 }

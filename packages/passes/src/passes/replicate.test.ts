@@ -7,17 +7,16 @@ import {
   errorsOf,
   moeDesign,
   ofKind,
-  PLACE_2x2,
+  onTwoStages,
   preds,
   succs,
 } from '../../test/parallelDesigns.ts';
 
 const dp = (extra: Record<string, unknown> = {}) =>
-  moeDesign([
-    ...PLACE_2x2,
+  onTwoStages(
     { op: 'replicate', filter: { PP: 0 }, devices: [0, 1], reduce_stream: 'dp', ...extra },
     { op: 'replicate', filter: { PP: 1 }, devices: [2, 3], reduce_stream: 'dp', ...extra },
-  ]);
+  );
 
 describe('replicate', () => {
   it('all-reduces each block’s gradients once, after every microbatch’s backward, before the optimizer step', () => {
@@ -78,11 +77,10 @@ describe('replicate', () => {
 
   it('leaves expert blocks a shard directive covers on the same group out of the gradient sync', () => {
     const dag = after(
-      moeDesign([
-        ...PLACE_2x2,
+      onTwoStages(
         { op: 'replicate', filter: { PP: 0 }, devices: [0, 1] },
         { op: 'shard', filter: { PP: 0, EP: '*' }, devices: [0, 1] },
-      ]),
+      ),
       'replicate',
     );
     expect(ofKind(dag, 'ALL_REDUCE').map((n) => n.id)).toEqual(['ALL_REDUCE.grads.d0.k0']);
@@ -91,10 +89,7 @@ describe('replicate', () => {
   });
 
   it('defaults to the compute stream, as Piper does', () => {
-    const dag = after(
-      moeDesign([...PLACE_2x2, { op: 'replicate', filter: { PP: 0 }, devices: [0, 1] }]),
-      'replicate',
-    );
+    const dag = after(onTwoStages({ op: 'replicate', filter: { PP: 0 }, devices: [0, 1] }), 'replicate');
     expect(ofKind(dag, 'ALL_REDUCE').every((n) => n.stream === 'compute')).toBe(true);
   });
 
@@ -110,23 +105,19 @@ describe('replicate', () => {
 
 describe('device groups of replicate, shard and shard_tensor', () => {
   it('refuses devices that partly overlap a placed group', () => {
-    expect(
-      errorsOf(moeDesign([...PLACE_2x2, { op: 'replicate', filter: { PP: 0 }, devices: [1, 2] }])),
-    ).toEqual([
+    expect(errorsOf(onTwoStages({ op: 'replicate', filter: { PP: 0 }, devices: [1, 2] }))).toEqual([
       'directives[3].devices: devices [1, 2] partly overlap the group [0, 1]; each device belongs to one group, and replicate runs over the group its ops are placed on',
     ]);
   });
 
   it('refuses devices beyond the cluster', () => {
-    expect(
-      errorsOf(moeDesign([...PLACE_2x2, { op: 'shard', filter: { EP: '*' }, devices: [2, 9] }])),
-    ).toEqual(['directives[3].devices[1]: device 9 is outside the cluster (devices 0..3)']);
+    expect(errorsOf(onTwoStages({ op: 'shard', filter: { EP: '*' }, devices: [2, 9] }))).toEqual([
+      'directives[3].devices[1]: device 9 is outside the cluster (devices 0..3)',
+    ]);
   });
 
   it('refuses a group none of the matched ops runs on', () => {
-    expect(
-      errorsOf(moeDesign([...PLACE_2x2, { op: 'replicate', filter: { PP: 0 }, devices: [2, 3] }])),
-    ).toEqual([
+    expect(errorsOf(onTwoStages({ op: 'replicate', filter: { PP: 0 }, devices: [2, 3] }))).toEqual([
       'directives[3].filter: matches F.b0.mb0 on devices [0, 1] but no op on [2, 3], where this replicate runs; place the region there first',
     ]);
   });
@@ -134,11 +125,10 @@ describe('device groups of replicate, shard and shard_tensor', () => {
   it('refuses shard_tensor and replicate on the same region of one group', () => {
     expect(
       errorsOf(
-        moeDesign([
-          ...PLACE_2x2,
+        onTwoStages(
           { op: 'replicate', filter: { PP: 0 }, devices: [0, 1] },
           { op: 'shard_tensor', filter: { PP: 0, TP: '*' }, devices: [0, 1] },
-        ]),
+        ),
       ),
     ).toEqual([
       'directives[4].filter: block 0 (attn 0) on devices [0, 1] is data parallel by directives[3]; shard_tensor and replicate cannot cover the same region of one group',

@@ -33,9 +33,19 @@ import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
 import { EdgeColumns } from './edgeColumns.ts';
-import { dimsSuffix, familyOf, regionOf } from './region.ts';
+import { dimsSuffix, familyOf, nodeFamily, regionOf } from './region.ts';
 
 export const DEFAULT_COMM_STREAM = 'compute';
+
+/** Adds a collective of the region's group and directive; returns its node index. */
+type AddCollective = (
+  op: CollectiveOp,
+  id: string,
+  block: number,
+  dims: readonly number[],
+  stream: string,
+  bytes: number,
+) => number;
 
 const byGroupCache = new WeakMap<Dag, number[][]>();
 /** Compute nodes of each group, built once per DAG (programs replicate every group). */
@@ -125,14 +135,7 @@ export const replicatePass: Pass = {
           fill = bytes;
         }
       }
-      const add = (
-        op: CollectiveOp,
-        id: string,
-        block: number,
-        dims: readonly number[],
-        stream: string,
-        bytes: number,
-      ) => {
+      const add: AddCollective = (op, id, block, dims, stream, bytes) => {
         const v = nodes.length;
         nodes.push(
           collectiveNode({ op, id, block, dims, group, stream, provenance, devices: members, bytes }),
@@ -205,14 +208,7 @@ function gatherBeforeUse(
   edges: EdgeColumns,
   inc: { offset: Int32Array; edge: Int32Array },
   users: number[],
-  add: (
-    op: CollectiveOp,
-    id: string,
-    block: number,
-    dims: readonly number[],
-    stream: string,
-    bytes: number,
-  ) => number,
+  add: AddCollective,
   stream: string,
   n: number,
 ): void {
@@ -227,8 +223,7 @@ function gatherBeforeUse(
       const u = e.from[j]!;
       const nu = dag.nodes[u]!;
       if (nu.group !== x.group) continue;
-      const fu = nu.kind === 'compute' ? familyOf(nu.op) : nu.kind === 'p2p' ? familyOf(nu.pass) : null;
-      if (fu === fam) out.push(u);
+      if (nodeFamily(nu) === fam) out.push(u);
     }
     return out;
   };

@@ -1,20 +1,8 @@
 import type { CollectiveNode } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
-import {
-  after,
-  byId,
-  compiled,
-  moeDesign,
-  ofKind,
-  PLACE_2x2,
-  preds,
-  succs,
-} from '../../test/parallelDesigns.ts';
+import { after, byId, compiled, ofKind, onTwoStages, preds, succs } from '../../test/parallelDesigns.ts';
 
-const ep = moeDesign([
-  ...PLACE_2x2,
-  { op: 'shard', filter: { PP: 0, EP: '*' }, devices: [0, 1], stream: 'ep' },
-]);
+const ep = onTwoStages({ op: 'shard', filter: { PP: 0, EP: '*' }, devices: [0, 1], stream: 'ep' });
 
 describe('shard (expert parallelism)', () => {
   it('dispatches with an all-to-all on the edge entering the experts and combines on the edge leaving them', () => {
@@ -42,11 +30,10 @@ describe('shard (expert parallelism)', () => {
 
   it('keeps weight gradients local when the backward is split', () => {
     const dag = after(
-      moeDesign([
-        ...PLACE_2x2,
+      onTwoStages(
         { op: 'split_backward', filter: {} },
         { op: 'shard', filter: { PP: 0, EP: '*' }, devices: [0, 1] },
-      ]),
+      ),
       'shard',
     );
     expect(preds(dag, 'BW.b1.mb0')).toEqual(['BI.b1.mb0']);

@@ -9,28 +9,23 @@
 import {
   type BlockInfo,
   CompileError,
-  type ComputeNode,
   collectiveNode,
   type DagNode,
   EDGE_DATA,
   formatPath,
 } from '@stagecraft/ir';
 import { inEdges, outEdges } from '../adjacency.ts';
-import { deviceCount } from '../cluster.ts';
-import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
 import { EdgeColumns } from './edgeColumns.ts';
-import { familyOf, regionOf } from './region.ts';
-import { DEFAULT_COMM_STREAM } from './replicate.ts';
+import { nodeFamily } from './region.ts';
+import { regionDirectives } from './regionDirectives.ts';
 
 export const shardPass: Pass = {
   name: 'shard',
   run(dag, ctx) {
     const shards = directivesOf(ctx.program, 'shard');
     if (shards.length === 0) return dag;
-    const index = new NodeIndex(dag);
-    const devices = deviceCount(ctx.design.cluster);
     const nodes: DagNode[] = dag.nodes.slice();
     const edges = new EdgeColumns(dag.edges);
     const blocks: BlockInfo[] = dag.blocks.slice();
@@ -38,9 +33,12 @@ export const shardPass: Pass = {
     const e = dag.edges;
     const inc = inEdges(dag.nodes.length, e);
     const out = outEdges(dag.nodes.length, e);
-    for (const { d, index: di, path } of shards) {
-      const r = regionOf(dag, index, d, path, devices);
-      const members = dag.groups[r.group]!;
+    for (const { region: r, members, ops: inRegion, provenance, stream, path } of regionDirectives(
+      dag,
+      ctx,
+      shards,
+      'shard',
+    )) {
       const n = members.length;
       for (const b of r.blocks) {
         const info = dag.blocks[b]!;
@@ -61,13 +59,8 @@ export const shardPass: Pass = {
         }
       }
       if (n === 1) continue;
-      const inRegion = new Set(r.nodes.filter((i) => familyOf((dag.nodes[i] as ComputeNode).op) !== null));
-      const provenance = { pass: 'shard', directive: di };
-      const stream = d.stream ?? DEFAULT_COMM_STREAM;
       // One ALL_TO_ALL per producer tensor crossing the boundary.
       const a2aOf = new Map<number, number>();
-      const famOf = (x: DagNode) =>
-        x.kind === 'compute' ? familyOf(x.op) : x.kind === 'p2p' ? familyOf(x.pass) : null;
       // Only edges incident to the region can cross its boundary: visit those (CSR of the input DAG;
       // `to` never changes, `from` may have been moved onto an earlier region's all-to-all).
       const visit = (j: number) => {
@@ -80,8 +73,8 @@ export const shardPass: Pass = {
         const nu = nodes[u]!;
         const nv = nodes[v]!;
         if (nu.group !== r.group || nv.group !== r.group) return;
-        const fam = famOf(nu);
-        if (fam === null || fam !== famOf(nv)) return;
+        const fam = nodeFamily(nu);
+        if (fam === null || fam !== nodeFamily(nv)) return;
         let a = a2aOf.get(u);
         if (a === undefined) {
           const inside = mu ? nu : nv;

@@ -1,20 +1,8 @@
 import type { CollectiveNode, ComputeNode } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
-import {
-  after,
-  byId,
-  compiled,
-  moeDesign,
-  ofKind,
-  PLACE_2x2,
-  preds,
-  succs,
-} from '../../test/parallelDesigns.ts';
+import { after, byId, compiled, ofKind, onTwoStages, preds, succs } from '../../test/parallelDesigns.ts';
 
-const tp = moeDesign([
-  ...PLACE_2x2,
-  { op: 'shard_tensor', filter: { PP: 0, TP: '*' }, devices: [0, 1], stream: 'tp' },
-]);
+const tp = onTwoStages({ op: 'shard_tensor', filter: { PP: 0, TP: '*' }, devices: [0, 1], stream: 'tp' });
 
 describe('shard_tensor (tensor parallelism)', () => {
   it('all-reduces the block’s forward output and its input gradient', () => {
@@ -33,7 +21,7 @@ describe('shard_tensor (tensor parallelism)', () => {
 
   it('all-reduces an inner block’s input gradient on its way to the block before it', () => {
     const dag = after(
-      moeDesign([...PLACE_2x2, { op: 'shard_tensor', filter: { PP: 1, TP: '*' }, devices: [2, 3] }]),
+      onTwoStages({ op: 'shard_tensor', filter: { PP: 1, TP: '*' }, devices: [2, 3] }),
       'shard-tensor',
     );
     expect(preds(dag, 'ALL_REDUCE.tp.B.b2.mb0')).toEqual(['B.b2.mb0']);

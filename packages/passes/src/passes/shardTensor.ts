@@ -16,31 +16,30 @@ import {
   formatPath,
   patchCompute,
 } from '@stagecraft/ir';
-import { deviceCount } from '../cluster.ts';
-import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
 import { EdgeColumns } from './edgeColumns.ts';
-import { familyOf, regionOf } from './region.ts';
-import { DEFAULT_COMM_STREAM } from './replicate.ts';
+import { familyOf, nodeFamily } from './region.ts';
+import { regionDirectives } from './regionDirectives.ts';
 
 export const shardTensorPass: Pass = {
   name: 'shard-tensor',
   run(dag, ctx) {
     const list = directivesOf(ctx.program, 'shard_tensor');
     if (list.length === 0) return dag;
-    const index = new NodeIndex(dag);
-    const devices = deviceCount(ctx.design.cluster);
     let nodes: DagNode[] = dag.nodes.slice();
     const edges = new EdgeColumns(dag.edges);
     const blocks: BlockInfo[] = dag.blocks.slice();
     const degree = new Map<number, number>();
     const e = dag.edges;
     const tensorParallel = [...(dag.tensorParallel ?? [])];
-    for (const { d, index: di, path } of list) {
-      const r = regionOf(dag, index, d, path, devices);
+    for (const { region: r, members, ops: inRegion, provenance, stream, path } of regionDirectives(
+      dag,
+      ctx,
+      list,
+      'shard-tensor',
+    )) {
       tensorParallel.push({ group: r.group, blocks: r.blocks });
-      const members = dag.groups[r.group]!;
       const n = members.length;
       for (const dp of dag.dataParallel ?? []) {
         if (dp.group !== r.group) continue;
@@ -61,9 +60,6 @@ export const shardTensorPass: Pass = {
         blocks[b] = divided(dag.blocks[b]!, n);
       }
       if (n === 1) continue;
-      const inRegion = new Set(r.nodes.filter((i) => familyOf((dag.nodes[i] as ComputeNode).op) !== null));
-      const provenance = { pass: 'shard-tensor', directive: di };
-      const stream = d.stream ?? DEFAULT_COMM_STREAM;
       const arOf = new Map<number, number>();
       const count = e.from.length;
       for (let j = 0; j < count; j++) {
@@ -74,9 +70,7 @@ export const shardTensorPass: Pass = {
         const nu = nodes[u] as ComputeNode;
         const nv = nodes[v]!;
         if (nv.group !== r.group || (nv.kind === 'compute' && nv.block === nu.block)) continue;
-        const fam = familyOf(nu.op);
-        const fv = nv.kind === 'compute' ? familyOf(nv.op) : nv.kind === 'p2p' ? familyOf(nv.pass) : null;
-        if (fam !== fv) continue;
+        if (familyOf(nu.op) !== nodeFamily(nv)) continue;
         let a = arOf.get(u);
         if (a === undefined) {
           a = nodes.length;

@@ -5,7 +5,7 @@
  *
  * packages/* are type-checked without Node's types because they must also run in a browser. These
  * tests run under Vitest in Node, so they load node:fs through a specifier the type checker does
- * not resolve and type it by the two functions they use, instead of adding Node's types (and with
+ * not resolve and type it by the three functions they use, instead of adding Node's types (and with
  * them every Node API) to the whole package.
  */
 
@@ -16,14 +16,15 @@ declare global {
   }
 }
 
-interface NodeFs {
+export interface NodeFs {
   existsSync(path: string): boolean;
   readFileSync(path: string, encoding: 'utf8'): string;
+  readdirSync(path: string): string[];
 }
 
 const NODE_FS = 'node:fs';
 
-async function nodeFs(): Promise<NodeFs> {
+export async function nodeFs(): Promise<NodeFs> {
   return (await import(/* @vite-ignore */ NODE_FS)) as NodeFs;
 }
 
@@ -43,8 +44,13 @@ export async function repositoryRoot(): Promise<string> {
   throw new Error(`no package-lock.json above ${ownDirectory()}`);
 }
 
+/** The shared/ directory beside the repository. */
+export async function sharedDirectory(): Promise<string> {
+  return `${parent(await repositoryRoot())}/shared`;
+}
+
 /** A file under shared/ beside the repository, e.g. `reference/torch/dualpipev_4rank_10mb.csv`. */
 export async function readShared(relativePath: string): Promise<string> {
   const fs = await nodeFs();
-  return fs.readFileSync(`${parent(await repositoryRoot())}/shared/${relativePath}`, 'utf8');
+  return fs.readFileSync(`${await sharedDirectory()}/${relativePath}`, 'utf8');
 }

@@ -1,0 +1,51 @@
+/**
+ * The resolution step `shard` and `shard_tensor` share: each directive's region (regionOf), its
+ * group's members, the region's F/B/BI ops (the only ones whose data edges can cross its
+ * boundary), and the provenance and stream of the collectives it adds. Yielded one directive at a
+ * time, so a directive's errors still come before the next one is resolved.
+ */
+import type { Dag, DirectiveOf, PathSegment, Provenance } from '@stagecraft/ir';
+import { deviceCount } from '../cluster.ts';
+import { NodeIndex } from '../nodeIndex.ts';
+import type { PassContext } from '../pass.ts';
+import { familyOf, type Region, regionOf } from './region.ts';
+import { DEFAULT_COMM_STREAM } from './replicate.ts';
+
+export interface RegionDirective<K extends 'shard' | 'shard_tensor'> {
+  readonly d: DirectiveOf<K>;
+  readonly path: PathSegment[];
+  readonly region: Region;
+  /** Devices of the region's group. */
+  readonly members: readonly number[];
+  /** The region's forward and backward ops. */
+  readonly ops: ReadonlySet<number>;
+  readonly provenance: Provenance;
+  readonly stream: string;
+}
+
+export function* regionDirectives<K extends 'shard' | 'shard_tensor'>(
+  dag: Dag,
+  ctx: PassContext,
+  list: readonly { d: DirectiveOf<K>; index: number; path: PathSegment[] }[],
+  pass: string,
+): Generator<RegionDirective<K>> {
+  const index = new NodeIndex(dag);
+  const devices = deviceCount(ctx.design.cluster);
+  for (const { d, index: di, path } of list) {
+    const region = regionOf(dag, index, d, path, devices);
+    yield {
+      d,
+      path,
+      region,
+      members: dag.groups[region.group]!,
+      ops: new Set(
+        region.nodes.filter((i) => {
+          const n = dag.nodes[i]!;
+          return n.kind === 'compute' && familyOf(n.op) !== null;
+        }),
+      ),
+      provenance: { pass, directive: di },
+      stream: (d as DirectiveOf<'shard' | 'shard_tensor'>).stream ?? DEFAULT_COMM_STREAM,
+    };
+  }
+}
