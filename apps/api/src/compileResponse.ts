@@ -5,7 +5,7 @@
  * megabyte string) and the main thread writes them to the socket as they are (no encoding, no
  * re-serialisation). Pure: no I/O, no threads.
  */
-import { type Dag, type Design, type Issue, nodeTags } from '@stagecraft/ir';
+import type { Dag, Design, Issue } from '@stagecraft/ir';
 import {
   type CompileResult,
   compileIncremental,
@@ -14,6 +14,7 @@ import {
 } from '@stagecraft/passes';
 import { simulate } from '@stagecraft/sim';
 import { underPath } from './errors.ts';
+import { wireDagJson } from './wireDag.ts';
 
 export interface CompileInclude {
   snapshots: 'none' | 'summary' | 'full';
@@ -109,21 +110,24 @@ export function compileResponse(
     ...(sim.tokensPerSecond !== undefined ? { tokensPerSecond: sim.tokensPerSecond } : {}),
     timings,
   };
-  const body: Record<string, unknown> = {
-    ops: result.ops,
-    timings: { compileMs, simulateMs, totalMs: performance.now() - t0 },
-    incremental: { reused: run.reused, ...(run.rerunFrom !== undefined ? { rerunFrom: run.rerunFrom } : {}) },
-    passes: include.snapshots === 'none' ? [] : passEntries(result.snapshots, include.snapshots === 'full'),
-    ...(include.dag ? { dag: wireDag(result.dag) } : {}),
-    program: result.program,
-    ...(include.plan ? { plan: result.plan } : {}),
-    simulation: sim,
-    metrics,
+  const timingsAll = { compileMs, simulateMs, totalMs: performance.now() - t0 };
+  const incremental = {
+    reused: run.reused,
+    ...(run.rerunFrom !== undefined ? { rerunFrom: run.rerunFrom } : {}),
   };
+  // The body's fields in the order of docs/api.md, written piece by piece: the DAGs through
+  // their own writer, the rest through JSON.stringify.
+  const json =
+    `{"ops":${JSON.stringify(result.ops)},"timings":${JSON.stringify(timingsAll)},"incremental":${JSON.stringify(incremental)}` +
+    `,"passes":${include.snapshots === 'none' ? '[]' : passEntriesJson(result.snapshots, include.snapshots === 'full')}` +
+    (include.dag ? `,"dag":${wireDagJson(result.dag)}` : '') +
+    `,"program":${JSON.stringify(result.program)}` +
+    (include.plan ? `,"plan":${JSON.stringify(result.plan)}` : '') +
+    `,"simulation":${JSON.stringify(sim)},"metrics":${JSON.stringify(metrics)}}`;
   return {
     outcome: {
       ok: true,
-      body: utf8.encode(JSON.stringify(body)),
+      body: utf8.encode(json),
       ops: result.ops,
       reused: run.reused,
       ...(run.rerunFrom !== undefined ? { rerunFrom: run.rerunFrom } : {}),
@@ -132,54 +136,30 @@ export function compileResponse(
   };
 }
 
-export interface WireEdge {
-  from: string;
-  to: string;
-  kind: 'data' | 'temporal';
-  bytes?: number;
-}
-
-/** The DAG as the web app reads it: nodes with their tags, edges by node id. */
-export function wireDag(dag: Dag) {
-  const { nodes } = dag;
-  const { from, to, kind, bytes } = dag.edges;
-  const edges: WireEdge[] = new Array(from.length);
-  for (let j = 0; j < from.length; j++) {
-    const e: WireEdge = {
-      from: nodes[from[j]!]!.id,
-      to: nodes[to[j]!]!.id,
-      kind: kind[j] === 0 ? 'data' : 'temporal',
-    };
-    if (kind[j] === 0) e.bytes = bytes[j]!;
-    edges[j] = e;
-  }
-  return {
-    nodes: nodes.map((n) => ({ ...n, tags: nodeTags(dag, n) })),
-    edges,
-    groups: dag.groups,
-    dims: dag.dims,
-    streams: dag.streams,
-  };
-}
-
-/** Per pass: its time, the DAG's size after it, and which node ids it added, removed or changed. */
-function passEntries(snapshots: readonly PassSnapshot[], full: boolean) {
+/**
+ * Per pass, as a JSON array: its time, the DAG's size after it, which node ids it added, removed
+ * or changed and, when `full`, the DAG after it.
+ */
+function passEntriesJson(snapshots: readonly PassSnapshot[], full: boolean): string {
   let current: Dag | undefined;
-  return snapshots.map((s) => {
+  const entries = snapshots.map((s) => {
     const prev = current;
     const next = s.dag ?? current;
     current = next;
-    const diff = next && next !== prev ? nodeDiff(prev, next) : { added: [], removed: [], changed: [] };
-    return {
+    const diff = next && next !== prev ? nodeDiff(prev, next) : NO_DIFF;
+    const entry = JSON.stringify({
       pass: s.pass,
       ms: s.ms,
       nodes: next?.nodes.length ?? 0,
       edges: next?.edges.from.length ?? 0,
       ...diff,
-      ...(full && next ? { dag: wireDag(next) } : {}),
-    };
+    });
+    return full && next ? `${entry.slice(0, -1)},"dag":${wireDagJson(next)}}` : entry;
   });
+  return `[${entries.join(',')}]`;
 }
+
+const NO_DIFF = { added: [], removed: [], changed: [] } as const;
 
 function nodeDiff(
   prev: Dag | undefined,
