@@ -5,7 +5,7 @@
  * megabyte string) and the main thread writes them to the socket as they are (no encoding, no
  * re-serialisation). Pure: no I/O, no threads.
  */
-import type { Dag, Design, Issue } from '@stagecraft/ir';
+import type { Dag, DagNode, Design, Issue } from '@stagecraft/ir';
 import {
   type CompileResult,
   compileIncremental,
@@ -165,18 +165,39 @@ function nodeDiff(
   prev: Dag | undefined,
   next: Dag,
 ): { added: string[]; removed: string[]; changed: string[] } {
-  const before = new Map(prev?.nodes.map((n) => [n.id, n]));
   const added: string[] = [];
   const changed: string[] = [];
+  if (!prev) return { added: next.nodes.map((n) => n.id), removed: [], changed };
+  const p = prev.nodes;
+  const q = next.nodes;
+  // Passes keep the order of the nodes they do not add or drop: walk both lists side by side
+  // while the ids line up (node ids are unique in a DAG), the general case only past that point.
+  const m = Math.min(p.length, q.length);
+  let i = 0;
+  for (; i < m; i++) {
+    const a = p[i]!;
+    const b = q[i]!;
+    if (a === b) continue;
+    if (a.id !== b.id) break;
+    if (!sameFields(a, b)) changed.push(b.id);
+  }
+  if (i === m) {
+    for (let j = m; j < q.length; j++) added.push(q[j]!.id);
+    return { added, removed: p.slice(m).map((n) => n.id), changed };
+  }
+  const before = new Map<string, DagNode>();
+  for (let j = i; j < p.length; j++) before.set(p[j]!.id, p[j]!);
   const seen = new Set<string>();
-  for (const n of next.nodes) {
+  for (let j = i; j < q.length; j++) {
+    const n = q[j]!;
     seen.add(n.id);
     const old = before.get(n.id);
     if (old === undefined) added.push(n.id);
     // Passes share the nodes they do not rewrite, so an unchanged reference is an unchanged node.
     else if (old !== n && !sameFields(old, n)) changed.push(n.id);
   }
-  const removed = prev ? prev.nodes.filter((n) => !seen.has(n.id)).map((n) => n.id) : [];
+  const removed: string[] = [];
+  for (let j = i; j < p.length; j++) if (!seen.has(p[j]!.id)) removed.push(p[j]!.id);
   return { added, removed, changed };
 }
 
