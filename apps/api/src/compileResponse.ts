@@ -14,7 +14,7 @@ import {
 } from '@stagecraft/passes';
 import { simulate } from '@stagecraft/sim';
 import { underPath } from './errors.ts';
-import { wireDagJson } from './wireDag.ts';
+import { type NodeTexts, wireDagJson } from './wireDag.ts';
 
 export interface CompileInclude {
   snapshots: 'none' | 'summary' | 'full';
@@ -117,10 +117,11 @@ export function compileResponse(
   };
   // The body's fields in the order of docs/api.md, written piece by piece: the DAGs through
   // their own writer, the rest through JSON.stringify.
+  const texts: NodeTexts = new Map();
   const json =
     `{"ops":${JSON.stringify(result.ops)},"timings":${JSON.stringify(timingsAll)},"incremental":${JSON.stringify(incremental)}` +
-    `,"passes":${include.snapshots === 'none' ? '[]' : passEntriesJson(result.snapshots, include.snapshots === 'full')}` +
-    (include.dag ? `,"dag":${wireDagJson(result.dag)}` : '') +
+    `,"passes":${include.snapshots === 'none' ? '[]' : passEntriesJson(result.snapshots, include.snapshots === 'full', texts)}` +
+    (include.dag ? `,"dag":${wireDagJson(result.dag, texts)}` : '') +
     `,"program":${JSON.stringify(result.program)}` +
     (include.plan ? `,"plan":${JSON.stringify(result.plan)}` : '') +
     `,"simulation":${JSON.stringify(sim)},"metrics":${JSON.stringify(metrics)}}`;
@@ -140,7 +141,7 @@ export function compileResponse(
  * Per pass, as a JSON array: its time, the DAG's size after it, which node ids it added, removed
  * or changed and, when `full`, the DAG after it.
  */
-function passEntriesJson(snapshots: readonly PassSnapshot[], full: boolean): string {
+function passEntriesJson(snapshots: readonly PassSnapshot[], full: boolean, texts: NodeTexts): string {
   let current: Dag | undefined;
   const entries = snapshots.map((s) => {
     const prev = current;
@@ -154,7 +155,7 @@ function passEntriesJson(snapshots: readonly PassSnapshot[], full: boolean): str
       edges: next?.edges.from.length ?? 0,
       ...diff,
     });
-    return full && next ? `${entry.slice(0, -1)},"dag":${wireDagJson(next)}}` : entry;
+    return full && next ? `${entry.slice(0, -1)},"dag":${wireDagJson(next, texts)}}` : entry;
   });
   return `[${entries.join(',')}]`;
 }

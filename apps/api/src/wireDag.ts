@@ -14,8 +14,15 @@ export interface WireEdge {
   bytes?: number;
 }
 
+/**
+ * Each node's own fields as JSON text, for the DAGs of one answer: passes share the nodes they do
+ * not rewrite (never mutating them), so with `snapshots: "full"` a node is serialised once for
+ * all the DAGs it is in rather than once per pass.
+ */
+export type NodeTexts = Map<DagNode, string>;
+
 /** `{"nodes": [...], "edges": [...], "groups", "dims", "streams"}` as JSON text. */
-export function wireDagJson(dag: Dag): string {
+export function wireDagJson(dag: Dag, texts?: NodeTexts): string {
   const { nodes } = dag;
   const ids = new Array<string>(nodes.length);
   const parts = new Array<string>(nodes.length);
@@ -23,7 +30,11 @@ export function wireDagJson(dag: Dag): string {
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i]!;
     ids[i] = JSON.stringify(n.id);
-    const fields = JSON.stringify(n);
+    let fields = texts?.get(n);
+    if (fields === undefined) {
+      fields = JSON.stringify(n);
+      texts?.set(n, fields);
+    }
     // A node is a non-empty record: its text ends with "}" and has at least one field before it.
     parts[i] = `${fields.slice(0, -1)},"tags":${tagsOf(n)}}`;
   }
