@@ -33,7 +33,7 @@ export const DEFAULT_INCLUDE: CompileInclude = {
 export type CompileOutcome =
   | {
       ok: true;
-      /** The response fields after `ok`, `hash` and `cached`, as a JSON object in UTF-8. */
+      /** The response body in UTF-8: `head`, then the fields of the compile, then `}`. */
       body: Uint8Array;
       ops: number;
       rerunFrom?: string;
@@ -73,6 +73,8 @@ export function compileResponse(
   include: CompileInclude,
   maxOps: number,
   previous?: IncrementalState,
+  /** The opening of the body up to the compile's fields: `{` or `{"ok":true,…,`. */
+  head = '{',
 ): { outcome: CompileOutcome; state: IncrementalState } {
   const t0 = performance.now();
   const run = compileIncremental(design, previous, { maxOps, keepSnapshots: include.snapshots !== 'none' });
@@ -119,7 +121,7 @@ export function compileResponse(
   // their own writer, the rest through JSON.stringify.
   const texts: NodeTexts = new Map();
   const json =
-    `{"ops":${JSON.stringify(result.ops)},"timings":${JSON.stringify(timingsAll)},"incremental":${JSON.stringify(incremental)}` +
+    `${head}"ops":${JSON.stringify(result.ops)},"timings":${JSON.stringify(timingsAll)},"incremental":${JSON.stringify(incremental)}` +
     `,"passes":${include.snapshots === 'none' ? '[]' : passEntriesJson(result.snapshots, include.snapshots === 'full', texts)}` +
     (include.dag ? `,"dag":${wireDagJson(result.dag, texts)}` : '') +
     `,"program":${JSON.stringify(result.program)}` +

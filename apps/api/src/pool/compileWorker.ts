@@ -61,7 +61,7 @@ parentPort!.on('message', (job: JobMessage) => {
       return;
     }
     const previous = job.designId !== undefined ? states.get(job.designId)?.state : undefined;
-    const { outcome, state } = compileResponse(task.design, task.include, job.maxOps, previous);
+    const { outcome, state } = compileResponse(task.design, task.include, job.maxOps, previous, task.head);
     if (job.designId !== undefined) remember(job.designId, state);
     postDone(job.id, outcome);
   } catch (e) {
