@@ -165,6 +165,7 @@ async function main() {
       'req/s',
       'errors',
       'CPU ms/req',
+      'KB/answer',
       'RSS before',
       'RSS after',
     ];
@@ -214,6 +215,7 @@ async function main() {
         (r.latencies.length / (r.wallMs / 1000)).toFixed(1),
         String(r.errors),
         cpu,
+        (r.bytes / r.latencies.length / 1000).toFixed(0),
         mib(before),
         mib(after),
       ]);
