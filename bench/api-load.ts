@@ -15,8 +15,8 @@
  *   with its last directive edited, so the worker reruns only the passes from that directive on.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Design, Directive } from '@stagecraft/ir';
@@ -77,6 +77,24 @@ async function rss(url: string): Promise<number> {
   const h = (await (await fetch(`${url}api/health`)).json()) as { rssBytes: number };
   return h.rssBytes;
 }
+
+/**
+ * CPU time (user + system, all threads: the workers included) the server process has used, in
+ * ms, from /proc (Linux); undefined elsewhere. Unlike latency, a busy machine barely changes it.
+ */
+function cpuMs(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
+const TICKS = 100;
 
 interface Run {
   latencies: number[];
@@ -146,6 +164,8 @@ async function main() {
       'p99 ms',
       'req/s',
       'errors',
+      'CPU ms/req',
+      'KB/answer',
       'RSS before',
       'RSS after',
     ];
@@ -178,8 +198,14 @@ async function main() {
     ];
     for (const [name, conc, body] of workloads) {
       const before = await rss(url);
+      const cpuBefore = cpuMs(child.pid);
       const r = await load(url, conc, body);
+      const cpuAfter = cpuMs(child.pid);
       const after = await rss(url);
+      const cpu =
+        cpuBefore !== undefined && cpuAfter !== undefined
+          ? ((cpuAfter - cpuBefore) / r.latencies.length).toFixed(1)
+          : '-';
       rows.push([
         name,
         String(conc),
@@ -188,11 +214,19 @@ async function main() {
         quantile(r.latencies, 0.99).toFixed(1),
         (r.latencies.length / (r.wallMs / 1000)).toFixed(1),
         String(r.errors),
+        cpu,
+        (r.bytes / r.latencies.length / 1000).toFixed(0),
         mib(before),
         mib(after),
       ]);
       console.log(rows.at(-1)!.join('  '));
     }
+    console.log('');
+    console.log(
+      `load average at the end: ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(', ')}`,
+    );
     console.log('');
     const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c]!.length)));
     const line = (cells: string[]) =>

@@ -1,9 +1,11 @@
 /**
  * One compile request, start to finish, as a worker runs it: compile (incrementally when the
- * design was compiled before), simulate, and the response body of `POST /api/compile` as JSON
- * text, so the main thread only copies a string. Pure: no I/O, no threads.
+ * design was compiled before), simulate, and the response body of `POST /api/compile` as UTF-8
+ * JSON bytes: the worker transfers them to the main thread (no copy, no structured clone of a
+ * megabyte string) and the main thread writes them to the socket as they are (no encoding, no
+ * re-serialisation). Pure: no I/O, no threads.
  */
-import { type Dag, type Design, type Issue, nodeTags } from '@stagecraft/ir';
+import type { Dag, DagNode, Design, Issue } from '@stagecraft/ir';
 import {
   type CompileResult,
   compileIncremental,
@@ -12,6 +14,7 @@ import {
 } from '@stagecraft/passes';
 import { metricsReport, simulate } from '@stagecraft/sim';
 import { underPath } from './errors.ts';
+import { type NodeTexts, wireDagJson } from './wireDag.ts';
 
 export interface CompileInclude {
   snapshots: 'none' | 'summary' | 'full';
@@ -30,8 +33,8 @@ export const DEFAULT_INCLUDE: CompileInclude = {
 export type CompileOutcome =
   | {
       ok: true;
-      /** The response fields after `ok`, `hash` and `cached`, as a JSON object. */
-      json: string;
+      /** The response body in UTF-8: `head`, then the fields of the compile, then `}`. */
+      body: Uint8Array;
       ops: number;
       rerunFrom?: string;
       reused: number;
@@ -63,11 +66,15 @@ export function opLimit(ops: number, maxOps: number): CompileFailure | undefined
   return { ok: false, status: 413, errors: [{ path: 'design', message }] };
 }
 
+const utf8 = new TextEncoder();
+
 export function compileResponse(
   design: Design,
   include: CompileInclude,
   maxOps: number,
   previous?: IncrementalState,
+  /** The opening of the body up to the compile's fields: `{` or `{"ok":true,…,`. */
+  head = '{',
 ): { outcome: CompileOutcome; state: IncrementalState } {
   const t0 = performance.now();
   const run = compileIncremental(design, previous, { maxOps, keepSnapshots: include.snapshots !== 'none' });
@@ -89,22 +96,25 @@ export function compileResponse(
   const timings = { compileMs, simulateMs };
   // Exactly the object of `stagecraft simulate --json` (docs/api.md).
   const metrics = metricsReport(design.name, result.ops, sim, timings);
-  const body: Record<string, unknown> = {
-    ops: result.ops,
-    timings: { compileMs, simulateMs, totalMs: performance.now() - t0 },
-    incremental: { reused: run.reused, ...(run.rerunFrom !== undefined ? { rerunFrom: run.rerunFrom } : {}) },
-    passes: include.snapshots === 'none' ? [] : passEntries(result.snapshots, include.snapshots === 'full'),
-    ...(include.dag ? { dag: wireDag(result.dag) } : {}),
-    program: result.program,
-    ...(include.plan ? { plan: result.plan } : {}),
-    simulation: sim,
-    metrics,
+  const timingsAll = { compileMs, simulateMs, totalMs: performance.now() - t0 };
+  const incremental = {
+    reused: run.reused,
+    ...(run.rerunFrom !== undefined ? { rerunFrom: run.rerunFrom } : {}),
   };
-  const json = JSON.stringify(body);
+  // The body's fields in the order of docs/api.md, written piece by piece: the DAGs through
+  // their own writer, the rest through JSON.stringify.
+  const texts: NodeTexts = new Map();
+  const json =
+    `${head}"ops":${JSON.stringify(result.ops)},"timings":${JSON.stringify(timingsAll)},"incremental":${JSON.stringify(incremental)}` +
+    `,"passes":${include.snapshots === 'none' ? '[]' : passEntriesJson(result.snapshots, include.snapshots === 'full', texts)}` +
+    (include.dag ? `,"dag":${wireDagJson(result.dag, texts)}` : '') +
+    `,"program":${JSON.stringify(result.program)}` +
+    (include.plan ? `,"plan":${JSON.stringify(result.plan)}` : '') +
+    `,"simulation":${JSON.stringify(sim)},"metrics":${JSON.stringify(metrics)}}`;
   return {
     outcome: {
       ok: true,
-      json,
+      body: utf8.encode(json),
       ops: result.ops,
       reused: run.reused,
       ...(run.rerunFrom !== undefined ? { rerunFrom: run.rerunFrom } : {}),
@@ -113,71 +123,68 @@ export function compileResponse(
   };
 }
 
-export interface WireEdge {
-  from: string;
-  to: string;
-  kind: 'data' | 'temporal';
-  bytes?: number;
-}
-
-/** The DAG as the web app reads it: nodes with their tags, edges by node id. */
-export function wireDag(dag: Dag) {
-  const { nodes } = dag;
-  const { from, to, kind, bytes } = dag.edges;
-  const edges: WireEdge[] = new Array(from.length);
-  for (let j = 0; j < from.length; j++) {
-    const e: WireEdge = {
-      from: nodes[from[j]!]!.id,
-      to: nodes[to[j]!]!.id,
-      kind: kind[j] === 0 ? 'data' : 'temporal',
-    };
-    if (kind[j] === 0) e.bytes = bytes[j]!;
-    edges[j] = e;
-  }
-  return {
-    nodes: nodes.map((n) => ({ ...n, tags: nodeTags(dag, n) })),
-    edges,
-    groups: dag.groups,
-    dims: dag.dims,
-    streams: dag.streams,
-  };
-}
-
-/** Per pass: its time, the DAG's size after it, and which node ids it added, removed or changed. */
-function passEntries(snapshots: readonly PassSnapshot[], full: boolean) {
+/**
+ * Per pass, as a JSON array: its time, the DAG's size after it, which node ids it added, removed
+ * or changed and, when `full`, the DAG after it.
+ */
+function passEntriesJson(snapshots: readonly PassSnapshot[], full: boolean, texts: NodeTexts): string {
   let current: Dag | undefined;
-  return snapshots.map((s) => {
+  const entries = snapshots.map((s) => {
     const prev = current;
     const next = s.dag ?? current;
     current = next;
-    const diff = next && next !== prev ? nodeDiff(prev, next) : { added: [], removed: [], changed: [] };
-    return {
+    const diff = next && next !== prev ? nodeDiff(prev, next) : NO_DIFF;
+    const entry = JSON.stringify({
       pass: s.pass,
       ms: s.ms,
       nodes: next?.nodes.length ?? 0,
       edges: next?.edges.from.length ?? 0,
       ...diff,
-      ...(full && next ? { dag: wireDag(next) } : {}),
-    };
+    });
+    return full && next ? `${entry.slice(0, -1)},"dag":${wireDagJson(next, texts)}}` : entry;
   });
+  return `[${entries.join(',')}]`;
 }
+
+const NO_DIFF = { added: [], removed: [], changed: [] } as const;
 
 function nodeDiff(
   prev: Dag | undefined,
   next: Dag,
 ): { added: string[]; removed: string[]; changed: string[] } {
-  const before = new Map(prev?.nodes.map((n) => [n.id, n]));
   const added: string[] = [];
   const changed: string[] = [];
+  if (!prev) return { added: next.nodes.map((n) => n.id), removed: [], changed };
+  const p = prev.nodes;
+  const q = next.nodes;
+  // Passes keep the order of the nodes they do not add or drop: walk both lists side by side
+  // while the ids line up (node ids are unique in a DAG), the general case only past that point.
+  const m = Math.min(p.length, q.length);
+  let i = 0;
+  for (; i < m; i++) {
+    const a = p[i]!;
+    const b = q[i]!;
+    if (a === b) continue;
+    if (a.id !== b.id) break;
+    if (!sameFields(a, b)) changed.push(b.id);
+  }
+  if (i === m) {
+    for (let j = m; j < q.length; j++) added.push(q[j]!.id);
+    return { added, removed: p.slice(m).map((n) => n.id), changed };
+  }
+  const before = new Map<string, DagNode>();
+  for (let j = i; j < p.length; j++) before.set(p[j]!.id, p[j]!);
   const seen = new Set<string>();
-  for (const n of next.nodes) {
+  for (let j = i; j < q.length; j++) {
+    const n = q[j]!;
     seen.add(n.id);
     const old = before.get(n.id);
     if (old === undefined) added.push(n.id);
     // Passes share the nodes they do not rewrite, so an unchanged reference is an unchanged node.
     else if (old !== n && !sameFields(old, n)) changed.push(n.id);
   }
-  const removed = prev ? prev.nodes.filter((n) => !seen.has(n.id)).map((n) => n.id) : [];
+  const removed: string[] = [];
+  for (let j = i; j < p.length; j++) if (!seen.has(p[j]!.id)) removed.push(p[j]!.id);
   return { added, removed, changed };
 }
 

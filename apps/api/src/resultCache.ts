@@ -3,7 +3,7 @@
  * in bytes, so a stream of distinct large designs cannot grow the server's memory.
  */
 export class ResultCache {
-  private readonly entries = new Map<string, string>();
+  private readonly entries = new Map<string, Uint8Array>();
   private bytes = 0;
   hits = 0;
   misses = 0;
@@ -13,7 +13,7 @@ export class ResultCache {
     readonly maxBytes = 256 * 1024 * 1024,
   ) {}
 
-  get(key: string): string | undefined {
+  get(key: string): Uint8Array | undefined {
     const v = this.entries.get(key);
     if (v === undefined) {
       this.misses++;
@@ -26,13 +26,12 @@ export class ResultCache {
     return v;
   }
 
-  set(key: string, value: string): void {
-    // JSON of the API is ASCII: V8 keeps it one byte per character.
-    const size = value.length;
+  set(key: string, value: Uint8Array): void {
+    const size = value.byteLength;
     if (size > this.maxBytes) return;
     const old = this.entries.get(key);
     if (old !== undefined) {
-      this.bytes -= old.length;
+      this.bytes -= old.byteLength;
       this.entries.delete(key);
     }
     this.entries.set(key, value);
@@ -40,7 +39,7 @@ export class ResultCache {
     for (const [k, v] of this.entries) {
       if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
       this.entries.delete(k);
-      this.bytes -= v.length;
+      this.bytes -= v.byteLength;
     }
   }
 

@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { IncrementalState } from '@stagecraft/passes';
-import { compileResponse } from '../compileResponse.ts';
+import { type CompileOutcome, compileResponse } from '../compileResponse.ts';
 import { exportFile } from '../exportFile.ts';
 import type { JobMessage, WorkerMessage } from './protocol.ts';
 
@@ -38,6 +38,16 @@ function post(m: WorkerMessage): void {
   parentPort!.postMessage(m);
 }
 
+/** Moves a compile answer's bytes to the main thread rather than copying them. */
+function postDone(id: number, outcome: CompileOutcome): void {
+  const m: WorkerMessage = { type: 'done', id, outcome };
+  const buffer = outcome.ok ? outcome.body.buffer : undefined;
+  // Only a buffer the bytes own alone: a slice of a shared pool would move its neighbours too.
+  if (buffer instanceof ArrayBuffer && outcome.ok && outcome.body.byteLength === buffer.byteLength) {
+    parentPort!.postMessage(m, [buffer]);
+  } else parentPort!.postMessage(m);
+}
+
 parentPort!.on('message', (job: JobMessage) => {
   if (job.type !== 'job') return;
   try {
@@ -51,9 +61,9 @@ parentPort!.on('message', (job: JobMessage) => {
       return;
     }
     const previous = job.designId !== undefined ? states.get(job.designId)?.state : undefined;
-    const { outcome, state } = compileResponse(task.design, task.include, job.maxOps, previous);
+    const { outcome, state } = compileResponse(task.design, task.include, job.maxOps, previous, task.head);
     if (job.designId !== undefined) remember(job.designId, state);
-    post({ type: 'done', id: job.id, outcome });
+    postDone(job.id, outcome);
   } catch (e) {
     // A bug, not the user's input: the state may be the cause, so forget it.
     if (job.designId !== undefined) forget(job.designId);

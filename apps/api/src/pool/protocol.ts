@@ -5,7 +5,13 @@ import type { ExportOptions, ExportOutcome } from '../exportFile.ts';
 import type { ExportFormat } from '../schemas.ts';
 
 export type Task =
-  | { kind: 'compile'; design: Design; include: CompileInclude }
+  | {
+      kind: 'compile';
+      design: Design;
+      include: CompileInclude;
+      /** The opening of the answer the worker writes before the compile's fields. */
+      head: string;
+    }
   | { kind: 'export'; design: Design; format: ExportFormat; options: ExportOptions };
 
 export type TaskOutcome<T extends Task> = T extends { kind: 'compile' } ? CompileOutcome : ExportOutcome;
