@@ -3,7 +3,8 @@
  * Interleaved 1F1B on a synthetic model (p ranks, v = 2 chunks, m microbatches) on an ideal
  * cluster, from about a thousand ops to about a million; the target size is p=32, v=2, m=512.
  * Each size runs once to warm up, then `--reps` times (fewer for the largest); the table shows
- * medians. Not a test: it asserts nothing.
+ * medians, then the per-pass times of the target size (medians too). Compiles without snapshots
+ * and simulates without the timeline, as a batch run would. Not a test: it asserts nothing.
  *
  *   npm run bench                 # the whole sweep
  *   npm run bench -- --max-m 512  # stop at m = 512
@@ -28,7 +29,8 @@ const SIZES: Size[] = [
   { p: 32, v: 2, m: 32 },
   { p: 32, v: 2, m: 128 },
   { p: 32, v: 2, m: 512 },
-  { p: 32, v: 2, m: 2048 },
+  { p: 32, v: 2, m: 1024 },
+  { p: 32, v: 2, m: 2560 },
 ];
 const TARGET = { p: 32, v: 2, m: 512 };
 
@@ -55,12 +57,15 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-type Row = { size: Size; ops: number; compileMs: number; simulateMs: number } | { size: Size; error: string };
+type Row =
+  | { size: Size; ops: number; compileMs: number; simulateMs: number; passes: Map<string, number> }
+  | { size: Size; error: string };
 
 function measure(size: Size, reps: number): Row {
   const d = design(size);
   const compileTimes: number[] = [];
   const simulateTimes: number[] = [];
+  const passTimes = new Map<string, number[]>();
   let ops = 0;
   for (let i = 0; i <= reps; i++) {
     const t0 = performance.now();
@@ -74,8 +79,14 @@ function measure(size: Size, reps: number): Row {
     if (i === 0) continue; // warm-up
     compileTimes.push(t1 - t0);
     simulateTimes.push(t2 - t1);
+    for (const s of compiled.snapshots) {
+      const list = passTimes.get(s.pass) ?? [];
+      list.push(s.ms);
+      passTimes.set(s.pass, list);
+    }
   }
-  return { size, ops, compileMs: median(compileTimes), simulateMs: median(simulateTimes) };
+  const passes = new Map([...passTimes].map(([k, xs]) => [k, median(xs)]));
+  return { size, ops, compileMs: median(compileTimes), simulateMs: median(simulateTimes), passes };
 }
 
 function pad(cells: string[], widths: number[]): string {
@@ -89,12 +100,15 @@ const reps = Math.max(1, Number(values.reps) || 5);
 const maxM = values['max-m'] === undefined ? Number.POSITIVE_INFINITY : Number(values['max-m']);
 
 console.log(`compile + simulate, interleaved 1F1B (v=2), synthetic model, ideal cluster`);
+const flags = process.execArgv.filter((a) => a.startsWith('--max')).join(' ');
 console.log(
-  `node ${process.version}, ${cpus()[0]?.model ?? 'unknown cpu'}; median of ${reps} after 1 warm-up\n`,
+  `node ${process.version}${flags ? ` (${flags})` : ''}, ${cpus()[0]?.model ?? 'unknown cpu'}; median of ${reps} after 1 warm-up\n`,
 );
 const header = ['design', 'ops', 'compile ms', 'simulate ms', 'total ms', 'ns/op'];
 const widths = [22, 10, 11, 12, 10, 8];
 console.log(pad(header, widths));
+let target: Row | undefined;
+const perOp: number[] = [];
 for (const size of SIZES.filter((s) => s.m <= maxM)) {
   // The largest designs take seconds per run: fewer repetitions keep the sweep to a few minutes.
   const row = measure(size, size.p * size.v * size.m > 50_000 ? Math.min(reps, 3) : reps);
@@ -104,6 +118,8 @@ for (const size of SIZES.filter((s) => s.m <= maxM)) {
     continue;
   }
   const total = row.compileMs + row.simulateMs;
+  if (size.p === TARGET.p && size.m === TARGET.m) target = row;
+  if (row.ops >= 50_000) perOp.push((total * 1e6) / row.ops);
   console.log(
     pad(
       [
@@ -119,3 +135,14 @@ for (const size of SIZES.filter((s) => s.m <= maxM)) {
   );
 }
 console.log('\n* the target size');
+if (perOp.length > 1) {
+  // Linear growth: the same cost per op at every size past the fixed costs of small designs.
+  const spread = Math.max(...perOp) / Math.min(...perOp);
+  console.log(`ns/op from 50k ops up varies by ${spread.toFixed(2)}x (1.00x would be exactly linear)`);
+}
+if (target && !('error' in target)) {
+  console.log(`\nper pass at the target size (ms, median):`);
+  const rows = [...target.passes].filter(([, ms]) => ms >= 0.05);
+  rows.push(['simulate', target.simulateMs]);
+  for (const [pass, ms] of rows) console.log(`  ${pass.padEnd(22)} ${ms.toFixed(1).padStart(8)}`);
+}

@@ -62,6 +62,8 @@ export interface SummaryInput {
   sim: Simulation;
   ops: number;
   timings: { compileMs: number; simulateMs: number };
+  /** What each pipeline stage holds, for transformer models (formatStageLayers). */
+  layersPerStage?: string;
   /** The ASCII timeline, when the design is small enough to draw. */
   timeline?: string;
 }
@@ -77,7 +79,9 @@ export function simulationSummary(s: SummaryInput): string {
   ];
   if (sim.tokensPerSecond !== undefined)
     metrics.push(['tokens/s', formatCount(Math.round(sim.tokensPerSecond))]);
+  if (sim.mfu !== undefined) metrics.push(['MFU', formatPercent(sim.mfu)]);
   metrics.push(['ops', formatCount(s.ops)]);
+  if (s.layersPerStage !== undefined) metrics.push(['layers per stage', s.layersPerStage]);
 
   const devices = table(
     ['device', 'busy', 'idle', 'peak memory', 'peak activations'],
@@ -91,6 +95,15 @@ export function simulationSummary(s: SummaryInput): string {
   );
 
   const parts = [`${s.name}  (${s.file})`, fields(metrics), devices];
+  // Out-of-memory predictions, one line each (the first few: 2,048 devices can all be out).
+  const warnings = sim.warnings ?? [];
+  if (warnings.length > 0)
+    parts.push(
+      [
+        ...warnings.slice(0, 8).map((w) => `warning: ${w}`),
+        ...(warnings.length > 8 ? [`warning: … and ${warnings.length - 8} more devices out of memory`] : []),
+      ].join('\n'),
+    );
   if (s.timeline !== undefined) parts.push(s.timeline.trimEnd());
   else parts.push(`(no timeline: ${formatCount(s.ops)} ops is too many to draw in a terminal)`);
   parts.push(`compiled in ${formatMs(s.timings.compileMs)}, simulated in ${formatMs(s.timings.simulateMs)}`);

@@ -203,6 +203,31 @@ describe.concurrent('stagecraft simulate', () => {
     for (const d of [0, 1, 2, 3]) expect(r.stdout).toMatch(new RegExp(`^${d} +24 ms +9 ms`, 'm'));
   });
 
+  test('a transformer design prints its layers per stage and tokens/s', async () => {
+    const r = await stagecraft('simulate', join(EXAMPLES, 'llama3-8b-dgx-h100-pp4-1f1b.json'));
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /^layers per stage: +0: E t0–8 \(9\) \| 1: t9–17 \(9\) \| 2: t18–26 \(9\) \| 3: t27–31 L \(5\)$/m,
+    );
+    expect(r.stdout).toMatch(/^tokens\/s: +[\d,]+$/m);
+  });
+
+  test('an unknown model preset is an error at model.preset listing the known ones', async () => {
+    const r = await stagecraft(
+      'validate',
+      tempFile({
+        format: 'stagecraft/design@1',
+        name: 'x',
+        model: { kind: 'transformer', preset: 'llama3-9b' },
+        cluster: { preset: 'dgx-h100', nodes: 1 },
+        directives: [],
+      }),
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: model\.preset: unknown model preset "llama3-9b" \(known: llama3-8b, /);
+  });
+
   test('a bad design is rejected the same way as by validate', async () => {
     const r = await stagecraft(
       'simulate',
@@ -223,6 +248,17 @@ describe.concurrent('stagecraft compile', () => {
     expect(plan.format).toBe('stagecraft/plan@1');
     expect(plan.devices.map((d) => d.device)).toEqual([0, 1, 2, 3]);
     expect(r.stdout).toMatch(/^wrote .*plan\.json: \d+ ops on 4 devices/);
+  });
+
+  test('-o on a transformer design also prints its layers per stage', async () => {
+    const r = await stagecraft(
+      'compile',
+      join(EXAMPLES, 'llama3-8b-dgx-h100-pp4-1f1b.json'),
+      '-o',
+      tempPath('l.json'),
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\nlayers per stage: 0: E t0–8 \(9\) \| /);
   });
 
   test('without -o the plan goes to stdout', async () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkClusterPreset } from './clusterPresets.ts';
 
 /** Free communication (optionally a fixed latency per transfer) and unlimited memory: the oracle cluster. */
 export const idealClusterSchema = z.strictObject({
@@ -20,11 +21,16 @@ export const gpuSchema = z.strictObject({
   sms: z.number().int().min(1).optional(),
 });
 
-export const presetClusterSchema = z.strictObject({
+export const presetClusterFieldsSchema = z.strictObject({
   kind: z.literal('preset').optional(),
+  /** dgx-a100, dgx-h100 or dgx-h200 (clusterPresets.ts). */
   preset: z.string(),
   nodes: z.number().int().min(1),
+  /** Overrides the preset GPU's sustained fraction of peak. */
+  achievableFraction: z.number().finite().gt(0).max(1).optional(),
 });
+
+export const presetClusterSchema = presetClusterFieldsSchema.superRefine(checkClusterPreset);
 
 export const customClusterSchema = z.strictObject({
   kind: z.literal('custom'),
@@ -36,6 +42,6 @@ export const customClusterSchema = z.strictObject({
 });
 
 export type IdealCluster = z.infer<typeof idealClusterSchema>;
-export type PresetCluster = z.infer<typeof presetClusterSchema>;
+export type PresetCluster = z.infer<typeof presetClusterFieldsSchema>;
 export type CustomCluster = z.infer<typeof customClusterSchema>;
 export type Cluster = IdealCluster | PresetCluster | CustomCluster;

@@ -30,8 +30,23 @@ export interface BlockInfo {
   /** Per-microbatch FLOPs (transformer models). */
   flops?: { F: number; BI: number; BW: number };
   activationBytes: number;
+  /** Stashed bytes when the block is recomputed (its input only); transformer models give it. */
+  recomputeActivationBytes?: number;
   paramBytes: number;
   outputBytes: number;
+  /** Tokens one microbatch pass of the block processes (transformer models). */
+  tokens?: number;
+  /** Routed experts of an MoE block (expert parallelism must divide them) and how many each token visits. */
+  experts?: number;
+  topK?: number;
+}
+
+/** Data parallelism of some blocks on one device group, as `replicate` set it (ZeRO stage 0..3). */
+export interface DataParallelRegion {
+  readonly group: number;
+  readonly blocks: readonly number[];
+  readonly zero: 0 | 1 | 2 | 3;
+  readonly directive: number;
 }
 
 /** A dimension created by `split` (Piper's microbatching); nodes carry an index per dimension. */
@@ -134,6 +149,10 @@ export interface Dag {
   readonly edges: EdgeList;
   readonly overlaps: readonly OverlapSlot[];
   readonly streams: readonly StreamSpec[];
+  /** Set by `replicate`: which blocks each group holds data-parallel, at which ZeRO stage. */
+  readonly dataParallel?: readonly DataParallelRegion[];
+  /** Set by `shard_tensor`: groups whose members split blocks (they all see the same tokens). */
+  readonly tensorParallel?: readonly { readonly group: number; readonly blocks: readonly number[] }[];
 }
 
 export function emptyEdges(): EdgeList {

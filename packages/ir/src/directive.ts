@@ -32,17 +32,36 @@ export const placeSchema = z.strictObject({
   enabled,
 });
 
-export const replicateSchema = z.strictObject({
-  op: z.literal('replicate'),
-  filter: filterSchema,
-  devices,
-  reduce_stream: streamName.optional(),
-  gather_stream: streamName.optional(),
-  bucket_size: z.number().int().min(1).optional(),
-  shard_grads: z.boolean().optional(),
-  shard_params: z.boolean().optional(),
-  enabled,
-});
+export const replicateSchema = z
+  .strictObject({
+    op: z.literal('replicate'),
+    filter: filterSchema,
+    devices,
+    reduce_stream: streamName.optional(),
+    gather_stream: streamName.optional(),
+    bucket_size: z.number().int().min(1).optional(),
+    shard_grads: z.boolean().optional(),
+    shard_params: z.boolean().optional(),
+    /** Stagecraft's own: ZeRO-1, optimizer states sharded over `devices` (implied by shard_grads and shard_params). */
+    shard_optimizer: z.boolean().optional(),
+    enabled,
+  })
+  .superRefine((d, ctx) => {
+    // ZeRO stages nest: sharded parameters imply sharded gradients, which imply sharded optimizer states.
+    if (d.shard_params === true && d.shard_grads === false)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['shard_grads'],
+        message: 'shard_params (ZeRO-3) shards the gradients too; drop shard_grads: false',
+      });
+    if ((d.shard_params === true || d.shard_grads === true) && d.shard_optimizer === false)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['shard_optimizer'],
+        message:
+          'shard_grads and shard_params (ZeRO-2/3) shard the optimizer states too; drop shard_optimizer: false',
+      });
+  });
 
 export const shardSchema = z.strictObject({
   op: z.literal('shard'),

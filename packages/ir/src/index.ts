@@ -1,5 +1,7 @@
 export { now } from './clock.ts';
 export * from './cluster.ts';
+export * from './clusterPresets.ts';
+export * from './commNodes.ts';
 export * from './dag.ts';
 export * from './design.ts';
 export * from './directive.ts';
@@ -8,4 +10,5 @@ export * from './issue.ts';
 export * from './json.ts';
 export * from './model.ts';
 export * from './plan.ts';
+export * from './transformerPresets.ts';
 export { fromZod } from './zodIssues.ts';

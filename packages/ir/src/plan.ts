@@ -89,6 +89,18 @@ export const devicePlanSchema = z.strictObject({
   /** Values of the PP tag the device holds, for labels. */
   stages: z.array(z.number().int()),
   paramBytes: bytes,
+  /**
+   * Resident training state (weights + gradients + optimizer states after ZeRO sharding) the device
+   * holds all step; memory starts here. Defaults to paramBytes.
+   */
+  staticBytes: bytes.optional(),
+  memory: z.strictObject({ params: bytes, grads: bytes, optimizer: bytes }).optional(),
+  /**
+   * Other devices that run this same program (SPMD members of the group, symmetric to this one):
+   * their SEND/RECV peers are the members of the same rank in the peer group. Large groups are
+   * lowered once this way instead of once per device.
+   */
+  replicas: z.array(z.number().int().min(0)).optional(),
   streams: z.array(streamPlanSchema),
 });
 
@@ -99,6 +111,8 @@ export const planSchema = z.strictObject({
   groups: z.array(z.array(z.number().int().min(0))),
   /** Tokens in one training step, when the model knows its sequence length. */
   tokensPerStep: z.number().finite().min(0).optional(),
+  /** Model FLOPs of one step over the whole cluster (F + BI + BW, recomputation excluded), for MFU. */
+  modelFlopsPerStep: z.number().finite().min(0).optional(),
   devices: z.array(devicePlanSchema),
 });
 

@@ -1,11 +1,9 @@
-import { type Cluster, CompileError } from '@stagecraft/ir';
+import { type Cluster, CompileError, expandCluster } from '@stagecraft/ir';
 
-/** Number of devices in a cluster. */
+/** Number of devices in a cluster (a preset expanded to its nodes × GPUs per node). */
 export function deviceCount(cluster: Cluster): number {
-  if ('kind' in cluster && cluster.kind === 'ideal') return cluster.devices;
-  if ('kind' in cluster && cluster.kind === 'custom') return cluster.nodes * cluster.gpusPerNode;
-  throw new CompileError({
-    path: 'cluster.preset',
-    message: `unknown cluster preset ${JSON.stringify((cluster as { preset: string }).preset)}`,
-  });
+  const r = expandCluster(cluster);
+  if (!r.ok) throw new CompileError(r.errors);
+  const c = r.cluster;
+  return c.kind === 'ideal' ? c.devices : c.nodes * c.gpusPerNode;
 }

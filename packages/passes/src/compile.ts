@@ -11,9 +11,14 @@ import { expandProgram } from './passes/expandSchedule.ts';
 import { insertOptimizerStepPass } from './passes/insertOptimizerStep.ts';
 import { insertSendRecvPass } from './passes/insertSendRecv.ts';
 import { lowerPlanPass } from './passes/lowerPlan.ts';
+import { offloadPass } from './passes/offload.ts';
 import { orderPass } from './passes/order.ts';
 import { partitionPass } from './passes/partition.ts';
 import { placePass } from './passes/place.ts';
+import { recomputePass } from './passes/recompute.ts';
+import { replicatePass } from './passes/replicate.ts';
+import { shardPass } from './passes/shard.ts';
+import { shardTensorPass } from './passes/shardTensor.ts';
 import { splitPass } from './passes/split.ts';
 import { splitBackwardPass } from './passes/splitBackward.ts';
 import { streamOrderPass } from './passes/streamOrder.ts';
@@ -32,6 +37,11 @@ export const PASSES: readonly Pass[] = [
   insertSendRecvPass,
   streamsPass,
   insertOptimizerStepPass,
+  replicatePass,
+  shardPass,
+  shardTensorPass,
+  recomputePass,
+  offloadPass,
   orderPass,
   partitionPass,
   streamOrderPass,
@@ -70,7 +80,7 @@ export function compile(design: Design, options: CompileOptions = {}): CompileRe
     dag: run.dag,
     program: ctx.program,
     snapshots,
-    ops: planOpCount(plan),
+    ops: ctx.planOps ?? planOpCount(plan),
     compileMs: now() - t0,
   };
 }

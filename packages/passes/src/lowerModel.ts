@@ -1,13 +1,9 @@
 /** The model as a chain of blocks with tags and per-microbatch costs: what the DAG is built from. */
-import { type BlockInfo, CompileError, type Model } from '@stagecraft/ir';
+import type { BlockInfo, Model } from '@stagecraft/ir';
+import { lowerTransformer, type StageLayers } from './lowerTransformer.ts';
 
 export function lowerModel(model: Model): BlockInfo[] {
-  if (model.kind === 'transformer') {
-    throw new CompileError({
-      path: 'model.kind',
-      message: 'transformer models are not supported by this compiler yet; use a synthetic model',
-    });
-  }
+  if (model.kind === 'transformer') return lowerTransformer(model).blocks;
   if ('stages' in model) {
     const { F, BI, BW } = model.costs;
     const ms = { F, BI, BW, FandB: model.costs.FandB ?? F + BI + BW, UPD: model.costs.UPD ?? 0 };
@@ -20,14 +16,30 @@ export function lowerModel(model: Model): BlockInfo[] {
       outputBytes: model.outputBytes ?? 0,
     }));
   }
-  return model.blocks.map((b, i) => ({
-    name: b.name ?? `block ${i}`,
-    tags: b.tags,
-    ms: { F: b.F, BI: b.BI, BW: b.BW, FandB: b.FandB ?? b.F + b.BI + b.BW, UPD: b.UPD ?? 0 },
-    activationBytes: b.activationBytes ?? 0,
-    paramBytes: b.paramBytes ?? 0,
-    outputBytes: b.outputBytes ?? 0,
-  }));
+  return model.blocks.map((b, i) => {
+    const block: BlockInfo = {
+      name: b.name ?? `block ${i}`,
+      tags: b.tags,
+      ms: { F: b.F, BI: b.BI, BW: b.BW, FandB: b.FandB ?? b.F + b.BI + b.BW, UPD: b.UPD ?? 0 },
+      activationBytes: b.activationBytes ?? 0,
+      paramBytes: b.paramBytes ?? 0,
+      outputBytes: b.outputBytes ?? 0,
+    };
+    if (b.flops) block.flops = { ...b.flops };
+    if (b.recomputeActivationBytes !== undefined) block.recomputeActivationBytes = b.recomputeActivationBytes;
+    if (b.experts !== undefined) block.experts = b.experts;
+    if (b.topK !== undefined) block.topK = b.topK;
+    return block;
+  });
+}
+
+/**
+ * What each pipeline stage holds (embedding, decoder layers, MTP modules, loss) for a transformer
+ * model; undefined for synthetic models, whose blocks are not layers. Throws CompileError for a
+ * model that does not lower (an unknown preset, a layout that drops a layer).
+ */
+export function layersPerStage(model: Model): StageLayers[] | undefined {
+  return model.kind === 'transformer' ? lowerTransformer(model).stages : undefined;
 }
 
 /** Values of the PP tag in forward order of first appearance. */

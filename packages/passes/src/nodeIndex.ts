@@ -7,6 +7,7 @@ import { CompileError, type Dag, type Filter, formatPath, type PathSegment } fro
 
 const PASS_SLOTS = ['F', 'B', 'BI', 'BW', 'RECOMPUTE'] as const;
 const SLOT_OF: Record<string, number> = { F: 0, B: 1, BI: 2, BW: 3, RECOMPUTE: 4 };
+const ANY = -2;
 
 export class NodeIndex {
   private readonly table: Int32Array;
@@ -14,6 +15,10 @@ export class NodeIndex {
   private readonly blockTagValues = new Map<string, Set<number>>();
   private readonly blockSetCache = new Map<string, number[]>();
   private readonly dimIndex = new Map<string, number>();
+  private readonly tagBlocks = new Map<string, Map<number | '*', number[]>>();
+  private readonly allBlocks: number[];
+  /** Scratch: the split index a filter asks for per dimension (ANY when it does not). */
+  private readonly want: number[];
 
   constructor(private readonly dag: Dag) {
     for (const b of dag.blocks) {
@@ -27,14 +32,17 @@ export class NodeIndex {
       this.dimIndex.set(d.name, i);
     });
     this.radix = dag.dims.map((d) => d.size + 1);
+    this.want = dag.dims.map(() => ANY);
+    this.allBlocks = dag.blocks.map((_, i) => i);
     const size = dag.blocks.length * PASS_SLOTS.length * this.radix.reduce((a, b) => a * b, 1);
     this.table = new Int32Array(size).fill(-1);
-    dag.nodes.forEach((n, i) => {
-      if (n.kind !== 'compute' || n.block < 0) return;
+    const nodes = dag.nodes;
+    for (let i = 0; i < nodes.length; i++) {
+      const n = nodes[i]!;
+      if (n.kind !== 'compute' || n.block < 0) continue;
       const slot = SLOT_OF[n.op];
-      if (slot === undefined) return;
-      this.table[this.key(n.block, slot, n.dims)] = i;
-    });
+      if (slot !== undefined) this.table[this.key(n.block, slot, n.dims)] = i;
+    }
   }
 
   private key(block: number, slot: number, dims: readonly number[]): number {
@@ -56,68 +64,120 @@ export class NodeIndex {
 
   /**
    * Compute nodes matching `filter`, in table order. Throws a CompileError naming `path` (the
-   * filter's place in the document) when the filter names a tag or index that does not exist.
+   * filter's place in the document; a function is called only then) when the filter names a tag
+   * or index that does not exist.
    */
-  match(filter: Filter, path: readonly PathSegment[]): number[] {
-    const blockPart: [string, number | '*'][] = [];
-    const dimChoice: (number | null)[] = this.dag.dims.map(() => null);
-    let slots: readonly number[] = [0, 1, 2, 3, 4];
-    for (const [k, v] of Object.entries(filter)) {
+  match(filter: Filter, path: readonly PathSegment[] | (() => readonly PathSegment[])): number[] {
+    const at = (k: string) => formatPath([...(typeof path === 'function' ? path() : path), k]);
+    const dims = this.dag.dims;
+    const want = this.want;
+    want.fill(ANY);
+    let slot = -1;
+    // The block part: one tag (the common case, looked up directly) or several (`parts`).
+    let tag: string | undefined;
+    let tagValue: number | '*' = '*';
+    let parts: [string, number | '*'][] | undefined;
+    let specified = 0;
+    for (const k in filter) {
+      const v = filter[k]!;
       if (k === 'PASS') {
-        if (v !== '*') slots = [SLOT_OF[v as string]!];
+        if (v !== '*') slot = SLOT_OF[v]!;
         continue;
       }
       const di = this.dimIndex.get(k);
       if (di !== undefined) {
         if (v === '*') continue;
-        const size = this.dag.dims[di]!.size;
+        const size = dims[di]!.size;
         if (typeof v !== 'number' || v >= size) {
           throw new CompileError({
-            path: formatPath([...path, k]),
+            path: at(k),
             message: `${k} has ${size} ${size === 1 ? 'index' : 'indices'} (0..${size - 1}), not ${v}`,
           });
         }
-        dimChoice[di] = v;
+        if (want[di] === ANY) specified++;
+        want[di] = v;
         continue;
       }
       const values = this.blockTagValues.get(k);
       if (!values) {
         throw new CompileError({
-          path: formatPath([...path, k]),
+          path: at(k),
           message: `no block has tag ${k} (tags here: ${this.knownTags().join(', ')})`,
         });
       }
       if (v !== '*' && !values.has(v as number)) {
         const sorted = [...values].sort((a, b) => a - b);
         throw new CompileError({
-          path: formatPath([...path, k]),
+          path: at(k),
           message: `no block has tag ${k}=${v} (${k} takes ${rangeText(sorted)})`,
         });
       }
-      blockPart.push([k, v as number | '*']);
+      if (tag === undefined && parts === undefined) {
+        tag = k;
+        tagValue = v as number | '*';
+      } else {
+        parts ??= [[tag!, tagValue]];
+        parts.push([k, v as number | '*']);
+      }
     }
-    const blocks = this.blocksMatching(blockPart);
+    const blocks = parts
+      ? this.blocksMatching(parts)
+      : tag === undefined
+        ? this.allBlocks
+        : this.blocksWithTag(tag, tagValue);
     const out: number[] = [];
-    const choices = dimChoice.map((c, i) =>
-      c === null ? Array.from({ length: this.radix[i]! }, (_, j) => j - 1) : [c],
-    );
-    const dims = new Array<number>(choices.length).fill(-1);
-    const visit = (block: number, slot: number, level: number): void => {
-      if (level === choices.length) {
-        const n = this.table[this.key(block, slot, dims)]!;
+    const s0 = Math.max(slot, 0);
+    const s1 = slot < 0 ? PASS_SLOTS.length : slot + 1;
+    if (specified === dims.length) {
+      // Every split index given: one lookup per block and pass.
+      for (const b of blocks)
+        for (let s = s0; s < s1; s++) {
+          const n = this.table[this.key(b, s, want)]!;
+          if (n >= 0) out.push(n);
+        }
+      return out;
+    }
+    const cur = new Array<number>(dims.length).fill(-1);
+    const visit = (block: number, s: number, level: number): void => {
+      if (level === dims.length) {
+        const n = this.table[this.key(block, s, cur)]!;
         if (n >= 0) out.push(n);
         return;
       }
-      for (const c of choices[level]!) {
-        dims[level] = c;
-        visit(block, slot, level + 1);
+      if (want[level] !== ANY) {
+        cur[level] = want[level]!;
+        visit(block, s, level + 1);
+        return;
+      }
+      for (let c = -1; c < this.radix[level]! - 1; c++) {
+        cur[level] = c;
+        visit(block, s, level + 1);
       }
     };
-    for (const b of blocks) for (const s of slots) visit(b, s, 0);
+    for (const b of blocks) for (let s = s0; s < s1; s++) visit(b, s, 0);
     return out;
   }
 
-  private blocksMatching(part: [string, number | '*'][]): number[] {
+  private blocksWithTag(tag: string, value: number | '*'): readonly number[] {
+    let byValue = this.tagBlocks.get(tag);
+    if (!byValue) {
+      byValue = new Map();
+      const any: number[] = [];
+      this.dag.blocks.forEach((b, i) => {
+        const v = b.tags[tag];
+        if (v === undefined) return;
+        any.push(i);
+        let list = byValue!.get(v);
+        if (!list) byValue!.set(v, (list = []));
+        list.push(i);
+      });
+      byValue.set('*', any);
+      this.tagBlocks.set(tag, byValue);
+    }
+    return byValue.get(value) ?? [];
+  }
+
+  private blocksMatching(part: [string, number | '*'][]): readonly number[] {
     const key = JSON.stringify(part);
     let hit = this.blockSetCache.get(key);
     if (!hit) {

@@ -19,6 +19,8 @@ export interface PassContext {
   streamOrder?: StreamOrder;
   /** Set by `lower-plan`. */
   plan?: Plan;
+  /** Instructions in `plan`, each overlap member counted; set by `lower-plan`. */
+  planOps?: number;
 }
 
 export interface Pass {

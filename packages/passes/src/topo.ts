@@ -27,6 +27,22 @@ export function unitsOf(dag: Dag): Units {
 
 export type TopoResult = { ok: true; order: Int32Array } | { ok: false; cycle: number[] };
 
+const memo = new WeakMap<Dag, { units: Units; topo: TopoResult }>();
+
+/**
+ * Units and topological order of a DAG, computed once per DAG: `order` checks the order it adds
+ * is acyclic and `stream-order` lays the same order out per stream.
+ */
+export function topoOrderOf(dag: Dag): TopoResult & { units: Units } {
+  let hit = memo.get(dag);
+  if (!hit) {
+    const units = unitsOf(dag);
+    hit = { units, topo: topoOrder(dag, units) };
+    memo.set(dag, hit);
+  }
+  return { ...hit.topo, units: hit.units };
+}
+
 export function topoOrder(dag: Dag, units: Units): TopoResult {
   const n = dag.nodes.length;
   const { rep, members } = units;

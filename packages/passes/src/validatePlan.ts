@@ -1,236 +1,305 @@
 /**
  * Proves a plan can run before anything runs it: every wait names an instruction on another
- * stream of the device; SEND/RECV pairs exist and match in order between each pair of devices;
- * every member of a collective's group issues the group's collectives in the same order; and no
- * wait cycle (deadlock) exists. Each violation names the instruction and the reason; a deadlock
- * names the whole wait cycle.
+ * stream of the device (or earlier on its own); SEND/RECV pairs exist and match in order between
+ * each pair of devices; every member of a collective's group issues the group's collectives in
+ * the same order; and no wait cycle (deadlock) exists.
  *
- * The wait graph follows the execution semantics: an instruction starts after the one before it
- * on its stream ends (after a RECV is posted, since a RECV does not hold its stream), after
- * everything in `waits` ends; a RECV ends when its SEND has ended; a collective is one joint step
- * of all its members.
+ * The proof runs in a few linear passes over integer arrays, because plans run to hundreds of
+ * thousands of instructions and a compiled plan is always valid: waits are found by scanning a
+ * small window after a cursor per stream (a compiled plan's waits are the very id strings of the
+ * instructions they name), and a channel's SENDs and RECVs are compared pairwise in order. A plan
+ * it does not accept goes to `planIssues`, which names every problem; the proof accepts only plans
+ * `planIssues` finds nothing wrong with, so the answer is the same either way.
  */
-import { formatPath, type Instruction, type Issue, type Plan } from '@stagecraft/ir';
+import type { CollectiveInstruction, Instruction, Issue, P2PInstruction, Plan } from '@stagecraft/ir';
+import { planIssues } from './planIssues.ts';
 
-interface Loc {
-  device: number;
-  d: number;
-  s: number;
-  k: number;
-  ins: Instruction;
+export interface ValidateOptions {
+  /** At most this many issues are reported (default 20). */
+  maxIssues?: number;
+  /**
+   * The caller guarantees that ids are unique per device, which skips the one check that hashes
+   * every id. `compile` does: a plan's ids are the DAG's node ids, unique by construction.
+   */
+  uniqueIds?: boolean;
 }
 
-const at = (l: Loc) => formatPath(['devices', l.d, 'streams', l.s, 'instructions', l.k]);
-const where = (l: Loc, plan: Plan) =>
-  `device ${l.device} ${plan.devices[l.d]!.streams[l.s]!.stream} ${l.ins.id}`;
+export function validatePlan(plan: Plan, options: number | ValidateOptions = {}): Issue[] {
+  const o = typeof options === 'number' ? { maxIssues: options } : options;
+  if (provesValid(plan, o.uniqueIds === true)) return [];
+  return planIssues(plan, o.maxIssues ?? 20);
+}
 
-export function validatePlan(plan: Plan, maxIssues = 20): Issue[] {
-  const issues: Issue[] = [];
-  const add = (path: string, message: string) => {
-    if (issues.length < maxIssues) issues.push({ path, message });
-  };
-  // --- index every instruction ---------------------------------------------------------------
-  const locs: Loc[] = [];
-  const byDevice = new Map<number, Map<string, number>>(); // device → id → loc index
-  plan.devices.forEach((dev, d) => {
-    if (byDevice.has(dev.device))
-      add(formatPath(['devices', d, 'device']), `device ${dev.device} appears twice`);
-    const ids = new Map<string, number>();
-    byDevice.set(dev.device, ids);
-    dev.streams.forEach((st, s) => {
-      st.instructions.forEach((ins, k) => {
-        const l: Loc = { device: dev.device, d, s, k, ins };
-        if (ids.has(ins.id)) add(at(l), `id ${ins.id} is used twice on device ${dev.device}`);
-        ids.set(ins.id, locs.length);
-        locs.push(l);
-      });
-    });
-  });
-  if (issues.length > 0) return issues;
+/** How far past a stream's cursor a wait lookup scans before it falls back to a wider search. */
+const WINDOW = 8;
 
-  // --- waits ----------------------------------------------------------------------------------
-  for (const l of locs) {
-    for (const w of l.ins.waits) {
-      const t = byDevice.get(l.device)!.get(w);
-      if (t === undefined) add(at(l), `${l.ins.id} waits for ${w}, which device ${l.device} never runs`);
-      else if (locs[t]!.s === l.s && locs[t]!.k >= l.k)
-        add(at(l), `${l.ins.id} waits for ${w}, which comes after it on the same stream`);
-    }
+function isCollective(x: Instruction): x is CollectiveInstruction {
+  return x.op === 'ALL_REDUCE' || x.op === 'REDUCE_SCATTER' || x.op === 'ALL_GATHER' || x.op === 'ALL_TO_ALL';
+}
+
+/** True when the plan is valid; false when `planIssues` must say what is wrong (or it is valid after all). */
+export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
+  const devs = plan.devices;
+  const D = devs.length;
+  let N = 0;
+  let S = 0;
+  let maxDevice = -1;
+  for (const dp of devs) {
+    if (dp.device > maxDevice) maxDevice = dp.device;
+    S += dp.streams.length;
+    for (const sp of dp.streams) N += sp.instructions.length;
+  }
+  // Device number → index into plan.devices.
+  const devIndex = new Map<number, number>();
+  for (let di = 0; di < D; di++) {
+    if (devIndex.has(devs[di]!.device)) return false;
+    devIndex.set(devs[di]!.device, di);
   }
 
-  // --- SEND/RECV pairs, matched in order per pair of devices ------------------------------------
-  const sendOf = new Map<string, number>(); // `${from}>${to}:${transfer}` → loc
-  const sends = new Map<string, string[]>(); // `${from}>${to}` → transfers in order
-  const recvs = new Map<string, { transfer: string; loc: number }[]>();
-  const devices = new Set(plan.devices.map((d) => d.device));
-  locs.forEach((l, li) => {
-    const ins = l.ins;
-    if (ins.op !== 'SEND' && ins.op !== 'RECV') return;
-    if (!devices.has(ins.peer)) {
-      add(at(l), `${ins.id} names peer device ${ins.peer}, which is not in the plan`);
-      return;
-    }
-    const pair = ins.op === 'SEND' ? `${l.device}>${ins.peer}` : `${ins.peer}>${l.device}`;
-    if (ins.op === 'SEND') {
-      sendOf.set(`${pair}:${ins.transfer}`, li);
-      let list = sends.get(pair);
-      if (!list) sends.set(pair, (list = []));
-      list.push(ins.transfer);
-    } else {
-      let list = recvs.get(pair);
-      if (!list) recvs.set(pair, (list = []));
-      list.push({ transfer: ins.transfer, loc: li });
-    }
-  });
-  const recvSeen = new Set<string>();
-  for (const [pair, list] of recvs) {
-    const sent = sends.get(pair) ?? [];
-    list.forEach((r, k) => {
-      const l = locs[r.loc]!;
-      recvSeen.add(`${pair}:${r.transfer}`);
-      if (!sendOf.has(`${pair}:${r.transfer}`)) {
-        add(
-          at(l),
-          `${l.ins.id} receives ${r.transfer} from device ${pair.split('>')[0]}, which never sends it`,
-        );
-      } else if (sent[k] !== r.transfer) {
-        add(
-          at(l),
-          `${l.ins.id} is receive #${k + 1} from device ${pair.split('>')[0]} but that device's send #${k + 1} is ${sent[k] ?? 'missing'}: SEND/RECV between two devices must match in order`,
-        );
+  // Instructions laid out device by device, stream by stream: the order `planIssues` reads them in.
+  const ins: Instruction[] = new Array(N);
+  // Ids read once into an array of strings: the lookups below compare many of them.
+  const idOf: string[] = new Array(N);
+  const unitStream = new Int32Array(N);
+  const streamStart = new Int32Array(S + 1);
+  const deviceStreams = new Int32Array(D + 1);
+  let W = 0;
+  let R = 0;
+  let C = 0;
+  {
+    let u = 0;
+    let s = 0;
+    for (let di = 0; di < D; di++) {
+      deviceStreams[di] = s;
+      for (const sp of devs[di]!.streams) {
+        streamStart[s] = u;
+        const list = sp.instructions;
+        for (let k = 0; k < list.length; k++, u++) {
+          const x = list[k]!;
+          ins[u] = x;
+          idOf[u] = x.id;
+          unitStream[u] = s;
+          W += x.waits.length;
+          if (x.op === 'RECV') R++;
+          else if (x.op !== 'SEND' && isCollective(x)) C++;
+        }
+        s++;
       }
-    });
+    }
+    streamStart[S] = N;
+    deviceStreams[D] = S;
   }
-  for (const [key, li] of sendOf) {
-    if (!recvSeen.has(key)) {
-      const l = locs[li]!;
-      add(at(l), `${l.ins.id} sends to device ${(l.ins as { peer: number }).peer}, which never receives it`);
+
+  if (!uniqueIds) {
+    for (let di = 0; di < D; di++) {
+      const seen = new Set<string>();
+      for (let v = streamStart[deviceStreams[di]!]!; v < streamStart[deviceStreams[di + 1]!]!; v++) {
+        if (seen.has(idOf[v]!)) return false;
+        seen.add(idOf[v]!);
+      }
     }
   }
 
-  // --- collectives: same sequence on every member ----------------------------------------------
-  const collSeq = new Map<string, Map<number, { key: string; loc: number }[]>>();
-  locs.forEach((l, li) => {
-    const ins = l.ins;
-    if (
-      ins.op !== 'ALL_REDUCE' &&
-      ins.op !== 'REDUCE_SCATTER' &&
-      ins.op !== 'ALL_GATHER' &&
-      ins.op !== 'ALL_TO_ALL'
-    )
-      return;
-    if (!ins.devices.includes(l.device))
-      add(
-        at(l),
-        `${ins.id} runs on device ${l.device}, which is not in its group [${ins.devices.join(', ')}]`,
-      );
-    const g = [...ins.devices].sort((a, b) => a - b).join(',');
-    let perDev = collSeq.get(g);
-    if (!perDev) collSeq.set(g, (perDev = new Map()));
-    let seq = perDev.get(l.device);
-    if (!seq) perDev.set(l.device, (seq = []));
-    seq.push({ key: ins.collective, loc: li });
-  });
-  const joint = new Map<number, string>(); // loc → joint node key
-  for (const [g, perDev] of collSeq) {
-    const members = g.split(',').map(Number);
+  // Waits → instruction indices.
+  const waitOff = new Int32Array(N + 1);
+  const waitTgt = new Int32Array(W);
+  const cursor = new Int32Array(S);
+  let w = 0;
+  for (let di = 0; di < D; di++) {
+    const s0 = deviceStreams[di]!;
+    const s1 = deviceStreams[di + 1]!;
+    let ids: Map<string, number> | undefined;
+    let budget = 2 * (streamStart[s1]! - streamStart[s0]!) + 64;
+    const lookup = (id: string, lastStream: number): number => {
+      for (let q = 0; q < s1 - s0; q++) {
+        const ts = q === 0 ? lastStream : s0 + q - (s0 + q <= lastStream ? 1 : 0);
+        // Forwards from the cursor first: the next wait is mostly just after the last hit, and
+        // a hit on the first try compares one string, the very same one.
+        const x = windowScan(idOf, id, cursor[ts]!, streamStart[ts]!, streamStart[ts + 1]!);
+        if (x >= 0) {
+          cursor[ts] = x;
+          return x;
+        }
+      }
+      // Whole streams while the device's budget lasts (so O(n) per device), then a Map.
+      if (ids === undefined && budget > 0)
+        for (let ts = s0; ts < s1 && budget > 0; ts++) {
+          budget -= streamStart[ts + 1]! - streamStart[ts]!;
+          for (let x = streamStart[ts]!; x < streamStart[ts + 1]!; x++)
+            if (idOf[x] === id) {
+              cursor[ts] = x;
+              return x;
+            }
+        }
+      if (ids === undefined) {
+        ids = new Map();
+        for (let x = streamStart[s1]! - 1; x >= streamStart[s0]!; x--) ids.set(idOf[x]!, x);
+      }
+      const t = ids.get(id);
+      if (t === undefined) return -1;
+      cursor[unitStream[t]!] = t;
+      return t;
+    };
+    for (let st = s0; st < s1; st++) {
+      for (let ts = s0; ts < s1; ts++) cursor[ts] = streamStart[ts]!;
+      let last = st;
+      for (let v = streamStart[st]!; v < streamStart[st + 1]!; v++) {
+        waitOff[v] = w;
+        const waits = ins[v]!.waits;
+        for (let j = 0; j < waits.length; j++) {
+          const t = lookup(waits[j]!, last);
+          // Unknown, or later on the same stream: planIssues says which.
+          if (t < 0 || (unitStream[t] === st && t >= v)) return false;
+          waitTgt[w++] = t;
+          last = unitStream[t]!;
+        }
+      }
+    }
+  }
+  waitOff[N] = w;
+
+  // SEND/RECV: per channel (sender, receiver), the k-th RECV takes the k-th SEND's transfer.
+  const sendOf = new Int32Array(N).fill(-1);
+  const chanPeer: number[][] = [];
+  const chanSends: number[][][] = [];
+  const chanRecvs: number[][][] = [];
+  for (let di = 0; di < D; di++) {
+    chanPeer.push([]);
+    chanSends.push([]);
+    chanRecvs.push([]);
+  }
+  for (let di = 0; di < D; di++) {
+    const peers = chanPeer[di]!;
+    for (let v = streamStart[deviceStreams[di]!]!; v < streamStart[deviceStreams[di + 1]!]!; v++) {
+      const x = ins[v]!;
+      if (x.op !== 'SEND' && x.op !== 'RECV') continue;
+      const pi = devIndex.get(x.peer);
+      if (pi === undefined) return false;
+      let c = peers.length - 1;
+      while (c >= 0 && peers[c] !== pi) c--;
+      if (c < 0) {
+        c = peers.length;
+        peers.push(pi);
+        chanSends[di]!.push([]);
+        chanRecvs[di]!.push([]);
+      }
+      (x.op === 'SEND' ? chanSends : chanRecvs)[di]![c]!.push(v);
+    }
+  }
+  let matched = 0;
+  for (let b = 0; b < D; b++)
+    for (let c = 0; c < chanPeer[b]!.length; c++) {
+      const a = chanPeer[b]![c]!;
+      const recvs = chanRecvs[b]![c]!;
+      const ca = chanPeer[a]!.indexOf(b);
+      const sends = ca < 0 ? [] : chanSends[a]![ca]!;
+      if (sends.length !== recvs.length) return false;
+      for (let k = 0; k < recvs.length; k++) {
+        if ((ins[sends[k]!] as P2PInstruction).transfer !== (ins[recvs[k]!] as P2PInstruction).transfer)
+          return false;
+        sendOf[recvs[k]!] = sends[k]!;
+      }
+      matched += recvs.length;
+    }
+  if (matched !== R) return false;
+  // Every SEND has its RECV: channels with SENDs but no RECV side at all.
+  for (let a = 0; a < D; a++)
+    for (let c = 0; c < chanPeer[a]!.length; c++)
+      if (chanSends[a]![c]!.length > 0 && chanPeer[chanPeer[a]![c]!]!.indexOf(a) < 0) return false;
+
+  // Collectives: every member issues the group's collectives in the same order; the k-th of a
+  // group is one joint step, represented by the first member's instruction.
+  const joint = new Int32Array(N);
+  for (let v = 0; v < N; v++) joint[v] = v;
+  if (C > 0 && !jointSteps(plan, ins, streamStart, deviceStreams, joint)) return false;
+
+  // No wait cycle: Kahn's algorithm. Node v is the end of instruction v; N + v the post of a RECV,
+  // which releases the RECV's stream while the RECV itself waits for its SEND.
+  const E = N - S + w + 2 * R;
+  const dependent = new Int32Array(E);
+  const dependency = new Int32Array(E);
+  let e = 0;
+  for (let st = 0; st < S; st++) {
+    let prev = -1;
+    for (let v = streamStart[st]!; v < streamStart[st + 1]!; v++) {
+      const isRecv = ins[v]!.op === 'RECV';
+      const self = isRecv ? N + v : joint[v]!;
+      if (prev >= 0) {
+        dependent[e] = self;
+        dependency[e++] = prev;
+      }
+      for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) {
+        dependent[e] = self;
+        dependency[e++] = joint[waitTgt[j]!]!;
+      }
+      if (isRecv) {
+        dependent[e] = v;
+        dependency[e++] = N + v;
+        dependent[e] = v;
+        dependency[e++] = joint[sendOf[v]!]!;
+      }
+      prev = self;
+    }
+  }
+  return acyclic(2 * N, dependent, dependency, e);
+}
+
+/** Fills `joint` for collectives; false where members disagree or a member is outside its group. */
+function jointSteps(
+  plan: Plan,
+  ins: Instruction[],
+  streamStart: Int32Array,
+  deviceStreams: Int32Array,
+  joint: Int32Array,
+): boolean {
+  const seqs = new Map<string, Map<number, number[]>>(); // group → device → instructions in order
+  // Collectives of one group usually share their devices array: sort it once.
+  const groupKeyOf = new WeakMap<readonly number[], string>();
+  // A group lowered once issues its collectives for all its replicas.
+  const repOf = new Map<number, number>();
+  for (const dev of plan.devices) for (const r of dev.replicas ?? []) repOf.set(r, dev.device);
+  for (let di = 0; di < plan.devices.length; di++) {
+    const device = plan.devices[di]!.device;
+    for (let v = streamStart[deviceStreams[di]!]!; v < streamStart[deviceStreams[di + 1]!]!; v++) {
+      const x = ins[v]!;
+      if (!isCollective(x)) continue;
+      if (!x.devices.includes(device)) return false;
+      let g = groupKeyOf.get(x.devices);
+      if (g === undefined) groupKeyOf.set(x.devices, (g = [...x.devices].sort((a, b) => a - b).join(',')));
+      let perDev = seqs.get(g);
+      if (!perDev) seqs.set(g, (perDev = new Map()));
+      let seq = perDev.get(device);
+      if (!seq) perDev.set(device, (seq = []));
+      seq.push(v);
+    }
+  }
+  for (const [g, perDev] of seqs) {
+    const members = [...new Set(g.split(',').map((m) => repOf.get(Number(m)) ?? Number(m)))];
     const ref = perDev.get(members[0]!) ?? [];
     for (const m of members) {
       const seq = perDev.get(m) ?? [];
-      const n = Math.max(seq.length, ref.length);
-      for (let k = 0; k < n; k++) {
-        if (seq[k]?.key !== ref[k]?.key) {
-          const l = locs[(seq[k] ?? ref[k])!.loc]!;
-          add(
-            at(l),
-            `collective #${k + 1} of group [${g}] is ${seq[k]?.key ?? 'missing'} on device ${m} but ${ref[k]?.key ?? 'missing'} on device ${members[0]}: members must issue collectives in the same order`,
-          );
-          break;
-        }
-        joint.set(seq[k]!.loc, `${g}#${k}`);
+      if (seq.length !== ref.length) return false;
+      for (let k = 0; k < seq.length; k++) {
+        const key = (ins[seq[k]!] as CollectiveInstruction).collective;
+        if (key !== (ins[ref[k]!] as CollectiveInstruction).collective) return false;
+        joint[seq[k]!] = ref[k]!;
       }
     }
   }
-  if (issues.length > 0) return issues;
-
-  const cycle = waitCycle(plan, locs, byDevice, sendOf, joint);
-  if (cycle) {
-    add(
-      at(cycle[0]!.from),
-      `deadlock: ${cycle.map((c) => `${where(c.from, plan)} waits for ${where(c.to, plan)} (${c.why})`).join('; ')}; and around again`,
-    );
-  }
-  return issues;
+  return true;
 }
 
-interface WaitEdge {
-  from: Loc;
-  to: Loc;
-  why: string;
-}
-
-/**
- * Kahn's algorithm over the wait graph, in flat arrays since plans run to hundreds of thousands of
- * instructions; on failure, walks back through waits still unmet until an instruction repeats,
- * and returns that loop.
- */
-function waitCycle(
-  plan: Plan,
-  locs: Loc[],
-  byDevice: Map<number, Map<string, number>>,
-  sendOf: Map<string, number>,
-  joint: Map<number, string>,
-): WaitEdge[] | null {
-  // Node per instruction (its end); a RECV also has a post node (n + index) that releases its stream.
-  const n = locs.length;
-  const jointNode = new Map<string, number>();
-  const node = (li: number) => {
-    const j = joint.get(li);
-    if (j === undefined) return li;
-    let r = jointNode.get(j);
-    if (r === undefined) jointNode.set(j, (r = li));
-    return r;
-  };
-  const src: number[] = []; // dependent
-  const dst: number[] = []; // what it depends on
-  const why: number[] = [];
-  const WHY = ['stream order', 'waits', 'posted', 'data from its SEND'];
-  const dep = (a: number, b: number, w: number) => {
-    src.push(a);
-    dst.push(b);
-    why.push(w);
-  };
-  let li = 0;
-  for (const dev of plan.devices) {
-    const ids = byDevice.get(dev.device)!;
-    for (const st of dev.streams) {
-      let prev = -1;
-      for (const ins of st.instructions) {
-        const isRecv = ins.op === 'RECV';
-        const self = isRecv ? n + li : node(li);
-        if (prev >= 0) dep(self, prev, 0);
-        for (const w of ins.waits) dep(self, node(ids.get(w)!), 1);
-        if (isRecv) {
-          dep(li, n + li, 2);
-          const s = sendOf.get(`${ins.peer}>${dev.device}:${ins.transfer}`);
-          if (s !== undefined) dep(li, node(s), 3);
-        }
-        prev = self;
-        li++;
-      }
-    }
-  }
-  const total = 2 * n;
-  const m = src.length;
-  // users of each node, CSR
-  const uoff = new Int32Array(total + 1);
-  for (let e = 0; e < m; e++) uoff[dst[e]! + 1]!++;
-  for (let v = 0; v < total; v++) uoff[v + 1]! += uoff[v]!;
-  const fill = uoff.slice(0, total);
-  const users = new Int32Array(m);
-  for (let e = 0; e < m; e++) users[fill[dst[e]!]!++] = src[e]!;
+function acyclic(total: number, dependent: Int32Array, dependency: Int32Array, m: number): boolean {
+  const off = new Int32Array(total + 1);
   const indeg = new Int32Array(total);
-  for (let e = 0; e < m; e++) indeg[src[e]!]!++;
+  for (let e = 0; e < m; e++) {
+    off[dependency[e]! + 1]!++;
+    indeg[dependent[e]!]!++;
+  }
+  for (let v = 0; v < total; v++) off[v + 1]! += off[v]!;
+  const fill = off.slice(0, total);
+  const users = new Int32Array(m);
+  for (let e = 0; e < m; e++) users[fill[dependency[e]!]!++] = dependent[e]!;
   const stack = new Int32Array(total);
   let top = 0;
   for (let v = 0; v < total; v++) if (indeg[v] === 0) stack[top++] = v;
@@ -238,38 +307,16 @@ function waitCycle(
   while (top > 0) {
     const v = stack[--top]!;
     done++;
-    for (let k = uoff[v]!; k < uoff[v + 1]!; k++) {
-      const u = users[k]!;
-      if (--indeg[u]! === 0) stack[top++] = u;
-    }
+    for (let k = off[v]!; k < off[v + 1]!; k++) if (--indeg[users[k]!]! === 0) stack[top++] = users[k]!;
   }
-  if (done === total) return null;
-  // deps of each node, CSR, only on failure
-  const doff = new Int32Array(total + 1);
-  for (let e = 0; e < m; e++) doff[src[e]! + 1]!++;
-  for (let v = 0; v < total; v++) doff[v + 1]! += doff[v]!;
-  const dfill = doff.slice(0, total);
-  const depEdge = new Int32Array(m);
-  for (let e = 0; e < m; e++) depEdge[dfill[src[e]!]!++] = e;
-  const locOf = (v: number) => locs[v >= n ? v - n : v]!;
-  let cur = indeg.findIndex((x) => x > 0);
-  const seen = new Map<number, number>();
-  const path: WaitEdge[] = [];
-  while (!seen.has(cur)) {
-    seen.set(cur, path.length);
-    let next = -1;
-    let w = 0;
-    for (let k = doff[cur]!; k < doff[cur + 1]! && next < 0; k++) {
-      const e = depEdge[k]!;
-      if (indeg[dst[e]!]! > 0) {
-        next = dst[e]!;
-        w = why[e]!;
-      }
-    }
-    if (next < 0) return null;
-    path.push({ from: locOf(cur), to: locOf(next), why: WHY[w]! });
-    cur = next;
-  }
-  // Drop the RECV post→end step, which is the same instruction on both sides.
-  return path.slice(seen.get(cur)!).filter((e) => e.from !== e.to);
+  return done === total;
+}
+
+/** Index of `id` in ids[lo..hi) near `c`: c+1 .. c+WINDOW−1, then c, c−1, c−2; −1 if not there. */
+function windowScan(ids: readonly string[], id: string, c: number, lo: number, hi: number): number {
+  const b = Math.min(c + WINDOW, hi);
+  for (let x = c + 1; x < b; x++) if (ids[x] === id) return x;
+  const a = Math.max(c - 2, lo);
+  for (let x = Math.min(c, hi - 1); x >= a; x--) if (ids[x] === id) return x;
+  return -1;
 }

@@ -5,6 +5,8 @@ import {
   allReduceMs,
   allToAllMs,
   collectiveMs,
+  HOST_LINK,
+  hostTransferMs,
   type Link,
   p2pMs,
   reduceScatterMs,
@@ -70,5 +72,16 @@ describe('cost model', () => {
     if (!r.ok) throw new Error('unexpected');
     expect(p2pMs(r.cost, 0, 1, 1e12)).toBe(0.25);
     expect(collectiveMs(r.cost, 'ALL_TO_ALL', [0, 1], 1e12)).toBe(0);
+  });
+
+  it('copies to and from the host take 10 µs + bytes at 25 GB/s (PCIe Gen4 x16)', () => {
+    expect(hostTransferMs(cost(), 25e6)).toBeCloseTo(1 + 0.01, 12);
+    expect(HOST_LINK).toEqual({ bytesPerMs: 25e6, latencyMs: 0.01 });
+  });
+
+  it('an all-to-all across nodes pays the inter-node link for the (n−1)/n that leaves each member', () => {
+    const c = cost();
+    // 8 members over 2 nodes of 4: (7/8) · 8e8 / 5e7 + 7 · 20 µs.
+    expect(collectiveMs(c, 'ALL_TO_ALL', [0, 1, 2, 3, 4, 5, 6, 7], 8e8)).toBeCloseTo(14 + 0.14, 12);
   });
 });

@@ -5,7 +5,13 @@
  *
  * Units: milliseconds, bytes, GB/s = 1e9 bytes/s, µs for link latency.
  */
-import type { Cluster, CollectiveInstruction, ComputeInstruction, Issue } from '@stagecraft/ir';
+import {
+  type Cluster,
+  type CollectiveInstruction,
+  type ComputeInstruction,
+  expandCluster,
+  type Issue,
+} from '@stagecraft/ir';
 
 /** A cluster resolved to the numbers the simulator needs. */
 export type CostCluster =
@@ -28,16 +34,13 @@ export interface Link {
 
 export type CollectiveOp = CollectiveInstruction['op'];
 
-/**
- * Resolves the plan's cluster. Presets are not known yet (another issue adds them), so a preset
- * cluster is an error naming the field.
- */
+/** Resolves the plan's cluster; a preset expands to its full form (an unknown one is an error at the field). */
 export function resolveCluster(
-  cluster: Cluster,
+  input: Cluster,
 ): { ok: true; cost: CostCluster } | { ok: false; errors: Issue[] } {
-  if ('preset' in cluster) {
-    return { ok: false, errors: [{ path: 'cluster.preset', message: `unknown preset "${cluster.preset}"` }] };
-  }
+  const expanded = expandCluster(input);
+  if (!expanded.ok) return expanded;
+  const cluster = expanded.cluster;
   if (cluster.kind === 'ideal')
     return { ok: true, cost: { kind: 'ideal', p2pLatencyMs: cluster.p2pLatencyMs ?? 0 } };
   const fraction = cluster.gpu.achievableFraction ?? 1;
@@ -86,9 +89,15 @@ export function p2pMs(cost: CostCluster, from: number, to: number, bytes: number
 /** Time to move `bytes` between device and host (OFFLOAD / RELOAD). */
 export function hostTransferMs(cost: CostCluster, bytes: number): number {
   if (cost.kind === 'ideal') return 0;
-  // The cluster schema has no host link yet; the intra-node link stands in for PCIe.
-  return cost.intraNode.latencyMs + bytes / cost.intraNode.bytesPerMs;
+  return HOST_LINK.latencyMs + bytes / HOST_LINK.bytesPerMs;
 }
+
+/**
+ * GPU ↔ host copies (OFFLOAD / RELOAD): the cluster schema has no host link, so a PCIe Gen4 x16
+ * link's sustained ~25 GB/s per direction and 10 µs stand for it (Gen5 on H100 doubles the
+ * bandwidth; this is the conservative side).
+ */
+export const HOST_LINK: Link = { bytesPerMs: 25e6, latencyMs: 0.01 };
 
 /** The slowest link among the members: inter-node as soon as the members span two nodes. */
 export function slowestLink(cost: CostCluster & { kind: 'custom' }, devices: readonly number[]): Link {

@@ -37,6 +37,8 @@ export interface Run {
   peak: Float64Array;
   /** Per device index, flat [t0, bytes0, t1, bytes1, ...] when keeping the timeline. */
   points: number[][];
+  /** Per device index × kind (sharedEngine's EXPOSED_KINDS), exposed communication (real clusters). */
+  exposedByKind?: Float64Array;
 }
 
 export function run(f: Flat, keep: boolean): Run {
@@ -117,7 +119,8 @@ export function run(f: Flat, keep: boolean): Run {
   const pendAlloc = new Float64Array(D);
   const points: number[][] = [];
   for (let d = 0; d < D; d++) {
-    mem[d] = peak[d] = f.plan.devices[d]!.paramBytes;
+    const dp = f.plan.devices[d]!;
+    mem[d] = peak[d] = dp.staticBytes ?? dp.paramBytes;
     points.push(keep ? [0, mem[d]!] : []);
   }
   const flushMem = (d: number) => {

@@ -31,6 +31,8 @@ export interface Flat {
   plan: Plan;
   /** Units, streams, devices (indices into plan.devices). */
   N: number;
+  /** Instructions, each member of an overlapped unit counted (the plan's ops). */
+  ops: number;
   S: number;
   D: number;
   /** Per global stream, its instructions: unit v is streamList[unitStream[v]][unitPos[v]] (see instAt). */
@@ -85,6 +87,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
   for (let di = 0; di < D; di++) {
     const dp = devs[di]!;
     if (dp.device > maxDevice) maxDevice = dp.device;
+    for (const r of dp.replicas ?? []) if (r > maxDevice) maxDevice = r;
     for (const sp of dp.streams) {
       S++;
       N += sp.instructions.length;
@@ -95,10 +98,13 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
   const devArray = dense ? new Int32Array(maxDevice + 1).fill(-1) : undefined;
   const devMap = dense ? undefined : new Map<number, number>();
   for (let di = 0; di < D; di++) {
-    const d = devs[di]!.device;
-    if (devIndexOf(d) >= 0) err(`devices[${di}].device`, `device ${d} appears twice in the plan`);
-    else if (devArray) devArray[d] = di;
-    else devMap!.set(d, di);
+    // A group lowered once stands for its replicas too: they resolve to the same device plan.
+    const dp = devs[di]!;
+    for (const d of [dp.device, ...(dp.replicas ?? [])]) {
+      if (devIndexOf(d) >= 0) err(`devices[${di}].device`, `device ${d} appears twice in the plan`);
+      else if (devArray) devArray[d] = di;
+      else devMap!.set(d, di);
+    }
   }
   if (errors.length > 0) return { ok: false, errors };
   function devIndexOf(d: number): number {
@@ -107,7 +113,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
   }
 
   const streamList: Instruction[][] = [];
-  const idOf: string[] = [];
+  const idOf: string[] = new Array(N);
   const unitDev = new Int32Array(N);
   const unitStream = new Int32Array(N);
   const unitPos = new Int32Array(N);
@@ -151,6 +157,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
 
   // Pass 1: units, durations, memory effects, p2p channels, collective groups.
   let W = 0;
+  let members = 0;
   let u = 0;
   let s = 0;
   for (let di = 0; di < D; di++) {
@@ -171,7 +178,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
       streamList.push(list);
       for (let k = 0; k < list.length; k++, u++) {
         const x = list[k]!;
-        idOf.push(x.id);
+        idOf[u] = x.id;
         W += x.waits.length;
         unitDev[u] = di;
         unitStream[u] = s;
@@ -221,6 +228,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
             break;
           case 'OVERLAP': {
             kind[u] = K_OVERLAP;
+            members += x.members.length - 1;
             let sum = 0;
             let a = 0;
             let f = 0;
@@ -283,16 +291,13 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
       // Window scan: the last hit's stream first, then the others.
       for (let q = 0; q < s1 - s0; q++) {
         const ts = q === 0 ? lastStream : s0 + q - (s0 + q <= lastStream ? 1 : 0);
-        const lo = streamStart[ts]!;
-        const hi = streamStart[ts + 1]!;
-        const c = cursor[ts]!;
-        const a = Math.max(c - 2, lo);
-        const b = Math.min(c + WINDOW, hi);
-        for (let x = a; x < b; x++)
-          if (idOf[x] === id) {
-            cursor[ts] = x;
-            return x;
-          }
+        // Forwards from the cursor first: the next wait is mostly just after the last hit, and
+        // a hit on the first try compares one string, the very same one.
+        const x = windowScan(idOf, id, cursor[ts]!, streamStart[ts]!, streamStart[ts + 1]!);
+        if (x >= 0) {
+          cursor[ts] = x;
+          return x;
+        }
       }
       // Miss: scan whole streams while the device's budget lasts (bounded, so O(n) per device),
       // then fall back to the Map.
@@ -417,47 +422,69 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
     const fill = groupOff.slice(0, G);
     for (let v = 0; v < N; v++) if (collGroup[v]! >= 0) groupUnits[fill[collGroup[v]!]!++] = v;
   }
+  // Groups usually share one devices array per device group: check it and time it once per array.
+  const checked = new Map<readonly number[], { listed: Set<number>; plans: number[]; ok: boolean }>();
+  const durOf = new Map<readonly number[], Map<string, number>>();
   for (let g = 0; g < G; g++) {
     const head = groupFirst[g]!;
     const first = at(head) as CollectiveInstruction;
-    const listed = new Set<number>();
-    let ok = true;
-    for (const d of first.devices) {
-      if (listed.has(d) || devIndexOf(d) < 0) {
-        err(
-          path(head, 'devices'),
-          listed.has(d) ? `device ${d} is listed twice` : `device ${d} is not in the plan`,
-        );
-        ok = false;
+    let c = checked.get(first.devices);
+    if (!c) {
+      const listed = new Set<number>();
+      const plans = new Set<number>();
+      let fine = true;
+      for (const d of first.devices) {
+        if (listed.has(d) || devIndexOf(d) < 0) {
+          err(
+            path(head, 'devices'),
+            listed.has(d) ? `device ${d} is listed twice` : `device ${d} is not in the plan`,
+          );
+          fine = false;
+        }
+        listed.add(d);
+        plans.add(devIndexOf(d));
       }
-      listed.add(d);
+      c = { listed, plans: [...plans], ok: fine };
+      checked.set(first.devices, c);
     }
+    const listed = c.listed;
+    let ok = c.ok;
+    // Members are device plans: a group lowered once issues for all its replicas.
     const issued = new Set<number>();
     for (let j = groupOff[g]!; j < groupOff[g + 1]!; j++) {
       const v = groupUnits[j]!;
       const x = at(v) as CollectiveInstruction;
       const here = devs[unitDev[v]!]!.device;
-      if (issued.has(here)) {
+      if (issued.has(unitDev[v]!)) {
         err(path(v), `collective "${first.collective}" is issued twice on device ${here}`);
         ok = false;
       }
-      issued.add(here);
+      issued.add(unitDev[v]!);
       if (!listed.has(here)) {
         err(path(v, 'devices'), `collective "${first.collective}" does not list its own device ${here}`);
         ok = false;
-      } else if (x.op !== first.op || x.bytes !== first.bytes || !sameSet(x.devices, listed)) {
+      } else if (
+        x.op !== first.op ||
+        x.bytes !== first.bytes ||
+        (x.devices !== first.devices && !sameSet(x.devices, listed))
+      ) {
         err(path(v), `collective "${first.collective}" disagrees with ${path(head)} on op, bytes or devices`);
         ok = false;
       }
     }
     if (ok)
-      for (const d of first.devices)
-        if (!issued.has(d))
+      for (const di of c.plans)
+        if (di >= 0 && !issued.has(di))
           err(
             path(head),
-            `device ${d} is a member of collective "${first.collective}" but never issues it: the collective would hang`,
+            `device ${devs[di]!.device} is a member of collective "${first.collective}" but never issues it: the collective would hang`,
           );
-    groupDur[g] = collectiveMs(cost, first.op, first.devices, first.bytes);
+    let byOp = durOf.get(first.devices);
+    if (!byOp) durOf.set(first.devices, (byOp = new Map()));
+    const k = `${first.op}:${first.bytes}`;
+    let t = byOp.get(k);
+    if (t === undefined) byOp.set(k, (t = collectiveMs(cost, first.op, first.devices, first.bytes)));
+    groupDur[g] = t;
   }
   if (errors.length > 0) return { ok: false, errors };
 
@@ -466,6 +493,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
     flat: {
       plan,
       N,
+      ops: N + members,
       S,
       D,
       streamList,
@@ -530,4 +558,13 @@ function sameSet(list: readonly number[], set: ReadonlySet<number>): boolean {
   if (list.length !== set.size) return false;
   for (const d of list) if (!set.has(d)) return false;
   return true;
+}
+
+/** Index of `id` in ids[lo..hi) near `c`: c+1 .. c+WINDOW−1, then c, c−1, c−2; −1 if not there. */
+function windowScan(ids: readonly string[], id: string, c: number, lo: number, hi: number): number {
+  const b = Math.min(c + WINDOW, hi);
+  for (let x = c + 1; x < b; x++) if (ids[x] === id) return x;
+  const a = Math.max(c - 2, lo);
+  for (let x = Math.min(c, hi - 1); x >= a; x--) if (ids[x] === id) return x;
+  return -1;
 }

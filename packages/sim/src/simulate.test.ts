@@ -298,11 +298,16 @@ describe('simulate', () => {
 });
 
 describe('simulate reports bad plans as errors with paths', () => {
-  it('a preset cluster is an unknown preset until presets exist', () => {
-    const p = plan([device(0, { c: [] })], { cluster: { preset: 'dgx-h100', nodes: 1 } });
+  it('an unknown preset cluster is an error at cluster.preset listing the known ones', () => {
+    const p = plan([device(0, { c: [] })], { cluster: { preset: 'dgx-z100', nodes: 1 } });
     expect(simulate(p)).toEqual({
       ok: false,
-      errors: [{ path: 'cluster.preset', message: 'unknown preset "dgx-h100"' }],
+      errors: [
+        {
+          path: 'cluster.preset',
+          message: 'unknown cluster preset "dgx-z100" (known: dgx-a100, dgx-h100, dgx-h200)',
+        },
+      ],
     });
   });
 

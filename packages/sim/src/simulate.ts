@@ -1,7 +1,7 @@
 /**
  * Discrete-event simulation of a `stagecraft/plan@1`: one training step on the plan's cluster.
  *
- * Semantics (docs/simulator.md has the full text):
+ * Semantics (docs/cost-model.md, "Communication, memory and the simulator", has the full text):
  * - Every device runs its streams concurrently from time 0. An instruction becomes ready when the
  *   instruction before it on its stream has finished (or, for a RECV, been posted) and every id in
  *   its `waits` (same device) has finished. An OVERLAP is one unit whose waits are its own plus
@@ -13,17 +13,19 @@
  *   transfer); whatever lists it in `waits` starts after that end.
  * - A collective starts when every member device has reached (is ready at) the instruction with
  *   the same `collective` key; all members end together after the alpha-beta time.
- * - Memory: each device starts at paramBytes; allocBytes apply at a unit's start, freeBytes at its
+ * - On a real (custom or preset) cluster, sharedEngine.ts runs instead: concurrent jobs share link
+ *   bandwidth and compute yields the SM share of running communication (rates change as jobs
+ *   start and end); the ideal cluster keeps engine.ts, whose fixed durations keep closed forms exact.
+ * - Memory: each device starts at its resident training state (staticBytes, else paramBytes); allocBytes apply at a unit's start, freeBytes at its
  *   end (OFFLOAD releases `bytes` at its end, RELOAD allocates `bytes` at its start); at equal
  *   times frees apply before allocations.
  * - If events run out with instructions unfinished, the result is an error value naming one wait
  *   cycle (deadlock.ts). Nothing here throws on a well-typed plan.
  *
  * Pipeline: resolveCluster (costModel.ts) → flatten (flat.ts: setup, validation of references)
- * → run (engine.ts: the event loop) → metrics (below).
+ * → run (engine.ts, or sharedEngine.ts on a real cluster) → metrics (below, stepMetrics.ts).
  */
 import type { Plan } from '@stagecraft/ir';
-import { planOpCount } from '@stagecraft/ir';
 import { resolveCluster } from './costModel.ts';
 import { findDeadlock } from './deadlock.ts';
 import { run } from './engine.ts';
@@ -38,6 +40,8 @@ import {
   K_RECV,
   K_SEND,
 } from './flat.ts';
+import { EXPOSED_KINDS, runShared } from './sharedEngine.ts';
+import { gpuFacts, mfuOf, oomWarnings } from './stepMetrics.ts';
 import type { DeviceMetrics, SimulateOptions, Simulation, SimulationResult, TimelineEvent } from './types.ts';
 
 export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationResult {
@@ -47,11 +51,14 @@ export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationR
   const flat = flatten(plan, resolved.cost);
   if (!flat.ok) return flat;
   const f = flat.flat;
-  const r = run(f, keep);
+  const cost = resolved.cost;
+  const r = cost.kind === 'custom' ? runShared(f, keep, cost) : run(f, keep);
   if (r.done < f.N) return findDeadlock(f, r.state);
 
-  const { N, D, kind, unitDev, busy } = f;
+  const { N, D, kind, unitDev } = f;
   const { start, end } = r;
+  // Shared resources stretch compute on a real cluster: busy is what ran, not the nominal cost.
+  const busy = cost.kind === 'custom' ? measuredBusy(f, start, end) : f.busy;
   let makespan = 0;
   for (let v = 0; v < N; v++) if (end[v]! > makespan) makespan = end[v]!;
   const first = new Float64Array(D).fill(Number.POSITIVE_INFINITY);
@@ -82,19 +89,30 @@ export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationR
       lastEndMs: last[d]!,
       spanBubbleMs: last[d]! - fs - b,
       peakMemoryBytes: r.peak[d]!,
-      peakActivationBytes: r.peak[d]! - plan.devices[d]!.paramBytes,
+      peakActivationBytes: r.peak[d]! - (plan.devices[d]!.staticBytes ?? plan.devices[d]!.paramBytes),
+      exposedCommMs: r.exposed[d]!,
     });
+    const st = plan.devices[d]!.staticBytes;
+    if (st !== undefined) perDevice[perDevice.length - 1]!.staticBytes = st;
   }
+  const reps = expandReplicas(plan, perDevice);
+  sumExposed += reps.exposed;
   const byDevice = perDevice.map((_, i) => i).sort((a, b) => perDevice[a]!.device - perDevice[b]!.device);
 
   const sim: Simulation = {
     makespanMs: makespan,
     bubbleRatio: D > 0 && makespan > 0 ? sumIdle / (D * makespan) : 0,
     bubbleOverIdeal: sumBusy > 0 ? sumIdle / sumBusy : 0,
-    ops: planOpCount(plan),
-    devices: byDevice.map((i) => perDevice[i]!),
+    ops: f.ops,
+    devices: [...byDevice.map((i) => perDevice[i]!), ...reps.metrics].sort((a, b) => a.device - b.device),
     exposedCommMs: sumExposed,
   };
+  if (r.exposedByKind) sim.exposedCommByKindMs = exposedByKind(plan, r.exposedByKind);
+  const gpu = gpuFacts(plan.cluster);
+  const mfu = mfuOf(plan, makespan, gpu);
+  if (mfu !== undefined) sim.mfu = mfu;
+  const warnings = oomWarnings(sim.devices, gpu);
+  if (warnings.length > 0) sim.warnings = warnings;
   if (keep) {
     sim.timeline = timeline(f, start, end, r.order);
     sim.memory = byDevice.map((d) => ({ device: plan.devices[d]!.device, points: pairs(r.points[d]!) }));
@@ -151,6 +169,45 @@ function timeline(f: Flat, start: Float64Array, end: Float64Array, order: Int32A
         bytes: (x as { bytes: number }).bytes,
       });
   }
+  return out;
+}
+
+/** Σ compute time as it ran (end − start of compute and overlap units), per device. */
+function measuredBusy(f: Flat, start: Float64Array, end: Float64Array): Float64Array {
+  const busy = new Float64Array(f.D);
+  for (let v = 0; v < f.N; v++)
+    if (f.kind[v] === K_COMPUTE || f.kind[v] === K_OVERLAP) busy[f.unitDev[v]!]! += end[v]! - start[v]!;
+  return busy;
+}
+
+/** Metrics of the replicas of each group lowered once: its representative's, under their numbers. */
+function expandReplicas(
+  plan: Plan,
+  perDevice: DeviceMetrics[],
+): { metrics: DeviceMetrics[]; exposed: number } {
+  const metrics: DeviceMetrics[] = [];
+  let exposed = 0;
+  plan.devices.forEach((dp, i) => {
+    for (const device of dp.replicas ?? []) {
+      const m = { ...perDevice[i]!, device };
+      metrics.push(m);
+      exposed += m.exposedCommMs ?? 0;
+    }
+  });
+  return { metrics, exposed };
+}
+
+/** Σ over devices (replicas included) of exposed communication per kind. */
+function exposedByKind(plan: Plan, per: Float64Array): Record<string, number> {
+  const out: Record<string, number> = {};
+  const K = EXPOSED_KINDS.length;
+  EXPOSED_KINDS.forEach((name, c) => {
+    let sum = 0;
+    plan.devices.forEach((dp, d) => {
+      sum += per[d * K + c]! * (1 + (dp.replicas?.length ?? 0));
+    });
+    out[name] = sum;
+  });
   return out;
 }
 

@@ -26,9 +26,16 @@ export interface Simulation {
   memory?: { device: number; points: [timeMs: number, bytes: number][] }[];
   /**
    * Σ over devices of the time during which communication of that device is in flight and none of
-   * its compute is running (see docs/simulator.md for which intervals count as in flight).
+   * its compute is running (docs/cost-model.md, "Communication, memory and the simulator", says
+   * which intervals count as in flight). Replicas of a group lowered once count each.
    */
   exposedCommMs: number;
+  /** exposedCommMs by kind (SEND/RECV, ALL_REDUCE, …); an interval counts for every kind in flight. Real clusters only. */
+  exposedCommByKindMs?: Record<string, number>;
+  /** Model FLOPs utilisation, when the plan gives modelFlopsPerStep and the cluster a GPU. */
+  mfu?: number;
+  /** Predictions the user should see, e.g. a device out of memory. */
+  warnings?: string[];
   /** plan.tokensPerStep / step time, when the plan gives tokensPerStep and the makespan is positive. */
   tokensPerSecond?: number;
 }
@@ -47,8 +54,14 @@ export interface DeviceMetrics {
   spanBubbleMs: number;
   /** Peak of allocated bytes, parameters included. */
   peakMemoryBytes: number;
-  /** Peak of allocated bytes above the device's paramBytes. */
+  /** Peak of allocated bytes above the device's resident training state (staticBytes, else paramBytes). */
   peakActivationBytes: number;
+  /** Time with this device's communication in flight and none of its compute running. */
+  exposedCommMs?: number;
+  /** Weights + gradients + optimizer states the device holds all step. */
+  staticBytes?: number;
+  /** Peak memory over the GPU's memory. */
+  oom?: boolean;
 }
 
 export interface TimelineEvent {

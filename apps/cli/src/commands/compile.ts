@@ -1,5 +1,6 @@
 /** `stagecraft compile <design> [-o plan.json]`: the stagecraft/plan@1 document. */
 import { writeFileSync } from 'node:fs';
+import { formatStageLayers, layersPerStage } from '@stagecraft/passes';
 import type { Command } from '../args.ts';
 import { errorLine, formatCount, formatMs } from '../format.ts';
 import type { Io } from '../io.ts';
@@ -35,5 +36,7 @@ export function compilePlan(cmd: Extract<Command, { kind: 'compile' }>, io: Io):
   io.out(
     `wrote ${cmd.output}: ${formatCount(ops)} ops on ${plan.devices.length} devices (compiled in ${formatMs(compiled.ms)})`,
   );
+  const stages = layersPerStage(design.model);
+  if (stages) io.out(`layers per stage: ${formatStageLayers(stages)}`);
   return 0;
 }

@@ -1,4 +1,5 @@
 /** `stagecraft simulate <design> [--json]`: one training step's timeline metrics. */
+import { formatStageLayers, layersPerStage } from '@stagecraft/passes';
 import { renderAsciiTimeline, simulate as simulatePlan } from '@stagecraft/sim';
 import type { Command } from '../args.ts';
 import { simulationSummary } from '../format.ts';
@@ -42,13 +43,23 @@ export function simulate(cmd: Extract<Command, { kind: 'simulate' }>, io: Io, co
         peakActivationBytes: d.peakActivationBytes,
       })),
       ...(sim.tokensPerSecond !== undefined ? { tokensPerSecond: sim.tokensPerSecond } : {}),
+      ...(sim.mfu !== undefined ? { mfu: sim.mfu } : {}),
+      ...(sim.warnings !== undefined ? { warnings: sim.warnings } : {}),
       timings,
     };
     io.out(JSON.stringify(report));
     return 0;
   }
   const width = cmd.width ?? columns ?? 100;
-  const summary = { name: design.name, file: cmd.design, sim, ops, timings };
+  const stages = layersPerStage(design.model);
+  const summary = {
+    name: design.name,
+    file: cmd.design,
+    sim,
+    ops,
+    timings,
+    ...(stages ? { layersPerStage: formatStageLayers(stages) } : {}),
+  };
   io.out(
     simulationSummary(
       timeline ? { ...summary, timeline: renderAsciiTimeline(sim, plan, { width }) } : summary,

@@ -98,7 +98,10 @@ function expandSchedule(
       problems.map((p: { field: string; message: string }) => ({ path: at(p.field), message: p.message })),
     );
   }
-  const estimate = blockCount * d.microbatches * 3;
+  // Per microbatch: up to three passes per block (F, BI, BW) and, between consecutive blocks on
+  // different ranks, a SEND and a RECV each way. Refusing here, before anything is built, keeps
+  // an oversized design from costing time and memory.
+  const estimate = d.microbatches * (3 * blockCount + (ranks > 1 ? 4 * (blockCount - 1) : 0));
   if (estimate > ctx.options.maxOps) {
     throw new CompileError({
       path: at('microbatches'),
@@ -153,18 +156,27 @@ export function lowerSchedule(built: BuiltSchedule, l: Lowering): Directive[] {
         out.push({ op: 'place', filter: { PP: pp, DIR: 1 }, devices: l.groups[rank]!, ...stream });
     });
   }
-  const filtersOf = (a: Action): Filter[] => {
-    const rs = regions(a.stage);
-    const ordered = a.pass === 'F' ? rs : [...rs].reverse();
-    return ordered.map(
-      (pp): Filter =>
+  // Tens of thousands of actions: plain loops, one filter literal per region.
+  const rps = l.regionsPerStage;
+  const pushFilters = (a: Action, row: Filter[]) => {
+    const base = a.stage * rps;
+    for (let r = 0; r < rps; r++) {
+      const pp = l.stages[a.pass === 'F' ? base + r : base + rps - 1 - r]!;
+      row.push(
         l.bidirectional
           ? { PP: pp, DIR: a.dir ?? 0, MB: a.mb, PASS: a.pass }
           : { PP: pp, MB: a.mb, PASS: a.pass },
-    );
+      );
+    }
   };
   for (const program of built.programs) {
-    const order: OrderDirective = { op: 'order', filters: program.map((slot) => slot.flatMap(filtersOf)) };
+    const filters: Filter[][] = new Array(program.length);
+    for (let j = 0; j < program.length; j++) {
+      const row: Filter[] = [];
+      for (const a of program[j]!) pushFilters(a, row);
+      filters[j] = row;
+    }
+    const order: OrderDirective = { op: 'order', filters };
     out.push(order);
   }
   return out;

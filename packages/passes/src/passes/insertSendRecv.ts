@@ -10,6 +10,7 @@ import {
   type DagNode,
   EDGE_DATA,
   type EdgeKind,
+  type Provenance,
   p2pNode,
 } from '@stagecraft/ir';
 import type { Pass } from '../pass.ts';
@@ -42,8 +43,24 @@ export const insertSendRecvPass: Pass = {
       kind.push(k);
       bytes.push(b);
     };
-    // (producer, destination group) → RECV node index
-    const recvOf = new Map<number, number>();
+    // (producer, destination group) → RECV node index: the first destination of a producer in
+    // typed arrays (an output mostly goes to one other group), any further ones in a Map.
+    const firstGroup = new Int32Array(dag.nodes.length).fill(-1);
+    const firstRecv = new Int32Array(dag.nodes.length);
+    const moreRecvs = new Map<number, number>();
+    // One provenance object per directive, shared by the SENDs and RECVs it causes.
+    const provenances = new Map<number | null, Provenance>();
+    const provenanceOf = (directive: number | null): Provenance => {
+      let p = provenances.get(directive);
+      if (!p) provenances.set(directive, (p = { pass: 'insert-send-recv', directive }));
+      return p;
+    };
+    const recvOf = (u: number, g: number): number | undefined =>
+      firstGroup[u] === g
+        ? firstRecv[u]
+        : firstGroup[u]! < 0
+          ? undefined
+          : moreRecvs.get(u * dag.groups.length + g);
     for (let j = 0; j < e.from.length; j++) {
       const u = e.from[j]!;
       const v = e.to[j]!;
@@ -61,12 +78,11 @@ export const insertSendRecvPass: Pass = {
           message: `${nu.id} on devices [${gu.join(', ')}] feeds ${nv.id} on devices [${gv.join(', ')}]: data moves between groups rank by rank, so they need the same size`,
         });
       }
-      const key = u * dag.groups.length + nv.group;
-      let r = recvOf.get(key);
+      let r = recvOf(u, nv.group);
       if (r === undefined) {
         const transfer = `${nu.id}.d${gv[0]}`;
         const pass = nu.kind === 'compute' ? nu.op : 'F';
-        const provenance = { pass: 'insert-send-recv', directive: nu.provenance.directive };
+        const provenance = provenanceOf(nu.provenance.directive);
         // Explicit fields, no object spread: a spread plus extra fields is many times slower here.
         const send = p2pNode({
           op: 'SEND',
@@ -88,7 +104,7 @@ export const insertSendRecvPass: Pass = {
           dims: nu.dims,
           group: nv.group,
           stream: (nv as ComputeNode).p2pStream ?? DEFAULT_P2P_STREAM,
-          provenance: { pass: 'insert-send-recv', directive: nv.provenance.directive },
+          provenance: provenanceOf(nv.provenance.directive),
           peerGroup: nu.group,
           bytes: e.bytes[j]!,
           transfer,
@@ -98,7 +114,10 @@ export const insertSendRecvPass: Pass = {
         nodes.push(send);
         r = nodes.length;
         nodes.push(recv);
-        recvOf.set(key, r);
+        if (firstGroup[u]! < 0) {
+          firstGroup[u] = nv.group;
+          firstRecv[u] = r;
+        } else moreRecvs.set(u * dag.groups.length + nv.group, r);
         push(u, s, EDGE_DATA, e.bytes[j]!);
         push(s, r, EDGE_DATA, e.bytes[j]!);
       }

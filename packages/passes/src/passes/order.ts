@@ -14,11 +14,12 @@ import {
   type OverlapSlot,
   type PathSegment,
 } from '@stagecraft/ir';
-import { outEdges } from '../adjacency.ts';
+import { type Adjacency, outEdges } from '../adjacency.ts';
 import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
-import { topoOrder, unitsOf } from '../topo.ts';
+import { topoOrderOf } from '../topo.ts';
+import { interleavedSlot } from './interleaveSlot.ts';
 
 /** Above this many prev×next pairs, consecutive slots are joined through an ORDER_SINK node. */
 const DIRECT_EDGE_LIMIT = 4;
@@ -29,7 +30,8 @@ export const orderPass: Pass = {
     const orders = directivesOf(ctx.program, 'order');
     if (orders.length === 0) return dag;
     const index = new NodeIndex(dag);
-    const out = outEdges(dag.nodes.length, dag.edges);
+    // Out-edges only matter to slots of several filters (overlap detection): built on first use.
+    let out: Adjacency | undefined;
     const nodes: DagNode[] = dag.nodes.slice();
     const from = dag.edges.from.slice();
     const to = dag.edges.to.slice();
@@ -42,46 +44,73 @@ export const orderPass: Pass = {
       bytes.push(0);
     };
     const overlaps: OverlapSlot[] = [...dag.overlaps];
-    // Where each node was ordered, for "already ordered" and cycle messages.
-    const slotPath = new Map<number, PathSegment[]>();
-    const filterOf = new Map<number, number>();
-    for (const { d, index: di, path } of orders) {
+    // Where each node was ordered (a slot number; its path is built only for a message).
+    const slotOf = new Int32Array(dag.nodes.length).fill(-1);
+    const slotOrder: number[] = [];
+    const slotRow: number[] = [];
+    const slotPath = (slot: number): PathSegment[] => [
+      ...orders[slotOrder[slot]!]!.path,
+      'filters',
+      slotRow[slot]!,
+    ];
+    // Filter (within its slot) of each node of the current slot, for overlap detection.
+    const filterOf = new Int32Array(dag.nodes.length);
+    for (let oi = 0; oi < orders.length; oi++) {
+      const { d, index: di, path } = orders[oi]!;
       let group = -1;
       let groupPath = '';
       let prev: number[] = [];
-      d.filters.forEach((slot, j) => {
-        if (slot.length === 0) return; // an idle step: nothing to order
+      for (let j = 0; j < d.filters.length; j++) {
+        const slot = d.filters[j]!;
+        if (slot.length === 0) continue; // an idle step: nothing to order
+        const here = slotOrder.length;
+        slotOrder.push(oi);
+        slotRow.push(j);
         const members: number[] = [];
-        filterOf.clear();
-        slot.forEach((f, q) => {
-          const fpath = [...path, 'filters', j, q];
-          const found = index.match(f, fpath);
+        for (let q = 0; q < slot.length; q++) {
+          const fpath = () => [...path, 'filters', j, q];
+          const found = index.match(slot[q]!, fpath);
           if (found.length === 0)
-            throw new CompileError({ path: formatPath(fpath), message: 'matches no op' });
+            throw new CompileError({ path: formatPath(fpath()), message: 'matches no op' });
           for (const n of found) {
             const node = dag.nodes[n]!;
             if (group < 0) {
               group = node.group;
-              groupPath = formatPath(fpath);
+              groupPath = formatPath(fpath());
             } else if (node.group !== group) {
               throw new CompileError({
-                path: formatPath(fpath),
+                path: formatPath(fpath()),
                 message: `matches ${node.id} on devices [${dag.groups[node.group]!.join(', ')}], but this order runs on devices [${dag.groups[group]!.join(', ')}] (from ${groupPath}); an order stays on one device group`,
               });
             }
-            const seen = slotPath.get(n);
-            if (seen) {
+            if (slotOf[n]! >= 0) {
               throw new CompileError({
-                path: formatPath(fpath),
-                message: `${node.id} is already ordered by ${formatPath(seen)}`,
+                path: formatPath(fpath()),
+                message: `${node.id} is already ordered by ${formatPath(slotPath(slotOf[n]!))}`,
               });
             }
-            slotPath.set(n, [...path, 'filters', j]);
-            filterOf.set(n, q);
+            slotOf[n] = here;
+            filterOf[n] = q;
             members.push(n);
           }
-        });
-        if (slot.length > 1 && independentParts(members, filterOf, out, dag.edges.to) > 1) {
+        }
+        const zipper =
+          slot.length > 1
+            ? interleavedSlot(dag, members, (out ??= outEdges(dag.nodes.length, dag.edges)))
+            : null;
+        if (zipper) for (let k = 1; k < zipper.length; k++) edge(zipper[k - 1]!, zipper[k]!);
+        else if (
+          slot.length > 1 &&
+          independentParts(
+            members,
+            slot.length,
+            here,
+            slotOf,
+            filterOf,
+            (out ??= outEdges(dag.nodes.length, dag.edges)),
+            dag.edges.to,
+          ) > 1
+        ) {
           overlaps.push({ nodes: members, directive: di });
         }
         if (prev.length > 0) {
@@ -105,15 +134,15 @@ export const orderPass: Pass = {
           }
         }
         prev = members;
-      });
+      }
     }
     const next = { ...dag, nodes, edges: { from, to, kind, bytes }, overlaps };
-    const topo = topoOrder(next, unitsOf(next));
+    const topo = topoOrderOf(next);
     if (!topo.ok) {
       const names = topo.cycle.map((n) => nodes[n]!.id);
-      const placed = topo.cycle.map((n) => slotPath.get(n)).find((p) => p !== undefined);
+      const placed = topo.cycle.map((n) => (n < slotOf.length ? slotOf[n]! : -1)).find((s) => s >= 0);
       throw new CompileError({
-        path: placed ? formatPath(placed) : 'directives',
+        path: placed !== undefined ? formatPath(slotPath(placed)) : 'directives',
         message: `the order forms a cycle with the data dependencies: ${[...names, names[0]].join(' → ')}`,
       });
     }
@@ -122,30 +151,34 @@ export const orderPass: Pass = {
 };
 
 /**
- * Number of independent parts among a slot's ops: ops joined by a direct data edge across
- * filters belong together (regions of one stage); separate parts run overlapped.
+ * Number of independent parts among a slot's ops (slot number `slot`, `filters` filters): ops
+ * joined by a direct data edge across filters belong together (regions of one stage); separate
+ * parts run overlapped.
  */
 function independentParts(
   members: readonly number[],
-  filterOf: Map<number, number>,
+  filters: number,
+  slot: number,
+  slotOf: Int32Array,
+  filterOf: Int32Array,
   out: { offset: Int32Array; edge: Int32Array },
   to: readonly number[],
 ): number {
-  const parent = new Map<number, number>();
+  const parent = Array.from({ length: filters }, (_, q) => q);
   const find = (x: number): number => {
     let r = x;
-    while (parent.get(r) !== r) r = parent.get(r)!;
+    while (parent[r] !== r) r = parent[r]!;
     return r;
   };
-  for (const q of filterOf.values()) parent.set(q, q);
+  const used = new Array<boolean>(filters).fill(false);
   for (const m of members) {
+    used[filterOf[m]!] = true;
     for (let k = out.offset[m]!; k < out.offset[m + 1]!; k++) {
       const t = to[out.edge[k]!]!;
-      const qt = filterOf.get(t);
-      if (qt !== undefined) parent.set(find(filterOf.get(m)!), find(qt));
+      if (t < slotOf.length && slotOf[t] === slot) parent[find(filterOf[m]!)] = find(filterOf[t]!);
     }
   }
   let parts = 0;
-  for (const [q, p] of parent) if (q === p) parts++;
+  for (let q = 0; q < filters; q++) if (used[q] && parent[q] === q) parts++;
   return parts;
 }

@@ -21,7 +21,10 @@ export const splitBackwardPass: Pass = {
   run(dag, ctx) {
     const explicit = directivesOf(ctx.program, 'split_backward');
     const orders = directivesOf(ctx.program, 'order');
-    if (explicit.length === 0 && orders.length === 0) return dag;
+    const namesHalves = orders.some(({ d }) =>
+      d.filters.some((slot) => slot.some((f) => f.PASS === 'BI' || f.PASS === 'BW')),
+    );
+    if (explicit.length === 0 && !namesHalves) return dag;
     const index = new NodeIndex(dag);
     const chosen = new Map<number, number>(); // B node → directive that splits it
     for (const { d, index: di, path } of explicit) {

@@ -1,43 +1,51 @@
 /**
- * A total order per device group and stream: the order of a FIFO topological sort of the whole
- * DAG. Any linear extension is free of deadlock (every wait points backwards in it), the order
- * directives' temporal edges make it the schedule's order, and a channel's RECVs come out in the
- * order of its SENDs, as NCCL's point-to-point matching needs.
+ * A total order per lane (device group and stream): the order of a FIFO topological sort of the
+ * whole DAG. Any linear extension is free of deadlock (every wait points backwards in it), the
+ * order directives' temporal edges make it the schedule's order, and a channel's RECVs come out
+ * in the order of its SENDs, as NCCL's point-to-point matching needs.
  */
 import { CompileError } from '@stagecraft/ir';
 import type { Pass } from '../pass.ts';
-import { topoOrder, type Units, unitsOf } from '../topo.ts';
+import { topoOrderOf, type Units } from '../topo.ts';
+import { partitionOf } from './partition.ts';
 
 export interface StreamOrder {
   readonly units: Units;
-  /** Per group: stream name → units (representative node indices) in execution order. */
-  readonly groups: readonly ReadonlyMap<string, number[]>[];
+  /** Units (representative node indices) of lane l in execution order: `laneUnits[laneOff[l] .. laneOff[l+1]-1]`. */
+  readonly laneOff: Int32Array;
+  readonly laneUnits: Int32Array;
 }
 
 export const streamOrderPass: Pass = {
   name: 'stream-order',
   run(dag, ctx) {
-    const units = unitsOf(dag);
-    const topo = topoOrder(dag, units);
+    const partition =
+      ctx.partition && ctx.partition.laneOf.length === dag.nodes.length
+        ? ctx.partition
+        : (ctx.partition = partitionOf(dag));
+    const topo = topoOrderOf(dag);
+    const { units } = topo;
     if (!topo.ok) {
       throw new CompileError({
         path: 'directives',
         message: `the DAG has a cycle: ${topo.cycle.map((n) => dag.nodes[n]!.id).join(' → ')}`,
       });
     }
-    const groups = dag.groups.map(() => new Map<string, number[]>());
+    const { laneOf, lanes } = partition;
+    const { rep } = units;
+    const L = lanes.length;
+    const laneOff = new Int32Array(L + 1);
+    for (let i = 0; i < rep.length; i++) if (rep[i] === i && laneOf[i]! >= 0) laneOff[laneOf[i]! + 1]!++;
+    for (let l = 0; l < L; l++) laneOff[l + 1]! += laneOff[l]!;
+    const fill = laneOff.slice(0, L);
+    const laneUnits = new Int32Array(laneOff[L]!);
     const { order } = topo;
     for (let k = 0; k < order.length; k++) {
       const i = order[k]!;
-      if (units.rep[i] !== i) continue;
-      const n = dag.nodes[i]!;
-      if (n.kind === 'control') continue;
-      const g = groups[n.group]!;
-      let list = g.get(n.stream);
-      if (!list) g.set(n.stream, (list = []));
-      list.push(i);
+      const l = laneOf[i]!;
+      if (rep[i] === i && l >= 0) laneUnits[fill[l]!++] = i;
     }
-    ctx.streamOrder = { units, groups };
+    ctx.streamOrder = { units, laneOff, laneUnits };
     return dag;
   },
 };

@@ -6,7 +6,7 @@ import { validatePlan } from '../validatePlan.ts';
 export const validatePlanPass: Pass = {
   name: 'validate-plan',
   run(dag, ctx) {
-    const issues = validatePlan(ctx.plan!);
+    const issues = validatePlan(ctx.plan!, { uniqueIds: true });
     if (issues.length > 0) throw new CompileError(issues);
     return dag;
   },

@@ -1,0 +1,101 @@
+/**
+ * Cluster presets: one node type each, from vendor data sheets (sources in docs/cost-model.md,
+ * "Models and clusters"). A preset with `nodes` expands into the full custom form, which is what
+ * the compiler and the simulator read.
+ */
+import type { z } from 'zod';
+import type { CustomCluster, IdealCluster, PresetCluster } from './cluster.ts';
+import type { Issue } from './issue.ts';
+
+export type ClusterNodePreset = Omit<CustomCluster, 'kind' | 'nodes'>;
+
+/**
+ * Sustained fraction of dense bf16 peak a whole transformer layer reaches (matmuls, attention and
+ * the elementwise work between them). An assumption, documented with its evidence; override it per
+ * design with `achievableFraction`.
+ */
+export const DEFAULT_ACHIEVABLE_FRACTION = 0.6;
+
+export const CLUSTER_PRESETS: Readonly<Record<string, ClusterNodePreset>> = {
+  // DGX A100 640GB: 8× A100-SXM4-80GB, NVLink 3 (600 GB/s per GPU, both directions), 8× HDR 200 Gb/s.
+  'dgx-a100': {
+    gpusPerNode: 8,
+    gpu: {
+      name: 'A100-SXM4-80GB',
+      peakTflops: 312,
+      achievableFraction: DEFAULT_ACHIEVABLE_FRACTION,
+      memoryGiB: 80,
+      sms: 108,
+    },
+    intraNode: { bandwidthGBps: 300, latencyUs: 3 },
+    interNode: { bandwidthGBps: 25, latencyUs: 5 },
+  },
+  // DGX H100: 8× H100-SXM5-80GB, NVLink 4 (900 GB/s per GPU, both directions), 8× NDR 400 Gb/s.
+  'dgx-h100': {
+    gpusPerNode: 8,
+    gpu: {
+      name: 'H100-SXM5-80GB',
+      peakTflops: 989,
+      achievableFraction: DEFAULT_ACHIEVABLE_FRACTION,
+      memoryGiB: 80,
+      sms: 132,
+    },
+    intraNode: { bandwidthGBps: 450, latencyUs: 3 },
+    interNode: { bandwidthGBps: 50, latencyUs: 5 },
+  },
+  // DGX H200: 8× H200-SXM-141GB (H100's compute, 141 GB HBM3e), NVLink 4, 8× NDR 400 Gb/s.
+  'dgx-h200': {
+    gpusPerNode: 8,
+    gpu: {
+      name: 'H200-SXM-141GB',
+      peakTflops: 989,
+      achievableFraction: DEFAULT_ACHIEVABLE_FRACTION,
+      memoryGiB: 140,
+      sms: 132,
+    },
+    intraNode: { bandwidthGBps: 450, latencyUs: 3 },
+    interNode: { bandwidthGBps: 50, latencyUs: 5 },
+  },
+};
+
+export const CLUSTER_PRESET_NAMES: readonly string[] = Object.keys(CLUSTER_PRESETS);
+
+export function unknownClusterPreset(name: string): string {
+  return `unknown cluster preset ${JSON.stringify(name)} (known: ${CLUSTER_PRESET_NAMES.join(', ')})`;
+}
+
+/** A preset cluster as the full custom form; an unknown preset is an issue at `cluster.preset`. */
+export function expandPresetCluster(
+  cluster: PresetCluster,
+): { ok: true; cluster: CustomCluster } | { ok: false; errors: Issue[] } {
+  const p = CLUSTER_PRESETS[cluster.preset];
+  if (!p)
+    return { ok: false, errors: [{ path: 'cluster.preset', message: unknownClusterPreset(cluster.preset) }] };
+  const gpu = { ...p.gpu };
+  if (cluster.achievableFraction !== undefined) gpu.achievableFraction = cluster.achievableFraction;
+  return {
+    ok: true,
+    cluster: {
+      kind: 'custom',
+      nodes: cluster.nodes,
+      gpusPerNode: p.gpusPerNode,
+      gpu,
+      intraNode: { ...p.intraNode },
+      interNode: { ...p.interNode },
+    },
+  };
+}
+
+/** The cluster with presets expanded: ideal or custom, the two forms costs are computed from. */
+export function expandCluster(
+  cluster: IdealCluster | PresetCluster | CustomCluster,
+): { ok: true; cluster: IdealCluster | CustomCluster } | { ok: false; errors: Issue[] } {
+  if ('preset' in cluster) return expandPresetCluster(cluster);
+  return { ok: true, cluster };
+}
+
+/** zod refinement: an unknown preset fails to parse, at `preset`, listing the known ones. */
+export function checkClusterPreset(c: PresetCluster, ctx: z.core.$RefinementCtx<PresetCluster>): void {
+  if (!CLUSTER_PRESETS[c.preset])
+    ctx.addIssue({ code: 'custom', message: unknownClusterPreset(c.preset), path: ['preset'] });
+}

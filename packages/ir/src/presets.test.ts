@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { CLUSTER_PRESETS, expandCluster } from './clusterPresets.ts';
+import { parseDesign } from './design.ts';
+import { resolveTransformer } from './transformerPresets.ts';
+
+const design = (model: unknown, cluster: unknown = { preset: 'dgx-h100', nodes: 1 }) =>
+  parseDesign({ format: 'stagecraft/design@1', name: 'd', model, cluster, directives: [] });
+
+describe('transformer presets', () => {
+  it('a preset with overrides of any field', () => {
+    const r = resolveTransformer({
+      kind: 'transformer',
+      preset: 'qwen3-30b-a3b',
+      seqLen: 8192,
+      moe: { topK: 4 },
+    });
+    expect(r.ok && r.config).toMatchObject({
+      preset: 'qwen3-30b-a3b',
+      hidden: 2048,
+      headDim: 128,
+      seqLen: 8192,
+      microbatchSize: 1,
+      dtype: 'bf16',
+      moe: { experts: 128, topK: 4, expertFfnHidden: 768, sharedExperts: 0, denseLayers: 0 },
+    });
+  });
+
+  it('an unknown preset is an error at model.preset listing the known ones', () => {
+    expect(design({ kind: 'transformer', preset: 'llama9' })).toEqual({
+      ok: false,
+      errors: [
+        {
+          path: 'model.preset',
+          message:
+            'unknown model preset "llama9" (known: llama3-8b, llama3-70b, llama3.1-405b, qwen3-8b, qwen3-30b-a3b, mixtral-8x7b, deepseek-v3)',
+        },
+      ],
+    });
+  });
+
+  it('without a preset the core hyperparameters are required, each named', () => {
+    const r = design({ kind: 'transformer', layers: 2, hidden: 64 });
+    expect(r.ok ? [] : r.errors.map((e) => e.path)).toEqual([
+      'model.ffnHidden',
+      'model.heads',
+      'model.vocab',
+      'model.seqLen',
+    ]);
+  });
+
+  it('inconsistent fields are errors at the field', () => {
+    const r = design({ kind: 'transformer', preset: 'llama3-8b', kvHeads: 5, moe: { experts: 4, topK: 8 } });
+    expect(r.ok ? [] : r.errors).toEqual([
+      { path: 'model.kvHeads', message: 'must divide heads (32); got 5' },
+      { path: 'model.moe.expertFfnHidden', message: 'required field missing' },
+      { path: 'model.moe.topK', message: 'must be ≤ experts (4); got 8' },
+    ]);
+  });
+});
+
+describe('cluster presets', () => {
+  it('dgx-h100 × 2 expands to 16 H100s with NVLink inside a node and InfiniBand between', () => {
+    const r = expandCluster({ preset: 'dgx-h100', nodes: 2 });
+    expect(r).toEqual({
+      ok: true,
+      cluster: {
+        kind: 'custom',
+        nodes: 2,
+        gpusPerNode: 8,
+        gpu: { name: 'H100-SXM5-80GB', peakTflops: 989, achievableFraction: 0.6, memoryGiB: 80, sms: 132 },
+        intraNode: { bandwidthGBps: 450, latencyUs: 3 },
+        interNode: { bandwidthGBps: 50, latencyUs: 5 },
+      },
+    });
+  });
+
+  it('every preset has the published peak, memory and SM count', () => {
+    const gpus = Object.fromEntries(Object.entries(CLUSTER_PRESETS).map(([k, v]) => [k, v.gpu]));
+    expect(gpus['dgx-a100']).toMatchObject({ peakTflops: 312, memoryGiB: 80, sms: 108 });
+    expect(gpus['dgx-h200']).toMatchObject({ peakTflops: 989, memoryGiB: 140, sms: 132 });
+  });
+
+  it('the achievable fraction can be overridden on a preset', () => {
+    const r = expandCluster({ preset: 'dgx-a100', nodes: 1, achievableFraction: 0.5 });
+    expect(r.ok && r.cluster.kind === 'custom' && r.cluster.gpu.achievableFraction).toBe(0.5);
+  });
+
+  it('an unknown preset is an error at cluster.preset listing the known ones', () => {
+    expect(
+      design(
+        { kind: 'synthetic', stages: 1, costs: { F: 1, BI: 1, BW: 1 } },
+        { preset: 'dgx-b900', nodes: 1 },
+      ),
+    ).toEqual({
+      ok: false,
+      errors: [
+        {
+          path: 'cluster.preset',
+          message: 'unknown cluster preset "dgx-b900" (known: dgx-a100, dgx-h100, dgx-h200)',
+        },
+      ],
+    });
+  });
+});

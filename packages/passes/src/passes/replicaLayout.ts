@@ -1,0 +1,42 @@
+/**
+ * How device groups appear in the plan. A group is one SPMD program: every member runs the same
+ * instructions on its own data, and member r of one group exchanges with member r of another.
+ * Small designs list every device. When the per-device plan would exceed COMPACT_ABOVE
+ * instructions (50k) and the members of every group are symmetric (member r of a group reaches member
+ * r of each peer group over the same kind of link for every r), each group is lowered once, on
+ * its first device, with `replicas` naming the others: DeepSeek-V3 on 2,048 GPUs is then 16
+ * programs, not 2,048 copies of them, and simulating the representatives is exact.
+ */
+import { type Cluster, type Dag, expandCluster } from '@stagecraft/ir';
+
+export const COMPACT_ABOVE = 50_000;
+
+/** GPUs per node of a cluster; undefined for the ideal cluster (one flat network). */
+export function gpusPerNodeOf(cluster: Cluster): number | undefined {
+  const r = expandCluster(cluster);
+  return r.ok && r.cluster.kind === 'custom' ? r.cluster.gpusPerNode : undefined;
+}
+
+export function compactGroups(dag: Dag, cluster: Cluster, instructionsPerGroup: readonly number[]): boolean {
+  let expanded = 0;
+  instructionsPerGroup.forEach((k, g) => {
+    expanded += k * dag.groups[g]!.length;
+  });
+  if (expanded <= COMPACT_ABOVE) return false;
+  if (!dag.groups.some((g) => g.length > 1)) return false;
+  const perNode = gpusPerNodeOf(cluster);
+  if (perNode === undefined) return true;
+  const seen = new Set<string>();
+  for (const n of dag.nodes) {
+    if (n.kind !== 'p2p' || n.op !== 'SEND') continue;
+    const key = `${n.group}>${n.peerGroup}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const a = dag.groups[n.group]!;
+    const b = dag.groups[n.peerGroup]!;
+    const same = (r: number) => Math.floor(a[r]! / perNode) === Math.floor(b[r]! / perNode);
+    const first = same(0);
+    for (let r = 1; r < a.length; r++) if (same(r) !== first) return false;
+  }
+  return true;
+}

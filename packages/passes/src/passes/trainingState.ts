@@ -1,0 +1,74 @@
+/**
+ * What a device holds all step besides activations: weights, gradients and optimizer states of
+ * the blocks its group runs, after ZeRO sharding over the group's data-parallel degree n.
+ * Mixed-precision Adam: weights and gradients in the model's 16-bit type (the block's
+ * paramBytes each), fp32 master weights + first and second moments = 12 bytes per parameter,
+ * i.e. 6 × the 16-bit weight bytes.
+ *   ZeRO-0: W + G + 6W · ZeRO-1: W + G + 6W/n · ZeRO-2: W + G/n + 6W/n · ZeRO-3: (W + G + 6W)/n
+ * (ZeRO-3's gathered parameters are transient and counted on the ops that use them.)
+ */
+import type { Dag, Model } from '@stagecraft/ir';
+
+export const OPTIMIZER_BYTES_PER_WEIGHT_BYTE = 6;
+
+export interface TrainingState {
+  params: number;
+  grads: number;
+  optimizer: number;
+}
+
+export function trainingState(dag: Dag, group: number, blocks: Iterable<number>): TrainingState {
+  const n = dag.groups[group]!.length;
+  const zeroOf = new Map<number, number>();
+  for (const r of dag.dataParallel ?? [])
+    if (r.group === group) for (const b of r.blocks) zeroOf.set(b, r.zero);
+  const s: TrainingState = { params: 0, grads: 0, optimizer: 0 };
+  for (const b of blocks) {
+    const w = dag.blocks[b]!.paramBytes;
+    const zero = zeroOf.get(b);
+    const dp = zero === undefined ? 1 : n;
+    const z = zero ?? 0;
+    s.params += z >= 3 ? w / dp : w;
+    s.grads += z >= 2 ? w / dp : w;
+    s.optimizer += (OPTIMIZER_BYTES_PER_WEIGHT_BYTE * w) / (z >= 1 ? dp : 1);
+  }
+  return s;
+}
+
+/**
+ * Tokens one step trains on and its model FLOPs cluster-wide: every forward of the first block
+ * is one microbatch of `tokensPerMicrobatch` tokens per data-parallel member (members of a
+ * tensor-parallel group share their tokens); FLOPs sum F, BI and BW (B = BI + BW) of every op
+ * times the members running it, recomputation excluded, as MFU counts them.
+ */
+export function stepTotals(
+  dag: Dag,
+  tokensPerMicrobatch: number | undefined,
+): { tokens?: number; flops?: number } {
+  const tp = new Set((dag.tensorParallel ?? []).map((t) => t.group));
+  let tokens = 0;
+  let flops = 0;
+  let haveFlops = false;
+  for (const n of dag.nodes) {
+    if (n.kind !== 'compute' || n.block < 0 || n.group < 0) continue;
+    const size = dag.groups[n.group]!.length;
+    if (n.op === 'F' && n.block === 0) tokens += tp.has(n.group) ? 1 : size;
+    const f = dag.blocks[n.block]!.flops;
+    if (!f) continue;
+    haveFlops = true;
+    const per =
+      n.op === 'F' ? f.F : n.op === 'B' ? f.BI + f.BW : n.op === 'BI' ? f.BI : n.op === 'BW' ? f.BW : 0;
+    flops += per * size;
+  }
+  const out: { tokens?: number; flops?: number } = {};
+  if (tokensPerMicrobatch !== undefined) out.tokens = tokens * tokensPerMicrobatch;
+  if (haveFlops) out.flops = flops;
+  return out;
+}
+
+/** Tokens in one microbatch of one data-parallel rank, when the model says. */
+export function tokensPerMicrobatch(model: Model): number | undefined {
+  if (model.kind === 'transformer')
+    return model.seqLen !== undefined ? model.seqLen * (model.microbatchSize ?? 1) : undefined;
+  return 'blocks' in model ? model.tokensPerMicrobatch : undefined;
+}

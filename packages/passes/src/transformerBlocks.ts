@@ -1,0 +1,313 @@
+/**
+ * A transformer's blocks from its hyperparameters: per block the FLOPs of F, BI and BW, parameter
+ * counts, stashed activation bytes (with and without recompute) and the bytes its output sends on.
+ * Every formula is stated in docs/cost-model.md, "Models and clusters"; tests check them against
+ * hand-computed values.
+ *
+ * A model is a sequence of *units* in Megatron-LM's layout vocabulary — `E` embedding, `t` decoder
+ * layer, `m` multi-token-prediction module, `L` final norm + head + loss — and each unit lowers to
+ * one or more blocks (a MoE layer: attention, router, shared experts, routed experts).
+ */
+import { DTYPE_BYTES, type TransformerConfig } from '@stagecraft/ir';
+
+/**
+ * Attention is causal: a query attends to the keys at or before it, so the score and context
+ * matmuls do half the work of the full s × s product (what causal FlashAttention executes).
+ */
+export const CAUSAL_FACTOR = 0.5;
+
+export type UnitKind = 'E' | 't' | 'm' | 'L';
+
+export type BlockPart =
+  | 'embedding'
+  | 'attention'
+  | 'mlp'
+  | 'router'
+  | 'shared-experts'
+  | 'experts'
+  | 'mtp-projection'
+  | 'head';
+
+export interface Flops {
+  F: number;
+  BI: number;
+  BW: number;
+}
+
+/** One block before tagging: what it costs and holds for one microbatch. */
+export interface TransformerBlock {
+  name: string;
+  part: BlockPart;
+  /** Decoder layer index (MTP modules continue after the last layer); undefined for E and L. */
+  layer?: number;
+  flops: Flops;
+  /** Parameters held (elements). */
+  params: number;
+  /** Parameters one token's forward uses (routed experts: topK of them). */
+  activeParams: number;
+  paramBytes: number;
+  /** Bytes kept from F until the backward. */
+  activationBytes: number;
+  /** The same under full recompute: only the block's input. */
+  recomputeActivationBytes: number;
+  /** Bytes sent to the next block (and, as the gradient, back): the hidden state. */
+  outputBytes: number;
+}
+
+export interface TransformerUnit {
+  kind: UnitKind;
+  /** Layer index for `t` and `m` units. */
+  layer?: number;
+  blocks: TransformerBlock[];
+}
+
+/** Elementwise work (norms, RoPE, SiLU, softmax, residual adds) is not counted: matmuls dominate. */
+function matmul(tokens: number, n: number, k: number): number {
+  return 2 * tokens * n * k;
+}
+
+/** F, BI, BW of a block made of weight matmuls of `forward` FLOPs: backward is one matmul per gradient. */
+function weights(forward: number): Flops {
+  return { F: forward, BI: forward, BW: forward };
+}
+
+interface Ctx {
+  c: TransformerConfig;
+  /** Tokens in one microbatch. */
+  t: number;
+  /** Bytes per element. */
+  e: number;
+}
+
+function block(
+  x: Ctx,
+  b: Omit<TransformerBlock, 'paramBytes' | 'recomputeActivationBytes' | 'outputBytes' | 'activeParams'> & {
+    activeParams?: number;
+  },
+): TransformerBlock {
+  const hiddenBytes = x.t * x.c.hidden * x.e;
+  return {
+    ...b,
+    activeParams: b.activeParams ?? b.params,
+    paramBytes: b.params * x.e,
+    recomputeActivationBytes: Math.min(b.activationBytes, hiddenBytes),
+    outputBytes: hiddenBytes,
+  };
+}
+
+/** Query, key and value widths of the attention core. */
+export function attentionDims(c: TransformerConfig): { qk: number; v: number } {
+  if (c.mla) return { qk: c.mla.qkNopeHeadDim + c.mla.qkRopeHeadDim, v: c.mla.vHeadDim };
+  return { qk: c.headDim, v: c.headDim };
+}
+
+function attention(x: Ctx, layer: number, name: string): TransformerBlock {
+  const { c, t, e } = x;
+  const h = c.hidden;
+  const { qk, v } = attentionDims(c);
+  // Score (Q·Kᵀ) and context (P·V) matmuls over the s keys of each query's sequence.
+  const core = 2 * t * c.seqLen * c.heads * (qk + v) * CAUSAL_FACTOR;
+  let projParams: number;
+  let normParams = h;
+  let stash: number;
+  if (c.mla) {
+    const m = c.mla;
+    const q = m.qLoraRank !== undefined ? h * m.qLoraRank + m.qLoraRank * c.heads * qk : h * c.heads * qk;
+    const kv = h * (m.kvLoraRank + m.qkRopeHeadDim) + m.kvLoraRank * c.heads * (m.qkNopeHeadDim + v);
+    projParams = q + kv + c.heads * v * h;
+    normParams += (m.qLoraRank ?? 0) + m.kvLoraRank;
+    // Norm input and output, the latents and their norms, Q, K, V and the attention output.
+    const qLatent = 2 * (m.qLoraRank ?? 0);
+    const kvLatent = 2 * m.kvLoraRank + m.qkRopeHeadDim;
+    stash = t * (2 * h + qLatent + kvLatent + c.heads * (2 * qk + 2 * v)) * e;
+  } else {
+    const hq = c.heads * c.headDim;
+    const hkv = c.kvHeads * c.headDim;
+    projParams = h * (hq + 2 * hkv) + hq * h;
+    // Norm input, norm output (the QKV input), Q, K, V and the attention output (the O input).
+    stash = t * (2 * h + 2 * hq + 2 * hkv) * e;
+  }
+  // FlashAttention keeps one fp32 log-sum-exp per query and head instead of the s × s scores.
+  stash += t * c.heads * 4;
+  const proj = matmul(t, projParams, 1);
+  return block(x, {
+    name,
+    part: 'attention',
+    layer,
+    // The core has no weights: its backward is the two input gradients (dQ·dK, dV·dP), no BW.
+    flops: { F: proj + core, BI: proj + 2 * core, BW: proj },
+    params: projParams + normParams,
+    activationBytes: stash,
+  });
+}
+
+/** SwiGLU MLP: gate and up (h → f), down (f → h). */
+function swiglu(x: Ctx, f: number): { flops: number; params: number; stash: number } {
+  return { flops: matmul(x.t, 3 * x.c.hidden, f), params: 3 * x.c.hidden * f, stash: 3 * x.t * f * x.e };
+}
+
+function denseMlp(x: Ctx, layer: number, name: string): TransformerBlock {
+  const h = x.c.hidden;
+  const m = swiglu(x, x.c.ffnHidden);
+  return block(x, {
+    name,
+    part: 'mlp',
+    layer,
+    flops: weights(m.flops),
+    params: m.params + h,
+    // Norm input, norm output (the gate/up input), gate and up outputs, the down input.
+    activationBytes: 2 * x.t * h * x.e + m.stash,
+  });
+}
+
+function moeBlocks(x: Ctx, layer: number, prefix: string): TransformerBlock[] {
+  const { c, t, e } = x;
+  const h = c.hidden;
+  const moe = c.moe!;
+  const out: TransformerBlock[] = [
+    block(x, {
+      name: `${prefix} router`,
+      part: 'router',
+      layer,
+      flops: weights(matmul(t, h, moe.experts)),
+      params: h * moe.experts + h,
+      // Norm input and output (shared by router and experts), fp32 router logits.
+      activationBytes: 2 * t * h * e + t * moe.experts * 4,
+    }),
+  ];
+  if (moe.sharedExperts > 0) {
+    const s = swiglu(x, moe.sharedExperts * moe.sharedExpertFfnHidden);
+    out.push(
+      block(x, {
+        name: `${prefix} shared experts`,
+        part: 'shared-experts',
+        layer,
+        flops: weights(s.flops),
+        params: s.params,
+        activationBytes: s.stash,
+      }),
+    );
+  }
+  const one = swiglu(x, moe.expertFfnHidden);
+  out.push(
+    block(x, {
+      name: `${prefix} experts`,
+      part: 'experts',
+      layer,
+      // Each token runs through topK experts: topK × one expert's MLP per token.
+      flops: weights(one.flops * moe.topK),
+      params: one.params * moe.experts,
+      activeParams: one.params * moe.topK,
+      // Per routed copy of a token: its permuted input plus one expert's intermediates.
+      activationBytes: moe.topK * (t * h * e + one.stash),
+    }),
+  );
+  return out;
+}
+
+function decoderLayer(x: Ctx, layer: number, prefix: string): TransformerBlock[] {
+  const moe = x.c.moe;
+  const ffn =
+    moe && layer >= moe.denseLayers ? moeBlocks(x, layer, prefix) : [denseMlp(x, layer, `${prefix} mlp`)];
+  return [attention(x, layer, `${prefix} attention`), ...ffn];
+}
+
+function head(x: Ctx, name: string, layer?: number): TransformerBlock {
+  const { c, t, e } = x;
+  const b = block(x, {
+    name,
+    part: 'head',
+    ...(layer !== undefined ? { layer } : {}),
+    flops: weights(matmul(t, c.hidden, c.vocab)),
+    params: c.hidden * c.vocab + c.hidden,
+    // Norm input and output, and the fp32 softmax of the logits the cross-entropy backward reads.
+    activationBytes: 2 * t * c.hidden * e + t * c.vocab * 4,
+  });
+  return b;
+}
+
+/** The model's units in forward order: E, t × layers, m × mtpLayers, L. */
+export function transformerUnits(c: TransformerConfig): TransformerUnit[] {
+  const x: Ctx = { c, t: c.microbatchSize * c.seqLen, e: DTYPE_BYTES[c.dtype] };
+  const h = c.hidden;
+  const units: TransformerUnit[] = [
+    {
+      kind: 'E',
+      blocks: [
+        {
+          ...block(x, {
+            name: 'embedding',
+            part: 'embedding',
+            // A table lookup: no FLOPs; its weight gradient is a scatter-add of the output gradient.
+            flops: { F: 0, BI: 0, BW: 0 },
+            params: c.vocab * h,
+            // The token ids (int64) the gradient scatter reads.
+            activationBytes: x.t * 8,
+          }),
+        },
+      ],
+    },
+  ];
+  for (let l = 0; l < c.layers; l++)
+    units.push({ kind: 't', layer: l, blocks: decoderLayer(x, l, `layer ${l}`) });
+  for (let i = 0; i < c.mtpLayers; i++) {
+    const layer = c.layers + i;
+    const prefix = `mtp ${i}`;
+    units.push({
+      kind: 'm',
+      layer,
+      blocks: [
+        block(x, {
+          name: `${prefix} projection`,
+          part: 'mtp-projection',
+          layer,
+          // Norms of the previous depth's hidden state and of the next token's embedding, then 2h → h.
+          flops: weights(matmul(x.t, 2 * h, h)),
+          // Its own embedding table (DeepSeek-V3 keeps one per module), two norms, the projection.
+          params: c.vocab * h + 2 * h + 2 * h * h,
+          activationBytes: 4 * x.t * h * x.e,
+        }),
+        ...decoderLayer(x, layer, prefix),
+        head(x, `${prefix} head`, layer),
+      ],
+    });
+  }
+  const last = head(x, 'head');
+  // A tied head reuses the embedding's table: counted once, though its stage still holds a copy.
+  const headParams = c.tiedEmbeddings ? h : last.params;
+  units.push({
+    kind: 'L',
+    blocks: [{ ...last, params: headParams, activeParams: headParams, outputBytes: 0 }],
+  });
+  return units;
+}
+
+export interface ParameterCounts {
+  /** Parameters of the main model (embedding, layers, head; a tied head counted once). */
+  total: number;
+  /** Parameters one token's forward uses. */
+  active: number;
+  /** Parameters of the multi-token-prediction modules, not included in `total`. */
+  mtp: number;
+}
+
+/** Parameter counts as model cards report them: MTP modules apart, routed experts active topK. */
+export function parameterCounts(c: TransformerConfig): ParameterCounts {
+  let total = 0;
+  let active = 0;
+  let mtp = 0;
+  for (const u of transformerUnits(c))
+    for (const b of u.blocks) {
+      if (u.kind === 'm') mtp += b.params;
+      else {
+        total += b.params;
+        active += b.activeParams;
+      }
+    }
+  return { total, active, mtp };
+}
+
+/** Tokens one microbatch carries. */
+export function tokensPerMicrobatch(c: TransformerConfig): number {
+  return c.microbatchSize * c.seqLen;
+}

@@ -1,0 +1,122 @@
+import { DESIGN_FORMAT, type Design, type Model, planOpCount } from '@stagecraft/ir';
+import { compile, modelFlopsPerStep } from '@stagecraft/passes';
+import { describe, expect, it } from 'vitest';
+import { simulate } from './simulate.ts';
+
+const H100_PEAK = 989e12;
+
+function llama8b(
+  microbatches: number,
+  annotate: Extract<Model, { kind: 'transformer' }>['annotate'] = { PP: 4 },
+): Design {
+  return {
+    format: DESIGN_FORMAT,
+    name: 'Llama-3-8B PP4 1F1B',
+    model: { kind: 'transformer', preset: 'llama3-8b', annotate },
+    cluster: { preset: 'dgx-h100', nodes: 1 },
+    directives: [{ op: 'schedule', builder: '1f1b', ranks: 4, microbatches }],
+  };
+}
+
+function run(design: Design) {
+  const c = compile(design, { keepSnapshots: false });
+  if (!c.ok) throw new Error(c.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
+  const s = simulate(c.plan);
+  if (!s.ok) throw new Error(s.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
+  return { plan: c.plan, sim: s.sim };
+}
+
+describe('a transformer design compiles and simulates end to end', () => {
+  it('Llama-3-8B PP4 1F1B on a DGX H100: compute times are FLOPs at 60% of 989 TFLOP/s', () => {
+    const { plan, sim } = run(llama8b(8));
+    expect(plan.tokensPerStep).toBe(8 * 8192);
+    const f = plan.devices[1]!.streams[0]!.instructions.find((i) => i.op === 'F');
+    expect(f && 'flops' in f && f.flops).toBeGreaterThan(0);
+    expect(f && 'ms' in f ? f.ms : undefined).toBeUndefined();
+    // A device's busy time is its FLOPs at the sustained rate.
+    let flops1 = 0;
+    for (const s of plan.devices[1]!.streams)
+      for (const i of s.instructions) if ('flops' in i && i.flops !== undefined) flops1 += i.flops;
+    expect(sim.devices[1]!.busyMs).toBeCloseTo((flops1 / (H100_PEAK * 0.6)) * 1e3, 6);
+    expect(sim.tokensPerSecond).toBeCloseTo((8 * 8192) / (sim.makespanMs / 1e3), 6);
+    // Four GPUs of the node run the pipeline; the other four hold nothing.
+    expect(plan.devices.filter((d) => d.group >= 0)).toHaveLength(4);
+    expect(planOpCount(plan)).toBeGreaterThan(1000);
+  });
+
+  it('model FLOPs of a step are 3 passes × microbatches × per-microbatch work, ≈ 6·N·tokens plus attention', () => {
+    const { plan } = run(llama8b(8));
+    const tokens = 8 * 8192;
+    const n = 8.03e9;
+    const perToken = modelFlopsPerStep(plan) / tokens;
+    // 6N of the non-embedding parameters, and causal attention on 8K tokens adds ≈ 13%.
+    expect(perToken / (6 * (n - 128256 * 4096))).toBeGreaterThan(1.1);
+    expect(perToken / (6 * (n - 128256 * 4096))).toBeLessThan(1.2);
+  });
+
+  it('MFU of dense Llama-3-8B PP4 1F1B on H100 is in the 35–55% published training runs report', () => {
+    for (const m of [8, 16, 32]) {
+      const { plan, sim } = run(llama8b(m));
+      const used = plan.devices.filter((d) => d.group >= 0).length;
+      const mfu = modelFlopsPerStep(plan) / ((sim.makespanMs / 1e3) * used * H100_PEAK);
+      expect(mfu).toBeGreaterThan(0.35);
+      expect(mfu).toBeLessThan(0.55);
+    }
+  });
+
+  it('an uneven explicit layout slows the step against the balanced one', () => {
+    const balanced = run(llama8b(8)).sim.makespanMs;
+    const uneven = run(llama8b(8, { layout: 'Et*8|t*8|t*8|t*8,L' })).sim.makespanMs;
+    expect(uneven).toBeGreaterThan(balanced);
+  });
+
+  it('a MoE preset (Mixtral-8x7B) compiles with EP-tagged experts and simulates', () => {
+    const design: Design = {
+      ...llama8b(4),
+      model: { kind: 'transformer', preset: 'mixtral-8x7b', seqLen: 4096, annotate: { PP: 4 } },
+    };
+    const { plan, sim } = run(design);
+    const ep = plan.devices[0]!.streams[0]!.instructions.filter((i) => i.tags.EP === 0);
+    expect(ep.length).toBeGreaterThan(0);
+    expect(sim.makespanMs).toBeGreaterThan(0);
+  });
+
+  it('bad annotations are compile errors at the path', () => {
+    const c = compile(llama8b(8, { layout: 'Et*8|t*8|t*8|t*7,L' }));
+    expect(c.ok ? [] : c.errors).toEqual([
+      {
+        path: 'model.annotate.layout',
+        message: 'the layout places 31 layers (t) but the model has 32: it drops layer 31',
+      },
+    ]);
+  });
+});
+
+describe('a transformer design needs a GPU', () => {
+  it('on the ideal cluster it is one error at cluster.kind', () => {
+    const c = compile({ ...llama8b(4), cluster: { kind: 'ideal', devices: 4 } });
+    expect(c.ok ? [] : c.errors.map((e) => e.path)).toEqual(['cluster.kind']);
+  });
+});
+
+describe('DeepSeek-V3 at its published layout', () => {
+  it('PP16 × VPP2 "Et*3|(tt|)*29,m|L" with interleaved 1F1B compiles and simulates on 16 H100s', () => {
+    const { plan, sim } = run({
+      format: DESIGN_FORMAT,
+      name: 'DeepSeek-V3 PP16 VPP2',
+      model: { kind: 'transformer', preset: 'deepseek-v3', annotate: { layout: 'Et*3|(tt|)*29,m|L' } },
+      cluster: { preset: 'dgx-h100', nodes: 2 },
+      directives: [{ op: 'schedule', builder: 'interleaved-1f1b', ranks: 16, chunks: 2, microbatches: 32 }],
+    });
+    expect(plan.devices[0]!.stages).toEqual([0, 16]);
+    expect(plan.devices[15]!.stages).toEqual([15, 31]);
+    expect(plan.tokensPerStep).toBe(32 * 4096);
+    // Routed experts of 58 MoE layers (and the MTP module's) carry EP.
+    const ep = new Set<number>();
+    for (const d of plan.devices)
+      for (const s of d.streams)
+        for (const i of s.instructions) if (i.tags.EP === 0) ep.add(i.tags.LAYER as number);
+    expect(ep.size).toBe(59);
+    expect(sim.makespanMs).toBeGreaterThan(0);
+  });
+});
