@@ -70,12 +70,16 @@ export function chromeTrace(plan: Plan, sim: Simulation, options: TraceOptions =
     const stages =
       d.stages.length > 0 ? ` · stage${d.stages.length > 1 ? 's' : ''} ${d.stages.join(', ')}` : '';
     const idle = d.streams.length === 0 ? ' (unused)' : '';
+    // A group lowered once: this device's timeline stands for its replicas too.
+    const r = d.replicas ?? [];
+    const shown = r.length > 4 ? `${r.slice(0, 3).join(', ')}, …, ${r[r.length - 1]}` : r.join(', ');
+    const replicas = r.length > 0 ? ` (and ${r.length} replica${r.length > 1 ? 's' : ''}: ${shown})` : '';
     meta.push({
       name: 'process_name',
       ph: 'M',
       pid: d.device,
       tid: 0,
-      args: { name: `device ${d.device}${stages}${idle}` },
+      args: { name: `device ${d.device}${stages}${replicas}${idle}` },
     });
     meta.push({ name: 'process_sort_index', ph: 'M', pid: d.device, tid: 0, args: { sort_index: d.device } });
     d.streams.forEach((s, i) => {

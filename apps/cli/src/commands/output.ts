@@ -3,9 +3,19 @@ import { writeFileSync } from 'node:fs';
 import { errorLine } from '../format.ts';
 import type { Io } from '../io.ts';
 
+let quietOnClosedPipe = false;
+
 /** Writes `text` to `file` (stdout when undefined); false after reporting why it could not. */
 export function writeOutput(text: string, file: string | undefined, io: Io): boolean {
   if (file === undefined) {
+    // A reader that stops early (`| head`) closes the pipe: that ends the output, not with a stack.
+    if (!quietOnClosedPipe) {
+      quietOnClosedPipe = true;
+      process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+        if (e.code !== 'EPIPE') throw e;
+        process.exit(0);
+      });
+    }
     io.out(text);
     return true;
   }

@@ -248,13 +248,9 @@ function buildRow(list: readonly Instruction[], row: TorchCell[], ctx: RowContex
     const others: TorchCell[] = [];
     for (let i = lastCompute + 1; i < row.length; i++) {
       const x = row[i] ?? null;
-      if (x?.kind !== 'action') return false;
-      // A bucket of this stage's gradients reduced between its blocks' backwards: torch reduces a
-      // stage once (finishComms places that single REDUCE_GRAD), so it does not split the action.
-      if (x.type === 'REDUCE_GRAD' && x.stage !== a.stage) return false;
+      if (x?.kind !== 'action' || isComputeType(x.type)) return false;
       if (x.type === 'UNSHARD' && x.stage === a.stage) gathers.push(x);
-      else if (x.type === 'UNSHARD' || x.type === 'RESHARD' || isComputeType(x.type)) return false;
-      else others.push(x); // a transfer posted meanwhile stays after the action
+      else others.push(x); // a transfer or a gradient reduction meanwhile stays after the action
     }
     // Gathers of the stage's later blocks move before the action that uses them.
     const action = row[lastCompute]!;
