@@ -120,3 +120,18 @@ describe('DeepSeek-V3 at its published layout', () => {
     expect(sim.makespanMs).toBeGreaterThan(0);
   });
 });
+
+describe('the bubble of a design that leaves GPUs of its cluster unused', () => {
+  it('PP4 on an 8-GPU node counts the 4 pipeline GPUs only, as the 1F1B bubble does', () => {
+    const { plan, sim } = run(llama8b(16));
+    const inPipeline = plan.devices.filter((d) => d.group >= 0).map((d) => d.device);
+    expect(inPipeline).toEqual([0, 1, 2, 3]);
+    const used = sim.devices.filter((d) => inPipeline.includes(d.device));
+    const idle = used.reduce((a, d) => a + d.idleMs, 0);
+    const busy = used.reduce((a, d) => a + d.busyMs, 0);
+    expect(sim.bubbleRatio).toBeCloseTo(idle / (4 * sim.makespanMs), 12);
+    expect(sim.bubbleOverIdeal).toBeCloseTo(idle / busy, 12);
+    // Near 1F1B's (p − 1) / (m + p − 1) = 3 / 19, not the half of the node that never runs.
+    expect(sim.bubbleRatio).toBeLessThan(0.25);
+  });
+});
