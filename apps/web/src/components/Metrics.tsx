@@ -12,6 +12,7 @@ export function Metrics() {
   const sim = result.simulation;
   const peak = Math.max(0, ...sim.devices.map((d) => d.peakMemoryBytes));
   const exposed = exposedCommPerDeviceMs(sim);
+  const oom = sim.devices.some((d) => d.oom);
   return (
     <div className={`metrics${status === 'error' ? ' stale' : ''}`} data-status={status}>
       <Metric
@@ -41,7 +42,18 @@ export function Metrics() {
         raw={exposed}
         title="time a GPU's communication is in flight and none of its compute runs, averaged over the GPUs in use"
       />
-      <Metric label="peak memory" testid="metric-peak-memory" value={formatBytes(peak)} raw={peak} />
+      <Metric
+        label={oom ? 'peak memory · OOM' : 'peak memory'}
+        testid="metric-peak-memory"
+        value={formatBytes(peak)}
+        raw={peak}
+        {...(oom
+          ? { title: `${sim.devices.filter((d) => d.oom).length} devices over their GPU memory` }
+          : {})}
+      />
+      {sim.mfu !== undefined && (
+        <Metric label="MFU" testid="metric-mfu" value={formatPercent(sim.mfu)} raw={sim.mfu} />
+      )}
       {sim.tokensPerSecond !== undefined && (
         <Metric
           label="tokens"
