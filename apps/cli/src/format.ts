@@ -1,6 +1,6 @@
 /** Text the CLI prints: error lines, human units, the simulate summary. */
 import { formatIssue, type Issue } from '@stagecraft/ir';
-import type { Simulation } from '@stagecraft/sim';
+import { exposedCommPerDeviceMs, type Simulation } from '@stagecraft/sim';
 
 /**
  * `error: <path>: <reason>`. An issue about the whole document (empty path) is reported against
@@ -75,7 +75,7 @@ export function simulationSummary(s: SummaryInput): string {
     ['makespan', formatMs(sim.makespanMs)],
     ['bubble (of total)', formatPercent(sim.bubbleRatio)],
     ['bubble (of ideal, Megatron)', formatPercent(sim.bubbleOverIdeal)],
-    ['exposed communication', formatMs(sim.exposedCommMs)],
+    ['exposed comm. per GPU', formatMs(exposedCommPerDeviceMs(sim))],
   ];
   if (sim.tokensPerSecond !== undefined)
     metrics.push(['tokens/s', formatCount(Math.round(sim.tokensPerSecond))]);

@@ -11,5 +11,6 @@ export {
 } from './export.ts';
 export { type MetricsReport, type MetricsTimings, metricsReport } from './metricsReport.ts';
 export { simulate } from './simulate.ts';
+export { exposedCommPerDeviceMs } from './stepMetrics.ts';
 export { type ChromeTrace, chromeTrace, type TraceEvent, type TraceOptions } from './trace.ts';
 export type * from './types.ts';

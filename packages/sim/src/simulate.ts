@@ -71,15 +71,21 @@ export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationR
     if (end[v]! > last[d]!) last[d] = end[v]!;
   }
 
+  // A device the design leaves unused (group -1) idles the whole step without being a bubble of
+  // the schedule: counting it would report a 4-GPU pipeline on an 8-GPU node as half idle.
   let sumIdle = 0;
   let sumBusy = 0;
+  let used = 0;
   let sumExposed = 0;
   const perDevice: DeviceMetrics[] = [];
   for (let d = 0; d < D; d++) {
     const b = busy[d]!;
     const fs = first[d] === Number.POSITIVE_INFINITY ? 0 : first[d]!;
-    sumBusy += b;
-    sumIdle += makespan - b;
+    if (plan.devices[d]!.group >= 0) {
+      sumBusy += b;
+      sumIdle += makespan - b;
+      used++;
+    }
     sumExposed += r.exposed[d]!;
     perDevice.push({
       device: plan.devices[d]!.device,
@@ -101,7 +107,7 @@ export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationR
 
   const sim: Simulation = {
     makespanMs: makespan,
-    bubbleRatio: D > 0 && makespan > 0 ? sumIdle / (D * makespan) : 0,
+    bubbleRatio: used > 0 && makespan > 0 ? sumIdle / (used * makespan) : 0,
     bubbleOverIdeal: sumBusy > 0 ? sumIdle / sumBusy : 0,
     ops: f.ops,
     devices: [...byDevice.map((i) => perDevice[i]!), ...reps.metrics].sort((a, b) => a.device - b.device),

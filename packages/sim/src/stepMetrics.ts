@@ -5,7 +5,7 @@
  * numerator (PaLM's definition, which the Llama 3 and DeepSeek-V3 reports follow).
  */
 import { type Cluster, expandCluster, type Plan } from '@stagecraft/ir';
-import type { DeviceMetrics } from './types.ts';
+import type { DeviceMetrics, Simulation } from './types.ts';
 
 export interface GpuFacts {
   peakFlopsPerSecond: number;
@@ -48,4 +48,14 @@ export function oomWarnings(devices: DeviceMetrics[], gpu: GpuFacts | undefined)
     );
   }
   return out;
+}
+
+/**
+ * Exposed communication of the average GPU that runs the design: `exposedCommMs` sums every
+ * device, which beside the step time reads as seconds of stall per step on a 2,048-GPU design.
+ */
+export function exposedCommPerDeviceMs(sim: Pick<Simulation, 'exposedCommMs' | 'devices'>): number {
+  let used = 0;
+  for (const d of sim.devices) if (d.busyMs > 0) used++;
+  return used > 0 ? sim.exposedCommMs / used : 0;
 }

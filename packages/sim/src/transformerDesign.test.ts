@@ -2,6 +2,7 @@ import { DESIGN_FORMAT, type Design, type Model, planOpCount } from '@stagecraft
 import { compile, modelFlopsPerStep } from '@stagecraft/passes';
 import { describe, expect, it } from 'vitest';
 import { simulate } from './simulate.ts';
+import { exposedCommPerDeviceMs } from './stepMetrics.ts';
 
 const H100_PEAK = 989e12;
 
@@ -118,5 +119,32 @@ describe('DeepSeek-V3 at its published layout', () => {
         for (const i of s.instructions) if (i.tags.EP === 0) ep.add(i.tags.LAYER as number);
     expect(ep.size).toBe(59);
     expect(sim.makespanMs).toBeGreaterThan(0);
+  });
+});
+
+describe('the bubble of a design that leaves GPUs of its cluster unused', () => {
+  it('PP4 on an 8-GPU node counts the 4 pipeline GPUs only, as the 1F1B bubble does', () => {
+    const { plan, sim } = run(llama8b(16));
+    const inPipeline = plan.devices.filter((d) => d.group >= 0).map((d) => d.device);
+    expect(inPipeline).toEqual([0, 1, 2, 3]);
+    const used = sim.devices.filter((d) => inPipeline.includes(d.device));
+    const idle = used.reduce((a, d) => a + d.idleMs, 0);
+    const busy = used.reduce((a, d) => a + d.busyMs, 0);
+    expect(sim.bubbleRatio).toBeCloseTo(idle / (4 * sim.makespanMs), 12);
+    expect(sim.bubbleOverIdeal).toBeCloseTo(idle / busy, 12);
+    // Near 1F1B's (p − 1) / (m + p − 1) = 3 / 19, not the half of the node that never runs.
+    expect(sim.bubbleRatio).toBeLessThan(0.25);
+  });
+});
+
+describe('exposed communication per GPU', () => {
+  it('is the sum over devices divided by the GPUs that run the design', () => {
+    const { sim } = run(llama8b(16));
+    const used = sim.devices.filter((d) => d.busyMs > 0);
+    expect(used).toHaveLength(4);
+    const sum = used.reduce((a, d) => a + (d.exposedCommMs ?? 0), 0);
+    expect(sim.exposedCommMs).toBeCloseTo(sum, 9);
+    expect(exposedCommPerDeviceMs(sim)).toBeCloseTo(sum / 4, 9);
+    expect(exposedCommPerDeviceMs(sim)).toBeLessThan(sim.makespanMs);
   });
 });

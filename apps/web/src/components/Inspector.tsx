@@ -22,12 +22,15 @@ export function CommitInput({
   testid,
   parse,
   multiline,
+  placeholder,
 }: {
   value: string;
   onCommit: (v: Value) => void;
   testid: string;
   parse: (text: string) => { ok: true; value: Value } | { ok: false; message: string };
   multiline?: boolean;
+  /** What an empty field stands for (a preset's value the design does not override). */
+  placeholder?: string;
 }) {
   const [text, setText] = useState(value);
   const [err, setErr] = useState<string | null>(null);
@@ -50,6 +53,7 @@ export function CommitInput({
     value: text,
     onBlur: commit,
     className: err ? 'invalid' : '',
+    ...(placeholder !== undefined ? { placeholder } : {}),
   };
   return (
     <span className="commit-input">

@@ -1,4 +1,5 @@
 /** The step's figures from the last valid result; marked stale while the design has errors. */
+import { exposedCommPerDeviceMs } from '@stagecraft/sim';
 import { formatBytes, formatMs, formatPercent, formatRate } from '../core/format.ts';
 import { useStore } from '../store/index.ts';
 
@@ -10,6 +11,8 @@ export function Metrics() {
   if (!result) return <div className="metrics">computing…</div>;
   const sim = result.simulation;
   const peak = Math.max(0, ...sim.devices.map((d) => d.peakMemoryBytes));
+  const exposed = exposedCommPerDeviceMs(sim);
+  const oom = sim.devices.some((d) => d.oom);
   return (
     <div className={`metrics${status === 'error' ? ' stale' : ''}`} data-status={status}>
       <Metric
@@ -33,12 +36,24 @@ export function Metrics() {
         title="Σ idle / Σ busy (Megatron's convention)"
       />
       <Metric
-        label="exposed comm"
+        label="exposed comm / GPU"
         testid="metric-exposed-comm"
-        value={formatMs(sim.exposedCommMs)}
-        raw={sim.exposedCommMs}
+        value={formatMs(exposed)}
+        raw={exposed}
+        title="time a GPU's communication is in flight and none of its compute runs, averaged over the GPUs in use"
       />
-      <Metric label="peak memory" testid="metric-peak-memory" value={formatBytes(peak)} raw={peak} />
+      <Metric
+        label={oom ? 'peak memory · OOM' : 'peak memory'}
+        testid="metric-peak-memory"
+        value={formatBytes(peak)}
+        raw={peak}
+        {...(oom
+          ? { title: `${sim.devices.filter((d) => d.oom).length} devices over their GPU memory` }
+          : {})}
+      />
+      {sim.mfu !== undefined && (
+        <Metric label="MFU" testid="metric-mfu" value={formatPercent(sim.mfu)} raw={sim.mfu} />
+      )}
       {sim.tokensPerSecond !== undefined && (
         <Metric
           label="tokens"

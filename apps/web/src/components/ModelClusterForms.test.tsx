@@ -1,53 +1,23 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { TRANSFORMER_PRESETS } from '@stagecraft/ir';
+import { cleanup, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, test } from 'vitest';
 import { example } from '../core/testDesigns.ts';
-import { initStore, useStore } from '../store/index.ts';
-import { ClusterForm } from './ModelClusterForms.tsx';
+import { initStore } from '../store/index.ts';
+import { ModelForm } from './ModelClusterForms.tsx';
 
 afterEach(cleanup);
 
-const edit = (testid: string, text: string) => {
-  const input = screen.getByTestId(testid);
-  fireEvent.change(input, { target: { value: text } });
-  fireEvent.blur(input);
-};
-
-describe('<ClusterForm>', () => {
-  beforeEach(() => initStore(example('1f1b-p4-m8')));
-
-  test('a custom cluster edits its node count and each GPU and link field in place', () => {
-    render(<ClusterForm />);
-    fireEvent.change(screen.getByTestId('cluster-kind'), { target: { value: 'custom' } });
-    edit('cluster-nodes', '2');
-    edit('cluster-gpus', '4');
-    edit('cluster-tflops', '312');
-    edit('cluster-memory', '40');
-    edit('cluster-intra', '300');
-    edit('cluster-inter', '25');
-    // Each field replaces only its own value: the GPU's name and the links' latencies stay.
-    const cluster = useStore.getState().design.cluster;
-    expect(cluster).toMatchObject({ kind: 'custom', nodes: 2, gpusPerNode: 4 });
-    expect(cluster).toHaveProperty(
-      'gpu',
-      expect.objectContaining({ name: 'H100', peakTflops: 312, memoryGiB: 40 }),
-    );
-    expect(cluster).toHaveProperty('intraNode', { bandwidthGBps: 300, latencyUs: 3 });
-    expect(cluster).toHaveProperty('interNode', { bandwidthGBps: 25, latencyUs: 10 });
-  });
-
-  test('a preset cluster edits its preset and node count', () => {
-    render(<ClusterForm />);
-    fireEvent.change(screen.getByTestId('cluster-kind'), { target: { value: 'preset' } });
-    edit('cluster-nodes', '4');
-    edit('cluster-preset', 'dgx-a100');
-    expect(useStore.getState().design.cluster).toEqual({ preset: 'dgx-a100', nodes: 4 });
-  });
-
-  test('a field that does not parse keeps the cluster as it was', () => {
-    render(<ClusterForm />);
-    fireEvent.change(screen.getByTestId('cluster-kind'), { target: { value: 'custom' } });
-    edit('cluster-gpus', '0');
-    expect(useStore.getState().design.cluster).toMatchObject({ gpusPerNode: 8 });
+describe('<ModelForm> of a transformer preset', () => {
+  test('fields the design leaves to the preset show the preset value as their placeholder', () => {
+    initStore(example('llama3-8b-dgx-h100-pp4-1f1b'));
+    render(<ModelForm />);
+    const preset = TRANSFORMER_PRESETS['llama3-8b']!;
+    const layers = screen.getByTestId('model-layers') as HTMLInputElement;
+    expect(layers.value).toBe('');
+    expect(layers.placeholder).toBe(String(preset.layers));
+    expect((screen.getByTestId('model-hidden') as HTMLInputElement).placeholder).toBe('4096');
+    // A field the design sets shows its own value.
+    expect((screen.getByTestId('model-microbatchSize') as HTMLInputElement).value).toBe('1');
   });
 });

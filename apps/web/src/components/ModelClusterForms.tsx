@@ -1,5 +1,5 @@
 /** Model and cluster of the design: presets and fields; each committed change is one action. */
-import type { Cluster, Model } from '@stagecraft/ir';
+import { type Cluster, type Model, TRANSFORMER_PRESETS } from '@stagecraft/ir';
 import { setClusterAction, setModelAction } from '../core/actions.ts';
 import { useStore } from '../store/index.ts';
 import { CommitInput } from './Inspector.tsx';
@@ -36,6 +36,7 @@ function Row({
   onCommit,
   testid,
   list,
+  placeholder,
 }: {
   label: string;
   value: unknown;
@@ -43,6 +44,7 @@ function Row({
   onCommit: (v: unknown) => void;
   testid: string;
   list?: string;
+  placeholder?: string | undefined;
 }) {
   return (
     <div className="field">
@@ -66,10 +68,18 @@ function Row({
           value={value === undefined ? '' : String(value)}
           parse={parse}
           onCommit={onCommit}
+          {...(placeholder !== undefined ? { placeholder } : {})}
         />
       )}
     </div>
   );
+}
+
+/** The preset's value of a field, shown in the empty field the design leaves to the preset. */
+function presetValue(preset: string | undefined, key: string): string | undefined {
+  const p = preset === undefined ? undefined : TRANSFORMER_PRESETS[preset];
+  const v = p ? (p as unknown as Record<string, unknown>)[key] : undefined;
+  return v === undefined ? undefined : String(v);
 }
 
 function set<T extends object>(obj: T, key: string, v: unknown): T {
@@ -256,6 +266,7 @@ export function ModelForm() {
               label={k}
               testid={`model-${k}`}
               value={model[k]}
+              placeholder={presetValue(model.preset, k)}
               parse={positiveInt(true)}
               onCommit={(v) => update(set(model, k, v))}
             />

@@ -1,5 +1,5 @@
 /** Where the timeline and compare components are mounted, fed from the store. */
-import type { Cluster } from '@stagecraft/ir';
+import { type Cluster, expandCluster } from '@stagecraft/ir';
 import type { TimelineEvent } from '@stagecraft/sim';
 import { useCallback, useMemo, useState } from 'react';
 import { ComparePanel, type CompareVariant } from '../compare/index.ts';
@@ -11,12 +11,12 @@ import { applyItem } from './applyItem.ts';
 
 const GIB = 1024 ** 3;
 
-function capacityOf(cluster: Cluster): ((device: number) => number | undefined) | undefined {
-  if ('kind' in cluster && cluster.kind === 'custom') {
-    const bytes = cluster.gpu.memoryGiB * GIB;
-    return () => bytes;
-  }
-  return undefined;
+/** The GPU's memory, for custom clusters and presets alike (a preset names its GPU). */
+export function capacityOf(cluster: Cluster): ((device: number) => number | undefined) | undefined {
+  const r = expandCluster(cluster);
+  if (!r.ok || r.cluster.kind !== 'custom') return undefined;
+  const bytes = r.cluster.gpu.memoryGiB * GIB;
+  return () => bytes;
 }
 
 /** Benchmarks turn frame measurement on with `?frames` in the page's URL. */
