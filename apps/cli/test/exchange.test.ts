@@ -149,7 +149,7 @@ describe.concurrent('stagecraft compare', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toMatch(
-      /^design\s+step\s+bubble \(of total\)\s+bubble \(of ideal\)\s+exposed comm\s+peak memory\s+tokens\/s$/,
+      /^design\s+step\s+bubble \(of total\)\s+bubble \(of ideal\)\s+exposed comm \/ GPU\s+peak memory\s+tokens\/s$/,
     );
     expect(lines[1]).toMatch(/^1F1B, p=4, m=8\s+33 ms\s+27\.27%\s+37\.50%\s+0 ms/);
     expect(lines[2]).toMatch(/^ZB-H1, p=4, m=8\s+27 ms\s+11\.11%\s+12\.50%/);

@@ -8,6 +8,7 @@
 import type { Design, Issue } from '@stagecraft/ir';
 import { compile } from '@stagecraft/passes';
 import { simulate } from './simulate.ts';
+import { exposedCommPerDeviceMs } from './stepMetrics.ts';
 
 export type CompareRow =
   | {
@@ -17,7 +18,10 @@ export type CompareRow =
       stepMs: number;
       bubbleRatio: number;
       bubbleOverIdeal: number;
+      /** Σ over devices, as `Simulation.exposedCommMs`. */
       exposedCommMs: number;
+      /** The same per GPU in use, as the CLI summary, the web app and the README table show it. */
+      exposedCommPerDeviceMs: number;
       /** Per device of the plan, in device order. */
       peakMemoryBytes: { device: number; bytes: number }[];
       maxPeakMemoryBytes: number;
@@ -42,6 +46,7 @@ export function compareDesigns(designs: readonly Design[]): CompareRow[] {
       bubbleRatio: sim.bubbleRatio,
       bubbleOverIdeal: sim.bubbleOverIdeal,
       exposedCommMs: sim.exposedCommMs,
+      exposedCommPerDeviceMs: exposedCommPerDeviceMs(sim),
       peakMemoryBytes: peaks,
       maxPeakMemoryBytes: Math.max(0, ...peaks.map((p) => p.bytes)),
       ops: sim.ops,

@@ -17,13 +17,13 @@ export const COMPARE_USAGE = `Usage: stagecraft compare <design> <design> … [-
 
 Compiles and simulates every design and prints them side by side: step time, bubble of the total
 (Σ idle / (devices × step)) and of the ideal time (Σ idle / Σ busy, as Megatron reports it),
-exposed communication, peak memory (the highest device, then every device), tokens/s when the
+exposed communication per GPU in use, peak memory (the highest device, then every device), tokens/s when the
 model knows its sequence length.
 
 Options:
   --json   print one JSON object: {"designs": [{file, name, stepMs, bubbleRatio, bubbleOverIdeal,
-           exposedCommMs, peakMemoryBytes: [{device, bytes}], maxPeakMemoryBytes, tokensPerSecond?,
-           ops, devices}]}
+           exposedCommMs (Σ over devices), exposedCommPerDeviceMs, peakMemoryBytes: [{device, bytes}],
+           maxPeakMemoryBytes, tokensPerSecond?, ops, devices}]}
 
 Example:
   stagecraft compare examples/1f1b-p4-m8.json examples/zb-h1-p4-m8.json examples/zbv-p4-m8.json`;
@@ -58,13 +58,21 @@ export function compareCommand(cmd: CompareCommand, io: Io): number {
 
 export function compareTable(rows: readonly Extract<CompareRow, { ok: true }>[]): string {
   const main = table(
-    ['design', 'step', 'bubble (of total)', 'bubble (of ideal)', 'exposed comm', 'peak memory', 'tokens/s'],
+    [
+      'design',
+      'step',
+      'bubble (of total)',
+      'bubble (of ideal)',
+      'exposed comm / GPU',
+      'peak memory',
+      'tokens/s',
+    ],
     rows.map((r) => [
       r.name,
       formatMs(r.stepMs),
       formatPercent(r.bubbleRatio),
       formatPercent(r.bubbleOverIdeal),
-      formatMs(r.exposedCommMs),
+      formatMs(r.exposedCommPerDeviceMs),
       formatBytes(r.maxPeakMemoryBytes),
       r.tokensPerSecond === undefined ? '-' : formatCount(Math.round(r.tokensPerSecond)),
     ]),
