@@ -12,7 +12,10 @@ export type SimulationResult =
 export interface Simulation {
   /** End of the last instruction of any kind (all devices start at 0). */
   makespanMs: number;
-  /** Σ idle compute / (devices × makespan): the "total" convention, (p−1)/(m+p−1) for 1F1B. */
+  /**
+   * Σ idle compute / (devices × makespan) over the devices the design uses (a GPU of the cluster
+   * that no group holds is not a bubble): the "total" convention, (p−1)/(m+p−1) for 1F1B.
+   */
   bubbleRatio: number;
   /** Σ idle / Σ busy: Megatron's convention relative to the ideal time, (p−1)/m for 1F1B. */
   bubbleOverIdeal: number;
