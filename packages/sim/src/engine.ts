@@ -14,6 +14,7 @@
  * starts (its end time is computed there) and where it finishes.
  */
 import { type Flat, K_COLLECTIVE, K_COMPUTE, K_OVERLAP, K_RECV, K_SEND } from './flat.ts';
+import { MemoryTrack } from './memoryTrack.ts';
 
 /** Unit states. */
 export const S_BLOCKED = 0;
@@ -111,39 +112,7 @@ export function run(f: Flat, keep: boolean): Run {
     commActive[d]! += dComm;
   };
 
-  // Memory: the frees and allocations of one device at one time form a group, frees first.
-  const mem = new Float64Array(D);
-  const peak = new Float64Array(D);
-  const memT = new Float64Array(D);
-  const pendFree = new Float64Array(D);
-  const pendAlloc = new Float64Array(D);
-  const points: number[][] = [];
-  for (let d = 0; d < D; d++) {
-    const dp = f.plan.devices[d]!;
-    mem[d] = peak[d] = dp.staticBytes ?? dp.paramBytes;
-    points.push(keep ? [0, mem[d]!] : []);
-  }
-  const flushMem = (d: number) => {
-    if (pendFree[d] === 0 && pendAlloc[d] === 0) return;
-    const cur = mem[d]! - pendFree[d]! + pendAlloc[d]!;
-    mem[d] = cur;
-    if (cur > peak[d]!) peak[d] = cur;
-    if (keep) {
-      const pts = points[d]!;
-      // One point per time: a group at t = 0 replaces the starting point.
-      if (pts[pts.length - 2] === memT[d]) pts[pts.length - 1] = cur;
-      else pts.push(memT[d]!, cur);
-    }
-    pendFree[d] = pendAlloc[d] = 0;
-  };
-  const memEffect = (d: number, t: number, free: number, alloc: number) => {
-    if (t !== memT[d]) {
-      flushMem(d);
-      memT[d] = t;
-    }
-    pendFree[d]! += free;
-    pendAlloc[d]! += alloc;
-  };
+  const memory = new MemoryTrack(f.plan.devices, keep);
 
   const postedQ: number[] = [];
   const begin = (v: number, t: number, e: number) => {
@@ -159,7 +128,7 @@ export function run(f: Flat, keep: boolean): Run {
     const d = unitDev[v]!;
     if (k === K_COMPUTE || k === K_OVERLAP) {
       mark(d, t, 1, 0);
-      if (allocB[v] !== 0) memEffect(d, t, 0, allocB[v]!);
+      if (allocB[v] !== 0) memory.effect(d, t, 0, allocB[v]!);
       begin(v, t, t + dur[v]!);
     } else if (k === K_SEND) {
       mark(d, t, 0, 1);
@@ -199,7 +168,7 @@ export function run(f: Flat, keep: boolean): Run {
         }
       }
     } else {
-      if (allocB[v] !== 0) memEffect(d, t, 0, allocB[v]!);
+      if (allocB[v] !== 0) memory.effect(d, t, 0, allocB[v]!);
       begin(v, t, t + dur[v]!);
     }
   };
@@ -222,7 +191,7 @@ export function run(f: Flat, keep: boolean): Run {
     } else if (k === K_RECV) {
       if (wire[v] === 1) mark(d, t, 0, -1);
     } else if (k === K_COLLECTIVE) mark(d, t, 0, -1);
-    if (freeB[v] !== 0) memEffect(d, t, freeB[v]!, 0);
+    if (freeB[v] !== 0) memory.effect(d, t, freeB[v]!, 0);
     const next = v + 1;
     if (k !== K_RECV && next < N && unitStream[next] === unitStream[v] && --dep[next]! === 0) ready(next, t);
     for (let j = succOff[v]!; j < succOff[v + 1]!; j++) {
@@ -246,7 +215,7 @@ export function run(f: Flat, keep: boolean): Run {
     finish(pop());
     drainPosted();
   }
-  for (let d = 0; d < D; d++) flushMem(d);
+  for (let d = 0; d < D; d++) memory.flush(d);
 
-  return { start, end, state, order, started, done, exposed, peak, points };
+  return { start, end, state, order, started, done, exposed, peak: memory.peak, points: memory.points };
 }

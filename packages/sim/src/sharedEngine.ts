@@ -17,6 +17,7 @@ import type { CollectiveInstruction, P2PInstruction } from '@stagecraft/ir';
 import { type CostCluster, linkBetween } from './costModel.ts';
 import { type Run, S_ARRIVED, S_DONE, S_RECV_WAIT, S_RUNNING } from './engine.ts';
 import { type Flat, instAt, K_COLLECTIVE, K_COMPUTE, K_MEMORY, K_OVERLAP, K_RECV, K_SEND } from './flat.ts';
+import { MemoryTrack } from './memoryTrack.ts';
 
 export const DEFAULT_COMM_SM_FRACTION = 0.1;
 /** Kinds exposed communication is broken down by (index 0: point to point). */
@@ -258,37 +259,7 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
     commActive[d]! += dComm;
     if (dComm !== 0 && v >= 0) inFlight[d * EXPOSED_KINDS.length + kindOf(v)]! += dComm;
   };
-  const mem = new Float64Array(D);
-  const peak = new Float64Array(D);
-  const memT = new Float64Array(D);
-  const pendFree = new Float64Array(D);
-  const pendAlloc = new Float64Array(D);
-  const points: number[][] = [];
-  for (let d = 0; d < D; d++) {
-    const dp = f.plan.devices[d]!;
-    mem[d] = peak[d] = dp.staticBytes ?? dp.paramBytes;
-    points.push(keep ? [0, mem[d]!] : []);
-  }
-  const flushMem = (d: number) => {
-    if (pendFree[d] === 0 && pendAlloc[d] === 0) return;
-    const cur = mem[d]! - pendFree[d]! + pendAlloc[d]!;
-    mem[d] = cur;
-    if (cur > peak[d]!) peak[d] = cur;
-    if (keep) {
-      const pts = points[d]!;
-      if (pts[pts.length - 2] === memT[d]) pts[pts.length - 1] = cur;
-      else pts.push(memT[d]!, cur);
-    }
-    pendFree[d] = pendAlloc[d] = 0;
-  };
-  const memEffect = (d: number, t: number, free: number, alloc: number) => {
-    if (t !== memT[d]) {
-      flushMem(d);
-      memT[d] = t;
-    }
-    pendFree[d]! += free;
-    pendAlloc[d]! += alloc;
-  };
+  const memory = new MemoryTrack(f.plan.devices, keep);
 
   const postedQ: number[] = [];
   const begin = (v: number, t: number) => {
@@ -302,7 +273,7 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
     const d = unitDev[v]!;
     if (k === K_COMPUTE || k === K_OVERLAP) {
       mark(d, t, 1, 0);
-      if (allocB[v] !== 0) memEffect(d, t, 0, allocB[v]!);
+      if (allocB[v] !== 0) memory.effect(d, t, 0, allocB[v]!);
       begin(v, t);
       startJob(v, t, dur[v]!, false);
     } else if (k === K_SEND) {
@@ -344,7 +315,7 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
         startJob(groupUnits[groupOff[g]!]!, t, groupDur[g]!, true);
       }
     } else {
-      if (allocB[v] !== 0) memEffect(d, t, 0, allocB[v]!);
+      if (allocB[v] !== 0) memory.effect(d, t, 0, allocB[v]!);
       begin(v, t);
       startJob(v, t, dur[v]!, true);
     }
@@ -369,7 +340,7 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
     } else if (k === K_RECV) {
       if (wire[v] === 1) mark(d, t, 0, -1, v);
     } else if (k === K_COLLECTIVE) mark(d, t, 0, -1, v);
-    if (freeB[v] !== 0) memEffect(d, t, freeB[v]!, 0);
+    if (freeB[v] !== 0) memory.effect(d, t, freeB[v]!, 0);
     const next = v + 1;
     if (k !== K_RECV && next < N && unitStream[next] === unitStream[v] && --dep[next]! === 0) ready(next, t);
     for (let j = succOff[v]!; j < succOff[v + 1]!; j++) {
@@ -409,6 +380,17 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
     finishJob(job, popK);
     drainPosted();
   }
-  for (let d = 0; d < D; d++) flushMem(d);
-  return { start, end, state, order, started, done, exposed, peak, points, exposedByKind };
+  for (let d = 0; d < D; d++) memory.flush(d);
+  return {
+    start,
+    end,
+    state,
+    order,
+    started,
+    done,
+    exposed,
+    peak: memory.peak,
+    points: memory.points,
+    exposedByKind,
+  };
 }
