@@ -2,8 +2,8 @@
 import type { TimelineEvent } from '@stagecraft/sim';
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Gantt, PALETTE_DRAG_TYPE } from './index.ts';
-import { runExample } from './testing/examples.ts';
+import { Gantt, PALETTE_DRAG_TYPE, SVG_OP_LIMIT } from './index.ts';
+import { exampleDesign, run, runExample } from './testing/examples.ts';
 
 afterEach(cleanup);
 
@@ -103,8 +103,23 @@ describe('<Gantt>', () => {
     fireEvent.pointerDown(root(), { ...from, button: 0 });
     fireEvent.pointerMove(window, { clientX: target.x + 2, clientY: from.clientY });
     expect(screen.getByTestId('gantt-insert-mark').dataset.position).toBe('before');
+    expect(screen.getByTestId('gantt-drag-ghost').style.display).toBe('block');
     fireEvent.pointerUp(window, { clientX: target.x + 2, clientY: from.clientY });
     expect(onReorder).toHaveBeenCalledWith({ op: 'F.b0.mb1', target: 'F.b0.mb0', position: 'before' });
+    expect(screen.getByTestId('gantt-drag-ghost').style.display).toBe('none');
+  });
+
+  it('lands an op released in a bubble beside the nearest op of that lane', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    const onReorder = vi.fn();
+    render(<Gantt sim={sim} plan={plan} width={1200} onReorder={onReorder} />);
+    // Device 0 idles from 4 ms to 10 ms, between F.b0.mb3 and B.b0.mb0.
+    const from = centre('F.b0.mb1');
+    const b0 = root().stagecraftGantt!.locate('B.b0.mb0')!;
+    fireEvent.pointerDown(root(), { ...from, button: 0 });
+    fireEvent.pointerMove(window, { clientX: b0.x - 10, clientY: from.clientY });
+    fireEvent.pointerUp(window, { clientX: b0.x - 10, clientY: from.clientY });
+    expect(onReorder).toHaveBeenCalledWith({ op: 'F.b0.mb1', target: 'B.b0.mb0', position: 'before' });
   });
 
   it('shows a refused reorder inline', () => {
@@ -165,6 +180,22 @@ describe('<Gantt>', () => {
     expect(root().stagecraftGantt!.opAt(centre('F.b0.mb5').clientX, centre('F.b0.mb5').clientY)).toBe(
       'F.b0.mb5',
     );
+  });
+
+  it('draws a plan of more than SVG_OP_LIMIT ops on canvas, with a hit element per visible op', () => {
+    const base = exampleDesign('1f1b-p4-m8');
+    const { sim, plan } = run({
+      ...base,
+      model: { kind: 'synthetic', stages: 8, costs: { F: 1, BI: 1, BW: 1 } },
+      cluster: { kind: 'ideal', devices: 8 },
+      directives: [{ op: 'schedule', builder: '1f1b', microbatches: 32 }],
+    });
+    expect(sim.ops).toBeGreaterThan(SVG_OP_LIMIT);
+    render(<Gantt sim={sim} plan={plan} width={1400} />);
+    expect(root().dataset.render).toBe('canvas');
+    expect(root().dataset.makespanMs).toBe(String((32 + 8 - 1) * 3));
+    const hits = screen.getByTestId('gantt-hit-layer').querySelectorAll('[data-op-id]');
+    expect(hits.length).toBe(sim.timeline!.length);
   });
 
   it('reveals an op far outside the window, centred', () => {

@@ -10,10 +10,13 @@ import { type D3ZoomEvent, type ZoomBehavior, type ZoomTransform, zoom, zoomIden
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { paintAxis, paintGantt } from './canvasPaint.ts';
+import { opColor } from './colors.ts';
 import { FrameMeter } from './frameMeter.ts';
+import { BubbleDetails, type DragMark, InsertMark } from './GanttMarks.tsx';
 import { GanttSvg, PAN_MARGIN_VIEWS } from './GanttSvg.tsx';
-import { formatMs } from './label.ts';
-import { AXIS_HEIGHT, type GanttLayout, GUTTER, layoutGantt, opAt, opsInWindow } from './layout.ts';
+import { bubbleAt, nearestInLane, opAt } from './hitTest.ts';
+import { memberOp } from './label.ts';
+import { AXIS_HEIGHT, GUTTER, layoutGantt, opsInWindow } from './layout.ts';
 import { OpDetails } from './OpDetails.tsx';
 import { indexPlan } from './planIndex.ts';
 import type { OpMove } from './reorder.ts';
@@ -23,10 +26,14 @@ import type { ViewSync } from './viewSync.ts';
 /** HTML5 drag data type of a palette item; the data is the item's name (`split_backward`, `dualpipev`). */
 export const PALETTE_DRAG_TYPE = 'application/x-stagecraft-palette';
 
-/** Above this many ops the timeline draws on a canvas instead of one SVG element per op. */
-export const SVG_OP_LIMIT = 3000;
+/**
+ * Above this many ops the timeline draws on a canvas instead of one SVG element per op: a p=8,
+ * m=32 step (1,416 ops) renders in about 4 ms on canvas against about 30 ms as SVG, which matters
+ * for the 100 ms budget from an edit to the new timeline.
+ */
+export const SVG_OP_LIMIT = 1200;
 /** On canvas, hit-test elements (`data-op-id`) are laid over the visible ops up to this many. */
-export const OVERLAY_OP_LIMIT = 1500;
+export const OVERLAY_OP_LIMIT = 2500;
 
 export interface GanttProps {
   /** The simulated step; its `timeline` and `memory` are drawn (simulate with keepTimeline on). */
@@ -99,12 +106,9 @@ interface Press {
   dragging: boolean;
 }
 
-interface DragMark {
-  target: number;
-  position: 'before' | 'after';
-}
-
 const MAX_ZOOM = 50_000;
+/** Pixels painted above and below what is in view, so a short scroll shows painted rows at once. */
+const ROW_MARGIN = 200;
 
 function measuring(props: GanttProps): boolean {
   return props.measureFrames === true || window.__stagecraftGanttFrames !== undefined;
@@ -116,6 +120,7 @@ export function Gantt(props: GanttProps) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const overlayRef = useRef<HTMLDivElement>(null);
   const axisRef = useRef<HTMLCanvasElement>(null);
+  const ghostRef = useRef<HTMLDivElement>(null);
   const uid = useId().replace(/[^a-zA-Z0-9_-]/g, '');
   const capKey = plan.devices.map((d) => memoryCapacityBytes?.(d.device) ?? '').join(',');
   // biome-ignore lint/correctness/useExhaustiveDependencies: capacities are compared by value (capKey), not by the callback's identity
@@ -182,6 +187,23 @@ export function Gantt(props: GanttProps) {
     paintAxis(ctx, viewOf());
   };
 
+  /**
+   * Content rows [y0, y1) in view (the root or the page may scroll), with a margin: the canvas is
+   * only that tall, so a timeline of many devices costs no more per frame than the screen shows.
+   */
+  const visibleRows = (): [number, number] => {
+    const root = rootRef.current;
+    const h = live.current.layout.height;
+    if (!root) return [0, h];
+    const rect = root.getBoundingClientRect();
+    const originTop = rect.top + root.clientTop - root.scrollTop;
+    const top = Math.max(rect.top + root.clientTop, 0);
+    const bottom = Math.min(rect.top + root.clientTop + (root.clientHeight || h), window.innerHeight || h);
+    const y0 = Math.max(0, Math.floor(top - originTop - ROW_MARGIN));
+    const y1 = Math.min(h, Math.ceil(bottom - originTop + ROW_MARGIN));
+    return y1 > y0 ? [y0, y1] : [0, 0];
+  };
+
   const paint = (frameTime = performance.now()) => {
     const l = live.current;
     if (l.mode !== 'canvas') return;
@@ -189,22 +211,28 @@ export function Gantt(props: GanttProps) {
     const ctx = canvas?.getContext('2d', { alpha: false });
     if (!canvas || !ctx) return;
     const t0 = performance.now();
+    const [y0, y1] = visibleRows();
     const dpr = window.devicePixelRatio || 1;
     const w = Math.round(l.width * dpr);
-    const h = Math.round(l.layout.height * dpr);
+    const h = Math.round((y1 - y0) * dpr);
     if (canvas.width !== w || canvas.height !== h) {
       canvas.width = w;
       canvas.height = h;
       canvas.style.width = `${l.width}px`;
-      canvas.style.height = `${l.layout.height}px`;
+      canvas.style.height = `${y1 - y0}px`;
     }
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    canvas.style.top = `${y0}px`;
     paintStickyAxis();
-    paintGantt(ctx, l.layout, l.planIndex, viewOf(), {
-      selection: l.props.selection ?? null,
-      dropTarget: l.dropTarget,
-      showArrows: l.props.showArrows ?? false,
-    });
+    if (h > 0) {
+      ctx.setTransform(dpr, 0, 0, dpr, 0, -y0 * dpr);
+      paintGantt(ctx, l.layout, l.planIndex, viewOf(), {
+        selection: l.props.selection ?? null,
+        dropTarget: l.dropTarget,
+        showArrows: l.props.showArrows ?? false,
+        y0,
+        y1,
+      });
+    }
     if (measuring(l.props)) meter.current.draw(performance.now() - t0, frameTime);
   };
 
@@ -303,18 +331,27 @@ export function Gantt(props: GanttProps) {
     if (measuring(live.current.props)) meter.current.draw(performance.now() - f.t0, f.at);
   });
 
+  /**
+   * Where a dragged op lands: the op under the pointer or, released in a gap of a lane (a
+   * bubble), the nearest op of that lane.
+   */
+  const dropIndex = (clientX: number, clientY: number): number => {
+    const hit = hitIndex(clientX, clientY);
+    if (hit >= 0) return hit;
+    const o = origin();
+    const x = clientX - o.left;
+    const y = clientY - o.top;
+    if (x < GUTTER) return -1;
+    return nearestInLane(live.current.layout, viewOf().t(x), y);
+  };
+
   /** The idle span (bubble) under a point of a compute lane, or -1. */
   const bubbleIndex = (clientX: number, clientY: number): number => {
     const o = origin();
     const x = clientX - o.left;
     const y = clientY - o.top;
     if (x < GUTTER) return -1;
-    const t = viewOf().t(x);
-    const l = live.current.layout;
-    return l.bubbles.findIndex((b, i) => {
-      const lane = l.lanes[l.bubbleLane[i]!];
-      return !!lane && y >= lane.top && y < lane.top + lane.height && t >= b.startMs && t <= b.endMs;
-    });
+    return bubbleAt(live.current.layout, viewOf().t(x), y);
   };
 
   // Follow the element's width.
@@ -329,6 +366,13 @@ export function Gantt(props: GanttProps) {
     ro.observe(root);
     return () => ro.disconnect();
   }, [props.width]);
+
+  // A new width moves the edges the pan is held within: constrain the current view again.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the width changes
+  useEffect(() => {
+    const root = rootRef.current;
+    if (root && zoomRef.current) zoomRef.current.transform(select(root), transformRef.current);
+  }, [width]);
 
   // Zoom and pan.
   // biome-ignore lint/correctness/useExhaustiveDependencies: bound once per element and view sync; handlers read `live`
@@ -384,6 +428,12 @@ export function Gantt(props: GanttProps) {
       z.translateBy(sel, -d / transformRef.current.k, 0);
     };
     root.addEventListener('wheel', onWheel, { passive: false });
+    // Any scroll (the root's or an ancestor's) moves which rows the canvas must cover.
+    const onScroll = () => {
+      if (live.current.mode === 'canvas') redraw();
+    };
+    window.addEventListener('scroll', onScroll, { capture: true, passive: true });
+    window.addEventListener('resize', onScroll);
     const unsubscribe = props.viewSync?.subscribe((t, from) => {
       if (from === root) return;
       applyingSync.current = true;
@@ -443,6 +493,8 @@ export function Gantt(props: GanttProps) {
     return () => {
       sel.on('.zoom', null);
       root.removeEventListener('wheel', onWheel);
+      window.removeEventListener('scroll', onScroll, { capture: true });
+      window.removeEventListener('resize', onScroll);
       unsubscribe?.();
       meter.current.stop();
       if (rafRef.current !== 0) cancelAnimationFrame(rafRef.current);
@@ -468,7 +520,8 @@ export function Gantt(props: GanttProps) {
       if (!p) return;
       if (!p.dragging && Math.hypot(m.clientX - p.x, m.clientY - p.y) < 4) return;
       p.dragging = true;
-      const target = hitIndex(m.clientX, m.clientY);
+      moveGhost(p.index, m.clientX, m.clientY);
+      const target = dropIndex(m.clientX, m.clientY);
       const mark = target >= 0 && target !== p.index ? markFor(target, m.clientX) : null;
       setDragMark((old) => (old?.target === mark?.target && old?.position === mark?.position ? old : mark));
     };
@@ -478,9 +531,10 @@ export function Gantt(props: GanttProps) {
       const p = pressRef.current;
       pressRef.current = null;
       setDragMark(null);
+      if (ghostRef.current) ghostRef.current.style.display = 'none';
       if (!p?.dragging) return;
       suppressClick.current = true;
-      const target = hitIndex(u.clientX, u.clientY);
+      const target = dropIndex(u.clientX, u.clientY);
       const l = live.current;
       const from = l.layout.ops[p.index];
       const to = l.layout.ops[target];
@@ -494,6 +548,21 @@ export function Gantt(props: GanttProps) {
     };
     window.addEventListener('pointermove', move);
     window.addEventListener('pointerup', up);
+  };
+
+  /** The dragged op follows the pointer as a translucent copy; moved without a render. */
+  const moveGhost = (index: number, clientX: number, clientY: number) => {
+    const ghost = ghostRef.current;
+    const o = live.current.layout.ops[index];
+    if (!ghost || !o) return;
+    const view = viewOf();
+    const w = Math.max(6, view.x(o.ev.endMs) - view.x(o.ev.startMs));
+    const at = origin();
+    ghost.style.display = 'block';
+    ghost.style.width = `${w}px`;
+    ghost.style.height = `${o.h}px`;
+    ghost.style.background = opColor(o.ev.members ? memberOp(o.ev.members[0]!) : o.ev.op, o.chunk);
+    ghost.style.transform = `translate(${clientX - at.left - w / 2}px, ${clientY - at.top - o.h / 2}px)`;
   };
 
   const markFor = (target: number, clientX: number): DragMark => {
@@ -586,6 +655,7 @@ export function Gantt(props: GanttProps) {
       aria-label="timelines of every device: + and − zoom, arrow keys pan, 0 shows the whole step"
       data-render={mode}
       data-ops={layout.ops.length}
+      data-makespan-ms={sim.makespanMs}
       className="stagecraft-gantt"
       style={{
         position: 'relative',
@@ -634,12 +704,30 @@ export function Gantt(props: GanttProps) {
           panRef={panRef}
         />
       ) : (
-        <canvas ref={canvasRef} style={{ display: 'block' }} />
+        <>
+          {/* The canvas covers only the rows in view; this keeps the full height scrollable. */}
+          <div style={{ height: layout.height }} />
+          <canvas ref={canvasRef} style={{ display: 'block', position: 'absolute', left: 0, top: 0 }} />
+        </>
       )}
       <div
         ref={overlayRef}
         data-testid="gantt-hit-layer"
         style={{ position: 'absolute', inset: 0, pointerEvents: 'none' }}
+      />
+      <div
+        ref={ghostRef}
+        data-testid="gantt-drag-ghost"
+        style={{
+          display: 'none',
+          position: 'absolute',
+          left: 0,
+          top: 0,
+          opacity: 0.6,
+          outline: '1px solid #212529',
+          pointerEvents: 'none',
+          zIndex: 2,
+        }}
       />
       {dragMark && <InsertMark layout={layout} view={view} mark={dragMark} />}
       {!hovered && !dragMark && layout.bubbles[hoverBubble] && (
@@ -680,58 +768,6 @@ export function Gantt(props: GanttProps) {
           {props.refusal}
         </div>
       )}
-    </div>
-  );
-}
-
-function InsertMark({ layout, view, mark }: { layout: GanttLayout; view: TimeView; mark: DragMark }) {
-  const o = layout.ops[mark.target]!;
-  const x = view.x(mark.position === 'before' ? o.ev.startMs : o.ev.endMs);
-  return (
-    <div
-      data-testid="gantt-insert-mark"
-      data-position={mark.position}
-      data-target={o.ev.id}
-      style={{
-        position: 'absolute',
-        left: x - 1.5,
-        top: o.y - 3,
-        width: 3,
-        height: o.h + 6,
-        background: '#e03131',
-        pointerEvents: 'none',
-      }}
-    />
-  );
-}
-
-function BubbleDetails({ layout, view, index }: { layout: GanttLayout; view: TimeView; index: number }) {
-  const b = layout.bubbles[index]!;
-  const lane = layout.lanes[layout.bubbleLane[index]!];
-  const total = layout.bubbles
-    .filter((x) => x.device === b.device)
-    .reduce((t, x) => t + x.endMs - x.startMs, 0);
-  const x = Math.min(Math.max(view.x((b.startMs + b.endMs) / 2), GUTTER), Math.max(GUTTER, view.width - 240));
-  return (
-    <div
-      data-testid="gantt-bubble-tooltip"
-      role="tooltip"
-      style={{
-        position: 'absolute',
-        left: x,
-        top: (lane?.top ?? 0) + (lane?.height ?? 0) + 4,
-        zIndex: 2,
-        padding: '4px 8px',
-        background: 'rgba(33, 37, 41, 0.94)',
-        color: '#f8f9fa',
-        borderRadius: 4,
-        font: '11px/1.45 system-ui, sans-serif',
-        pointerEvents: 'none',
-        whiteSpace: 'nowrap',
-      }}
-    >
-      idle {formatMs(b.endMs - b.startMs)} on device {b.device} ({formatMs(b.startMs)} → {formatMs(b.endMs)});{' '}
-      {formatMs(total)} in all, {((total / Math.max(1e-12, layout.makespanMs)) * 100).toFixed(1)}% of the step
     </div>
   );
 }

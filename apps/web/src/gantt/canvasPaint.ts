@@ -28,6 +28,9 @@ export interface PaintState {
   selection: string | null;
   dropTarget: number;
   showArrows: boolean;
+  /** Rows to paint (content pixels); the rest is off screen. */
+  y0: number;
+  y1: number;
 }
 
 let hatch: CanvasPattern | null | undefined;
@@ -57,19 +60,21 @@ export function paintGantt(
   state: PaintState,
 ): void {
   const { width } = view;
+  const { y0, y1 } = state;
+  const rowsInView = (top: number, height: number) => top + height >= y0 && top <= y1;
   // The canvas is opaque (composited faster): paint the background.
   ctx.fillStyle = '#ffffff';
-  ctx.fillRect(0, 0, width, layout.height);
+  ctx.fillRect(0, y0, width, y1 - y0);
   ctx.save();
   ctx.beginPath();
-  ctx.rect(GUTTER, 0, width - GUTTER, layout.height);
+  ctx.rect(GUTTER, y0, width - GUTTER, y1 - y0);
   ctx.clip();
 
   // Bubbles under the ops.
   const pattern = hatchPattern(ctx);
   layout.bubbles.forEach((b, i) => {
     const lane = layout.lanes[layout.bubbleLane[i]!];
-    if (!lane || b.endMs < view.t0 || b.startMs > view.t1) return;
+    if (!lane || b.endMs < view.t0 || b.startMs > view.t1 || !rowsInView(lane.top, lane.height)) return;
     const x0 = view.x(b.startMs);
     const w = view.x(b.endMs) - x0;
     ctx.fillStyle = BUBBLE_FILL;
@@ -90,6 +95,7 @@ export function paintGantt(
     p.rect(x, y, w, h);
   };
   for (const lane of layout.lanes) {
+    if (!rowsInView(lane.top, lane.height)) continue;
     // Zoomed out, many ops share a pixel column: the first one drawn in a column stands for the
     // rest, which keeps the number of rectangles at about the plot's width per row.
     const filled = new Map<number, number>();
@@ -184,7 +190,7 @@ export function paintGantt(
 
   // Memory curves with the capacity line.
   for (const band of layout.bands) {
-    if (band.memoryHeight === 0) continue;
+    if (band.memoryHeight === 0 || !rowsInView(band.memoryTop, band.memoryHeight)) continue;
     const yOf = (bytes: number) =>
       band.memoryTop + band.memoryHeight - 3 - (bytes / band.memoryScaleBytes) * (band.memoryHeight - 6);
     const vertices = stepVertices(band.memory, view, yOf, layout.makespanMs);
@@ -220,12 +226,13 @@ export function paintGantt(
 
   // Gutter labels and the axis, drawn last so ops scroll under them.
   ctx.fillStyle = '#f8f9fa';
-  ctx.fillRect(0, 0, GUTTER, layout.height);
+  ctx.fillRect(0, y0, GUTTER, y1 - y0);
   ctx.fillStyle = '#212529';
   ctx.font = '11px system-ui, sans-serif';
   ctx.textAlign = 'left';
   ctx.textBaseline = 'middle';
   for (const band of layout.bands) {
+    if (!rowsInView(band.top, band.bottom - band.top)) continue;
     ctx.font = 'bold 11px system-ui, sans-serif';
     ctx.fillText(band.label, 4, band.top + 8);
     ctx.font = '10px system-ui, sans-serif';

@@ -13,7 +13,8 @@
  *   zoom/pan repaints without a React render).
  *
  * Stable hooks:
- * - the root has `data-testid="gantt"`, `data-render="svg"|"canvas"` and `data-ops`; in SVG mode
+ * - the root has `data-testid="gantt"`, `data-render="svg"|"canvas"`, `data-ops` and
+ *   `data-makespan-ms` (both change when a new simulation is drawn); in SVG mode
  *   every op is a `<g data-op-id="<instruction id>" data-op data-device data-stream>` whose text
  *   is its microbatch label. In canvas mode the `data-testid="gantt-hit-layer"` element holds one
  *   transparent `<div data-op-id data-op>` per op of the visible window once zoom or pan settles,

@@ -264,21 +264,3 @@ export function opsInWindow(layout: GanttLayout, lane: Lane, t0: number, t1: num
   }
   return out;
 }
-
-/** The op under a point (time, pixel y), or -1. */
-export function opAt(layout: GanttLayout, t: number, y: number, slackMs = 0): number {
-  const lane = layout.lanes.find((l) => y >= l.top && y < l.top + l.height);
-  if (!lane) return -1;
-  let best = -1;
-  for (const i of opsInWindow(layout, lane, t - slackMs, t + slackMs)) {
-    const o = layout.ops[i]!;
-    if (y < o.y || y >= o.y + o.h) continue;
-    if (o.ev.startMs - slackMs <= t && t <= o.ev.endMs + slackMs) best = i;
-  }
-  return best;
-}
-
-/** The compute lane an y falls in (its whole device band), for drops between ops. */
-export function bandAt(layout: GanttLayout, y: number): DeviceBand | undefined {
-  return layout.bands.find((b) => y >= b.top && y < b.bottom);
-}
