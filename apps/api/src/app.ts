@@ -23,6 +23,11 @@ export interface AppOptions {
   web?: WebApp;
   /** Log requests and internal errors to stderr (the server does; tests do not). */
   logger?: boolean;
+  /**
+   * Host names requests must be addressed to (the Host header, port aside). A server on loopback
+   * sets them, so a web page whose name was rebound to 127.0.0.1 cannot reach it (DNS rebinding).
+   */
+  allowedHosts?: readonly string[];
 }
 
 export interface AppContext {
@@ -65,6 +70,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
+  const allowed = options.allowedHosts
+    ? new Set(options.allowedHosts.map((h) => h.toLowerCase()))
+    : undefined;
+  if (allowed) {
+    app.addHook('onRequest', async (req) => {
+      const host = hostName(req.headers.host ?? '');
+      if (!allowed.has(host)) {
+        throw new ApiError(403, {
+          path: '',
+          message: `requests must be addressed to ${[...allowed].join(' or ')}, not ${JSON.stringify(host.slice(0, 100))}`,
+        });
+      }
+    });
+  }
+
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
     const { status, issues } = describeError(
       err,
@@ -96,6 +116,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   exportRoutes(app, ctx);
   designRoutes(app, ctx);
   return app;
+}
+
+/** The name in a Host header: `[::1]:4173` → `::1`, `Localhost:80` → `localhost`. */
+function hostName(header: string): string {
+  const h = header.trim().toLowerCase();
+  if (h.startsWith('[')) return h.slice(1, h.indexOf(']') < 0 ? undefined : h.indexOf(']'));
+  const colon = h.lastIndexOf(':');
+  return colon < 0 ? h : h.slice(0, colon);
 }
 
 /** Fastify's own errors (body too large, bad media type, …) in the API's shape; anything else is internal. */

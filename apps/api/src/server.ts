@@ -17,6 +17,8 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..
 export const DEFAULT_DB = join(REPO_ROOT, '.stagecraft', 'designs.sqlite');
 export const DEFAULT_PORT = 4173;
 export const DEFAULT_HOST = '127.0.0.1';
+/** Names of this machine's loopback interface a browser may use. */
+const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
 
 export interface ServerOptions {
   port?: number;
@@ -53,7 +55,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   });
   const dist = options.webDist ?? join(REPO_ROOT, 'apps', 'web', 'dist');
   const web = WebApp.load(existsSync(dist) ? dist : undefined);
-  const app = await buildApp({ store, pool, limits, web, logger: options.logger ?? false });
+  const host = options.host ?? DEFAULT_HOST;
+  const app = await buildApp({
+    store,
+    pool,
+    limits,
+    web,
+    logger: options.logger ?? false,
+    ...(LOOPBACK.includes(host) ? { allowedHosts: [...new Set([...LOOPBACK, host])] } : {}),
+  });
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -64,14 +74,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
   try {
     // Workers load while the server starts listening: compiles wait in the queue until one is ready.
-    await app.listen({ port: options.port ?? DEFAULT_PORT, host: options.host ?? DEFAULT_HOST });
+    await app.listen({ port: options.port ?? DEFAULT_PORT, host });
   } catch (e) {
     await close();
     throw e;
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? DEFAULT_PORT);
-  const host = options.host ?? DEFAULT_HOST;
   const shown = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   return { app, url: `http://${shown}:${port}/`, store, pool, web, close };
 }

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildApp } from '../src/app.ts';
 import { compileFailure } from '../src/compileResponse.ts';
 import { WebApp } from '../src/webApp.ts';
 import { errorOf, oneFOneB, post, type TestApp, testApp } from './harness.ts';
@@ -134,6 +135,25 @@ describe('the request edge', () => {
   });
 });
 
+describe('a server on loopback', () => {
+  test('answers requests addressed to a loopback name and refuses any other Host (DNS rebinding)', async () => {
+    const store = t.store;
+    const app = await buildApp({ store, pool: t.pool, allowedHosts: ['127.0.0.1', 'localhost', '::1'] });
+    try {
+      for (const host of ['127.0.0.1:4173', 'localhost', 'LOCALHOST:80', '[::1]:4173']) {
+        expect((await app.inject({ url: '/api/health', headers: { host } })).statusCode, host).toBe(200);
+      }
+      for (const host of ['evil.example:4173', 'evil.example', '127.0.0.1.evil.example']) {
+        const res = await app.inject({ url: '/api/designs', headers: { host } });
+        expect(res.statusCode, host).toBe(403);
+        expect(errorOf(res).message).toMatch(/must be addressed to 127\.0\.0\.1 or localhost or ::1/);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('the compile pool', () => {
   test('a compile over the time limit is a 503 naming the limit; the worker is replaced', async () => {
     const slow = await testApp({ limits: { compileMs: 1 } });
@@ -146,6 +166,22 @@ describe('the compile pool', () => {
       expect((await slow.app.inject('/api/health')).statusCode).toBe(200);
     } finally {
       await slow.close();
+    }
+  });
+
+  test('compiles beyond the queue bound are a 503 saying the server is busy', async () => {
+    const busy = await testApp({ limits: { queueLength: 1 } });
+    try {
+      const answers = await Promise.all(
+        [0, 1, 2, 3].map((i) => post(busy.app, '/api/compile', { design: oneFOneB(8, 64, `busy ${i}`) })),
+      );
+      const codes = answers.map((a) => a.statusCode).sort();
+      expect(codes).toContain(200);
+      expect(codes).toContain(503);
+      const refused = answers.find((a) => a.statusCode === 503)!;
+      expect(errorOf(refused).message).toMatch(/^the server is busy \(1 compiles waiting\)/);
+    } finally {
+      await busy.close();
     }
   });
 

@@ -122,11 +122,19 @@ export function chromeTrace(plan: Plan, sim: Simulation, options: TraceOptions =
     return lane.tid;
   };
 
+  // One provenance object per (pass, directive): large plans share a few hundred of them.
+  const provenances = new Map<string, Record<string, unknown>>();
   const provenanceOf = (ins: Instruction | undefined) => {
     const p = ins?.provenance;
     if (!p) return undefined;
-    const entry = p.directive === null ? undefined : options.program?.[p.directive];
-    return entry ? { ...p, path: formatPath(entry.path), op: entry.directive.op } : { ...p };
+    const k = `${p.pass}|${p.directive}`;
+    let out = provenances.get(k);
+    if (!out) {
+      const entry = p.directive === null ? undefined : options.program?.[p.directive];
+      out = entry ? { ...p, path: formatPath(entry.path), op: entry.directive.op } : { ...p };
+      provenances.set(k, out);
+    }
+    return out;
   };
 
   const flows = new Map<string, number>();
@@ -201,18 +209,21 @@ export function chromeTrace(plan: Plan, sim: Simulation, options: TraceOptions =
 }
 
 function tagText(tags: Record<string, number | string>): string {
-  return Object.entries(tags)
-    .filter(([k]) => k !== 'PASS')
-    .map(([k, v]) => `${k}=${v}`)
-    .join(' ');
+  let out = '';
+  for (const k in tags) {
+    if (k === 'PASS') continue;
+    out += out === '' ? `${k}=${tags[k]}` : ` ${k}=${tags[k]}`;
+  }
+  return out;
 }
 
 function label(e: TimelineEvent, ins: Instruction | undefined): string {
   if (ins?.op === 'OVERLAP') return `F&B ${ins.members.map((m) => `${m.op} ${tagText(m.tags)}`).join(' + ')}`;
   const tags = tagText(e.tags);
   const pass = e.tags.PASS;
-  if (e.op === 'SEND') return `SEND ${pass ?? ''} ${tags} → d${e.peer}`.replace(/\s+/g, ' ');
-  if (e.op === 'RECV') return `RECV ${pass ?? ''} ${tags} ← d${e.peer}`.replace(/\s+/g, ' ');
+  const what = [pass, tags].filter((x) => x !== undefined && x !== '').join(' ');
+  if (e.op === 'SEND') return `SEND ${what} → d${e.peer}`;
+  if (e.op === 'RECV') return `RECV ${what} ← d${e.peer}`;
   return tags ? `${e.op} ${tags}` : e.op;
 }
 
@@ -245,6 +256,5 @@ function argsOf(
     ins?.op === 'ALL_TO_ALL'
   )
     args.devices = ins.devices;
-  args.durationMs = e.endMs - e.startMs;
   return args;
 }

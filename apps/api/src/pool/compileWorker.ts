@@ -1,7 +1,7 @@
 /**
- * A compile worker: runs one job (a compile or an export) at a time and answers with the response body or the issues.
- * It remembers the last compile of each named design (a few dozen, least recently used out), so
- * the next revision reruns only the passes its edit touched.
+ * A compile worker: runs one job (a compile or an export) at a time and answers with the
+ * response body or the issues. It remembers the last compile of each named design (a few dozen and a bounded number of DAG
+ * nodes, least recently used out), so the next revision reruns only the passes its edit touched.
  */
 import { parentPort } from 'node:worker_threads';
 import type { IncrementalState } from '@stagecraft/passes';
@@ -9,8 +9,30 @@ import { compileResponse } from '../compileResponse.ts';
 import { exportFile } from '../exportFile.ts';
 import type { JobMessage, WorkerMessage } from './protocol.ts';
 
+/** Designs remembered, and the DAG nodes their states may hold in all (snapshots share nodes). */
 const REMEMBERED = 32;
-const states = new Map<string, IncrementalState>();
+const REMEMBERED_NODES = 2_000_000;
+const states = new Map<string, { state: IncrementalState; nodes: number }>();
+let heldNodes = 0;
+
+function remember(id: string, state: IncrementalState): void {
+  forget(id);
+  const nodes = state.steps.at(-1)?.input.nodes.length ?? 0;
+  if (nodes > REMEMBERED_NODES) return;
+  states.set(id, { state, nodes });
+  heldNodes += nodes;
+  for (const k of states.keys()) {
+    if (states.size <= REMEMBERED && heldNodes <= REMEMBERED_NODES) break;
+    forget(k);
+  }
+}
+
+function forget(id: string): void {
+  const old = states.get(id);
+  if (!old) return;
+  heldNodes -= old.nodes;
+  states.delete(id);
+}
 
 function post(m: WorkerMessage): void {
   parentPort!.postMessage(m);
@@ -28,20 +50,13 @@ parentPort!.on('message', (job: JobMessage) => {
       });
       return;
     }
-    const previous = job.designId !== undefined ? states.get(job.designId) : undefined;
+    const previous = job.designId !== undefined ? states.get(job.designId)?.state : undefined;
     const { outcome, state } = compileResponse(task.design, task.include, job.maxOps, previous);
-    if (job.designId !== undefined) {
-      states.delete(job.designId);
-      states.set(job.designId, state);
-      for (const k of states.keys()) {
-        if (states.size <= REMEMBERED) break;
-        states.delete(k);
-      }
-    }
+    if (job.designId !== undefined) remember(job.designId, state);
     post({ type: 'done', id: job.id, outcome });
   } catch (e) {
     // A bug, not the user's input: the state may be the cause, so forget it.
-    if (job.designId !== undefined) states.delete(job.designId);
+    if (job.designId !== undefined) forget(job.designId);
     if (e instanceof RangeError) {
       // Memory or string length exhausted by a huge design is still the user's input.
       const message = `the design is too large to compile (${e.message}); lower its size`;

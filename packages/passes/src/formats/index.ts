@@ -2,6 +2,7 @@
 
 export { loadPlan } from './loadPlan.ts';
 export {
+  executedPlan,
   exportPiperProgram,
   formatProgram,
   importPiper,

@@ -138,3 +138,10 @@ test('a valid Piper program imports onto a synthetic model with its PP stages an
   expect(r.design.model).toEqual({ kind: 'synthetic', stages: 2, costs: { F: 1, BI: 1, BW: 1 } });
   expect(r.design.cluster).toEqual({ kind: 'ideal', devices: 2 });
 });
+
+test('in a compute_comms file, errors count the communication cells too', () => {
+  expect(errorsOf(importTorchCsv('0F0,0SEND_F0,0F0,0B0\n'))[0]).toEqual({
+    path: 'row 1, cell 3',
+    message: 'stage 0 F of microbatch 0 already ran at row 1, cell 1',
+  });
+});

@@ -7,6 +7,7 @@
  */
 import {
   type Cluster,
+  CompileError,
   DESIGN_FORMAT,
   type Design,
   type DesignResult,
@@ -70,17 +71,29 @@ export function exportPiperProgram(
   return { ok: true, text: formatProgram(out), program: out };
 }
 
-/** Plans equal up to stream knobs (priority, SM share), which a Piper program does not carry. */
 function samePlan(a: Plan, b: Plan): boolean {
-  const strip = (p: Plan) =>
-    JSON.stringify({
-      ...p,
-      devices: p.devices.map((d) => ({
-        ...d,
-        streams: d.streams.map(({ priority: _p, smFraction: _s, ...s }) => s),
+  return JSON.stringify(executedPlan(a)) === JSON.stringify(executedPlan(b));
+}
+
+/**
+ * What a Piper runtime executes of a plan: without stream knobs (priority, SM share), which a
+ * Piper program does not carry, and without provenance, whose directive indices shift when the
+ * Stagecraft-only `stream` directives are left out of the program.
+ */
+export function executedPlan(p: Plan): Plan {
+  const bare = <T extends { provenance?: unknown }>({ provenance: _p, ...rest }: T) => rest;
+  return {
+    ...p,
+    devices: p.devices.map((d) => ({
+      ...d,
+      streams: d.streams.map(({ priority: _p, smFraction: _s, ...s }) => ({
+        ...s,
+        instructions: s.instructions.map((i) =>
+          i.op === 'OVERLAP' ? { ...bare(i), members: i.members.map(bare) } : bare(i),
+        ),
       })),
-    });
-  return strip(a) === strip(b);
+    })),
+  } as Plan;
 }
 
 /** JSON with one directive per line, and one slot per line inside an order. */
@@ -181,11 +194,12 @@ function isProgramObject(v: unknown): v is { directives: unknown[] } {
 }
 
 function blockTags(model: Model): { tags: Set<string> } | { errors: Issue[] } {
-  if (model.kind === 'transformer') {
-    const a = model.annotate ?? {};
-    return { tags: new Set(['PP', ...(a.EP ? ['EP'] : []), ...(a.TP ? ['TP'] : [])]) };
+  try {
+    const tags = new Set<string>();
+    for (const b of lowerModel(model)) for (const k of Object.keys(b.tags)) tags.add(k);
+    return { tags };
+  } catch (e) {
+    if (e instanceof CompileError) return { errors: e.issues };
+    throw e;
   }
-  const tags = new Set<string>();
-  for (const b of lowerModel(model)) for (const k of Object.keys(b.tags)) tags.add(k);
-  return { tags };
 }

@@ -244,13 +244,18 @@ function buildRow(list: readonly Instruction[], row: TorchCell[], ctx: RowContex
   const sameAsLast = (a: TorchAction): boolean => {
     const c = row[lastCompute];
     if (lastCompute < 0 || !c || c.kind !== 'action' || !same(c, a)) return false;
+    const gathers: TorchCell[] = [];
+    const others: TorchCell[] = [];
     for (let i = lastCompute + 1; i < row.length; i++) {
-      const x = row[i];
-      if (x?.kind !== 'action' || x.type !== 'UNSHARD' || x.stage !== a.stage) return false;
+      const x = row[i] ?? null;
+      if (x?.kind !== 'action' || x.type === 'REDUCE_GRAD') return false;
+      if (x.type === 'UNSHARD' && x.stage === a.stage) gathers.push(x);
+      else if (x.type === 'UNSHARD' || x.type === 'RESHARD' || isComputeType(x.type)) return false;
+      else others.push(x); // a transfer posted meanwhile stays after the action
     }
     // Gathers of the stage's later blocks move before the action that uses them.
-    const gathers = row.splice(lastCompute + 1);
-    row.splice(lastCompute, 0, ...gathers);
+    const action = row[lastCompute]!;
+    row.splice(lastCompute, row.length - lastCompute, ...gathers, action, ...others);
     lastCompute += gathers.length;
     return true;
   };

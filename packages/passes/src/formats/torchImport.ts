@@ -43,8 +43,19 @@ const SYNTHETIC_COSTS = { F: 1, BI: 1, BW: 1 };
 export function importTorchCsv(text: string, options: TorchImportOptions = {}): DesignResult {
   const parsed = parseTorchRows(text, options.dialect ?? 'current');
   if (!parsed.ok) return parsed;
-  const rows = parsed.rows.map((row) => row.map(computeOnly));
-  const shape = checkSchedule(rows);
+  // Communication and stage actions are not idle steps: they are left out, not made empty.
+  const origin: number[][] = [];
+  const rows = parsed.rows.map((row, r) => {
+    origin.push([]);
+    return row.filter((c, i) => {
+      const keep = c === null || computeOnly(c) !== null;
+      if (keep) origin[r]!.push(i);
+      return keep;
+    });
+  });
+  // Cells as the file numbers them (communication cells included).
+  const at = (r: number, c: number) => cellPath(r, origin[r]![c] ?? parsed.rows[r]?.length ?? 0);
+  const shape = checkSchedule(rows, at);
   if ('errors' in shape) return { ok: false, errors: shape.errors };
   const { stages, microbatches, rankOf } = shape;
 
@@ -111,21 +122,21 @@ export function importTorchCsv(text: string, options: TorchImportOptions = {}): 
     directives,
   };
   const compiled = compile(design, { keepSnapshots: false });
-  if (!compiled.ok) return { ok: false, errors: compiled.errors.map((i) => toCell(i, firstOrder)) };
+  if (!compiled.ok) return { ok: false, errors: compiled.errors.map((i) => toCell(i, firstOrder, at)) };
   return { ok: true, design };
 }
 
-/** The compute actions of a cell; a cell of only communication becomes an idle slot. */
+/** The cell if it computes, null for communication (SEND/RECV) and stage actions (UNSHARD, …). */
 function computeOnly(cell: TorchCell): TorchCell {
   if (cell === null || cell.kind === 'overlap') return cell;
   return isCompute(cell.type) ? cell : null;
 }
 
 /** A compile error at an order slot is reported at the row and cell it came from. */
-function toCell(i: Issue, firstOrder: number): Issue {
+function toCell(i: Issue, firstOrder: number, at: (r: number, c: number) => string): Issue {
   const m = /^directives\[(\d+)\]\.filters\[(\d+)\](.*)$/.exec(i.path);
   if (!m || Number(m[1]) < firstOrder) return i;
-  return { path: cellPath(Number(m[1]) - firstOrder, Number(m[2])), message: i.message };
+  return { path: at(Number(m[1]) - firstOrder, Number(m[2])), message: i.message };
 }
 
 type Shape = { stages: number; microbatches: number; rankOf: number[] } | { errors: Issue[] };
@@ -135,7 +146,7 @@ type Shape = { stages: number; microbatches: number; rankOf: number[] } | { erro
  * (fused B, or I and W); W after its I. A file cut short shows as a missing backward or forward,
  * reported where the row ends.
  */
-function checkSchedule(rows: TorchCell[][]): Shape {
+function checkSchedule(rows: TorchCell[][], cellAt: (r: number, c: number) => string): Shape {
   const errors: Issue[] = [];
   const rankOf: number[] = [];
   const seen = new Map<string, string>();
@@ -144,7 +155,7 @@ function checkSchedule(rows: TorchCell[][]): Shape {
   rows.forEach((row, r) => {
     row.forEach((cell, c) => {
       for (const a of cellActions(cell)) {
-        const at = cellPath(r, c);
+        const at = cellAt(r, c);
         const owner = rankOf[a.stage];
         if (owner !== undefined && owner !== r) {
           errors.push({
@@ -180,7 +191,7 @@ function checkSchedule(rows: TorchCell[][]): Shape {
       errors.push({ path: '', message: `stage ${s} never runs (the file has stages up to ${stages - 1})` });
       continue;
     }
-    const end = cellPath(r, rows[r]!.length);
+    const end = cellAt(r, rows[r]!.length);
     for (let m = 0; m < microbatches; m++) {
       const has = (t: string) => seen.has(`${s}:${t}:${m}`);
       const missing: string[] = [];
