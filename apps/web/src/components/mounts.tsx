@@ -41,6 +41,7 @@ export function TimelinePane() {
   const onHover = useCallback(
     (op: TimelineEvent | null) => {
       const s = useStore.getState();
+      if ((op ? (op.members?.[0] ?? op.id) : null) === (s.hovered?.firstId ?? null)) return;
       const dag = s.dag && s.dagRevision === s.resultRevision ? s.dag : null;
       hover(
         op && s.result && dag ? (detailsOf(dag, op.members?.[0] ?? op.id, s.result.program) ?? null) : null,
