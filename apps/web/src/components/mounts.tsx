@@ -5,7 +5,7 @@ import { useCallback, useMemo, useState } from 'react';
 import { ComparePanel, type CompareVariant } from '../compare/index.ts';
 import { reorderOpAction } from '../core/actions.ts';
 import { detailsOf } from '../core/dagGraph.ts';
-import { Gantt, type OpMove } from '../gantt/index.ts';
+import { Gantt, GanttLegend, type OpMove } from '../gantt/index.ts';
 import { useStore } from '../store/index.ts';
 import { applyItem } from './applyItem.ts';
 
@@ -95,9 +95,7 @@ export function TimelinePane() {
           />{' '}
           SEND→RECV arrows
         </label>
-        <span className="hint">
-          drag an op before or after another of its device to reorder · wheel zooms, drag pans
-        </span>
+        <GanttLegend />
       </div>
       <Gantt
         sim={result.simulation}
