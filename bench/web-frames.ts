@@ -4,8 +4,8 @@
  *
  * - drop to updated timeline: from the `drop` of split_backward onto a DAG node to the first
  *   frame painted after the recomputed result (worker compile + simulate + React render);
- * - panning: animation-frame intervals while the Gantt is panned with the wheel (zoomed to a
- *   quarter of the step), and the timeline's own redraw time per frame.
+ * - panning: animation-frame intervals while the Gantt, zoomed to a tenth of the step, is panned
+ *   by a drag on its axis and by shift+wheel (the timeline's measurePan), and its redraw time.
  *
  * It builds the web app, serves it with `stagecraft serve` on a fresh database (e2e/serve.mjs),
  * saves each design through the API and opens it as a user would. Not a test: it asserts nothing.
@@ -18,6 +18,7 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { chromium, type Page } from '@playwright/test';
 import type { Design } from '@stagecraft/ir';
+import { measurePan } from '../apps/web/src/gantt/panBenchmark.ts';
 import { startAppServer } from '../e2e/appServer.ts';
 import { CHROMIUM_LAUNCH } from '../e2e/chromium.ts';
 
@@ -119,44 +120,6 @@ async function dropToTimeline(page: Page): Promise<number[]> {
   return out;
 }
 
-async function panFrames(page: Page): Promise<{ intervals: number[]; draws: number[]; render: string }> {
-  const gantt = page.getByTestId('gantt');
-  const render = (await gantt.getAttribute('data-render')) ?? '?';
-  await gantt.evaluate((el) => {
-    const h = el.stagecraftGantt!;
-    const { t1 } = h.window();
-    h.zoomTo(0, t1 / 4);
-  });
-  await page.waitForTimeout(300);
-  await page.evaluate(() => {
-    (window as unknown as { __stagecraftGanttFrames?: unknown }).__stagecraftGanttFrames = undefined;
-  });
-  const box = (await gantt.boundingBox())!;
-  // Pan by dragging where no op is (a press on an op starts a reorder instead).
-  const y = await gantt.evaluate((el, b) => {
-    const h = el.stagecraftGantt!;
-    for (let y = b.y + 4; y < b.y + b.height; y += 4)
-      if ([0.3, 0.5, 0.7].every((f) => h.opAt(b.x + f * b.width, y) === null)) return y;
-    return b.y + 4;
-  }, box);
-  const x0 = box.x + box.width * 0.7;
-  await page.mouse.move(x0, y);
-  await page.mouse.down();
-  for (let i = 1; i <= 120; i++) {
-    const t = i <= 60 ? i : 120 - i;
-    await page.mouse.move(x0 - t * 8, y);
-    await page.waitForTimeout(8);
-  }
-  await page.mouse.up();
-  await page.waitForTimeout(400);
-  const f = await page.evaluate(
-    () =>
-      (window as unknown as { __stagecraftGanttFrames?: { intervals: number[]; draws: number[] } })
-        .__stagecraftGanttFrames ?? { intervals: [], draws: [] },
-  );
-  return { ...f, render };
-}
-
 async function main(): Promise<void> {
   const server = await startAppServer(port);
   try {
@@ -186,8 +149,8 @@ async function main(): Promise<void> {
       await settled(page);
       const ops = Number(await page.getByTestId('metric-ops').getAttribute('data-value'));
       const drops = await dropToTimeline(page);
-      const pan = await panFrames(page);
-      const mean = pan.intervals.reduce((a, b) => a + b, 0) / Math.max(1, pan.intervals.length);
+      // The timeline's own pan driver: a drag on the axis row, then shift+wheel, zoomed to a tenth.
+      const pan = await measurePan(page);
       console.log(
         [
           c.design.name.padEnd(31),
@@ -195,9 +158,9 @@ async function main(): Promise<void> {
           `${quantile(drops, 0.5).toFixed(0).padStart(12)} ms / ${Math.max(...drops).toFixed(0)} ms`.padEnd(
             26,
           ),
-          (1000 / mean).toFixed(0).padStart(9),
-          `${quantile(pan.intervals, 0.95).toFixed(1)} ms`.padStart(11),
-          (pan.draws.length ? `${quantile(pan.draws, 0.95).toFixed(1)} ms` : '—').padStart(12),
+          pan.fps.toFixed(0).padStart(9),
+          `${pan.p95Ms.toFixed(1)} ms`.padStart(11),
+          `${pan.drawP95Ms.toFixed(1)} ms`.padStart(12),
           ` ${pan.render}`,
         ].join(' '),
       );

@@ -27,6 +27,14 @@ test('dropping split_backward on a DAG node adds BW ops and lowers the bubble', 
   await expect(page.getByTestId('field-filter-PP')).toHaveValue('1');
 });
 
+test('dropping recompute on a timeline op adds it for the stage of that op', async ({ page }) => {
+  await page
+    .getByTestId('palette-recompute')
+    .dragTo(page.getByTestId('gantt').locator('[data-op-id="F.b2.mb3"]'));
+  await expect(page.getByTestId('directive-1')).toContainText('recompute');
+  await expect(page.getByTestId('field-filter-PP')).toHaveValue('2');
+});
+
 test('switching the schedule to DualPipeV from the palette changes the step time', async ({ page }) => {
   const before = await metric(page, 'makespan');
   await page.getByTestId('palette-dualpipev').click();
@@ -145,6 +153,7 @@ test('hovering a DAG node shows its tags, costs, memory and the directive that m
 test('microbatches of a stage expand on demand', async ({ page }) => {
   await expect(page.getByTestId('dag-canvas').locator('[data-node-id^="F.b1."]')).toHaveCount(1);
   await page.getByTestId('stage-toggle-1:1').click();
+  await expect(page.getByTestId('collapse-all')).toBeEnabled();
   // The canvas draws only what is in view: fit the wider drawing first.
   await page.locator('.react-flow__controls-fitview').click();
   await expect(page.getByTestId('dag-canvas').locator('[data-op="F"][data-node-id^="F.b1."]')).toHaveCount(8);

@@ -140,6 +140,43 @@ function toFlow(graph: DagGraph): { nodes: Node[]; edges: Edge[] } {
   return { nodes, edges };
 }
 
+/** Beyond this many ops, drawing every microbatch would not stay smooth: expand stages one by one. */
+const EXPAND_ALL_LIMIT = 3000;
+
+function StageControls({ graph }: { graph: DagGraph }) {
+  const setExpanded = useStore((s) => s.setExpandedStages);
+  const expanded = useStore((s) => s.expandedStages.length);
+  const rows = graph.lanes.flatMap((l) => l.rows.map((r) => r.key));
+  return (
+    <div className="dag-tools">
+      <span className="hint">
+        {graph.totalNodes.toLocaleString('en-US')} ops · {graph.nodes.length} drawn
+      </span>
+      <button
+        type="button"
+        data-testid="expand-all"
+        disabled={graph.totalNodes > EXPAND_ALL_LIMIT}
+        title={
+          graph.totalNodes > EXPAND_ALL_LIMIT
+            ? `more than ${EXPAND_ALL_LIMIT.toLocaleString('en-US')} ops: expand stages one by one`
+            : 'draw every microbatch of every stage'
+        }
+        onClick={() => setExpanded(rows)}
+      >
+        expand all
+      </button>
+      <button
+        type="button"
+        data-testid="collapse-all"
+        disabled={expanded === 0}
+        onClick={() => setExpanded([])}
+      >
+        collapse all
+      </button>
+    </div>
+  );
+}
+
 export function DagCanvas() {
   const final = useStore((s) => s.graph);
   const passView = useStore((s) => s.passView);
@@ -150,6 +187,7 @@ export function DagCanvas() {
   const setTarget = useStore((s) => s.setTarget);
   return (
     <div className="dag-canvas" data-testid="dag-canvas" data-selected-node={target?.id ?? ''}>
+      {graph && <StageControls graph={graph} />}
       {passView && (
         <div className="dag-banner">
           DAG after <b>{passView.pass}</b> · <span className="hl-key added">added</span>{' '}

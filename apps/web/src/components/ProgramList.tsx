@@ -61,7 +61,12 @@ export function ProgramList() {
               }}
             >
               <div className="program-row">
-                <button type="button" className="program-main" onClick={() => select(i)}>
+                <button
+                  type="button"
+                  className="program-main"
+                  title={`${d.op} ${directiveSummary(d)}`}
+                  onClick={() => select(i)}
+                >
                   <span className="program-index">{i}</span>
                   <span className={`program-op op-${d.op}`}>{d.op}</span>
                   <span className="program-summary">{directiveSummary(d)}</span>

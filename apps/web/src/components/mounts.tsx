@@ -5,7 +5,7 @@ import { useCallback, useMemo, useState } from 'react';
 import { ComparePanel, type CompareVariant } from '../compare/index.ts';
 import { reorderOpAction } from '../core/actions.ts';
 import { detailsOf } from '../core/dagGraph.ts';
-import { Gantt, type OpMove } from '../gantt/index.ts';
+import { Gantt, GanttLegend, type OpMove } from '../gantt/index.ts';
 import { useStore } from '../store/index.ts';
 import { applyItem } from './applyItem.ts';
 
@@ -41,6 +41,7 @@ export function TimelinePane() {
   const onHover = useCallback(
     (op: TimelineEvent | null) => {
       const s = useStore.getState();
+      if ((op ? (op.members?.[0] ?? op.id) : null) === (s.hovered?.firstId ?? null)) return;
       const dag = s.dag && s.dagRevision === s.resultRevision ? s.dag : null;
       hover(
         op && s.result && dag ? (detailsOf(dag, op.members?.[0] ?? op.id, s.result.program) ?? null) : null,
@@ -94,9 +95,7 @@ export function TimelinePane() {
           />{' '}
           SEND→RECV arrows
         </label>
-        <span className="hint">
-          drag an op before or after another of its device to reorder · wheel zooms, drag pans
-        </span>
+        <GanttLegend />
       </div>
       <Gantt
         sim={result.simulation}

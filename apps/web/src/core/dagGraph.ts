@@ -306,14 +306,26 @@ export function buildDagGraph(dag: Dag, options: GraphOptions = {}): DagGraph {
   };
 }
 
+const idIndexes = new WeakMap<Dag, Map<string, number>>();
+
+/** Node index by id, built once per DAG: hovering runs on every pointer move. */
+function idIndex(dag: Dag): Map<string, number> {
+  let m = idIndexes.get(dag);
+  if (!m) {
+    m = new Map(dag.nodes.map((n, i) => [n.id, i]));
+    idIndexes.set(dag, m);
+  }
+  return m;
+}
+
 /** Hover details of one op of the DAG by id (a timeline op shows the same as its DAG node). */
 export function detailsOf(
   dag: Dag,
   id: string,
   program: readonly ExpandedDirective[],
 ): GraphNodeData | undefined {
-  const i = dag.nodes.findIndex((n) => n.id === id);
-  return i < 0 ? undefined : nodeData(dag, [i], id, { program });
+  const i = idIndex(dag).get(id);
+  return i === undefined ? undefined : nodeData(dag, [i], id, { program });
 }
 
 function nodeData(dag: Dag, members: number[], key: string, options: GraphOptions): GraphNodeData {
