@@ -30,3 +30,4 @@ export {
   type UnitKind,
 } from './transformerBlocks.ts';
 export { type ValidateOptions, validatePlan } from './validatePlan.ts';
+export { type DeviceStreams, deviceWaitLookup } from './waitLookup.ts';

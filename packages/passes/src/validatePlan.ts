@@ -13,6 +13,7 @@
  */
 import type { CollectiveInstruction, Instruction, Issue, P2PInstruction, Plan } from '@stagecraft/ir';
 import { planIssues } from './planIssues.ts';
+import { deviceWaitLookup } from './waitLookup.ts';
 
 export interface ValidateOptions {
   /** At most this many issues are reported (default 20). */
@@ -29,9 +30,6 @@ export function validatePlan(plan: Plan, options: number | ValidateOptions = {})
   if (provesValid(plan, o.uniqueIds === true)) return [];
   return planIssues(plan, o.maxIssues ?? 20);
 }
-
-/** How far past a stream's cursor a wait lookup scans before it falls back to a wider search. */
-const WINDOW = 8;
 
 function isCollective(x: Instruction): x is CollectiveInstruction {
   return x.op === 'ALL_REDUCE' || x.op === 'REDUCE_SCATTER' || x.op === 'ALL_GATHER' || x.op === 'ALL_TO_ALL';
@@ -103,43 +101,17 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
   // Waits → instruction indices.
   const waitOff = new Int32Array(N + 1);
   const waitTgt = new Int32Array(W);
-  const cursor = new Int32Array(S);
+  const streams = { idOf, streamStart, unitStream, cursor: new Int32Array(S) };
+  const { cursor } = streams;
   let w = 0;
   for (let di = 0; di < D; di++) {
     const s0 = deviceStreams[di]!;
     const s1 = deviceStreams[di + 1]!;
-    let ids: Map<string, number> | undefined;
-    let budget = 2 * (streamStart[s1]! - streamStart[s0]!) + 64;
-    const lookup = (id: string, lastStream: number): number => {
-      for (let q = 0; q < s1 - s0; q++) {
-        const ts = q === 0 ? lastStream : s0 + q - (s0 + q <= lastStream ? 1 : 0);
-        // Forwards from the cursor first: the next wait is mostly just after the last hit, and
-        // a hit on the first try compares one string, the very same one.
-        const x = windowScan(idOf, id, cursor[ts]!, streamStart[ts]!, streamStart[ts + 1]!);
-        if (x >= 0) {
-          cursor[ts] = x;
-          return x;
-        }
-      }
-      // Whole streams while the device's budget lasts (so O(n) per device), then a Map.
-      if (ids === undefined && budget > 0)
-        for (let ts = s0; ts < s1 && budget > 0; ts++) {
-          budget -= streamStart[ts + 1]! - streamStart[ts]!;
-          for (let x = streamStart[ts]!; x < streamStart[ts + 1]!; x++)
-            if (idOf[x] === id) {
-              cursor[ts] = x;
-              return x;
-            }
-        }
-      if (ids === undefined) {
-        ids = new Map();
-        for (let x = streamStart[s1]! - 1; x >= streamStart[s0]!; x--) ids.set(idOf[x]!, x);
-      }
-      const t = ids.get(id);
-      if (t === undefined) return -1;
-      cursor[unitStream[t]!] = t;
-      return t;
-    };
+    const lookup = deviceWaitLookup(streams, s0, s1, () => {
+      const ids = new Map<string, number>();
+      for (let x = streamStart[s1]! - 1; x >= streamStart[s0]!; x--) ids.set(idOf[x]!, x);
+      return ids;
+    });
     for (let st = s0; st < s1; st++) {
       for (let ts = s0; ts < s1; ts++) cursor[ts] = streamStart[ts]!;
       let last = st;
@@ -310,13 +282,4 @@ function acyclic(total: number, dependent: Int32Array, dependency: Int32Array, m
     for (let k = off[v]!; k < off[v + 1]!; k++) if (--indeg[users[k]!]! === 0) stack[top++] = users[k]!;
   }
   return done === total;
-}
-
-/** Index of `id` in ids[lo..hi) near `c`: c+1 .. c+WINDOW−1, then c, c−1, c−2; −1 if not there. */
-function windowScan(ids: readonly string[], id: string, c: number, lo: number, hi: number): number {
-  const b = Math.min(c + WINDOW, hi);
-  for (let x = c + 1; x < b; x++) if (ids[x] === id) return x;
-  const a = Math.max(c - 2, lo);
-  for (let x = Math.min(c, hi - 1); x >= a; x--) if (ids[x] === id) return x;
-  return -1;
 }

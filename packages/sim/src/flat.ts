@@ -13,6 +13,7 @@
  * durations that are not finite) is reported here with a path into the plan.
  */
 import type { CollectiveInstruction, Instruction, Issue, P2PInstruction, Plan } from '@stagecraft/ir';
+import { deviceWaitLookup } from '@stagecraft/passes';
 import { type CostCluster, collectiveMs, computeMs, hostTransferMs, p2pMs } from './costModel.ts';
 
 /** Unit kinds. */
@@ -24,8 +25,6 @@ export const K_COLLECTIVE = 4;
 export const K_MEMORY = 5;
 
 const MAX_ERRORS = 100;
-/** How far past a stream's cursor a wait lookup scans before it asks the id Map. */
-const WINDOW = 8;
 
 export interface Flat {
   plan: Plan;
@@ -279,47 +278,14 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
   const waitOff = new Int32Array(N + 1);
   const waitTgt = new Int32Array(W);
   const dep = new Int32Array(N);
-  const cursor = new Int32Array(S);
+  const streams = { idOf, streamStart, unitStream, cursor: new Int32Array(S) };
+  const { cursor } = streams;
   let w = 0;
   for (let di = 0; di < D; di++) {
     const s0 = deviceStreams[di]!;
     const s1 = deviceStreams[di + 1]!;
     const here = devs[di]!.device;
-    let ids: Map<string, number> | undefined;
-    let budget = 2 * (streamStart[s1]! - streamStart[s0]!) + 64;
-    const lookup = (id: string, lastStream: number): number => {
-      // Window scan: the last hit's stream first, then the others.
-      for (let q = 0; q < s1 - s0; q++) {
-        const ts = q === 0 ? lastStream : s0 + q - (s0 + q <= lastStream ? 1 : 0);
-        // Forwards from the cursor first: the next wait is mostly just after the last hit, and
-        // a hit on the first try compares one string, the very same one.
-        const x = windowScan(idOf, id, cursor[ts]!, streamStart[ts]!, streamStart[ts + 1]!);
-        if (x >= 0) {
-          cursor[ts] = x;
-          return x;
-        }
-      }
-      // Miss: scan whole streams while the device's budget lasts (bounded, so O(n) per device),
-      // then fall back to the Map.
-      if (ids === undefined && budget > 0)
-        for (let q = 0; q < s1 - s0; q++) {
-          const ts = s0 + q;
-          const lo = streamStart[ts]!;
-          const hi = streamStart[ts + 1]!;
-          budget -= hi - lo;
-          for (let x = lo; x < hi; x++)
-            if (idOf[x] === id) {
-              cursor[ts] = x;
-              return x;
-            }
-          if (budget <= 0) break;
-        }
-      if (ids === undefined) ids = idMap(streamStart, s0, s1, at);
-      const t = ids.get(id);
-      if (t === undefined) return -1;
-      cursor[unitStream[t]!] = t;
-      return t;
-    };
+    const lookup = deviceWaitLookup(streams, s0, s1, () => idMap(streamStart, s0, s1, at));
     for (let st = s0; st < s1; st++) {
       for (let ts = s0; ts < s1; ts++) cursor[ts] = streamStart[ts]!;
       const list = streamList[st]!;
@@ -558,13 +524,4 @@ function sameSet(list: readonly number[], set: ReadonlySet<number>): boolean {
   if (list.length !== set.size) return false;
   for (const d of list) if (!set.has(d)) return false;
   return true;
-}
-
-/** Index of `id` in ids[lo..hi) near `c`: c+1 .. c+WINDOW−1, then c, c−1, c−2; −1 if not there. */
-function windowScan(ids: readonly string[], id: string, c: number, lo: number, hi: number): number {
-  const b = Math.min(c + WINDOW, hi);
-  for (let x = c + 1; x < b; x++) if (ids[x] === id) return x;
-  const a = Math.max(c - 2, lo);
-  for (let x = Math.min(c, hi - 1); x >= a; x--) if (ids[x] === id) return x;
-  return -1;
 }
