@@ -68,7 +68,6 @@ export class NodeIndex {
    * or index that does not exist.
    */
   match(filter: Filter, path: readonly PathSegment[] | (() => readonly PathSegment[])): number[] {
-    const at = (k: string) => formatPath([...(typeof path === 'function' ? path() : path), k]);
     const dims = this.dag.dims;
     const want = this.want;
     want.fill(ANY);
@@ -90,7 +89,7 @@ export class NodeIndex {
         const size = dims[di]!.size;
         if (typeof v !== 'number' || v >= size) {
           throw new CompileError({
-            path: at(k),
+            path: pathTo(path, k),
             message: `${k} has ${size} ${size === 1 ? 'index' : 'indices'} (0..${size - 1}), not ${v}`,
           });
         }
@@ -101,14 +100,14 @@ export class NodeIndex {
       const values = this.blockTagValues.get(k);
       if (!values) {
         throw new CompileError({
-          path: at(k),
+          path: pathTo(path, k),
           message: `no block has tag ${k} (tags here: ${this.knownTags().join(', ')})`,
         });
       }
       if (v !== '*' && !values.has(v as number)) {
         const sorted = [...values].sort((a, b) => a - b);
         throw new CompileError({
-          path: at(k),
+          path: pathTo(path, k),
           message: `no block has tag ${k}=${v} (${k} takes ${rangeText(sorted)})`,
         });
       }
@@ -138,24 +137,27 @@ export class NodeIndex {
       return out;
     }
     const cur = new Array<number>(dims.length).fill(-1);
-    const visit = (block: number, s: number, level: number): void => {
-      if (level === dims.length) {
-        const n = this.table[this.key(block, s, cur)]!;
-        if (n >= 0) out.push(n);
-        return;
-      }
-      if (want[level] !== ANY) {
-        cur[level] = want[level]!;
-        visit(block, s, level + 1);
-        return;
-      }
-      for (let c = -1; c < this.radix[level]! - 1; c++) {
-        cur[level] = c;
-        visit(block, s, level + 1);
-      }
-    };
-    for (const b of blocks) for (let s = s0; s < s1; s++) visit(b, s, 0);
+    for (const b of blocks) for (let s = s0; s < s1; s++) this.visit(b, s, 0, cur, out);
     return out;
+  }
+
+  /** Appends every node of `block` and pass slot `s` whose unspecified split indices vary. */
+  private visit(block: number, s: number, level: number, cur: number[], out: number[]): void {
+    if (level === cur.length) {
+      const n = this.table[this.key(block, s, cur)]!;
+      if (n >= 0) out.push(n);
+      return;
+    }
+    const w = this.want[level]!;
+    if (w !== ANY) {
+      cur[level] = w;
+      this.visit(block, s, level + 1, cur, out);
+      return;
+    }
+    for (let c = -1; c < this.radix[level]! - 1; c++) {
+      cur[level] = c;
+      this.visit(block, s, level + 1, cur, out);
+    }
   }
 
   private blocksWithTag(tag: string, value: number | '*'): readonly number[] {
@@ -189,6 +191,12 @@ export class NodeIndex {
     }
     return hit;
   }
+}
+
+// A module function, not a closure in `match`: that runs once per filter, tens of thousands of
+// times per compile, and only an error needs the path.
+function pathTo(path: readonly PathSegment[] | (() => readonly PathSegment[]), k: string): string {
+  return formatPath([...(typeof path === 'function' ? path() : path), k]);
 }
 
 function rangeText(sorted: number[]): string {
