@@ -198,6 +198,30 @@ describe('<Gantt>', () => {
     expect(hits.length).toBe(sim.timeline!.length);
   });
 
+  it('rebuilds the canvas hit layer once a wheel pan has settled, not on every step', () => {
+    vi.useFakeTimers();
+    try {
+      const { sim, plan } = runExample('1f1b-p4-m8');
+      render(<Gantt sim={sim} plan={plan} width={1200} render="canvas" />);
+      act(() => root().stagecraftGantt!.zoomTo(0, 4));
+      const layer = screen.getByTestId('gantt-hit-layer');
+      const before = layer.dataset.visibleOps;
+      const first = layer.querySelector('[data-op-id]');
+      for (let i = 0; i < 5; i++) fireEvent.wheel(root(), { deltaX: 200, deltaY: 0 });
+      expect(root().stagecraftGantt!.window().t0).toBeGreaterThan(0);
+      // Hidden and untouched while the wheel turns.
+      expect(layer.style.display).toBe('none');
+      expect(layer.querySelector('[data-op-id]')).toBe(first);
+      act(() => vi.advanceTimersByTime(500));
+      expect(layer.style.display).toBe('');
+      expect(layer.querySelector('[data-op-id]')).not.toBe(first);
+      expect(layer.dataset.visibleOps).toBeDefined();
+      expect(before).toBeDefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('reveals an op far outside the window, centred', () => {
     const { sim, plan } = runExample('1f1b-p4-m8');
     render(<Gantt sim={sim} plan={plan} width={1200} render="canvas" />);

@@ -107,6 +107,8 @@ interface Press {
 }
 
 const MAX_ZOOM = 50_000;
+/** Quiet time after a user's zoom or pan before the canvas's hit layer is rebuilt. */
+const OVERLAY_SETTLE_MS = 150;
 /** Pixels painted above and below what is in view, so a short scroll shows painted rows at once. */
 const ROW_MARGIN = 200;
 
@@ -402,6 +404,8 @@ export function Gantt(props: GanttProps) {
       })
       .on('start', () => {
         if (measuring(live.current.props)) meter.current.start();
+        clearTimeout(overlayTimer);
+        overlayTimer = undefined;
         if (overlayRef.current) overlayRef.current.style.display = 'none';
       })
       .on('zoom', (e: D3ZoomEvent<HTMLDivElement, unknown>) => {
@@ -412,20 +416,37 @@ export function Gantt(props: GanttProps) {
         if (!applyingSync.current) props.viewSync?.publish({ k: e.transform.k, x: e.transform.x }, root);
         redraw();
       })
-      .on('end', () => {
+      .on('end', (e: D3ZoomEvent<HTMLDivElement, unknown>) => {
         meter.current.end();
         // Re-centre the SVG's rendered margin on the settled view.
         if (live.current.mode === 'svg' && panRef.current?.hasAttribute('transform')) setFrame((f) => f + 1);
-        if (overlayRef.current) overlayRef.current.style.display = '';
-        rebuildOverlay();
+        // Rebuilding the hit layer (thousands of elements, and the layout they force) on every
+        // wheel step, end of a drag or synced step cost the pan a frame each time: after user input it
+        // waits until the gesture has settled; a scripted zoom (zoomTo, reveal) rebuilds at once.
+        if (e.sourceEvent || inWheel || applyingSync.current) {
+          clearTimeout(overlayTimer);
+          overlayTimer = setTimeout(showOverlay, OVERLAY_SETTLE_MS);
+        } else showOverlay();
       });
+    let overlayTimer: ReturnType<typeof setTimeout> | undefined;
+    let inWheel = false;
+    const showOverlay = () => {
+      overlayTimer = undefined;
+      if (overlayRef.current) overlayRef.current.style.display = '';
+      rebuildOverlay();
+    };
     zoomRef.current = z;
     sel.call(z).on('dblclick.zoom', null);
     const onWheel = (e: WheelEvent) => {
       if (!isPanWheel(e)) return;
       e.preventDefault();
       const d = Math.abs(e.deltaX) > Math.abs(e.deltaY) ? e.deltaX : e.deltaY;
-      z.translateBy(sel, -d / transformRef.current.k, 0);
+      inWheel = true;
+      try {
+        z.translateBy(sel, -d / transformRef.current.k, 0);
+      } finally {
+        inWheel = false;
+      }
     };
     root.addEventListener('wheel', onWheel, { passive: false });
     // Any scroll (the root's or an ancestor's) moves which rows the canvas must cover.
@@ -497,6 +518,7 @@ export function Gantt(props: GanttProps) {
       window.removeEventListener('resize', onScroll);
       unsubscribe?.();
       meter.current.stop();
+      clearTimeout(overlayTimer);
       if (rafRef.current !== 0) cancelAnimationFrame(rafRef.current);
       rafRef.current = 0;
       delete root.stagecraftGantt;
