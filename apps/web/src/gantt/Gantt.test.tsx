@@ -205,7 +205,6 @@ describe('<Gantt>', () => {
       render(<Gantt sim={sim} plan={plan} width={1200} render="canvas" />);
       act(() => root().stagecraftGantt!.zoomTo(0, 4));
       const layer = screen.getByTestId('gantt-hit-layer');
-      const before = layer.dataset.visibleOps;
       const first = layer.querySelector('[data-op-id]');
       for (let i = 0; i < 5; i++) fireEvent.wheel(root(), { deltaX: 200, deltaY: 0 });
       expect(root().stagecraftGantt!.window().t0).toBeGreaterThan(0);
@@ -216,7 +215,6 @@ describe('<Gantt>', () => {
       expect(layer.style.display).toBe('');
       expect(layer.querySelector('[data-op-id]')).not.toBe(first);
       expect(layer.dataset.visibleOps).toBeDefined();
-      expect(before).toBeDefined();
     } finally {
       vi.useRealTimers();
     }

@@ -385,6 +385,14 @@ export function Gantt(props: GanttProps) {
     // Set while applying another timeline's transform, so it is not published back.
     const applyingSync = { current: false };
     const isPanWheel = (e: WheelEvent) => e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY);
+    // Pending rebuild of the hit layer, and whether the zoom under way comes from a pan wheel.
+    let overlayTimer: ReturnType<typeof setTimeout> | undefined;
+    let inWheel = false;
+    const showOverlay = () => {
+      overlayTimer = undefined;
+      if (overlayRef.current) overlayRef.current.style.display = '';
+      rebuildOverlay();
+    };
     const z = zoom<HTMLDivElement, unknown>()
       .scaleExtent([1, MAX_ZOOM])
       .filter((e: Event) => {
@@ -428,13 +436,6 @@ export function Gantt(props: GanttProps) {
           overlayTimer = setTimeout(showOverlay, OVERLAY_SETTLE_MS);
         } else showOverlay();
       });
-    let overlayTimer: ReturnType<typeof setTimeout> | undefined;
-    let inWheel = false;
-    const showOverlay = () => {
-      overlayTimer = undefined;
-      if (overlayRef.current) overlayRef.current.style.display = '';
-      rebuildOverlay();
-    };
     zoomRef.current = z;
     sel.call(z).on('dblclick.zoom', null);
     const onWheel = (e: WheelEvent) => {
