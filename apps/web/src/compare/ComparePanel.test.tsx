@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
-import { act, cleanup, render, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runExample } from '../gantt/testing/examples.ts';
+import { exampleDesign, run, runExample } from '../gantt/testing/examples.ts';
 import { ComparePanel } from './index.ts';
 
 afterEach(cleanup);
@@ -53,5 +53,34 @@ describe('<ComparePanel>', () => {
     render(<ComparePanel variants={v} width={800} />);
     expect(screen.getAllByTestId('gantt').length).toBe(4);
     expect(screen.getByRole('status').textContent).toContain('first 4 of 5');
+  });
+
+  it('folds the per-device memory rows of a large cluster behind the highest device and unfolds them on demand', () => {
+    const base = exampleDesign('1f1b-p4-m8');
+    const wide = run({
+      ...base,
+      model: { kind: 'synthetic', stages: 12, costs: { F: 1, BI: 1, BW: 1 } },
+      cluster: { kind: 'ideal', devices: 12 },
+      directives: [{ op: 'schedule', builder: '1f1b', microbatches: 12 }],
+    });
+    const v = [
+      { id: 'a', name: 'a', sim: wide.sim, plan: wide.plan },
+      { id: 'b', name: 'b', sim: wide.sim, plan: wide.plan },
+    ];
+    render(<ComparePanel variants={v} width={800} />);
+    const panel = screen.getByTestId('compare');
+    expect(panel.querySelector('tr[data-metric="peak-memory"]')).not.toBeNull();
+    expect(panel.querySelector('tr[data-metric="peak-memory-0"]')).toBeNull();
+    const toggle = screen.getByTestId('compare-device-rows');
+    expect(toggle.textContent).toContain('12 devices');
+    fireEvent.click(toggle);
+    expect(panel.querySelectorAll('tr[data-metric^="peak-memory-"]').length).toBe(12);
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+  });
+
+  it('keeps the per-device rows of a small cluster in view', () => {
+    render(<ComparePanel variants={[variant('a', '1f1b-p4-m8')]} width={800} />);
+    expect(screen.getByTestId('compare').querySelectorAll('tr[data-metric^="peak-memory-"]').length).toBe(4);
+    expect(screen.queryByTestId('compare-device-rows')).toBeNull();
   });
 });

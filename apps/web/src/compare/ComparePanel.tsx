@@ -5,7 +5,7 @@
  */
 import type { Plan } from '@stagecraft/ir';
 import type { Simulation } from '@stagecraft/sim';
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { Gantt } from '../gantt/Gantt.tsx';
 import { GanttLegend } from '../gantt/GanttLegend.tsx';
 import { formatBytes, formatMs } from '../gantt/label.ts';
@@ -30,6 +30,12 @@ export interface ComparePanelProps {
   showArrows?: boolean;
 }
 
+/**
+ * Past this many devices the per-device memory rows start folded: a real cluster has hundreds of
+ * GPUs, and the highest device's row already says whether a variant fits.
+ */
+export const DEVICE_ROWS_UNFOLDED = 8;
+
 const VERDICT_STYLE: Record<MetricCell['verdict'], React.CSSProperties> = {
   baseline: { fontWeight: 600 },
   better: { background: '#d3f9d8', color: '#2b8a3e' },
@@ -47,6 +53,9 @@ export function ComparePanel({
 }: ComparePanelProps) {
   const shown = variants.slice(0, MAX_VARIANTS);
   const rows = compareRows(shown.map((v) => v.sim));
+  const deviceRows = rows.filter((r) => r.device !== undefined).length;
+  const [devicesOpen, setDevicesOpen] = useState(false);
+  const foldDevices = deviceRows > DEVICE_ROWS_UNFOLDED && !devicesOpen;
   const sync = useMemo(() => createViewSync(), []);
   const domainMs = Math.max(0, ...shown.map((v) => v.sim.makespanMs));
   // One memory scale for all, so the strips compare by height.
@@ -98,26 +107,49 @@ export function ComparePanel({
           </tr>
         </thead>
         <tbody>
-          {rows.map((row) => (
-            <tr key={row.key} data-metric={row.key}>
-              <th style={{ ...td, textAlign: 'left', fontWeight: 400 }}>{row.label}</th>
-              {row.cells.map((c, i) => (
-                <td
-                  key={shown[i]!.id}
-                  data-variant={shown[i]!.id}
-                  data-verdict={c.verdict}
-                  style={{ ...td, ...VERDICT_STYLE[c.verdict] }}
+          {rows.map((row) =>
+            row.device !== undefined && foldDevices ? null : (
+              <tr key={row.key} data-metric={row.key}>
+                <th style={{ ...td, textAlign: 'left', fontWeight: 400 }}>{row.label}</th>
+                {row.cells.map((c, i) => (
+                  <td
+                    key={shown[i]!.id}
+                    data-variant={shown[i]!.id}
+                    data-verdict={c.verdict}
+                    style={{ ...td, ...VERDICT_STYLE[c.verdict] }}
+                  >
+                    {formatValue(row, c.value)}
+                    {c.delta !== undefined && c.verdict !== 'same' && (
+                      <span data-delta style={{ marginLeft: 6, fontSize: 11 }}>
+                        {formatDelta(row, c)}
+                      </span>
+                    )}
+                  </td>
+                ))}
+              </tr>
+            ),
+          )}
+          {deviceRows > DEVICE_ROWS_UNFOLDED && (
+            <tr>
+              <td colSpan={shown.length + 1} style={{ ...td, textAlign: 'left' }}>
+                <button
+                  type="button"
+                  data-testid="compare-device-rows"
+                  aria-expanded={devicesOpen}
+                  onClick={() => setDevicesOpen((open) => !open)}
+                  style={{
+                    border: 'none',
+                    background: 'none',
+                    cursor: 'pointer',
+                    color: '#1c7ed6',
+                    padding: 0,
+                  }}
                 >
-                  {formatValue(row, c.value)}
-                  {c.delta !== undefined && c.verdict !== 'same' && (
-                    <span data-delta style={{ marginLeft: 6, fontSize: 11 }}>
-                      {formatDelta(row, c)}
-                    </span>
-                  )}
-                </td>
-              ))}
+                  {devicesOpen ? 'hide' : 'show'} peak memory of each of the {deviceRows} devices
+                </button>
+              </td>
             </tr>
-          ))}
+          )}
         </tbody>
       </table>
       <GanttLegend />

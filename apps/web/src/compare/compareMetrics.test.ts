@@ -12,6 +12,7 @@ describe('compare table', () => {
       'bubble',
       'bubble-ideal',
       'exposed-comm',
+      'peak-memory',
       'peak-memory-0',
       'peak-memory-1',
       'peak-memory-2',
@@ -23,6 +24,10 @@ describe('compare table', () => {
     const bubble = rows.find((r) => r.key === 'bubble')!;
     expect(bubble.cells[0]!.value).toBeCloseTo(3 / 11, 12);
     expect(rows.find((r) => r.key === 'bubble-ideal')!.cells[0]!.value).toBeCloseTo(3 / 8, 12);
+    const highest = rows.find((r) => r.key === 'peak-memory')!;
+    expect(highest.cells[0]!.value).toBe(Math.max(...a.devices.map((d) => d.peakMemoryBytes)));
+    expect(highest.device).toBeUndefined();
+    expect(rows.find((r) => r.key === 'peak-memory-2')!.device).toBe(2);
   });
 
   it('marks each difference against the baseline as better or worse in the metric’s direction', () => {

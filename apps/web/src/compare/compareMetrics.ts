@@ -28,6 +28,8 @@ export interface MetricRow {
   unit: 'ms' | 'ratio' | 'bytes' | 'tokens/s';
   better: Direction;
   cells: MetricCell[];
+  /** Set on the per-device rows, which the panel folds away when there are many devices. */
+  device?: number;
 }
 
 interface Metric {
@@ -35,6 +37,7 @@ interface Metric {
   label: string;
   unit: MetricRow['unit'];
   better: Direction;
+  device?: number;
   of(sim: Simulation): number | undefined;
 }
 
@@ -63,12 +66,20 @@ export function compareRows(sims: readonly Simulation[]): MetricRow[] {
       better: 'lower',
       of: (s) => exposedCommPerDeviceMs(s),
     },
+    {
+      key: 'peak-memory',
+      label: 'peak memory, highest device',
+      unit: 'bytes',
+      better: 'lower',
+      of: (s) => (s.devices.length ? Math.max(...s.devices.map((d) => d.peakMemoryBytes)) : undefined),
+    },
     ...devices.map(
       (device): Metric => ({
         key: `peak-memory-${device}`,
         label: `peak memory, device ${device}`,
         unit: 'bytes',
         better: 'lower',
+        device,
         of: (s) => s.devices.find((d) => d.device === device)?.peakMemoryBytes,
       }),
     ),
@@ -85,6 +96,7 @@ export function compareRows(sims: readonly Simulation[]): MetricRow[] {
         unit: m.unit,
         better: m.better,
         cells: values.map((value, i) => cell(value, base, m.better, i === 0)),
+        ...(m.device !== undefined ? { device: m.device } : {}),
       };
     });
 }
