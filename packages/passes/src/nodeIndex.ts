@@ -9,18 +9,53 @@ const PASS_SLOTS = ['F', 'B', 'BI', 'BW', 'RECOMPUTE'] as const;
 const SLOT_OF: Record<string, number> = { F: 0, B: 1, BI: 2, BW: 3, RECOMPUTE: 4 };
 const ANY = -2;
 
+/** What a filter key names: a split dimension, or a block tag with the values blocks give it. */
+type Key = { dim: number; values?: undefined } | { dim: -1; values: Set<number> };
+
+/** The index of each DAG it was built or carried for (see `NodeIndex.of`). */
+const indexOf = new WeakMap<Dag, NodeIndex>();
+
 export class NodeIndex {
   private readonly table: Int32Array;
   private readonly radix: number[];
   private readonly blockTagValues = new Map<string, Set<number>>();
   private readonly blockSetCache = new Map<string, number[]>();
-  private readonly dimIndex = new Map<string, number>();
+  /** Every key a filter may use except PASS, resolved once: one map lookup per filter key. */
+  private readonly keys = new Map<string, Key>();
   private readonly tagBlocks = new Map<string, Map<number | '*', number[]>>();
   private readonly allBlocks: number[];
   /** Scratch: the split index a filter asks for per dimension (ANY when it does not). */
   private readonly want: number[];
 
-  constructor(private readonly dag: Dag) {
+  /**
+   * The index of `dag`, built on first use. Passes that keep every compute node where it was
+   * (same block, pass and split indices) pass it on with `carry`, so a schedule's `place` and
+   * `order` share one index instead of each scanning the whole DAG.
+   */
+  static of(dag: Dag): NodeIndex {
+    let index = indexOf.get(dag);
+    if (!index) indexOf.set(dag, (index = new NodeIndex(dag)));
+    return index;
+  }
+
+  /**
+   * Declares that `to` has the compute nodes of `from` at the same indices with the same block,
+   * pass and split indices (its other nodes, if any, appended after them and not compute nodes of
+   * a block): an index already built for `from` then serves `to` as it is.
+   */
+  static carry(from: Dag, to: Dag): void {
+    const index = indexOf.get(from);
+    if (index && from.blocks === to.blocks && from.dims === to.dims) indexOf.set(to, index);
+  }
+
+  // Only the blocks and dimensions are kept, not the DAG: an index carried to later DAGs must not
+  // keep the nodes of the one it was built from alive.
+  private readonly blocks: Dag['blocks'];
+  private readonly dims: Dag['dims'];
+
+  constructor(dag: Dag) {
+    this.blocks = dag.blocks;
+    this.dims = dag.dims;
     for (const b of dag.blocks) {
       for (const [k, v] of Object.entries(b.tags)) {
         let s = this.blockTagValues.get(k);
@@ -28,8 +63,10 @@ export class NodeIndex {
         s.add(v);
       }
     }
+    for (const [k, values] of this.blockTagValues) this.keys.set(k, { dim: -1, values });
+    // A split dimension named like a block tag is read as the dimension, as before.
     dag.dims.forEach((d, i) => {
-      this.dimIndex.set(d.name, i);
+      this.keys.set(d.name, { dim: i });
     });
     this.radix = dag.dims.map((d) => d.size + 1);
     this.want = dag.dims.map(() => ANY);
@@ -59,7 +96,7 @@ export class NodeIndex {
 
   /** Tag names a filter may use here, for error messages. */
   knownTags(): string[] {
-    return [...this.blockTagValues.keys(), ...this.dag.dims.map((d) => d.name), 'PASS'];
+    return [...this.blockTagValues.keys(), ...this.dims.map((d) => d.name), 'PASS'];
   }
 
   /**
@@ -68,9 +105,9 @@ export class NodeIndex {
    * or index that does not exist.
    */
   match(filter: Filter, path: readonly PathSegment[] | (() => readonly PathSegment[])): number[] {
-    const dims = this.dag.dims;
+    const dims = this.dims;
     const want = this.want;
-    want.fill(ANY);
+    for (let i = 0; i < want.length; i++) want[i] = ANY;
     let slot = -1;
     // The block part: one tag (the common case, looked up directly) or several (`parts`).
     let tag: string | undefined;
@@ -83,8 +120,9 @@ export class NodeIndex {
         if (v !== '*') slot = SLOT_OF[v]!;
         continue;
       }
-      const di = this.dimIndex.get(k);
-      if (di !== undefined) {
+      const key = this.keys.get(k);
+      if (key !== undefined && key.values === undefined) {
+        const di = key.dim;
         if (v === '*') continue;
         const size = dims[di]!.size;
         if (typeof v !== 'number' || v >= size) {
@@ -97,7 +135,7 @@ export class NodeIndex {
         want[di] = v;
         continue;
       }
-      const values = this.blockTagValues.get(k);
+      const values = key?.values;
       if (!values) {
         throw new CompileError({
           path: pathTo(path, k),
@@ -165,7 +203,7 @@ export class NodeIndex {
     if (!byValue) {
       byValue = new Map();
       const any: number[] = [];
-      this.dag.blocks.forEach((b, i) => {
+      this.blocks.forEach((b, i) => {
         const v = b.tags[tag];
         if (v === undefined) return;
         any.push(i);
@@ -184,7 +222,7 @@ export class NodeIndex {
     let hit = this.blockSetCache.get(key);
     if (!hit) {
       hit = [];
-      this.dag.blocks.forEach((b, i) => {
+      this.blocks.forEach((b, i) => {
         if (part.every(([k, v]) => (v === '*' ? k in b.tags : b.tags[k] === v))) hit!.push(i);
       });
       this.blockSetCache.set(key, hit);

@@ -4,6 +4,7 @@
  */
 import { computeNode, type DagNode, EDGE_DATA } from '@stagecraft/ir';
 import { EdgeAppend, withNodes } from '../edgeAppend.ts';
+import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 
 export const insertOptimizerStepPass: Pass = {
@@ -34,6 +35,9 @@ export const insertOptimizerStepPass: Pass = {
       for (const b of grads[g]!) edges.add(b, u, EDGE_DATA, 0);
     });
     if (added.length === 0) return dag;
-    return { ...dag, nodes: withNodes(dag.nodes, added), edges: edges.onto(dag.edges) };
+    const next = { ...dag, nodes: withNodes(dag.nodes, added), edges: edges.onto(dag.edges) };
+    // The UPDs come after the other nodes and belong to no block.
+    NodeIndex.carry(dag, next);
+    return next;
   },
 };

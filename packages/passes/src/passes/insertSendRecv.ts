@@ -13,6 +13,7 @@ import {
   type Provenance,
   p2pNode,
 } from '@stagecraft/ir';
+import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 
 export const DEFAULT_P2P_STREAM = 'p2p';
@@ -136,6 +137,9 @@ export const insertSendRecvPass: Pass = {
     }
     from.length = to.length = kind.length = bytes.length = w;
     added.length = a;
-    return { ...dag, nodes: dag.nodes.concat(added), edges: { from, to, kind, bytes } };
+    const next = { ...dag, nodes: dag.nodes.concat(added), edges: { from, to, kind, bytes } };
+    // SENDs and RECVs come after the compute nodes and are no compute nodes of a block.
+    NodeIndex.carry(dag, next);
+    return next;
   },
 };

@@ -29,7 +29,7 @@ export const orderPass: Pass = {
   run(dag, ctx) {
     const orders = directivesOf(ctx.program, 'order');
     if (orders.length === 0) return dag;
-    const index = new NodeIndex(dag);
+    const index = NodeIndex.of(dag);
     // Out-edges only matter to slots of several filters (overlap detection): built on first use.
     let out: Adjacency | undefined;
     const added: DagNode[] = [];
