@@ -67,6 +67,9 @@ export const insertSendRecvPass: Pass = {
       if (!p) provenances.set(directive, (p = { pass: 'insert-send-recv', directive }));
       return p;
     };
+    // Transfers are named after their producer and the first device of the receiving group: the
+    // group's part of the name is made once, each transfer's name with one concatenation.
+    const toGroup = dag.groups.map((devices) => `.d${devices[0]}`);
     const recvOf = (u: number, g: number): number | undefined =>
       firstGroup[u] === g
         ? firstRecv[u]
@@ -92,7 +95,7 @@ export const insertSendRecvPass: Pass = {
       }
       let r = recvOf(u, nv.group);
       if (r === undefined) {
-        const transfer = `${nu.id}.d${gv[0]}`;
+        const transfer = nu.id + toGroup[nv.group]!;
         const pass = nu.kind === 'compute' ? nu.op : 'F';
         const provenance = provenanceOf(nu.provenance.directive);
         // Explicit fields, no object spread: a spread plus extra fields is many times slower here.
