@@ -33,8 +33,6 @@ export const orderPass: Pass = {
     // Out-edges only matter to slots of several filters (overlap detection): built on first use.
     let out: Adjacency | undefined;
     const added: DagNode[] = [];
-    const edges = new EdgeAppend();
-    const edge = (u: number, v: number) => edges.add(u, v, EDGE_TEMPORAL, 0);
     const overlaps: OverlapSlot[] = [...dag.overlaps];
     // Where each node was ordered: a slot number, the rows of all orders counted in sequence
     // (rowBase[oi] is the number of order oi's first row), so no per-slot record is kept; the
@@ -42,6 +40,9 @@ export const orderPass: Pass = {
     const slotOf = new Int32Array(dag.nodes.length).fill(-1);
     const rowBase = new Int32Array(orders.length + 1);
     for (let oi = 0; oi < orders.length; oi++) rowBase[oi + 1] = rowBase[oi]! + orders[oi]!.d.filters.length;
+    // Mostly one edge joins a slot to the one before: about one per row.
+    const edges = new EdgeAppend(rowBase[orders.length]);
+    const edge = (u: number, v: number) => edges.add(u, v, EDGE_TEMPORAL, 0);
     const slotPath = (slot: number): PathSegment[] => {
       let oi = 0;
       while (rowBase[oi + 1]! <= slot) oi++;
