@@ -9,8 +9,13 @@ const PASS_SLOTS = ['F', 'B', 'BI', 'BW', 'RECOMPUTE'] as const;
 const SLOT_OF: Record<string, number> = { F: 0, B: 1, BI: 2, BW: 3, RECOMPUTE: 4 };
 const ANY = -2;
 
-/** What a filter key names: a split dimension, or a block tag with the values blocks give it. */
-type Key = { dim: number; values?: undefined } | { dim: -1; values: Set<number> };
+/**
+ * What a filter key names: a split dimension, or a block tag with the values blocks give it and
+ * the blocks of each value (`'*'`: every block with the tag).
+ */
+type Key =
+  | { dim: number; values?: undefined }
+  | { dim: -1; values: Set<number>; blocks: Map<number | '*', readonly number[]> };
 
 /** The index of each DAG it was built or carried for (see `NodeIndex.of`). */
 const indexOf = new WeakMap<Dag, NodeIndex>();
@@ -22,7 +27,6 @@ export class NodeIndex {
   private readonly blockSetCache = new Map<string, number[]>();
   /** Every key a filter may use except PASS, resolved once: one map lookup per filter key. */
   private readonly keys = new Map<string, Key>();
-  private readonly tagBlocks = new Map<string, Map<number | '*', number[]>>();
   private readonly allBlocks: number[];
   /** Scratch: the split index a filter asks for per dimension (ANY when it does not). */
   private readonly want: number[];
@@ -63,7 +67,18 @@ export class NodeIndex {
         s.add(v);
       }
     }
-    for (const [k, values] of this.blockTagValues) this.keys.set(k, { dim: -1, values });
+    for (const [k, values] of this.blockTagValues) {
+      const blocks = new Map<number | '*', number[]>([['*', []]]);
+      dag.blocks.forEach((b, i) => {
+        const v = b.tags[k];
+        if (v === undefined) return;
+        blocks.get('*')!.push(i);
+        let list = blocks.get(v);
+        if (!list) blocks.set(v, (list = []));
+        list.push(i);
+      });
+      this.keys.set(k, { dim: -1, values, blocks });
+    }
     // A split dimension named like a block tag is read as the dimension, as before.
     dag.dims.forEach((d, i) => {
       this.keys.set(d.name, { dim: i });
@@ -112,6 +127,7 @@ export class NodeIndex {
     // The block part: one tag (the common case, looked up directly) or several (`parts`).
     let tag: string | undefined;
     let tagValue: number | '*' = '*';
+    let tagBlocks: readonly number[] = this.allBlocks;
     let parts: [string, number | '*'][] | undefined;
     let specified = 0;
     for (const k in filter) {
@@ -135,15 +151,15 @@ export class NodeIndex {
         want[di] = v;
         continue;
       }
-      const values = key?.values;
-      if (!values) {
+      if (!key) {
         throw new CompileError({
           path: pathTo(path, k),
           message: `no block has tag ${k} (tags here: ${this.knownTags().join(', ')})`,
         });
       }
-      if (v !== '*' && !values.has(v as number)) {
-        const sorted = [...values].sort((a, b) => a - b);
+      const withValue = key.blocks.get(v as number | '*');
+      if (!withValue) {
+        const sorted = [...key.values].sort((a, b) => a - b);
         throw new CompileError({
           path: pathTo(path, k),
           message: `no block has tag ${k}=${v} (${k} takes ${rangeText(sorted)})`,
@@ -152,16 +168,13 @@ export class NodeIndex {
       if (tag === undefined && parts === undefined) {
         tag = k;
         tagValue = v as number | '*';
+        tagBlocks = withValue;
       } else {
         parts ??= [[tag!, tagValue]];
         parts.push([k, v as number | '*']);
       }
     }
-    const blocks = parts
-      ? this.blocksMatching(parts)
-      : tag === undefined
-        ? this.allBlocks
-        : this.blocksWithTag(tag, tagValue);
+    const blocks = parts ? this.blocksMatching(parts) : tagBlocks;
     const out: number[] = [];
     const s0 = Math.max(slot, 0);
     const s1 = slot < 0 ? PASS_SLOTS.length : slot + 1;
@@ -196,25 +209,6 @@ export class NodeIndex {
       cur[level] = c;
       this.visit(block, s, level + 1, cur, out);
     }
-  }
-
-  private blocksWithTag(tag: string, value: number | '*'): readonly number[] {
-    let byValue = this.tagBlocks.get(tag);
-    if (!byValue) {
-      byValue = new Map();
-      const any: number[] = [];
-      this.blocks.forEach((b, i) => {
-        const v = b.tags[tag];
-        if (v === undefined) return;
-        any.push(i);
-        let list = byValue!.get(v);
-        if (!list) byValue!.set(v, (list = []));
-        list.push(i);
-      });
-      byValue.set('*', any);
-      this.tagBlocks.set(tag, byValue);
-    }
-    return byValue.get(value) ?? [];
   }
 
   private blocksMatching(part: [string, number | '*'][]): readonly number[] {
