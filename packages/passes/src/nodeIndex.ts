@@ -194,12 +194,24 @@ export class NodeIndex {
 
   /** Appends every node of `block` and pass slot `s` whose unspecified split indices vary. */
   private visit(block: number, s: number, level: number, cur: number[], out: number[]): void {
-    if (level === cur.length) {
+    const last = cur.length - 1;
+    if (level > last) {
       const n = this.table[this.key(block, s, cur)]!;
       if (n >= 0) out.push(n);
       return;
     }
     const w = this.want[level]!;
+    if (level === last) {
+      // The last dimension's indices sit side by side in the table: one key, then a scan.
+      cur[level] = w === ANY ? -1 : w;
+      const k0 = this.key(block, s, cur);
+      const end = w === ANY ? k0 + this.radix[level]! : k0 + 1;
+      for (let k = k0; k < end; k++) {
+        const n = this.table[k]!;
+        if (n >= 0) out.push(n);
+      }
+      return;
+    }
     if (w !== ANY) {
       cur[level] = w;
       this.visit(block, s, level + 1, cur, out);
