@@ -64,6 +64,8 @@ export const placePass: Pass = {
       return placed(dag, { ...dag, nodes, groups });
     }
     const index = NodeIndex.of(dag);
+    // Which nodes some place matched, so the check for unplaced ops reads only the others.
+    const matchedAny = new Uint8Array(nodes.length);
     for (const { d, index: di, path } of places) {
       const g = groupFor(d.devices, formatPath([...path, 'devices']));
       const matched = index.match(d.filter, [...path, 'filter']);
@@ -71,6 +73,7 @@ export const placePass: Pass = {
         throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
       const provenance = { pass: 'place', directive: di };
       for (const i of matched) {
+        matchedAny[i] = 1;
         const n = nodes[i] as ComputeNode;
         nodes[i] = patchCompute(
           n,
@@ -78,7 +81,12 @@ export const placePass: Pass = {
         );
       }
     }
-    const unplaced = nodes.find((n) => n.kind === 'compute' && n.group < 0);
+    let unplaced: DagNode | undefined;
+    for (let i = 0; i < nodes.length && !unplaced; i++) {
+      if (matchedAny[i] === 1) continue;
+      const n = nodes[i]!;
+      if (n.kind === 'compute' && n.group < 0) unplaced = n;
+    }
     if (unplaced) {
       const tags = Object.entries(dag.blocks[unplaced.block]!.tags)
         .map(([k, v]) => `${k}=${v}`)
