@@ -12,12 +12,20 @@ export const insertOptimizerStepPass: Pass = {
   run(dag) {
     const nodes = dag.nodes;
     const groups = dag.groups.length;
-    // Backwards per group first, so the new edges (group by group, each group's in node order)
-    // are written straight into columns of their final size.
+    // One read of the nodes: the backwards and their groups, and how many each group has, so the
+    // new edges (group by group, each group's in node order) go straight into columns of their
+    // final size.
+    const gradNode = new Int32Array(nodes.length);
+    const gradGroup = new Int32Array(nodes.length);
+    let found = 0;
     const grads = new Int32Array(groups + 1);
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i]!;
-      if (n.kind === 'compute' && n.group >= 0 && (n.op === 'B' || n.op === 'BW')) grads[n.group + 1]!++;
+      if (n.kind === 'compute' && n.group >= 0 && (n.op === 'B' || n.op === 'BW')) {
+        gradNode[found] = i;
+        gradGroup[found++] = n.group;
+        grads[n.group + 1]!++;
+      }
     }
     const added: DagNode[] = [];
     const updOf = new Int32Array(groups).fill(-1);
@@ -44,13 +52,11 @@ export const insertOptimizerStepPass: Pass = {
     const from = new Array<number>(count);
     const to = new Array<number>(count);
     const at = grads.subarray(0, groups);
-    for (let i = 0; i < nodes.length; i++) {
-      const n = nodes[i]!;
-      if (n.kind === 'compute' && n.group >= 0 && (n.op === 'B' || n.op === 'BW')) {
-        const w = at[n.group]!++;
-        from[w] = i;
-        to[w] = updOf[n.group]!;
-      }
+    for (let k = 0; k < found; k++) {
+      const g = gradGroup[k]!;
+      const w = at[g]!++;
+      from[w] = gradNode[k]!;
+      to[w] = updOf[g]!;
     }
     const e = dag.edges;
     const next = {
