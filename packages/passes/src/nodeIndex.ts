@@ -79,7 +79,7 @@ export class NodeIndex {
       });
       this.keys.set(k, { dim: -1, values, blocks });
     }
-    // A split dimension named like a block tag is read as the dimension, as before.
+    // A split dimension named like a block tag wins: a filter key names the dimension first.
     dag.dims.forEach((d, i) => {
       this.keys.set(d.name, { dim: i });
     });
