@@ -7,21 +7,33 @@
 import type { DagNode, EdgeKind, EdgeList } from '@stagecraft/ir';
 
 export class EdgeAppend {
-  private readonly from: number[] = [];
-  private readonly to: number[] = [];
-  private readonly kind: EdgeKind[] = [];
-  private readonly bytes: number[] = [];
+  private readonly from: number[];
+  private readonly to: number[];
+  private readonly kind: EdgeKind[];
+  private readonly bytes: number[];
+  private count = 0;
+
+  /** `expected`: about how many edges will be added, so the columns are allocated once. */
+  constructor(expected = 0) {
+    this.from = new Array(expected);
+    this.to = new Array(expected);
+    this.kind = new Array(expected);
+    this.bytes = new Array(expected);
+  }
 
   add(u: number, v: number, kind: EdgeKind, bytes: number): void {
-    this.from.push(u);
-    this.to.push(v);
-    this.kind.push(kind);
-    this.bytes.push(bytes);
+    const i = this.count++;
+    this.from[i] = u;
+    this.to[i] = v;
+    this.kind[i] = kind;
+    this.bytes[i] = bytes;
   }
 
   /** The old edges followed by the added ones (the old columns themselves when none were added). */
   onto(edges: EdgeList): EdgeList {
-    if (this.from.length === 0) return edges;
+    if (this.count === 0) return edges;
+    // Fewer edges than expected leave room at the end: cut it before joining.
+    this.from.length = this.to.length = this.kind.length = this.bytes.length = this.count;
     return {
       from: edges.from.concat(this.from),
       to: edges.to.concat(this.to),

@@ -9,18 +9,57 @@ const PASS_SLOTS = ['F', 'B', 'BI', 'BW', 'RECOMPUTE'] as const;
 const SLOT_OF: Record<string, number> = { F: 0, B: 1, BI: 2, BW: 3, RECOMPUTE: 4 };
 const ANY = -2;
 
+/**
+ * What a filter key names: a split dimension, or a block tag with the values blocks give it and
+ * the blocks of each value (`'*'`: every block with the tag).
+ */
+type Key =
+  | { dim: number; values?: undefined }
+  | { dim: -1; values: Set<number>; blocks: Map<number | '*', readonly number[]> };
+
+/** The index of each DAG it was built or carried for (see `NodeIndex.of`). */
+const indexOf = new WeakMap<Dag, NodeIndex>();
+
 export class NodeIndex {
   private readonly table: Int32Array;
   private readonly radix: number[];
   private readonly blockTagValues = new Map<string, Set<number>>();
   private readonly blockSetCache = new Map<string, number[]>();
-  private readonly dimIndex = new Map<string, number>();
-  private readonly tagBlocks = new Map<string, Map<number | '*', number[]>>();
+  /** Every key a filter may use except PASS, resolved once: one map lookup per filter key. */
+  private readonly keys = new Map<string, Key>();
   private readonly allBlocks: number[];
   /** Scratch: the split index a filter asks for per dimension (ANY when it does not). */
   private readonly want: number[];
 
-  constructor(private readonly dag: Dag) {
+  /**
+   * The index of `dag`, built on first use. Passes that keep every compute node where it was
+   * (same block, pass and split indices) pass it on with `carry`, so a schedule's `place` and
+   * `order` share one index instead of each scanning the whole DAG.
+   */
+  static of(dag: Dag): NodeIndex {
+    let index = indexOf.get(dag);
+    if (!index) indexOf.set(dag, (index = new NodeIndex(dag)));
+    return index;
+  }
+
+  /**
+   * Declares that `to` has the compute nodes of `from` at the same indices with the same block,
+   * pass and split indices (its other nodes, if any, appended after them and not compute nodes of
+   * a block): an index already built for `from` then serves `to` as it is.
+   */
+  static carry(from: Dag, to: Dag): void {
+    const index = indexOf.get(from);
+    if (index && from.blocks === to.blocks && from.dims === to.dims) indexOf.set(to, index);
+  }
+
+  // Only the blocks and dimensions are kept, not the DAG: an index carried to later DAGs must not
+  // keep the nodes of the one it was built from alive.
+  private readonly blocks: Dag['blocks'];
+  private readonly dims: Dag['dims'];
+
+  constructor(dag: Dag) {
+    this.blocks = dag.blocks;
+    this.dims = dag.dims;
     for (const b of dag.blocks) {
       for (const [k, v] of Object.entries(b.tags)) {
         let s = this.blockTagValues.get(k);
@@ -28,8 +67,21 @@ export class NodeIndex {
         s.add(v);
       }
     }
+    for (const [k, values] of this.blockTagValues) {
+      const blocks = new Map<number | '*', number[]>([['*', []]]);
+      dag.blocks.forEach((b, i) => {
+        const v = b.tags[k];
+        if (v === undefined) return;
+        blocks.get('*')!.push(i);
+        let list = blocks.get(v);
+        if (!list) blocks.set(v, (list = []));
+        list.push(i);
+      });
+      this.keys.set(k, { dim: -1, values, blocks });
+    }
+    // A split dimension named like a block tag wins: a filter key names the dimension first.
     dag.dims.forEach((d, i) => {
-      this.dimIndex.set(d.name, i);
+      this.keys.set(d.name, { dim: i });
     });
     this.radix = dag.dims.map((d) => d.size + 1);
     this.want = dag.dims.map(() => ANY);
@@ -59,7 +111,7 @@ export class NodeIndex {
 
   /** Tag names a filter may use here, for error messages. */
   knownTags(): string[] {
-    return [...this.blockTagValues.keys(), ...this.dag.dims.map((d) => d.name), 'PASS'];
+    return [...this.blockTagValues.keys(), ...this.dims.map((d) => d.name), 'PASS'];
   }
 
   /**
@@ -68,13 +120,14 @@ export class NodeIndex {
    * or index that does not exist.
    */
   match(filter: Filter, path: readonly PathSegment[] | (() => readonly PathSegment[])): number[] {
-    const dims = this.dag.dims;
+    const dims = this.dims;
     const want = this.want;
-    want.fill(ANY);
+    for (let i = 0; i < want.length; i++) want[i] = ANY;
     let slot = -1;
     // The block part: one tag (the common case, looked up directly) or several (`parts`).
     let tag: string | undefined;
     let tagValue: number | '*' = '*';
+    let tagBlocks: readonly number[] = this.allBlocks;
     let parts: [string, number | '*'][] | undefined;
     let specified = 0;
     for (const k in filter) {
@@ -83,8 +136,9 @@ export class NodeIndex {
         if (v !== '*') slot = SLOT_OF[v]!;
         continue;
       }
-      const di = this.dimIndex.get(k);
-      if (di !== undefined) {
+      const key = this.keys.get(k);
+      if (key !== undefined && key.values === undefined) {
+        const di = key.dim;
         if (v === '*') continue;
         const size = dims[di]!.size;
         if (typeof v !== 'number' || v >= size) {
@@ -97,15 +151,15 @@ export class NodeIndex {
         want[di] = v;
         continue;
       }
-      const values = this.blockTagValues.get(k);
-      if (!values) {
+      if (!key) {
         throw new CompileError({
           path: pathTo(path, k),
           message: `no block has tag ${k} (tags here: ${this.knownTags().join(', ')})`,
         });
       }
-      if (v !== '*' && !values.has(v as number)) {
-        const sorted = [...values].sort((a, b) => a - b);
+      const withValue = key.blocks.get(v as number | '*');
+      if (!withValue) {
+        const sorted = [...key.values].sort((a, b) => a - b);
         throw new CompileError({
           path: pathTo(path, k),
           message: `no block has tag ${k}=${v} (${k} takes ${rangeText(sorted)})`,
@@ -114,16 +168,13 @@ export class NodeIndex {
       if (tag === undefined && parts === undefined) {
         tag = k;
         tagValue = v as number | '*';
+        tagBlocks = withValue;
       } else {
         parts ??= [[tag!, tagValue]];
         parts.push([k, v as number | '*']);
       }
     }
-    const blocks = parts
-      ? this.blocksMatching(parts)
-      : tag === undefined
-        ? this.allBlocks
-        : this.blocksWithTag(tag, tagValue);
+    const blocks = parts ? this.blocksMatching(parts) : tagBlocks;
     const out: number[] = [];
     const s0 = Math.max(slot, 0);
     const s1 = slot < 0 ? PASS_SLOTS.length : slot + 1;
@@ -143,12 +194,24 @@ export class NodeIndex {
 
   /** Appends every node of `block` and pass slot `s` whose unspecified split indices vary. */
   private visit(block: number, s: number, level: number, cur: number[], out: number[]): void {
-    if (level === cur.length) {
+    const last = cur.length - 1;
+    if (level > last) {
       const n = this.table[this.key(block, s, cur)]!;
       if (n >= 0) out.push(n);
       return;
     }
     const w = this.want[level]!;
+    if (level === last) {
+      // The last dimension's indices sit side by side in the table: one key, then a scan.
+      cur[level] = w === ANY ? -1 : w;
+      const k0 = this.key(block, s, cur);
+      const end = w === ANY ? k0 + this.radix[level]! : k0 + 1;
+      for (let k = k0; k < end; k++) {
+        const n = this.table[k]!;
+        if (n >= 0) out.push(n);
+      }
+      return;
+    }
     if (w !== ANY) {
       cur[level] = w;
       this.visit(block, s, level + 1, cur, out);
@@ -160,31 +223,12 @@ export class NodeIndex {
     }
   }
 
-  private blocksWithTag(tag: string, value: number | '*'): readonly number[] {
-    let byValue = this.tagBlocks.get(tag);
-    if (!byValue) {
-      byValue = new Map();
-      const any: number[] = [];
-      this.dag.blocks.forEach((b, i) => {
-        const v = b.tags[tag];
-        if (v === undefined) return;
-        any.push(i);
-        let list = byValue!.get(v);
-        if (!list) byValue!.set(v, (list = []));
-        list.push(i);
-      });
-      byValue.set('*', any);
-      this.tagBlocks.set(tag, byValue);
-    }
-    return byValue.get(value) ?? [];
-  }
-
   private blocksMatching(part: [string, number | '*'][]): readonly number[] {
     const key = JSON.stringify(part);
     let hit = this.blockSetCache.get(key);
     if (!hit) {
       hit = [];
-      this.dag.blocks.forEach((b, i) => {
+      this.blocks.forEach((b, i) => {
         if (part.every(([k, v]) => (v === '*' ? k in b.tags : b.tags[k] === v))) hit!.push(i);
       });
       this.blockSetCache.set(key, hit);

@@ -47,42 +47,55 @@ export function topoOrder(dag: Dag, units: Units): TopoResult {
   const n = dag.nodes.length;
   const { rep, members } = units;
   const { from, to } = dag.edges;
+  const m = from.length;
+  // In-degrees of units and successor units of each node (CSR, the targets themselves rather
+  // than edge indices, so the sort below reads them in sequence), counted in one sweep.
   const indeg = new Int32Array(n);
-  for (let j = 0; j < from.length; j++) {
-    const a = rep[from[j]!]!;
-    const b = rep[to[j]!]!;
-    if (a !== b) indeg[b]!++;
-  }
-  // Successor units of each node (CSR), the targets themselves rather than edge indices, so the
-  // sort below reads them in sequence.
   const off = new Int32Array(n + 1);
-  for (let j = 0; j < from.length; j++) off[from[j]! + 1]!++;
+  for (let j = 0; j < m; j++) {
+    const u = from[j]!;
+    const b = rep[to[j]!]!;
+    off[u + 1]!++;
+    if (rep[u] !== b) indeg[b]!++;
+  }
   for (let i = 0; i < n; i++) off[i + 1]! += off[i]!;
   const fill = off.slice(0, n);
-  const succ = new Int32Array(from.length);
-  for (let j = 0; j < from.length; j++) succ[fill[from[j]!]!++] = rep[to[j]!]!;
-  const queue = new Int32Array(n);
-  let head = 0;
-  let tail = 0;
-  for (let i = 0; i < n; i++) if (rep[i] === i && indeg[i] === 0) queue[tail++] = i;
+  const succ = new Int32Array(m);
+  for (let j = 0; j < m; j++) succ[fill[from[j]!]!++] = rep[to[j]!]!;
   const order = new Int32Array(n);
   let emitted = 0;
-  const release = (m: number) => {
-    const rm = rep[m]!;
-    for (let k = off[m]!; k < off[m + 1]!; k++) {
-      const t = succ[k]!;
-      if (t !== rm && --indeg[t]! === 0) queue[tail++] = t;
+  if (members.size === 0) {
+    // Every unit a single node: the FIFO queue is the order itself.
+    for (let i = 0; i < n; i++) if (indeg[i] === 0) order[emitted++] = i;
+    for (let head = 0; head < emitted; head++) {
+      const r = order[head]!;
+      for (let k = off[r]!; k < off[r + 1]!; k++) {
+        const t = succ[k]!;
+        if (t !== r && --indeg[t]! === 0) order[emitted++] = t;
+      }
     }
-  };
-  while (head < tail) {
-    const r = queue[head++]!;
-    const ms = members.get(r);
-    if (ms) {
-      for (const m of ms) order[emitted++] = m;
-      for (const m of ms) release(m);
-    } else {
-      order[emitted++] = r;
-      release(r);
+  } else {
+    const queue = new Int32Array(n);
+    let head = 0;
+    let tail = 0;
+    for (let i = 0; i < n; i++) if (rep[i] === i && indeg[i] === 0) queue[tail++] = i;
+    const release = (u: number) => {
+      const ru = rep[u]!;
+      for (let k = off[u]!; k < off[u + 1]!; k++) {
+        const t = succ[k]!;
+        if (t !== ru && --indeg[t]! === 0) queue[tail++] = t;
+      }
+    };
+    while (head < tail) {
+      const r = queue[head++]!;
+      const ms = members.get(r);
+      if (ms) {
+        for (const x of ms) order[emitted++] = x;
+        for (const x of ms) release(x);
+      } else {
+        order[emitted++] = r;
+        release(r);
+      }
     }
   }
   if (emitted === n) return { ok: true, order };

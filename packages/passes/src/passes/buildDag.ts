@@ -24,13 +24,16 @@ export function buildDag(blocks: readonly BlockInfo[]): Dag {
     bytes.push(b);
   };
   const provenance = { pass: 'build-dag', directive: null };
+  // Node fields are read-only: every node shares one empty list of split indices, so `split`
+  // can share its extended lists too.
+  const dims: readonly number[] = [];
   blocks.forEach((b, i) => {
     nodes.push(
       computeNode({
         op: 'F',
         id: `F.b${i}`,
         block: i,
-        dims: [],
+        dims,
         group: -1,
         stream: 'compute',
         provenance,
@@ -43,7 +46,7 @@ export function buildDag(blocks: readonly BlockInfo[]): Dag {
         op: 'B',
         id: `B.b${i}`,
         block: i,
-        dims: [],
+        dims,
         group: -1,
         stream: 'compute',
         provenance,

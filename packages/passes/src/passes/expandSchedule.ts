@@ -156,26 +156,27 @@ export function lowerSchedule(built: BuiltSchedule, l: Lowering): Directive[] {
         out.push({ op: 'place', filter: { PP: pp, DIR: 1 }, devices: l.groups[rank]!, ...stream });
     });
   }
-  // Tens of thousands of actions: plain loops, one filter literal per region.
+  // Tens of thousands of actions: plain loops, one filter literal per region, each row allocated
+  // once at its final size (the program keeps every row).
   const rps = l.regionsPerStage;
-  const pushFilters = (a: Action, row: Filter[]) => {
-    const base = a.stage * rps;
-    for (let r = 0; r < rps; r++) {
-      const pp = l.stages[a.pass === 'F' ? base + r : base + rps - 1 - r]!;
-      row.push(
-        l.bidirectional
-          ? { PP: pp, DIR: a.dir ?? 0, MB: a.mb, PASS: a.pass }
-          : { PP: pp, MB: a.mb, PASS: a.pass },
-      );
-    }
+  const filterOf = (a: Action, r: number): Filter => {
+    const pp = l.stages[a.pass === 'F' ? a.stage * rps + r : a.stage * rps + rps - 1 - r]!;
+    return l.bidirectional
+      ? { PP: pp, DIR: a.dir ?? 0, MB: a.mb, PASS: a.pass }
+      : { PP: pp, MB: a.mb, PASS: a.pass };
   };
   for (const program of built.programs) {
     const filters: Filter[][] = new Array(program.length);
     for (let j = 0; j < program.length; j++) {
-      const row: Filter[] = [];
-      for (const a of program[j]!) pushFilters(a, row);
-      // The program keeps every row: one of exact size (a pushed-to array reserves room for 16).
-      filters[j] = row.length === 1 ? [row[0]!] : row.slice();
+      const slot = program[j]!;
+      if (slot.length === 1 && rps === 1) {
+        filters[j] = [filterOf(slot[0]!, 0)];
+        continue;
+      }
+      const row: Filter[] = new Array(slot.length * rps);
+      let w = 0;
+      for (const a of slot) for (let r = 0; r < rps; r++) row[w++] = filterOf(a, r);
+      filters[j] = row;
     }
     const order: OrderDirective = { op: 'order', filters };
     out.push(order);

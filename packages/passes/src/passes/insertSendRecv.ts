@@ -13,6 +13,7 @@ import {
   type Provenance,
   p2pNode,
 } from '@stagecraft/ir';
+import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 
 export const DEFAULT_P2P_STREAM = 'p2p';
@@ -66,6 +67,9 @@ export const insertSendRecvPass: Pass = {
       if (!p) provenances.set(directive, (p = { pass: 'insert-send-recv', directive }));
       return p;
     };
+    // Transfers are named after their producer and the first device of the receiving group: the
+    // group's part of the name is made once, each transfer's name with one concatenation.
+    const toGroup = dag.groups.map((devices) => `.d${devices[0]}`);
     const recvOf = (u: number, g: number): number | undefined =>
       firstGroup[u] === g
         ? firstRecv[u]
@@ -91,7 +95,7 @@ export const insertSendRecvPass: Pass = {
       }
       let r = recvOf(u, nv.group);
       if (r === undefined) {
-        const transfer = `${nu.id}.d${gv[0]}`;
+        const transfer = nu.id + toGroup[nv.group]!;
         const pass = nu.kind === 'compute' ? nu.op : 'F';
         const provenance = provenanceOf(nu.provenance.directive);
         // Explicit fields, no object spread: a spread plus extra fields is many times slower here.
@@ -136,6 +140,9 @@ export const insertSendRecvPass: Pass = {
     }
     from.length = to.length = kind.length = bytes.length = w;
     added.length = a;
-    return { ...dag, nodes: dag.nodes.concat(added), edges: { from, to, kind, bytes } };
+    const next = { ...dag, nodes: dag.nodes.concat(added), edges: { from, to, kind, bytes } };
+    // SENDs and RECVs come after the compute nodes and are no compute nodes of a block.
+    NodeIndex.carry(dag, next);
+    return next;
   },
 };

@@ -29,22 +29,25 @@ export const orderPass: Pass = {
   run(dag, ctx) {
     const orders = directivesOf(ctx.program, 'order');
     if (orders.length === 0) return dag;
-    const index = new NodeIndex(dag);
+    const index = NodeIndex.of(dag);
     // Out-edges only matter to slots of several filters (overlap detection): built on first use.
     let out: Adjacency | undefined;
     const added: DagNode[] = [];
-    const edges = new EdgeAppend();
-    const edge = (u: number, v: number) => edges.add(u, v, EDGE_TEMPORAL, 0);
     const overlaps: OverlapSlot[] = [...dag.overlaps];
-    // Where each node was ordered (a slot number; its path is built only for a message).
+    // Where each node was ordered: a slot number, the rows of all orders counted in sequence
+    // (rowBase[oi] is the number of order oi's first row), so no per-slot record is kept; the
+    // slot's path is recovered only for a message.
     const slotOf = new Int32Array(dag.nodes.length).fill(-1);
-    const slotOrder: number[] = [];
-    const slotRow: number[] = [];
-    const slotPath = (slot: number): PathSegment[] => [
-      ...orders[slotOrder[slot]!]!.path,
-      'filters',
-      slotRow[slot]!,
-    ];
+    const rowBase = new Int32Array(orders.length + 1);
+    for (let oi = 0; oi < orders.length; oi++) rowBase[oi + 1] = rowBase[oi]! + orders[oi]!.d.filters.length;
+    // Mostly one edge joins a slot to the one before: about one per row.
+    const edges = new EdgeAppend(rowBase[orders.length]);
+    const edge = (u: number, v: number) => edges.add(u, v, EDGE_TEMPORAL, 0);
+    const slotPath = (slot: number): PathSegment[] => {
+      let oi = 0;
+      while (rowBase[oi + 1]! <= slot) oi++;
+      return [...orders[oi]!.path, 'filters', slot - rowBase[oi]!];
+    };
     // Filter (within its slot) of each node of the current slot, for overlap detection.
     const filterOf = new Int32Array(dag.nodes.length);
     for (let oi = 0; oi < orders.length; oi++) {
@@ -59,16 +62,16 @@ export const orderPass: Pass = {
       for (let j = 0; j < d.filters.length; j++) {
         const slot = d.filters[j]!;
         if (slot.length === 0) continue; // an idle step: nothing to order
-        const here = slotOrder.length;
-        slotOrder.push(oi);
-        slotRow.push(j);
-        const members: number[] = [];
+        const here = rowBase[oi]! + j;
+        // A slot of one filter (the common case) keeps the matched list itself as its members.
+        let members: number[] = [];
         for (let q = 0; q < slot.length; q++) {
           fj = j;
           fq = q;
           const found = index.match(slot[q]!, fpath);
           if (found.length === 0)
             throw new CompileError({ path: formatPath(fpath()), message: 'matches no op' });
+          if (slot.length === 1) members = found;
           for (const n of found) {
             const node = dag.nodes[n]!;
             if (group < 0) {
@@ -88,7 +91,7 @@ export const orderPass: Pass = {
             }
             slotOf[n] = here;
             filterOf[n] = q;
-            members.push(n);
+            if (members !== found) members.push(n);
           }
         }
         const zipper =

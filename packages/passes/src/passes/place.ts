@@ -3,7 +3,14 @@
  * device belongs to one group; groups are numbered in order of first use. A design without any
  * `place` runs everything on device 0, the single-device baseline.
  */
-import { CompileError, type ComputeNode, type DagNode, formatPath, patchCompute } from '@stagecraft/ir';
+import {
+  CompileError,
+  type ComputeNode,
+  type Dag,
+  type DagNode,
+  formatPath,
+  patchCompute,
+} from '@stagecraft/ir';
 import { deviceCount } from '../cluster.ts';
 import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
@@ -54,9 +61,11 @@ export const placePass: Pass = {
       nodes.forEach((n, i) => {
         if (n.kind === 'compute') nodes[i] = patchCompute(n, { group: g, provenance });
       });
-      return { ...dag, nodes, groups };
+      return placed(dag, { ...dag, nodes, groups });
     }
-    const index = new NodeIndex(dag);
+    const index = NodeIndex.of(dag);
+    // Which nodes some place matched, so the check for unplaced ops reads only the others.
+    const matchedAny = new Uint8Array(nodes.length);
     for (const { d, index: di, path } of places) {
       const g = groupFor(d.devices, formatPath([...path, 'devices']));
       const matched = index.match(d.filter, [...path, 'filter']);
@@ -64,6 +73,7 @@ export const placePass: Pass = {
         throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
       const provenance = { pass: 'place', directive: di };
       for (const i of matched) {
+        matchedAny[i] = 1;
         const n = nodes[i] as ComputeNode;
         nodes[i] = patchCompute(
           n,
@@ -71,7 +81,12 @@ export const placePass: Pass = {
         );
       }
     }
-    const unplaced = nodes.find((n) => n.kind === 'compute' && n.group < 0);
+    let unplaced: DagNode | undefined;
+    for (let i = 0; i < nodes.length && !unplaced; i++) {
+      if (matchedAny[i] === 1) continue;
+      const n = nodes[i]!;
+      if (n.kind === 'compute' && n.group < 0) unplaced = n;
+    }
     if (unplaced) {
       const tags = Object.entries(dag.blocks[unplaced.block]!.tags)
         .map(([k, v]) => `${k}=${v}`)
@@ -81,6 +96,12 @@ export const placePass: Pass = {
         message: `${unplaced.id} (block ${unplaced.block}${tags ? `, ${tags}` : ''}) is not placed on any device; add a place directive for it`,
       });
     }
-    return { ...dag, nodes, groups };
+    return placed(dag, { ...dag, nodes, groups });
   },
 };
+
+/** Placing moves ops between groups but keeps what they are: the filter index still holds. */
+function placed(before: Dag, after: Dag): Dag {
+  NodeIndex.carry(before, after);
+  return after;
+}

@@ -52,7 +52,8 @@ function splitAlong(
   n: number,
   directive: number,
 ): Dag {
-  const suffix = `.${name.toLowerCase()}`;
+  // Id suffixes made once per index, not once per copy.
+  const suffix = Array.from({ length: n }, (_, k) => `.${name.toLowerCase()}${k}`);
   const N = dag.nodes.length;
   const matched = new Uint8Array(N);
   for (const i of matchedList) matched[i] = 1;
@@ -62,16 +63,17 @@ function splitAlong(
   const first = new Int32Array(N);
   const provenance = { pass: 'split', directive };
   const source = dag.nodes as readonly ComputeNode[];
+  const dimsOf = new SharedDims(n);
   for (let i = 0; i < N; i++) {
     const node = source[i]!;
     first[i] = count;
     if (matched[i] === 1) {
       for (let k = 0; k < n; k++) {
-        const dims = node.dims.length === 0 ? [k] : [...node.dims, k];
-        nodes[count++] = patchCompute(node, { id: `${node.id}${suffix}${k}`, dims, provenance });
+        const dims = dimsOf.extended(node.dims, k);
+        nodes[count++] = patchCompute(node, { id: node.id + suffix[k]!, dims, provenance });
       }
     } else {
-      nodes[count++] = patchCompute(node, { dims: node.dims.length === 0 ? [-1] : [...node.dims, -1] });
+      nodes[count++] = patchCompute(node, { dims: dimsOf.extended(node.dims, -1) });
     }
   }
   // Columns of exactly the final length, filled by index.
@@ -102,4 +104,21 @@ function splitAlong(
     dims: [...dag.dims, { name, size: n, directive }],
     edges: { from, to, kind, bytes },
   };
+}
+
+/**
+ * Split indices are read-only and most nodes share them (every op of microbatch 5 has `[5]`), so
+ * each distinct list is made once: one array per index and source list, not one per node.
+ */
+class SharedDims {
+  private readonly made = new Map<readonly number[], (readonly number[])[]>();
+
+  constructor(private readonly size: number) {}
+
+  /** `dims` followed by `k` (−1 for a node the split did not copy). */
+  extended(dims: readonly number[], k: number): readonly number[] {
+    let byIndex = this.made.get(dims);
+    if (!byIndex) this.made.set(dims, (byIndex = new Array(this.size + 1)));
+    return (byIndex[k + 1] ??= [...dims, k]);
+  }
 }

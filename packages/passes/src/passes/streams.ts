@@ -1,5 +1,6 @@
 /** `stream` directives: resource knobs (priority, SM share) of a logical stream, carried to the plan. */
 import type { StreamSpec } from '@stagecraft/ir';
+import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
 import { directivesOf } from '../program.ts';
 
@@ -15,6 +16,8 @@ export const streamsPass: Pass = {
       if (d.smFraction !== undefined) spec.smFraction = d.smFraction;
       byName.set(d.name, spec);
     }
-    return { ...dag, streams: [...byName.values()] };
+    const next = { ...dag, streams: [...byName.values()] };
+    NodeIndex.carry(dag, next);
+    return next;
   },
 };
