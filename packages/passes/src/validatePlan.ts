@@ -190,7 +190,7 @@ function provesLayout(
   sameTransfer: (send: number, recv: number) => boolean,
   collectives: (joint: Int32Array) => boolean,
 ): Int32Array | undefined {
-  const { N, S, D, deviceStreams, streamStart, unitStream, kind, waitOff, waitTgt, peerIndex } = layout;
+  const { N, D, deviceStreams, streamStart, unitStream, kind, waitOff, waitTgt, peerIndex } = layout;
   for (let di = 0; di < D; di++) {
     const s0 = deviceStreams[di]!;
     const s1 = deviceStreams[di + 1]!;
@@ -279,7 +279,7 @@ function provesLayout(
  * key, with key 2·rank for a RECV's post and 2·rank + 1 for an end. Then no cycle exists.
  */
 function ranksAscend(layout: Layout, joint: Int32Array, sendOf: Int32Array, rank: Int32Array): boolean {
-  const { N, S, streamStart, kind, waitOff, waitTgt } = layout;
+  const { S, streamStart, kind, waitOff, waitTgt } = layout;
   const end = (v: number) => 2 * rank[joint[v]!]! + 1;
   for (let st = 0; st < S; st++) {
     let prev = -1;
