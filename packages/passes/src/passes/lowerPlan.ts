@@ -36,7 +36,6 @@ import {
   UNIT_RECV,
   UNIT_SEND,
 } from '../planColumns.ts';
-import { topoOrderOf } from '../topo.ts';
 import { type GroupPrograms, groupColumns, type Placement } from './groupColumns.ts';
 import { compactGroups } from './replicaLayout.ts';
 import { streamOrderPass } from './streamOrder.ts';
@@ -50,7 +49,7 @@ export const lowerPlanPass: Pass = {
     // A pass between stream-order and here that changed the DAG would leave the lanes stale.
     if (ctx.streamOrder?.dag !== dag) streamOrderPass.run(dag, ctx);
     const { laneOf, lanes, groupLanes } = ctx.partition!;
-    const { units, laneOff, laneUnits } = ctx.streamOrder!;
+    const { units, laneOff, laneUnits, laneRank } = ctx.streamOrder!;
     const { rep, members } = units;
     const nodes = dag.nodes;
     const N = nodes.length;
@@ -138,9 +137,6 @@ export const lowerPlanPass: Pass = {
     const tPeerGroup = new Int32Array(T).fill(-1);
     const tTransfer = new Int32Array(T).fill(-1);
     const tRank = new Int32Array(T);
-    const nodeRank = new Int32Array(N);
-    const topo = topoOrderOf(dag);
-    if (topo.ok) for (let k = 0; k < topo.order.length; k++) nodeRank[topo.order[k]!] = k;
     const groupBase = new Int32Array(dag.groups.length + 1);
     const streamOff: Int32Array[] = [];
     let tw = 0;
@@ -168,7 +164,7 @@ export const lowerPlanPass: Pass = {
         for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++, t++) {
           const i = laneUnits[k]!;
           tWaitOff[t] = tw;
-          tRank[t] = nodeRank[i]!;
+          tRank[t] = laneRank[k]!;
           if (inOverlap[i] === 1) {
             const ms = members.get(i)!;
             for (const m of ms) waitsOf(m, i, lane);
