@@ -11,6 +11,9 @@
  * and collective groups are resolved to indices. Everything the plan gets wrong that would make
  * the simulation meaningless (unknown ids, unmatched transfers, disagreeing collectives,
  * durations that are not finite) is reported here with a path into the plan.
+ *
+ * A plan `compile` made and validation proved comes with its columns (planColumns.ts in passes):
+ * its waits are unit indices already and its SEND/RECV pairs known, so neither is resolved again.
  */
 import type { CollectiveInstruction, Instruction, Issue, P2PInstruction, Plan } from '@stagecraft/ir';
 import { deviceWaitLookup, type ProvenColumns } from '@stagecraft/passes';

@@ -249,9 +249,9 @@ export const lowerPlanPass: Pass = {
     const compact = compactGroups(dag, ctx.design.cluster, groupOps);
     // Index into plan.devices of each device number the plan lists (−1 for the replicas it does not).
     const planIndex = new Int32Array(total).fill(-1);
-    let D = 0;
+    let listed = 0;
     for (let device = 0; device < total; device++)
-      if (!(compact && groupOf[device]! >= 0 && rankOf[device]! > 0)) planIndex[device] = D++;
+      if (!(compact && groupOf[device]! >= 0 && rankOf[device]! > 0)) planIndex[device] = listed++;
     const devices: DevicePlan[] = [];
     let ops = 0;
     const placements: Placement[] = [];
