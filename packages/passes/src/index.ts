@@ -17,6 +17,7 @@ export { NodeIndex } from './nodeIndex.ts';
 export type { Pass, PassContext } from './pass.ts';
 export { lowerSchedule } from './passes/expandSchedule.ts';
 export { formatPipelineLayout, parsePipelineLayout } from './pipelineLayout.ts';
+export { type PlanColumns, type ProvenColumns, provenColumnsOf } from './planColumns.ts';
 export {
   attentionDims,
   type BlockPart,

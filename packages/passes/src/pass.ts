@@ -7,6 +7,7 @@ import { CompileError, type Dag, type Design, type Issue, now, type Plan } from 
 import type { CompileOptions, ExpandedDirective, PassSnapshot } from './compileTypes.ts';
 import type { Partition } from './passes/partition.ts';
 import type { StreamOrder } from './passes/streamOrder.ts';
+import type { PlanColumns } from './planColumns.ts';
 
 export interface PassContext {
   readonly design: Design;
@@ -21,6 +22,8 @@ export interface PassContext {
   plan?: Plan;
   /** Instructions in `plan`, each overlap member counted; set by `lower-plan`. */
   planOps?: number;
+  /** The plan as integer columns, for validation; set by `lower-plan`. */
+  planColumns?: { readonly plan: Plan; readonly columns: PlanColumns };
 }
 
 export interface Pass {

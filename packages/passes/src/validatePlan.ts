@@ -12,6 +12,7 @@
  * `planIssues` finds nothing wrong with, so the answer is the same either way.
  */
 import type { CollectiveInstruction, Instruction, Issue, P2PInstruction, Plan } from '@stagecraft/ir';
+import { type PlanColumns, UNIT_COLLECTIVE, UNIT_RECV, UNIT_SEND } from './planColumns.ts';
 import { planIssues } from './planIssues.ts';
 import { deviceWaitLookup } from './waitLookup.ts';
 
@@ -41,9 +42,7 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
   const D = devs.length;
   let N = 0;
   let S = 0;
-  let maxDevice = -1;
   for (const dp of devs) {
-    if (dp.device > maxDevice) maxDevice = dp.device;
     S += dp.streams.length;
     for (const sp of dp.streams) N += sp.instructions.length;
   }
@@ -59,11 +58,11 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
   // Ids read once into an array of strings: the lookups below compare many of them.
   const idOf: string[] = new Array(N);
   const unitStream = new Int32Array(N);
+  const kind = new Uint8Array(N);
+  const peerIndex = new Int32Array(N).fill(-1);
   const streamStart = new Int32Array(S + 1);
   const deviceStreams = new Int32Array(D + 1);
   let W = 0;
-  let R = 0;
-  let C = 0;
   {
     let u = 0;
     let s = 0;
@@ -78,8 +77,12 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
           idOf[u] = x.id;
           unitStream[u] = s;
           W += x.waits.length;
-          if (x.op === 'RECV') R++;
-          else if (x.op !== 'SEND' && isCollective(x)) C++;
+          if (x.op === 'SEND' || x.op === 'RECV') {
+            kind[u] = x.op === 'SEND' ? UNIT_SEND : UNIT_RECV;
+            const pi = devIndex.get(x.peer);
+            if (pi === undefined) return false;
+            peerIndex[u] = pi;
+          } else if (isCollective(x)) kind[u] = UNIT_COLLECTIVE;
         }
         s++;
       }
@@ -120,8 +123,8 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
         const waits = ins[v]!.waits;
         for (let j = 0; j < waits.length; j++) {
           const t = lookup(waits[j]!, last);
-          // Unknown, or later on the same stream: planIssues says which.
-          if (t < 0 || (unitStream[t] === st && t >= v)) return false;
+          // Unknown: planIssues says which.
+          if (t < 0) return false;
           waitTgt[w++] = t;
           last = unitStream[t]!;
         }
@@ -129,6 +132,78 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
     }
   }
   waitOff[N] = w;
+
+  const layout = { N, S, D, deviceStreams, streamStart, unitStream, kind, waitOff, waitTgt, peerIndex };
+  const sameTransfer = (send: number, recv: number) =>
+    (ins[send] as P2PInstruction).transfer === (ins[recv] as P2PInstruction).transfer;
+  return (
+    provesLayout(layout, sameTransfer, (joint) =>
+      jointSteps(plan, ins, streamStart, deviceStreams, joint),
+    ) !== undefined
+  );
+}
+
+/**
+ * The same proof on the columns lowering made with the plan: each RECV's SEND when the plan is
+ * valid, undefined when `provesValid` or `planIssues` must decide. Ids are unique per device and
+ * every wait names the instruction its column says, by construction of the columns.
+ */
+export function provesColumns(plan: Plan, columns: PlanColumns): Int32Array | undefined {
+  const { transferKey } = columns;
+  const sameTransfer = (send: number, recv: number) => transferKey[send] === transferKey[recv];
+  return provesLayout(columns, sameTransfer, (joint) => {
+    const { N, S, streamStart, deviceStreams } = columns;
+    const ins: Instruction[] = new Array(N);
+    let s = 0;
+    for (const dp of plan.devices)
+      for (const sp of dp.streams) {
+        const list = sp.instructions;
+        if (s >= S || list.length !== streamStart[s + 1]! - streamStart[s]!) return false;
+        for (let k = 0; k < list.length; k++) ins[streamStart[s]! + k] = list[k]!;
+        s++;
+      }
+    return jointSteps(plan, ins, streamStart, deviceStreams, joint);
+  });
+}
+
+type Layout = Pick<
+  PlanColumns,
+  | 'N'
+  | 'S'
+  | 'D'
+  | 'deviceStreams'
+  | 'streamStart'
+  | 'unitStream'
+  | 'kind'
+  | 'waitOff'
+  | 'waitTgt'
+  | 'peerIndex'
+> & { readonly rank?: Int32Array };
+
+/**
+ * Every wait on the waiting instruction's device and not later on its own stream; SEND/RECV
+ * channels matching in order; collectives agreeing (`collectives` fills `joint`); no wait cycle.
+ * Returns each RECV's SEND, or undefined.
+ */
+function provesLayout(
+  layout: Layout,
+  sameTransfer: (send: number, recv: number) => boolean,
+  collectives: (joint: Int32Array) => boolean,
+): Int32Array | undefined {
+  const { N, D, deviceStreams, streamStart, unitStream, kind, waitOff, waitTgt, peerIndex } = layout;
+  for (let di = 0; di < D; di++) {
+    const s0 = deviceStreams[di]!;
+    const s1 = deviceStreams[di + 1]!;
+    for (let v = streamStart[s0]!; v < streamStart[s1]!; v++) {
+      const st = unitStream[v]!;
+      for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) {
+        const t = waitTgt[j]!;
+        const ts = unitStream[t]!;
+        // Elsewhere, or later on the same stream: planIssues says which.
+        if (ts < s0 || ts >= s1 || (ts === st && t >= v)) return undefined;
+      }
+    }
+  }
 
   // SEND/RECV: per channel (sender, receiver), the k-th RECV takes the k-th SEND's transfer.
   const sendOf = new Int32Array(N).fill(-1);
@@ -140,13 +215,16 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
     chanSends.push([]);
     chanRecvs.push([]);
   }
+  let R = 0;
+  let C = 0;
   for (let di = 0; di < D; di++) {
     const peers = chanPeer[di]!;
     for (let v = streamStart[deviceStreams[di]!]!; v < streamStart[deviceStreams[di + 1]!]!; v++) {
-      const x = ins[v]!;
-      if (x.op !== 'SEND' && x.op !== 'RECV') continue;
-      const pi = devIndex.get(x.peer);
-      if (pi === undefined) return false;
+      const k = kind[v]!;
+      if (k === UNIT_COLLECTIVE) C++;
+      if (k !== UNIT_SEND && k !== UNIT_RECV) continue;
+      const pi = peerIndex[v]!;
+      if (pi < 0) return undefined;
       let c = peers.length - 1;
       while (c >= 0 && peers[c] !== pi) c--;
       if (c < 0) {
@@ -155,7 +233,11 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
         chanSends[di]!.push([]);
         chanRecvs[di]!.push([]);
       }
-      (x.op === 'SEND' ? chanSends : chanRecvs)[di]![c]!.push(v);
+      if (k === UNIT_SEND) chanSends[di]![c]!.push(v);
+      else {
+        chanRecvs[di]![c]!.push(v);
+        R++;
+      }
     }
   }
   let matched = 0;
@@ -165,55 +247,106 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
       const recvs = chanRecvs[b]![c]!;
       const ca = chanPeer[a]!.indexOf(b);
       const sends = ca < 0 ? [] : chanSends[a]![ca]!;
-      if (sends.length !== recvs.length) return false;
+      if (sends.length !== recvs.length) return undefined;
       for (let k = 0; k < recvs.length; k++) {
-        if ((ins[sends[k]!] as P2PInstruction).transfer !== (ins[recvs[k]!] as P2PInstruction).transfer)
-          return false;
+        if (!sameTransfer(sends[k]!, recvs[k]!)) return undefined;
         sendOf[recvs[k]!] = sends[k]!;
       }
       matched += recvs.length;
     }
-  if (matched !== R) return false;
+  if (matched !== R) return undefined;
   // Every SEND has its RECV: channels with SENDs but no RECV side at all.
   for (let a = 0; a < D; a++)
     for (let c = 0; c < chanPeer[a]!.length; c++)
-      if (chanSends[a]![c]!.length > 0 && chanPeer[chanPeer[a]![c]!]!.indexOf(a) < 0) return false;
+      if (chanSends[a]![c]!.length > 0 && chanPeer[chanPeer[a]![c]!]!.indexOf(a) < 0) return undefined;
 
   // Collectives: every member issues the group's collectives in the same order; the k-th of a
   // group is one joint step, represented by the first member's instruction.
   const joint = new Int32Array(N);
   for (let v = 0; v < N; v++) joint[v] = v;
-  if (C > 0 && !jointSteps(plan, ins, streamStart, deviceStreams, joint)) return false;
+  if (C > 0 && !collectives(joint)) return undefined;
+  if (layout.rank !== undefined && ranksAscend(layout, joint, sendOf, layout.rank)) return sendOf;
+  return acyclic(layout, joint, sendOf) ? sendOf : undefined;
+}
 
-  // No wait cycle: Kahn's algorithm. Node v is the end of instruction v; N + v the post of a RECV,
-  // which releases the RECV's stream while the RECV itself waits for its SEND.
-  const E = N - S + w + 2 * R;
-  const dependent = new Int32Array(E);
-  const dependency = new Int32Array(E);
-  let e = 0;
+/**
+ * The wait graph: node v is the end of instruction v (its joint step's, for a collective); N + v
+ * the post of a RECV, which releases the RECV's stream while the RECV itself waits for its SEND.
+ * An instruction's stream successor and its own waits attach to its post for a RECV, else to its
+ * end.
+ *
+ * True when `rank` numbers that graph topologically: every edge goes from a lower to a higher
+ * key, with key 2·rank for a RECV's post and 2·rank + 1 for an end. Then no cycle exists.
+ */
+function ranksAscend(layout: Layout, joint: Int32Array, sendOf: Int32Array, rank: Int32Array): boolean {
+  const { S, streamStart, kind, waitOff, waitTgt } = layout;
+  const end = (v: number) => 2 * rank[joint[v]!]! + 1;
   for (let st = 0; st < S; st++) {
     let prev = -1;
     for (let v = streamStart[st]!; v < streamStart[st + 1]!; v++) {
-      const isRecv = ins[v]!.op === 'RECV';
+      const isRecv = kind[v] === UNIT_RECV;
+      const self = isRecv ? 2 * rank[v]! : end(v);
+      if (prev >= self) return false;
+      for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) if (end(waitTgt[j]!) >= self) return false;
+      if (isRecv && end(sendOf[v]!) >= end(v)) return false;
+      prev = self;
+    }
+  }
+  return true;
+}
+
+/** No cycle in the wait graph (see ranksAscend), by Kahn's algorithm. */
+function acyclic(layout: Layout, joint: Int32Array, sendOf: Int32Array): boolean {
+  const { N, S, streamStart, kind, waitOff, waitTgt } = layout;
+  let R = 0;
+  for (let v = 0; v < N; v++) if (kind[v] === UNIT_RECV) R++;
+  const E = N - S + waitOff[N]! + 2 * R;
+  const dependent = new Int32Array(E);
+  const dependency = new Int32Array(E);
+  let m = 0;
+  for (let st = 0; st < S; st++) {
+    let prev = -1;
+    for (let v = streamStart[st]!; v < streamStart[st + 1]!; v++) {
+      const isRecv = kind[v] === UNIT_RECV;
       const self = isRecv ? N + v : joint[v]!;
       if (prev >= 0) {
-        dependent[e] = self;
-        dependency[e++] = prev;
+        dependent[m] = self;
+        dependency[m++] = prev;
       }
       for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) {
-        dependent[e] = self;
-        dependency[e++] = joint[waitTgt[j]!]!;
+        dependent[m] = self;
+        dependency[m++] = joint[waitTgt[j]!]!;
       }
       if (isRecv) {
-        dependent[e] = v;
-        dependency[e++] = N + v;
-        dependent[e] = v;
-        dependency[e++] = joint[sendOf[v]!]!;
+        dependent[m] = v;
+        dependency[m++] = N + v;
+        dependent[m] = v;
+        dependency[m++] = joint[sendOf[v]!]!;
       }
       prev = self;
     }
   }
-  return acyclic(2 * N, dependent, dependency, e);
+  const total = 2 * N;
+  const off = new Int32Array(total + 1);
+  const indeg = new Int32Array(total);
+  for (let e = 0; e < m; e++) {
+    off[dependency[e]! + 1]!++;
+    indeg[dependent[e]!]!++;
+  }
+  for (let v = 0; v < total; v++) off[v + 1]! += off[v]!;
+  const fill = off.slice(0, total);
+  const users = new Int32Array(m);
+  for (let e = 0; e < m; e++) users[fill[dependency[e]!]!++] = dependent[e]!;
+  const stack = new Int32Array(total);
+  let top = 0;
+  for (let v = 0; v < total; v++) if (indeg[v] === 0) stack[top++] = v;
+  let done = 0;
+  while (top > 0) {
+    const v = stack[--top]!;
+    done++;
+    for (let k = off[v]!; k < off[v + 1]!; k++) if (--indeg[users[k]!]! === 0) stack[top++] = users[k]!;
+  }
+  return done === total;
 }
 
 /** Fills `joint` for collectives; false where members disagree or a member is outside its group. */
@@ -259,27 +392,4 @@ function jointSteps(
     }
   }
   return true;
-}
-
-function acyclic(total: number, dependent: Int32Array, dependency: Int32Array, m: number): boolean {
-  const off = new Int32Array(total + 1);
-  const indeg = new Int32Array(total);
-  for (let e = 0; e < m; e++) {
-    off[dependency[e]! + 1]!++;
-    indeg[dependent[e]!]!++;
-  }
-  for (let v = 0; v < total; v++) off[v + 1]! += off[v]!;
-  const fill = off.slice(0, total);
-  const users = new Int32Array(m);
-  for (let e = 0; e < m; e++) users[fill[dependency[e]!]!++] = dependent[e]!;
-  const stack = new Int32Array(total);
-  let top = 0;
-  for (let v = 0; v < total; v++) if (indeg[v] === 0) stack[top++] = v;
-  let done = 0;
-  while (top > 0) {
-    const v = stack[--top]!;
-    done++;
-    for (let k = off[v]!; k < off[v + 1]!; k++) if (--indeg[users[k]!]! === 0) stack[top++] = users[k]!;
-  }
-  return done === total;
 }

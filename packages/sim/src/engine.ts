@@ -114,7 +114,11 @@ export function run(f: Flat, keep: boolean): Run {
 
   const memory = new MemoryTrack(f.plan.devices, keep);
 
-  const postedQ: number[] = [];
+  // Units a posted RECV released, with the time it did, taken last in first out. A unit is
+  // released once, so N slots suffice and the stack never grows.
+  const postedU = new Int32Array(N);
+  const postedT = new Float64Array(N);
+  let posted = 0;
   const begin = (v: number, t: number, e: number) => {
     start[v] = t;
     end[v] = e;
@@ -144,7 +148,10 @@ export function run(f: Flat, keep: boolean): Run {
       order[started++] = v;
       // Posted: release the stream's next instruction now (queued, not recursed: RECVs come in runs).
       const nx = v + 1;
-      if (nx < N && unitStream[nx] === unitStream[v] && --dep[nx]! === 0) postedQ.push(nx, t);
+      if (nx < N && unitStream[nx] === unitStream[v] && --dep[nx]! === 0) {
+        postedU[posted] = nx;
+        postedT[posted++] = t;
+      }
       if (state[sd] === S_DONE) {
         end[v] = t;
         state[v] = S_RUNNING;
@@ -201,9 +208,9 @@ export function run(f: Flat, keep: boolean): Run {
   };
 
   const drainPosted = () => {
-    while (postedQ.length > 0) {
-      const t = postedQ.pop()!;
-      ready(postedQ.pop()!, t);
+    while (posted > 0) {
+      posted--;
+      ready(postedU[posted]!, postedT[posted]!);
     }
   };
   // Collect the initially ready first: readying a RECV releases its successor early.

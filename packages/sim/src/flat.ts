@@ -11,9 +11,12 @@
  * and collective groups are resolved to indices. Everything the plan gets wrong that would make
  * the simulation meaningless (unknown ids, unmatched transfers, disagreeing collectives,
  * durations that are not finite) is reported here with a path into the plan.
+ *
+ * A plan `compile` made and validation proved comes with its columns (planColumns.ts in passes):
+ * its waits are unit indices already and its SEND/RECV pairs known, so neither is resolved again.
  */
 import type { CollectiveInstruction, Instruction, Issue, P2PInstruction, Plan } from '@stagecraft/ir';
-import { deviceWaitLookup } from '@stagecraft/passes';
+import { deviceWaitLookup, type ProvenColumns } from '@stagecraft/passes';
 import { type CostCluster, collectiveMs, computeMs, hostTransferMs, p2pMs } from './costModel.ts';
 
 /** Unit kinds. */
@@ -73,7 +76,12 @@ export type FlattenResult = { ok: true; flat: Flat } | { ok: false; errors: Issu
 
 const finite = (x: number) => x >= 0 && x < Number.POSITIVE_INFINITY;
 
-export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
+/**
+ * `columns`: the proven columns of a compiled plan (planColumns.ts in passes), which give the
+ * waits as unit indices and each RECV's SEND, so only durations and memory are read from the
+ * plan's objects.
+ */
+export function flatten(plan: Plan, cost: CostCluster, columns?: ProvenColumns): FlattenResult {
   const errors: Issue[] = [];
   const err = (path: string, message: string) => {
     if (errors.length < MAX_ERRORS) errors.push({ path, message });
@@ -112,7 +120,8 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
   }
 
   const streamList: Instruction[][] = [];
-  const idOf: string[] = new Array(N);
+  // Ids are read only to resolve waits, which proven columns have resolved.
+  const idOf: string[] = columns ? [] : new Array(N);
   const unitDev = new Int32Array(N);
   const unitStream = new Int32Array(N);
   const unitPos = new Int32Array(N);
@@ -177,7 +186,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
       streamList.push(list);
       for (let k = 0; k < list.length; k++, u++) {
         const x = list[k]!;
-        idOf[u] = x.id;
+        if (!columns) idOf[u] = x.id;
         W += x.waits.length;
         unitDev[u] = di;
         unitStream[u] = s;
@@ -187,6 +196,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
           case 'SEND': {
             kind[u] = K_SEND;
             d = p2pMs(cost, here, x.peer, x.bytes);
+            if (columns) break;
             const c = channel(di, x.peer);
             if (c < 0) err(path(u, 'peer'), `peer device ${x.peer} is not in the plan`);
             else chanSends[di]![c]!.push(u);
@@ -194,6 +204,7 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
           }
           case 'RECV': {
             kind[u] = K_RECV;
+            if (columns) break;
             const c = channel(di, x.peer);
             if (c < 0) err(path(u, 'peer'), `peer device ${x.peer} is not in the plan`);
             else chanRecvs[di]![c]!.push(u);
@@ -275,47 +286,54 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
   // small window after a per-(waiting stream, target stream) cursor, comparing ids; only a miss
   // builds (once per device) and asks the id Map. Ids are unique per device (plan validation
   // checks it); with duplicates the simulator resolves a wait to one of them.
-  const waitOff = new Int32Array(N + 1);
-  const waitTgt = new Int32Array(W);
+  const waitOff = columns ? columns.waitOff : new Int32Array(N + 1);
+  const waitTgt = columns ? columns.waitTgt : new Int32Array(W);
   const dep = new Int32Array(N);
-  const streams = { idOf, streamStart, unitStream, cursor: new Int32Array(S) };
-  const { cursor } = streams;
   let w = 0;
-  for (let di = 0; di < D; di++) {
-    const s0 = deviceStreams[di]!;
-    const s1 = deviceStreams[di + 1]!;
-    const here = devs[di]!.device;
-    const lookup = deviceWaitLookup(streams, s0, s1, () => idMap(streamStart, s0, s1, at));
-    for (let st = s0; st < s1; st++) {
-      for (let ts = s0; ts < s1; ts++) cursor[ts] = streamStart[ts]!;
-      const list = streamList[st]!;
-      let last = st;
-      for (let k = 0, v = streamStart[st]!; k < list.length; k++, v++) {
-        waitOff[v] = w;
-        const x = list[k]!;
-        const waits = x.waits;
-        for (let j = 0; j < waits.length; j++) {
-          const t = lookup(waits[j]!, last);
-          if (t < 0) err(path(v, `waits[${j}]`), unknownMessage(waits[j]!, here));
-          else {
-            waitTgt[w++] = t;
-            last = unitStream[t]!;
-          }
-        }
-        if (x.op === 'OVERLAP')
-          for (let mi = 0; mi < x.members.length; mi++) {
-            const mw = x.members[mi]!.waits;
-            for (let j = 0; j < mw.length; j++) {
-              const t = lookup(mw[j]!, last);
-              if (t < 0) err(path(v, `members[${mi}].waits[${j}]`), unknownMessage(mw[j]!, here));
-              else if (t !== v) waitTgt[w++] = t; // a member waiting for a sibling: they run as one unit
+  if (columns) {
+    w = waitOff[N]!;
+    for (let st = 0; st < S; st++)
+      for (let v = streamStart[st]!; v < streamStart[st + 1]!; v++)
+        dep[v] = waitOff[v + 1]! - waitOff[v]! + (v > streamStart[st]! ? 1 : 0);
+  } else {
+    const streams = { idOf, streamStart, unitStream, cursor: new Int32Array(S) };
+    const { cursor } = streams;
+    for (let di = 0; di < D; di++) {
+      const s0 = deviceStreams[di]!;
+      const s1 = deviceStreams[di + 1]!;
+      const here = devs[di]!.device;
+      const lookup = deviceWaitLookup(streams, s0, s1, () => idMap(streamStart, s0, s1, at));
+      for (let st = s0; st < s1; st++) {
+        for (let ts = s0; ts < s1; ts++) cursor[ts] = streamStart[ts]!;
+        const list = streamList[st]!;
+        let last = st;
+        for (let k = 0, v = streamStart[st]!; k < list.length; k++, v++) {
+          waitOff[v] = w;
+          const x = list[k]!;
+          const waits = x.waits;
+          for (let j = 0; j < waits.length; j++) {
+            const t = lookup(waits[j]!, last);
+            if (t < 0) err(path(v, `waits[${j}]`), unknownMessage(waits[j]!, here));
+            else {
+              waitTgt[w++] = t;
+              last = unitStream[t]!;
             }
           }
-        dep[v] = w - waitOff[v]! + (k > 0 ? 1 : 0);
+          if (x.op === 'OVERLAP')
+            for (let mi = 0; mi < x.members.length; mi++) {
+              const mw = x.members[mi]!.waits;
+              for (let j = 0; j < mw.length; j++) {
+                const t = lookup(mw[j]!, last);
+                if (t < 0) err(path(v, `members[${mi}].waits[${j}]`), unknownMessage(mw[j]!, here));
+                else if (t !== v) waitTgt[w++] = t; // a member waiting for a sibling: they run as one unit
+              }
+            }
+          dep[v] = w - waitOff[v]! + (k > 0 ? 1 : 0);
+        }
       }
     }
+    waitOff[N] = w;
   }
-  waitOff[N] = w;
   const succOff = new Int32Array(N + 1);
   for (let j = 0; j < w; j++) succOff[waitTgt[j]! + 1]!++;
   for (let v = 0; v < N; v++) succOff[v + 1]! += succOff[v]!;
@@ -329,7 +347,11 @@ export function flatten(plan: Plan, cost: CostCluster): FlattenResult {
   // Pass 3: SEND ↔ RECV by (peer device, transfer), per channel (sender, receiver). When the
   // channel's SENDs and RECVs come in the same order (as NCCL needs, and validated plans have),
   // the k-th pairs with the k-th and a string comparison confirms it; otherwise a Map of the
-  // channel's SENDs by transfer decides.
+  // channel's SENDs by transfer decides. Proven columns have paired them already.
+  if (columns) {
+    sendOf.set(columns.sendOf);
+    for (let v = 0; v < N; v++) if (sendOf[v]! >= 0) recvOf[sendOf[v]!] = v;
+  }
   for (let b = 0; b < D; b++)
     for (let c = 0; c < chanPeer[b]!.length; c++) {
       const a = chanPeer[b]![c]!;

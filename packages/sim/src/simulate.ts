@@ -26,6 +26,7 @@
  * → run (engine.ts, or sharedEngine.ts on a real cluster) → metrics (below, stepMetrics.ts).
  */
 import type { Plan } from '@stagecraft/ir';
+import { provenColumnsOf } from '@stagecraft/passes';
 import { resolveCluster } from './costModel.ts';
 import { findDeadlock } from './deadlock.ts';
 import { run } from './engine.ts';
@@ -48,7 +49,7 @@ export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationR
   const keep = options.keepTimeline ?? true;
   const resolved = resolveCluster(plan.cluster);
   if (!resolved.ok) return resolved;
-  const flat = flatten(plan, resolved.cost);
+  const flat = flatten(plan, resolved.cost, provenColumnsOf(plan));
   if (!flat.ok) return flat;
   const f = flat.flat;
   const cost = resolved.cost;

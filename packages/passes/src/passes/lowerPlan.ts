@@ -8,6 +8,9 @@
  * from the in-edges. Strings appear only where the plan holds them, and those are the DAG's own id
  * strings, so the plan's waits are the very strings of the ids they name. A SEND, its RECV and the
  * op whose output they carry share one tags object.
+ *
+ * Beside the plan it leaves the plan's columns (planColumns.ts): the waits it resolved, as unit
+ * indices, and what validation needs besides, so that nothing downstream resolves an id again.
  */
 import {
   type ComputeInstruction,
@@ -25,6 +28,15 @@ import {
 import { predecessors } from '../adjacency.ts';
 import { deviceCount } from '../cluster.ts';
 import type { Pass } from '../pass.ts';
+import {
+  UNIT_COLLECTIVE,
+  UNIT_COMPUTE,
+  UNIT_MEMORY,
+  UNIT_OVERLAP,
+  UNIT_RECV,
+  UNIT_SEND,
+} from '../planColumns.ts';
+import { type GroupPrograms, groupColumns, type Placement } from './groupColumns.ts';
 import { compactGroups } from './replicaLayout.ts';
 import { streamOrderPass } from './streamOrder.ts';
 import { stepTotals, tokensPerMicrobatch, trainingState } from './trainingState.ts';
@@ -37,7 +49,7 @@ export const lowerPlanPass: Pass = {
     // A pass between stream-order and here that changed the DAG would leave the lanes stale.
     if (ctx.streamOrder?.dag !== dag) streamOrderPass.run(dag, ctx);
     const { laneOf, lanes, groupLanes } = ctx.partition!;
-    const { units, laneOff, laneUnits } = ctx.streamOrder!;
+    const { units, laneOff, laneUnits, laneRank } = ctx.streamOrder!;
     const { rep, members } = units;
     const nodes = dag.nodes;
     const N = nodes.length;
@@ -83,9 +95,11 @@ export const lowerPlanPass: Pass = {
     };
 
     // Ids on other lanes of the same group that node i (of unit `self`, on lane `lane`) waits for,
-    // appended to the scratch list `found`; `seen` marks units already listed for this unit.
+    // appended to the scratch list `found` (with their units' local numbers in `foundLocal`);
+    // `seen` marks units already listed for this unit.
     const seen = new Int32Array(N).fill(-1);
     const found: string[] = [];
+    const foundLocal: number[] = [];
     let nf = 0;
     const waitsOf = (i: number, self: number, lane: number) => {
       const g = laneGroup[lane]!;
@@ -96,29 +110,61 @@ export const lowerPlanPass: Pass = {
         const r = rep[u]!;
         if (r === self || seen[r] === self) continue;
         seen[r] = self;
+        // A unit's representative outside the group would leave the wait unresolved: the plan
+        // says so on validation, and the columns step aside.
+        if (laneOf[r]! < 0 || laneGroup[laneOf[r]!] !== g) columnsHold = false;
+        foundLocal[nf] = localOf[r]!;
         found[nf++] = idOf(r);
       }
     };
     // The plan keeps every waits array: each is made at its exact size (an array grown by a push
     // reserves room for 16).
     const takeWaits = (empty: string[]): string[] => {
+      for (let j = 0; j < nf; j++) tWait[tw++] = foundLocal[j]!;
       // A counter, not found.length = 0, which would give the scratch list's storage back.
       const out = nf === 0 ? empty : nf === 1 ? [found[0]!] : found.slice(0, nf);
       nf = 0;
       return out;
     };
 
+    // The group's program as columns, by unit number within the group (streams in plan order):
+    // kind, waits (CSR of unit numbers within the group), peer group and transfer of SEND/RECVs.
+    const T = laneOff[lanes.length]!;
+    const localOf = new Int32Array(N);
+    const tKind = new Uint8Array(T);
+    const tWaitOff = new Int32Array(T + 1);
+    const tWait = new Int32Array(inc.node.length);
+    const tPeerGroup = new Int32Array(T).fill(-1);
+    const tTransfer = new Int32Array(T).fill(-1);
+    const tRank = new Int32Array(T);
+    const groupBase = new Int32Array(dag.groups.length + 1);
+    const streamOff: Int32Array[] = [];
+    let tw = 0;
+    let t = 0;
+    let columnsHold = true;
+
     // Per group: its lanes' instructions, with SEND/RECV peers of the group's first device.
     const groups = dag.groups;
     const groupOps = new Array<number>(groups.length).fill(0);
     const groupStreams = groupLanes.map((own, g) => {
       const sorted = [...own].sort((a, b) => streamRank(lanes[a]!.stream, lanes[b]!.stream));
-      return sorted.map((lane) => {
-        // One instruction per unit of the lane (control units aside), so allocated at that size.
+      groupBase[g] = t;
+      const off = new Int32Array(sorted.length + 1);
+      let local = 0;
+      sorted.forEach((lane, k) => {
+        off[k] = local;
+        for (let x = laneOff[lane]!; x < laneOff[lane + 1]!; x++) localOf[laneUnits[x]!] = local++;
+      });
+      off[sorted.length] = local;
+      streamOff[g] = off;
+      const streams = sorted.map((lane) => {
+        // One instruction per unit of the lane (partition gives control nodes no lane).
         const instructions = new Array<Instruction>(laneOff[lane + 1]! - laneOff[lane]!);
         let w = 0;
-        for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++) {
+        for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++, t++) {
           const i = laneUnits[k]!;
+          tWaitOff[t] = tw;
+          tRank[t] = laneRank[k]!;
           if (inOverlap[i] === 1) {
             const ms = members.get(i)!;
             for (const m of ms) waitsOf(m, i, lane);
@@ -133,6 +179,7 @@ export const lowerPlanPass: Pass = {
             const total = overlapMs(dag, ms, updMs);
             if (total !== undefined) ins.ms = total;
             instructions[w++] = ins;
+            tKind[t] = UNIT_OVERLAP;
             groupOps[g]! += ms.length - 1;
             continue;
           }
@@ -142,9 +189,13 @@ export const lowerPlanPass: Pass = {
           switch (n.kind) {
             case 'compute':
               instructions[w++] = compute(n, i, waits);
+              tKind[t] = UNIT_COMPUTE;
               break;
             case 'p2p':
               instructions[w++] = p2pInstruction(n, tags(i), waits, groups[n.peerGroup]![0]!);
+              tKind[t] = n.op === 'SEND' ? UNIT_SEND : UNIT_RECV;
+              tPeerGroup[t] = n.peerGroup;
+              tTransfer[t] = n.op === 'SEND' ? i : sendOfRecv(i);
               break;
             case 'collective':
               instructions[w++] = {
@@ -158,6 +209,7 @@ export const lowerPlanPass: Pass = {
                 collective: n.id,
                 provenance: n.provenance,
               };
+              tKind[t] = UNIT_COLLECTIVE;
               break;
             case 'memory':
               instructions[w++] = {
@@ -168,16 +220,19 @@ export const lowerPlanPass: Pass = {
                 bytes: n.bytes,
                 provenance: n.provenance,
               };
+              tKind[t] = UNIT_MEMORY;
               break;
             case 'control':
-              break;
+              throw new Error(`lower-plan: control node ${n.id} has a lane`);
           }
         }
-        instructions.length = w;
         groupOps[g]! += instructions.length;
         return { lane, stream: lanes[lane]!.stream, instructions };
       });
+      return streams;
     });
+    tWaitOff[T] = tw;
+    groupBase[groups.length] = t;
 
     const streamSpec = new Map(dag.streams.map((s) => [s.name, s]));
     const total = deviceCount(ctx.design.cluster);
@@ -191,13 +246,20 @@ export const lowerPlanPass: Pass = {
         }
       });
     });
+    const compact = compactGroups(dag, ctx.design.cluster, groupOps);
+    // Index into plan.devices of each device number the plan lists (−1 for the replicas it does not).
+    const planIndex = new Int32Array(total).fill(-1);
+    let listed = 0;
+    for (let device = 0; device < total; device++)
+      if (!(compact && groupOf[device]! >= 0 && rankOf[device]! > 0)) planIndex[device] = listed++;
     const devices: DevicePlan[] = [];
     let ops = 0;
-    const compact = compactGroups(dag, ctx.design.cluster, groupOps);
+    const placements: Placement[] = [];
     for (let device = 0; device < total; device++) {
       const g = groupOf[device]!;
       if (g < 0) {
         devices.push({ device, group: -1, stages: [], paramBytes: 0, streams: [] });
+        placements.push({ group: -1, rank: 0 });
         continue;
       }
       const rank = rankOf[device]!;
@@ -213,6 +275,7 @@ export const lowerPlanPass: Pass = {
         if (spec?.smFraction !== undefined) plan.smFraction = spec.smFraction;
         return plan;
       });
+      placements.push({ group: g, rank });
       const blocks = held[g]!;
       const stages: number[] = [];
       let paramBytes = 0;
@@ -240,7 +303,34 @@ export const lowerPlanPass: Pass = {
     if (totals.tokens !== undefined) plan.tokensPerStep = totals.tokens;
     if (totals.flops !== undefined) plan.modelFlopsPerStep = totals.flops;
     ctx.plan = plan;
+    if (columnsHold) {
+      const programs: GroupPrograms = {
+        base: groupBase,
+        streamOff,
+        kind: tKind,
+        waitOff: tWaitOff,
+        wait: tWait,
+        peerGroup: tPeerGroup,
+        transferKey: tTransfer,
+        rank: tRank,
+      };
+      const peerIndexOf = (pg: number, rank: number) => {
+        const peer = groups[pg]![rank];
+        return peer !== undefined && peer < total ? planIndex[peer]! : -1;
+      };
+      ctx.planColumns = { plan, columns: groupColumns(programs, placements, peerIndexOf) };
+    } else ctx.planColumns = undefined;
     return dag;
+
+    /** The SEND a RECV receives from: its predecessor with the same transfer (−1 − i if none). */
+    function sendOfRecv(i: number): number {
+      const transfer = (nodes[i] as P2PNode).transfer;
+      for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
+        const s = nodes[inc.node[k]!]!;
+        if (s.kind === 'p2p' && s.op === 'SEND' && s.transfer === transfer) return inc.node[k]!;
+      }
+      return -1 - i;
+    }
 
     /** The device of rank `rank` of a group runs the group's program with its own SEND/RECV peers. */
     function withPeersOfRank(instructions: Instruction[], lane: number, rank: number): Instruction[] {

@@ -16,6 +16,8 @@ export interface StreamOrder {
   /** Units (representative node indices) of lane l in execution order: `laneUnits[laneOff[l] .. laneOff[l+1]-1]`. */
   readonly laneOff: Int32Array;
   readonly laneUnits: Int32Array;
+  /** Position of each of those units in the topological order: it grows along every edge. */
+  readonly laneRank: Int32Array;
 }
 
 export const streamOrderPass: Pass = {
@@ -38,13 +40,17 @@ export const streamOrderPass: Pass = {
     for (let l = 0; l < L; l++) laneOff[l + 1]! += laneOff[l]!;
     const fill = laneOff.slice(0, L);
     const laneUnits = new Int32Array(laneOff[L]!);
+    const laneRank = new Int32Array(laneOff[L]!);
     const { order } = topo;
     for (let k = 0; k < order.length; k++) {
       const i = order[k]!;
       const l = laneOf[i]!;
-      if (rep[i] === i && l >= 0) laneUnits[fill[l]!++] = i;
+      if (rep[i] === i && l >= 0) {
+        laneRank[fill[l]!] = k;
+        laneUnits[fill[l]!++] = i;
+      }
     }
-    ctx.streamOrder = { dag, units, laneOff, laneUnits };
+    ctx.streamOrder = { dag, units, laneOff, laneUnits, laneRank };
     return dag;
   },
 };

@@ -1,12 +1,22 @@
 import { CompileError } from '@stagecraft/ir';
 import type { Pass } from '../pass.ts';
-import { validatePlan } from '../validatePlan.ts';
+import { keepProvenColumns } from '../planColumns.ts';
+import { provesColumns, validatePlan } from '../validatePlan.ts';
 
 /** The last pass: a plan that fails validation is a compile error, never output. */
 export const validatePlanPass: Pass = {
   name: 'validate-plan',
   run(dag, ctx) {
-    const issues = validatePlan(ctx.plan!, { uniqueIds: true });
+    const plan = ctx.plan!;
+    // The columns lowering made prove a compiled plan without reading its objects; the simulator
+    // then takes the proven waits and pairs from them.
+    const columns = ctx.planColumns?.plan === plan ? ctx.planColumns.columns : undefined;
+    const sendOf = columns && provesColumns(plan, columns);
+    if (columns && sendOf) {
+      keepProvenColumns(plan, { ...columns, sendOf });
+      return dag;
+    }
+    const issues = validatePlan(plan, { uniqueIds: true });
     if (issues.length > 0) throw new CompileError(issues);
     return dag;
   },

@@ -1,0 +1,80 @@
+/**
+ * A compiled plan as integer columns, in the plan's own order of instructions (device by device as
+ * `plan.devices` lists them, stream by stream, position by position): the facts validation and
+ * the simulator would otherwise re-derive from the plan's objects, resolving every wait id by
+ * string comparison. Lowering fills them while it builds the plan; validation proves the plan on
+ * them; the simulator reads the proven waits and SEND/RECV pairs.
+ *
+ * They are kept by the identity of the plan object, because the public plan stays plain objects:
+ * a plan read from a file, or a copy of a compiled one, has no columns and is read from its
+ * objects. A compiled plan is a value; code that edits one edits a copy (columns do not follow an
+ * edit in place).
+ */
+import type { Plan } from '@stagecraft/ir';
+
+/** Unit kinds (a unit is a top-level instruction; an OVERLAP counts once). */
+export const UNIT_COMPUTE = 0;
+export const UNIT_OVERLAP = 1;
+export const UNIT_SEND = 2;
+export const UNIT_RECV = 3;
+export const UNIT_COLLECTIVE = 4;
+export const UNIT_MEMORY = 5;
+
+export interface PlanColumns {
+  /** Units, global streams (every device's, in order), device plans. */
+  readonly N: number;
+  readonly S: number;
+  readonly D: number;
+  /** Device plan d holds global streams deviceStreams[d] .. deviceStreams[d+1]−1. */
+  readonly deviceStreams: Int32Array;
+  /** Global stream s holds units streamStart[s] .. streamStart[s+1]−1. */
+  readonly streamStart: Int32Array;
+  readonly unitStream: Int32Array;
+  readonly kind: Uint8Array;
+  /** What each unit's `waits` (and its overlapped members' waits) name, as unit indices (CSR). */
+  readonly waitOff: Int32Array;
+  readonly waitTgt: Int32Array;
+  /** SEND/RECV: index into plan.devices of the device its `peer` names (−1 if none); −1 elsewhere. */
+  readonly peerIndex: Int32Array;
+  /**
+   * SEND/RECV: a number per transfer string: equal numbers are equal strings. (Equal strings may
+   * still get different numbers, which only makes a proof on the columns give up.)
+   */
+  readonly transferKey: Int32Array;
+  /**
+   * A number per unit that grows along every edge of the wait graph of a compiled plan (the
+   * topological rank of the unit in the DAG): checking that it does proves the plan free of wait
+   * cycles without searching for one.
+   */
+  readonly rank: Int32Array;
+}
+
+/** Columns whose plan validation proved, with each RECV's SEND (−1 for other units). */
+export interface ProvenColumns extends PlanColumns {
+  readonly sendOf: Int32Array;
+}
+
+const proven = new WeakMap<Plan, ProvenColumns>();
+
+/** Records the columns of a plan that validation proved valid on them. */
+export function keepProvenColumns(plan: Plan, columns: ProvenColumns): void {
+  proven.set(plan, columns);
+}
+
+/**
+ * The proven columns of this very plan object, if `compile` made it; undefined for any other plan,
+ * or when its streams no longer have the lengths they were lowered with.
+ */
+export function provenColumnsOf(plan: Plan): ProvenColumns | undefined {
+  const c = proven.get(plan);
+  if (c === undefined || plan.devices.length !== c.D) return undefined;
+  for (let d = 0; d < c.D; d++) {
+    const streams = plan.devices[d]!.streams;
+    const s0 = c.deviceStreams[d]!;
+    if (streams.length !== c.deviceStreams[d + 1]! - s0) return undefined;
+    for (let k = 0; k < streams.length; k++)
+      if (streams[k]!.instructions.length !== c.streamStart[s0 + k + 1]! - c.streamStart[s0 + k]!)
+        return undefined;
+  }
+  return c;
+}
