@@ -102,6 +102,9 @@ export type State = DesignSlice &
 
 export const MAX_PINS = 4;
 
+/** The errors of a design that compiled: one array, so panels reading `errors` keep their render. */
+const NO_ERRORS: Issue[] = [];
+
 let recompute: Recompute | undefined;
 let editStartedAt = 0;
 let pinCounter = 0;
@@ -123,7 +126,7 @@ const createResultSlice: StateCreator<State, [], [], ResultSlice> = () => ({
   graph: null,
   dag: null,
   dagRevision: -1,
-  errors: [],
+  errors: NO_ERRORS,
   status: 'computing',
   lastLatencyMs: 0,
   lastWorkerMs: 0,
@@ -257,7 +260,7 @@ function onReply(msg: WorkerReply): void {
       useStore.setState({
         result: msg.result,
         resultRevision: msg.revision,
-        errors: [],
+        errors: NO_ERRORS,
         status: 'ok',
         lastLatencyMs: latency,
         lastWorkerMs: msg.workerMs,
