@@ -527,11 +527,24 @@ export function Gantt(props: GanttProps) {
   }, [props.viewSync]);
 
   // A new plan or width keeps the zoom but re-clamps it; the canvas repaints on every visual change.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: paint and rebuildOverlay read `live`
+  // biome-ignore lint/correctness/useExhaustiveDependencies: paint reads `live`
   useEffect(() => {
     paint();
-    rebuildOverlay();
   }, [layout, width, ready, mode, props.selection, dropTarget, props.showArrows, domainMs]);
+
+  // The hit layer is invisible and only follows where ops are: it is rebuilt after the frame that
+  // shows a new layout, so that frame does not also create, style and lay out an element per op.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rebuildOverlay reads `live`
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(rebuildOverlay, 0);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [layout, width, ready, mode, domainMs]);
 
   const startPress = (e: React.PointerEvent) => {
     if (e.button !== 0 || !props.onReorder) return;
