@@ -9,6 +9,7 @@ import { select } from 'd3-selection';
 import { type D3ZoomEvent, type ZoomBehavior, type ZoomTransform, zoom, zoomIdentity } from 'd3-zoom';
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
+import { afterPaint } from './afterPaint.ts';
 import { paintAxis, paintGantt } from './canvasPaint.ts';
 import { opColor } from './colors.ts';
 import { FrameMeter } from './frameMeter.ts';
@@ -535,16 +536,7 @@ export function Gantt(props: GanttProps) {
   // The hit layer is invisible and only follows where ops are: it is rebuilt after the frame that
   // shows a new layout, so that frame does not also create, style and lay out an element per op.
   // biome-ignore lint/correctness/useExhaustiveDependencies: rebuildOverlay reads `live`
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const frame = requestAnimationFrame(() => {
-      timer = setTimeout(rebuildOverlay, 0);
-    });
-    return () => {
-      cancelAnimationFrame(frame);
-      clearTimeout(timer);
-    };
-  }, [layout, width, ready, mode, domainMs]);
+  useEffect(() => afterPaint(rebuildOverlay), [layout, width, ready, mode, domainMs]);
 
   const startPress = (e: React.PointerEvent) => {
     if (e.button !== 0 || !props.onReorder) return;
