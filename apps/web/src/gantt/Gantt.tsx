@@ -741,7 +741,8 @@ export function Gantt(props: GanttProps) {
       <div
         ref={overlayRef}
         data-testid="gantt-hit-layer"
-        style={{ position: 'absolute', inset: 0, pointerEvents: 'none' }}
+        // Contained, its thousand elements are not laid out again when the page around changes.
+        style={{ position: 'absolute', inset: 0, pointerEvents: 'none', contain: 'strict' }}
       />
       <div
         ref={ghostRef}
