@@ -71,7 +71,8 @@ export interface GanttLayout {
   bands: DeviceBand[];
   lanes: Lane[];
   ops: PlacedOp[];
-  byId: Map<string, number>;
+  /** Index into `ops` of an instruction id (members of an overlapped unit included). */
+  readonly byId: ReadonlyMap<string, number>;
   bubbles: IdleSpan[];
   /** Lane each bubble is drawn in (the device's compute lane). */
   bubbleLane: number[];
@@ -191,28 +192,38 @@ export function layoutGantt(sim: Simulation, plan: Plan, options: LayoutOptions 
     y += BAND_GAP;
   }
 
-  const byId = new Map<string, number>();
-  for (let i = 0; i < ops.length; i++) {
-    const ev = ops[i]!.ev;
-    byId.set(ev.id, i);
-    if (ev.members) for (const m of ev.members) if (!byId.has(m)) byId.set(m, i);
-  }
   const bubbles = idleSpans(sim);
   const computeLaneOf = new Map<number, number>();
   for (const l of lanes) {
     if (computeLaneOf.has(l.device)) continue;
     if (l.height === COMPUTE_LANE) computeLaneOf.set(l.device, l.index);
   }
+  let byId: Map<string, number> | undefined;
   return {
     bands,
     lanes,
     ops,
-    byId,
+    // Built on first use (a selection, arrows, scripts): indexing 20k ids of a freshly received
+    // result cost its first frame more than placing the ops.
+    get byId() {
+      byId ??= indexOps(ops);
+      return byId;
+    },
     bubbles,
     bubbleLane: bubbles.map((b) => computeLaneOf.get(b.device) ?? -1),
     height: y,
     makespanMs: sim.makespanMs,
   };
+}
+
+function indexOps(ops: readonly PlacedOp[]): Map<string, number> {
+  const byId = new Map<string, number>();
+  for (let i = 0; i < ops.length; i++) {
+    const ev = ops[i]!.ev;
+    byId.set(ev.id, i);
+    if (ev.members) for (const m of ev.members) if (!byId.has(m)) byId.set(m, i);
+  }
+  return byId;
 }
 
 /** Greedy interval packing: each event takes the first row free at its start (capped). */
