@@ -27,7 +27,7 @@ test('dropping split_backward on a DAG node adds BW ops and lowers the bubble', 
   await expect(page.getByTestId('field-filter-PP')).toHaveValue('1');
 });
 
-test('after a drop the DAG and the program follow the new timeline, and new nodes show their details', async ({ page }) => {
+test('after a drop the DAG, the program and op details follow the new timeline', async ({ page }) => {
   const canvas = page.getByTestId('dag-canvas');
   await expect(canvas.locator('[data-op="BW"]')).toHaveCount(0);
   await page.getByTestId('palette-split_backward').dragTo(dagNode(page, 'B.b1.mb0'));
@@ -39,6 +39,11 @@ test('after a drop the DAG and the program follow the new timeline, and new node
   // Hovering a new node shows its details.
   await dagNode(page, 'BW.b1.mb0').hover();
   await expect(page.getByTestId('node-details')).toContainText('BW.b1.mb0');
+  // The timeline is drawn from the plan's outline; the whole plan follows for its op details.
+  await ganttOp(page, 'BW.b1.mb0').hover();
+  const tooltip = page.getByTestId('gantt-tooltip');
+  await expect(tooltip).toHaveAttribute('data-tooltip-op', 'BW.b1.mb0');
+  await expect(tooltip).toContainText('made by');
 });
 
 test('dropping recompute on a timeline op adds it for the stage of that op', async ({ page }) => {

@@ -3,7 +3,6 @@
  * coordinates against the layout, so SVG and canvas rendering behave the same; zoom and pan go
  * through d3-zoom and, on canvas, redraw imperatively without a React render per frame.
  */
-import type { Plan } from '@stagecraft/ir';
 import type { Simulation, TimelineEvent } from '@stagecraft/sim';
 import { select } from 'd3-selection';
 import { type D3ZoomEvent, type ZoomBehavior, type ZoomTransform, zoom, zoomIdentity } from 'd3-zoom';
@@ -21,6 +20,7 @@ import { AXIS_HEIGHT, GUTTER, layoutGantt, opsInWindow } from './layout.ts';
 import { OpDetails } from './OpDetails.tsx';
 import { indexPlan } from './planIndex.ts';
 import type { OpMove } from './reorder.ts';
+import type { TimelinePlan } from './timelinePlan.ts';
 import { clampTranslate, type TimeView, timeView } from './view.ts';
 import type { ViewSync } from './viewSync.ts';
 
@@ -39,8 +39,11 @@ export const OVERLAY_OP_LIMIT = 2500;
 export interface GanttProps {
   /** The simulated step; its `timeline` and `memory` are drawn (simulate with keepTimeline on). */
   sim: Simulation;
-  /** The compiled plan the simulation ran: streams, stages, provenance, SEND/RECV pairs. */
-  plan: Plan;
+  /**
+   * The compiled plan the simulation ran: streams, stages, provenance, SEND/RECV pairs. An outline
+   * of it (planOutline) draws the same timeline, without hover details or arrows until the plan.
+   */
+  plan: TimelinePlan;
   /** Memory capacity of a device in bytes, drawn as a dashed line over its memory curve. */
   memoryCapacityBytes?: (device: number) => number | undefined;
   /** Bytes at the top of every memory strip (default: each device's own peak or capacity). */

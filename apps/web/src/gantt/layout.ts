@@ -4,8 +4,8 @@
  * idle spans of each device's compute, and the memory strip beneath. Pure, so the SVG and the
  * canvas renderers draw from the same numbers and tests can check them without a DOM.
  */
-import type { Plan } from '@stagecraft/ir';
 import type { Simulation, TimelineEvent } from '@stagecraft/sim';
+import type { TimelinePlan } from './timelinePlan.ts';
 
 export const AXIS_HEIGHT = 22;
 export const GUTTER = 88;
@@ -86,7 +86,7 @@ export interface LayoutOptions {
   memoryScaleBytes?: number | undefined;
 }
 
-export function layoutGantt(sim: Simulation, plan: Plan, options: LayoutOptions = {}): GanttLayout {
+export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: LayoutOptions = {}): GanttLayout {
   // Runs on the main thread before the first frame of every new result: one pass over the events,
   // grouped per device and stream without string keys, and no per-op spread or closure.
   const timeline = sim.timeline ?? [];

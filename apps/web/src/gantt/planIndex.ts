@@ -4,7 +4,8 @@
  * Each is built on first use: the first frame of a new result draws without them unless it shows
  * arrows or overlapped units, and hover details come later still.
  */
-import type { Instruction, Plan } from '@stagecraft/ir';
+import type { Instruction } from '@stagecraft/ir';
+import type { TimelinePlan } from './timelinePlan.ts';
 
 export interface PlanIndex {
   readonly byId: ReadonlyMap<string, Instruction>;
@@ -12,7 +13,7 @@ export interface PlanIndex {
   readonly recvOf: ReadonlyMap<string, string>;
 }
 
-export function indexPlan(plan: Plan): PlanIndex {
+export function indexPlan(plan: TimelinePlan): PlanIndex {
   let byId: Map<string, Instruction> | undefined;
   let recvOf: Map<string, string> | undefined;
   return {
@@ -27,7 +28,7 @@ export function indexPlan(plan: Plan): PlanIndex {
   };
 }
 
-function instructionsById(plan: Plan): Map<string, Instruction> {
+function instructionsById(plan: TimelinePlan): Map<string, Instruction> {
   const byId = new Map<string, Instruction>();
   for (const d of plan.devices)
     for (const s of d.streams)
@@ -38,7 +39,7 @@ function instructionsById(plan: Plan): Map<string, Instruction> {
   return byId;
 }
 
-function transferPairs(plan: Plan): Map<string, string> {
+function transferPairs(plan: TimelinePlan): Map<string, string> {
   const sends = new Map<string, string>();
   const recvs = new Map<string, string>();
   for (const d of plan.devices)
