@@ -30,7 +30,7 @@ const forcedRender =
 
 export function TimelinePane() {
   const result = useStore((s) => s.result);
-  // The result comes with its plan's outline; the whole plan (op details, arrows) follows it.
+  // The result comes with its plan's outline; the whole plan (op details) follows it.
   const plan = useStore((s) =>
     s.plan && s.dagRevision === s.resultRevision ? s.plan : (s.result?.plan ?? null),
   );

@@ -41,7 +41,7 @@ export interface GanttProps {
   sim: Simulation;
   /**
    * The compiled plan the simulation ran: streams, stages, provenance, SEND/RECV pairs. An outline
-   * of it (planOutline) draws the same timeline, without hover details or arrows until the plan.
+   * of it (planOutline) draws the same timeline, arrows included, without op details.
    */
   plan: TimelinePlan;
   /** Memory capacity of a device in bytes, drawn as a dashed line over its memory curve. */

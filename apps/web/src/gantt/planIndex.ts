@@ -15,14 +15,14 @@ export interface PlanIndex {
 
 export function indexPlan(plan: TimelinePlan): PlanIndex {
   let byId: Map<string, Instruction> | undefined;
-  let recvOf: Map<string, string> | undefined;
+  let recvOf: ReadonlyMap<string, string> | undefined;
   return {
     get byId() {
       byId ??= instructionsById(plan);
       return byId;
     },
     get recvOf() {
-      recvOf ??= transferPairs(plan);
+      recvOf ??= plan.transfers ?? transferPairs(plan);
       return recvOf;
     },
   };
@@ -39,7 +39,8 @@ function instructionsById(plan: TimelinePlan): Map<string, Instruction> {
   return byId;
 }
 
-function transferPairs(plan: TimelinePlan): Map<string, string> {
+/** SEND id → RECV id of each transfer named in the plan's instructions. */
+export function transferPairs(plan: TimelinePlan): ReadonlyMap<string, string> {
   const sends = new Map<string, string>();
   const recvs = new Map<string, string>();
   for (const d of plan.devices)

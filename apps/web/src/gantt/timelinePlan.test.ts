@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { layoutGantt } from './layout.ts';
+import { indexPlan } from './planIndex.ts';
 import { EXAMPLES, runExample } from './testing/examples.ts';
 import { planOutline } from './timelinePlan.ts';
 
@@ -28,6 +29,8 @@ describe('plan outline', () => {
           .filter((i) => i.op === 'OVERLAP').length,
       );
       expect(count(outline)).toBeLessThan(count(plan));
+      // The arrows: every SEND paired with its RECV as from the whole plan.
+      expect([...indexPlan(outline).recvOf]).toEqual([...indexPlan(plan).recvOf]);
     },
   );
 });

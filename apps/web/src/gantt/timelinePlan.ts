@@ -4,6 +4,7 @@
  * the instructions a first frame draws from, the plan's other instructions following later.
  */
 import type { Instruction } from '@stagecraft/ir';
+import { transferPairs } from './planIndex.ts';
 
 export interface TimelinePlan {
   readonly devices: readonly {
@@ -11,11 +12,14 @@ export interface TimelinePlan {
     readonly stages: readonly number[];
     readonly streams: readonly { readonly stream: string; readonly instructions: readonly Instruction[] }[];
   }[];
+  /** SEND id → RECV id of each transfer, for an outline that leaves the SENDs and RECVs out. */
+  readonly transfers?: ReadonlyMap<string, string>;
 }
 
 /**
- * The plan cut to its lanes and its overlapped units (their members' tags colour and label the
- * units): a result's first frame draws from this; hover details and arrows need the whole plan.
+ * The plan cut to its lanes, its overlapped units (their members' tags colour and label the units)
+ * and its transfers (the arrows): a result's first frame draws from this; op details need the
+ * whole plan.
  */
 export function planOutline(plan: TimelinePlan): TimelinePlan {
   return {
@@ -27,5 +31,6 @@ export function planOutline(plan: TimelinePlan): TimelinePlan {
         instructions: s.instructions.filter((i) => i.op === 'OVERLAP'),
       })),
     })),
+    transfers: transferPairs(plan),
   };
 }

@@ -39,7 +39,7 @@ export interface ResultSlice {
   graph: DagGraph | null;
   /** The final DAG of the result of `dagRevision`: for timeline moves and hover details. */
   dag: Dag | null;
-  /** The whole plan of the result of `dagRevision`: for timeline moves, op details and arrows. */
+  /** The whole plan of the result of `dagRevision`: for timeline moves and op details. */
   plan: Plan | null;
   dagRevision: number;
   /** Errors of the latest revision (empty when it compiled). */
@@ -275,7 +275,7 @@ function onReply(msg: WorkerReply): void {
         lastWorkerMs: msg.workerMs,
       });
       // After the frame that draws the new timeline: the canvas, then the DAG and the whole plan
-      // for moves, hover details and arrows.
+      // for moves and hover details.
       requestAnimationFrame(() =>
         setTimeout(() => {
           const now = useStore.getState();
