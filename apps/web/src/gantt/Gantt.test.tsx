@@ -2,7 +2,7 @@
 import type { TimelineEvent } from '@stagecraft/sim';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Gantt, PALETTE_DRAG_TYPE, SVG_OP_LIMIT } from './index.ts';
+import { Gantt, PALETTE_DRAG_TYPE, planOutline, SVG_OP_LIMIT } from './index.ts';
 import { exampleDesign, run, runExample } from './testing/examples.ts';
 
 afterEach(cleanup);
@@ -73,6 +73,17 @@ describe('<Gantt>', () => {
     expect(tip.textContent).toContain('MB=2');
     expect(tip.textContent).toContain('pass place');
     expect(tip.textContent).toContain('(2 ms)');
+  });
+
+  it('draws from a plan outline, and shows op details once the whole plan follows', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    const { rerender } = render(<Gantt sim={sim} plan={planOutline(plan)} width={1200} />);
+    expect(root().querySelectorAll('[data-op-id]').length).toBe(sim.timeline!.length);
+    fireEvent.pointerMove(root(), centre('B.b1.mb2'));
+    expect(screen.getByTestId('gantt-tooltip').textContent).toContain('MB=2');
+    expect(screen.getByTestId('gantt-tooltip').textContent).not.toContain('pass place');
+    rerender(<Gantt sim={sim} plan={plan} width={1200} />);
+    expect(screen.getByTestId('gantt-tooltip').textContent).toContain('pass place');
   });
 
   it('says how long a bubble idles when the pointer rests on it', () => {

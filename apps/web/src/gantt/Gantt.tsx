@@ -129,8 +129,13 @@ export function Gantt(props: GanttProps) {
   const ghostRef = useRef<HTMLDivElement>(null);
   const uid = useId().replace(/[^a-zA-Z0-9_-]/g, '');
   const capKey = plan.devices.map((d) => memoryCapacityBytes?.(d.device) ?? '').join(',');
-  // biome-ignore lint/correctness/useExhaustiveDependencies: capacities are compared by value (capKey), not by the callback's identity
-  const layout = useMemo(() => layoutGantt(sim, plan, { memoryCapacityBytes }), [sim, plan, capKey]);
+  // The outline a result arrives with and the whole plan that follows it lay a simulation out
+  // alike: with the same simulation, only other lanes lay it out again.
+  const laneKey = plan.devices
+    .map((d) => `${d.device}:${d.stages.join(',')}:${d.streams.map((s) => s.stream).join(',')}`)
+    .join(';');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the plan counts by its lanes (laneKey) and capacities by value (capKey)
+  const layout = useMemo(() => layoutGantt(sim, plan, { memoryCapacityBytes }), [sim, laneKey, capKey]);
   const planIndex = useMemo(() => indexPlan(plan), [plan]);
   const mode: 'svg' | 'canvas' =
     props.render === 'svg' || props.render === 'canvas'
