@@ -27,6 +27,25 @@ test('dropping split_backward on a DAG node adds BW ops and lowers the bubble', 
   await expect(page.getByTestId('field-filter-PP')).toHaveValue('1');
 });
 
+test('after a drop the DAG, the program and op details follow the new timeline', async ({ page }) => {
+  const canvas = page.getByTestId('dag-canvas');
+  await expect(canvas.locator('[data-op="BW"]')).toHaveCount(0);
+  await page.getByTestId('palette-split_backward').dragTo(dagNode(page, 'B.b1.mb0'));
+  await expect(page.getByTestId('gantt').locator('[data-op-id^="BW.b1."]')).toHaveCount(8);
+  await expect(page.getByTestId('program-list').locator('[data-op="split_backward"]')).toHaveCount(1);
+  // The canvas is laid out after the timeline's frame: its BI and BW nodes come in a later one.
+  await expect(canvas.locator('[data-op="BW"]').first()).toBeVisible();
+  await expect(canvas.locator('[data-op="BI"]').first()).toBeVisible();
+  // Hovering a new node shows its details.
+  await dagNode(page, 'BW.b1.mb0').hover();
+  await expect(page.getByTestId('node-details')).toContainText('BW.b1.mb0');
+  // The timeline is drawn from the plan's outline; the whole plan follows for its op details.
+  await ganttOp(page, 'BW.b1.mb0').hover();
+  const tooltip = page.getByTestId('gantt-tooltip');
+  await expect(tooltip).toHaveAttribute('data-tooltip-op', 'BW.b1.mb0');
+  await expect(tooltip).toContainText('made by');
+});
+
 test('dropping recompute on a timeline op adds it for the stage of that op', async ({ page }) => {
   await page
     .getByTestId('palette-recompute')

@@ -1,10 +1,12 @@
 /// <reference lib="webworker" />
 /**
  * Recomputes the design off the main thread on every edit: compile + simulate + DAG layout.
- * Keeps the last compiled DAG and its snapshots to answer layout and pass-inspector requests.
+ * Keeps the last compiled DAG, plan and snapshots to answer compiled, layout and pass-inspector
+ * requests.
  */
 import type { IncrementalState } from '@stagecraft/passes';
 import { type Compiled, computeDesign, layoutGraph, passGraph } from './core/computeDesign.ts';
+import { planOutline } from './gantt/timelinePlan.ts';
 import type { PostedResult, WorkerReply, WorkerRequest } from './workerProtocol.ts';
 
 let compiled: Compiled | undefined;
@@ -34,15 +36,15 @@ self.onmessage = (e: MessageEvent<WorkerRequest>) => {
       }
       let posted: PostedResult = result;
       if (result.ok) {
-        const { dag: _dag, ...rest } = result;
-        posted = rest;
+        const { dag: _dag, plan, ...rest } = result;
+        posted = { ...rest, plan: planOutline(plan) };
       }
       reply({ type: 'computed', revision: req.revision, result: posted, workerMs: performance.now() - t0 });
       return;
     }
     if (!compiled) return;
-    if (req.type === 'dag') {
-      reply({ type: 'dag', revision: compiledRevision, dag: compiled.dag });
+    if (req.type === 'compiled') {
+      reply({ type: 'compiled', revision: compiledRevision, dag: compiled.dag, plan: compiled.plan });
       return;
     }
     const expanded = new Set(req.expanded);

@@ -3,12 +3,12 @@
  * axis (zoom and pan move them together) and a table of the step's metrics, each difference
  * against the first variant coloured by whether it is an improvement.
  */
-import type { Plan } from '@stagecraft/ir';
 import type { Simulation } from '@stagecraft/sim';
 import { useMemo, useState } from 'react';
 import { Gantt } from '../gantt/Gantt.tsx';
 import { GanttLegend } from '../gantt/GanttLegend.tsx';
 import { formatBytes, formatMs } from '../gantt/label.ts';
+import type { TimelinePlan } from '../gantt/timelinePlan.ts';
 import { createViewSync } from '../gantt/viewSync.ts';
 import { compareRows, MAX_VARIANTS, type MetricCell, type MetricRow } from './compareMetrics.ts';
 
@@ -16,7 +16,7 @@ export interface CompareVariant {
   id: string;
   name: string;
   sim: Simulation;
-  plan: Plan;
+  plan: TimelinePlan;
 }
 
 export interface ComparePanelProps {

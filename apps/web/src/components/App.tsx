@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { memo, useEffect } from 'react';
 import { useStore } from '../store/index.ts';
 import { DagCanvas } from './DagCanvas.tsx';
 import { Inspector } from './Inspector.tsx';
@@ -14,7 +14,6 @@ import { ProgramList } from './ProgramList.tsx';
 import { Toolbar } from './Toolbar.tsx';
 
 export function App() {
-  const tab = useStore((s) => s.tab);
   const revision = useStore((s) => s.resultRevision);
   useEffect(() => {
     window.addEventListener('keydown', onKeyDown);
@@ -22,6 +21,20 @@ export function App() {
   }, []);
   return (
     <div className="app" data-result-revision={revision}>
+      <Page />
+    </div>
+  );
+}
+
+/**
+ * Memoised apart from App, whose revision attribute changes with every result: a result then
+ * re-renders only the panels that read it (metrics, timeline, passes), not every panel of the page
+ * and the DAG canvas with them, which kept the new timeline from the screen.
+ */
+const Page = memo(function Page() {
+  const tab = useStore((s) => s.tab);
+  return (
+    <>
       <Toolbar />
       <Notice />
       {tab === 'design' ? (
@@ -48,6 +61,6 @@ export function App() {
           <ComparePane />
         </main>
       )}
-    </div>
+    </>
   );
-}
+});

@@ -30,6 +30,10 @@ const forcedRender =
 
 export function TimelinePane() {
   const result = useStore((s) => s.result);
+  // The result comes with its plan's outline; the whole plan (op details) follows it.
+  const plan = useStore((s) =>
+    s.plan && s.dagRevision === s.resultRevision ? s.plan : (s.result?.plan ?? null),
+  );
   const cluster = useStore((s) => s.design.cluster);
   const target = useStore((s) => s.target);
   const setTarget = useStore((s) => s.setTarget);
@@ -56,12 +60,12 @@ export function TimelinePane() {
         setRefusal('the design has errors: fix them before reordering on the timeline');
         return;
       }
-      if (!s.dag || s.dagRevision !== s.resultRevision) {
+      if (!s.dag || !s.plan || s.dagRevision !== s.resultRevision) {
         setRefusal('the timeline is still being recomputed: try the move again');
         return;
       }
       const ok = dispatch(reorderOpAction, {
-        compiled: { plan: s.result.plan, program: s.result.program, dag: s.dag },
+        compiled: { plan: s.plan, program: s.result.program, dag: s.dag },
         move,
       });
       if (ok) setRefusal(null);
@@ -81,7 +85,7 @@ export function TimelinePane() {
           .slice(1)}`
       : undefined;
   }, []);
-  if (!result) return <section className="timeline-pane" />;
+  if (!result || !plan) return <section className="timeline-pane" />;
   return (
     <section className="timeline-pane">
       <div className="timeline-tools">
@@ -99,7 +103,7 @@ export function TimelinePane() {
       </div>
       <Gantt
         sim={result.simulation}
-        plan={result.plan}
+        plan={plan}
         {...(capacity ? { memoryCapacityBytes: capacity } : {})}
         selection={target?.id ?? null}
         onHover={onHover}

@@ -39,6 +39,7 @@ export type ComputeResult = ComputeOk | ComputeFailed;
 /** What a worker keeps between requests to answer pass-inspector and layout requests. */
 export interface Compiled {
   dag: Dag;
+  plan: Plan;
   program: ExpandedDirective[];
   snapshots: { pass: string; dag?: Dag }[];
   /** What the next compile of an edit of this design reuses. */
@@ -62,6 +63,7 @@ export function computeDesign(
   if (!s.ok) return { result: { ok: false, errors: s.errors }, incremental: inc.state };
   const compiled: Compiled = {
     dag: c.dag,
+    plan: c.plan,
     program: c.program,
     snapshots: c.snapshots,
     incremental: inc.state,

@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 import type { TimelineEvent } from '@stagecraft/sim';
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Gantt, PALETTE_DRAG_TYPE, SVG_OP_LIMIT } from './index.ts';
+import { Gantt, PALETTE_DRAG_TYPE, planOutline, SVG_OP_LIMIT } from './index.ts';
 import { exampleDesign, run, runExample } from './testing/examples.ts';
 
 afterEach(cleanup);
@@ -73,6 +73,17 @@ describe('<Gantt>', () => {
     expect(tip.textContent).toContain('MB=2');
     expect(tip.textContent).toContain('pass place');
     expect(tip.textContent).toContain('(2 ms)');
+  });
+
+  it('draws from a plan outline, and shows op details once the whole plan follows', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    const { rerender } = render(<Gantt sim={sim} plan={planOutline(plan)} width={1200} />);
+    expect(root().querySelectorAll('[data-op-id]').length).toBe(sim.timeline!.length);
+    fireEvent.pointerMove(root(), centre('B.b1.mb2'));
+    expect(screen.getByTestId('gantt-tooltip').textContent).toContain('MB=2');
+    expect(screen.getByTestId('gantt-tooltip').textContent).not.toContain('pass place');
+    rerender(<Gantt sim={sim} plan={plan} width={1200} />);
+    expect(screen.getByTestId('gantt-tooltip').textContent).toContain('pass place');
   });
 
   it('says how long a bubble idles when the pointer rests on it', () => {
@@ -166,12 +177,12 @@ describe('<Gantt>', () => {
     expect(arrows.length).toBe(sim.timeline!.filter((e) => e.op === 'SEND').length);
   });
 
-  it('in canvas mode lays hit-test elements over the visible ops and zooms into a window', () => {
+  it('in canvas mode lays hit-test elements over the visible ops and zooms into a window', async () => {
     const { sim, plan } = runExample('1f1b-p4-m8');
     render(<Gantt sim={sim} plan={plan} width={1200} render="canvas" />);
     expect(root().dataset.render).toBe('canvas');
     const layer = screen.getByTestId('gantt-hit-layer');
-    expect(layer.querySelectorAll('[data-op-id]').length).toBe(sim.timeline!.length);
+    await waitFor(() => expect(layer.querySelectorAll('[data-op-id]').length).toBe(sim.timeline!.length));
     act(() => root().stagecraftGantt!.zoomTo(10, 15));
     const w = root().stagecraftGantt!.window();
     expect(w.t0).toBeCloseTo(10, 6);
@@ -182,7 +193,7 @@ describe('<Gantt>', () => {
     );
   });
 
-  it('draws a plan of more than SVG_OP_LIMIT ops on canvas, with a hit element per visible op', () => {
+  it('draws a plan of more than SVG_OP_LIMIT ops on canvas, with a hit element per visible op', async () => {
     const base = exampleDesign('1f1b-p4-m8');
     const { sim, plan } = run({
       ...base,
@@ -194,8 +205,29 @@ describe('<Gantt>', () => {
     render(<Gantt sim={sim} plan={plan} width={1400} />);
     expect(root().dataset.render).toBe('canvas');
     expect(root().dataset.makespanMs).toBe(String((32 + 8 - 1) * 3));
-    const hits = screen.getByTestId('gantt-hit-layer').querySelectorAll('[data-op-id]');
-    expect(hits.length).toBe(sim.timeline!.length);
+    const layer = screen.getByTestId('gantt-hit-layer');
+    await waitFor(() => expect(layer.querySelectorAll('[data-op-id]').length).toBe(sim.timeline!.length));
+  });
+
+  it('on canvas, draws a new simulation at once and lays its hit layer out after that frame', () => {
+    vi.useFakeTimers();
+    try {
+      const a = runExample('1f1b-p4-m8');
+      const b = runExample('zb-h1-p4-m8');
+      const { rerender } = render(<Gantt sim={a.sim} plan={a.plan} width={1200} render="canvas" />);
+      act(() => vi.advanceTimersByTime(100));
+      const layer = screen.getByTestId('gantt-hit-layer');
+      expect(layer.querySelector('[data-op-id^="BW."]')).toBeNull();
+      rerender(<Gantt sim={b.sim} plan={b.plan} width={1200} render="canvas" />);
+      // The timeline shows the new simulation in this commit; the invisible hit layer follows.
+      expect(root().dataset.makespanMs).toBe(String(b.sim.makespanMs));
+      expect(layer.querySelector('[data-op-id^="BW."]')).toBeNull();
+      act(() => vi.advanceTimersByTime(100));
+      expect(layer.querySelectorAll('[data-op-id]').length).toBe(b.sim.timeline!.length);
+      expect(layer.querySelector('[data-op-id^="BW."]')).not.toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('rebuilds the canvas hit layer once a wheel pan has settled, not on every step', () => {

@@ -3,12 +3,12 @@
  * coordinates against the layout, so SVG and canvas rendering behave the same; zoom and pan go
  * through d3-zoom and, on canvas, redraw imperatively without a React render per frame.
  */
-import type { Plan } from '@stagecraft/ir';
 import type { Simulation, TimelineEvent } from '@stagecraft/sim';
 import { select } from 'd3-selection';
 import { type D3ZoomEvent, type ZoomBehavior, type ZoomTransform, zoom, zoomIdentity } from 'd3-zoom';
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
+import { afterPaint } from './afterPaint.ts';
 import { paintAxis, paintGantt } from './canvasPaint.ts';
 import { opColor } from './colors.ts';
 import { FrameMeter } from './frameMeter.ts';
@@ -20,6 +20,7 @@ import { AXIS_HEIGHT, GUTTER, layoutGantt, opsInWindow } from './layout.ts';
 import { OpDetails } from './OpDetails.tsx';
 import { indexPlan } from './planIndex.ts';
 import type { OpMove } from './reorder.ts';
+import type { TimelinePlan } from './timelinePlan.ts';
 import { clampTranslate, type TimeView, timeView } from './view.ts';
 import type { ViewSync } from './viewSync.ts';
 
@@ -38,8 +39,11 @@ export const OVERLAY_OP_LIMIT = 2500;
 export interface GanttProps {
   /** The simulated step; its `timeline` and `memory` are drawn (simulate with keepTimeline on). */
   sim: Simulation;
-  /** The compiled plan the simulation ran: streams, stages, provenance, SEND/RECV pairs. */
-  plan: Plan;
+  /**
+   * The compiled plan the simulation ran: streams, stages, provenance, SEND/RECV pairs. An outline
+   * of it (planOutline) draws the same timeline, arrows included, without op details.
+   */
+  plan: TimelinePlan;
   /** Memory capacity of a device in bytes, drawn as a dashed line over its memory curve. */
   memoryCapacityBytes?: (device: number) => number | undefined;
   /** Bytes at the top of every memory strip (default: each device's own peak or capacity). */
@@ -125,8 +129,13 @@ export function Gantt(props: GanttProps) {
   const ghostRef = useRef<HTMLDivElement>(null);
   const uid = useId().replace(/[^a-zA-Z0-9_-]/g, '');
   const capKey = plan.devices.map((d) => memoryCapacityBytes?.(d.device) ?? '').join(',');
-  // biome-ignore lint/correctness/useExhaustiveDependencies: capacities are compared by value (capKey), not by the callback's identity
-  const layout = useMemo(() => layoutGantt(sim, plan, { memoryCapacityBytes }), [sim, plan, capKey]);
+  // The outline a result arrives with and the whole plan that follows it lay a simulation out
+  // alike: with the same simulation, only other lanes lay it out again.
+  const laneKey = plan.devices
+    .map((d) => `${d.device}:${d.stages.join(',')}:${d.streams.map((s) => s.stream).join(',')}`)
+    .join(';');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the plan counts by its lanes (laneKey) and capacities by value (capKey)
+  const layout = useMemo(() => layoutGantt(sim, plan, { memoryCapacityBytes }), [sim, laneKey, capKey]);
   const planIndex = useMemo(() => indexPlan(plan), [plan]);
   const mode: 'svg' | 'canvas' =
     props.render === 'svg' || props.render === 'canvas'
@@ -527,11 +536,15 @@ export function Gantt(props: GanttProps) {
   }, [props.viewSync]);
 
   // A new plan or width keeps the zoom but re-clamps it; the canvas repaints on every visual change.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: paint and rebuildOverlay read `live`
+  // biome-ignore lint/correctness/useExhaustiveDependencies: paint reads `live`
   useEffect(() => {
     paint();
-    rebuildOverlay();
   }, [layout, width, ready, mode, props.selection, dropTarget, props.showArrows, domainMs]);
+
+  // The hit layer is invisible and only follows where ops are: it is rebuilt after the frame that
+  // shows a new layout, so that frame does not also create, style and lay out an element per op.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rebuildOverlay reads `live`
+  useEffect(() => afterPaint(rebuildOverlay), [layout, width, ready, mode, domainMs]);
 
   const startPress = (e: React.PointerEvent) => {
     if (e.button !== 0 || !props.onReorder) return;
@@ -736,7 +749,8 @@ export function Gantt(props: GanttProps) {
       <div
         ref={overlayRef}
         data-testid="gantt-hit-layer"
-        style={{ position: 'absolute', inset: 0, pointerEvents: 'none' }}
+        // Contained, its thousand elements are not laid out again when the page around changes.
+        style={{ position: 'absolute', inset: 0, pointerEvents: 'none', contain: 'strict' }}
       />
       <div
         ref={ghostRef}

@@ -53,4 +53,5 @@ export {
 export { GanttLegend } from './GanttLegend.tsx';
 export { type GanttLayout, type IdleSpan, idleSpans, layoutGantt } from './layout.ts';
 export { type CompiledDesign, type MoveResult, moveOp, type OpMove } from './reorder.ts';
+export { planOutline, type TimelinePlan } from './timelinePlan.ts';
 export { createViewSync, type SharedTransform, type ViewSync } from './viewSync.ts';

@@ -4,8 +4,8 @@
  * idle spans of each device's compute, and the memory strip beneath. Pure, so the SVG and the
  * canvas renderers draw from the same numbers and tests can check them without a DOM.
  */
-import type { Plan } from '@stagecraft/ir';
 import type { Simulation, TimelineEvent } from '@stagecraft/sim';
+import type { TimelinePlan } from './timelinePlan.ts';
 
 export const AXIS_HEIGHT = 22;
 export const GUTTER = 88;
@@ -71,7 +71,8 @@ export interface GanttLayout {
   bands: DeviceBand[];
   lanes: Lane[];
   ops: PlacedOp[];
-  byId: Map<string, number>;
+  /** Index into `ops` of an instruction id (members of an overlapped unit included). */
+  readonly byId: ReadonlyMap<string, number>;
   bubbles: IdleSpan[];
   /** Lane each bubble is drawn in (the device's compute lane). */
   bubbleLane: number[];
@@ -85,22 +86,19 @@ export interface LayoutOptions {
   memoryScaleBytes?: number | undefined;
 }
 
-export function layoutGantt(sim: Simulation, plan: Plan, options: LayoutOptions = {}): GanttLayout {
+export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: LayoutOptions = {}): GanttLayout {
+  // Runs on the main thread before the first frame of every new result: one pass over the events,
+  // grouped per device and stream without string keys, and no per-op spread or closure.
   const timeline = sim.timeline ?? [];
   const streamsOf = new Map<number, string[]>();
-  for (const d of plan.devices)
+  const stagesOf = new Map<number, readonly number[]>();
+  const memberTags = new Map<string, Record<string, number | string>[]>();
+  for (const d of plan.devices) {
     streamsOf.set(
       d.device,
       d.streams.map((s) => s.stream),
     );
-  for (const ev of timeline) {
-    let s = streamsOf.get(ev.device);
-    if (!s) streamsOf.set(ev.device, (s = []));
-    if (!s.includes(ev.stream)) s.push(ev.stream);
-  }
-  const stagesOf = new Map(plan.devices.map((d) => [d.device, d.stages]));
-  const memberTags = new Map<string, Record<string, number | string>[]>();
-  for (const d of plan.devices)
+    stagesOf.set(d.device, d.stages);
     for (const s of d.streams)
       for (const i of s.instructions)
         if (i.op === 'OVERLAP')
@@ -108,19 +106,26 @@ export function layoutGantt(sim: Simulation, plan: Plan, options: LayoutOptions 
             i.id,
             i.members.map((m) => m.tags),
           );
-  const chunkOf = (device: number, tags: Record<string, number | string>) => {
-    const pp = tags.PP;
-    const k = typeof pp === 'number' ? (stagesOf.get(device)?.indexOf(pp) ?? -1) : -1;
-    return Math.max(0, k);
-  };
-  const memoryOf = new Map((sim.memory ?? []).map((m) => [m.device, m.points]));
-  const eventsOf = new Map<string, TimelineEvent[]>();
+  }
+  const eventsOf = new Map<number, Map<string, TimelineEvent[]>>();
   for (const ev of timeline) {
-    const key = `${ev.device}\u0000${ev.stream}`;
-    let list = eventsOf.get(key);
-    if (!list) eventsOf.set(key, (list = []));
+    let byStream = eventsOf.get(ev.device);
+    if (!byStream) eventsOf.set(ev.device, (byStream = new Map()));
+    let list = byStream.get(ev.stream);
+    if (!list) {
+      byStream.set(ev.stream, (list = []));
+      let s = streamsOf.get(ev.device);
+      if (!s) streamsOf.set(ev.device, (s = []));
+      if (!s.includes(ev.stream)) s.push(ev.stream);
+    }
     list.push(ev);
   }
+  const chunkOf = (stages: readonly number[] | undefined, tags: Record<string, number | string>) => {
+    const pp = tags.PP;
+    const k = typeof pp === 'number' && stages ? stages.indexOf(pp) : -1;
+    return Math.max(k, 0);
+  };
+  const memoryOf = new Map((sim.memory ?? []).map((m) => [m.device, m.points]));
 
   const bands: DeviceBand[] = [];
   const lanes: Lane[] = [];
@@ -129,31 +134,37 @@ export function layoutGantt(sim: Simulation, plan: Plan, options: LayoutOptions 
   for (const device of [...streamsOf.keys()].sort((a, b) => a - b)) {
     const top = y;
     const bandLanes: Lane[] = [];
+    const stages = stagesOf.get(device);
     for (const stream of streamsOf.get(device)!) {
-      const events = (eventsOf.get(`${device}\u0000${stream}`) ?? [])
-        .slice()
-        .sort((a, b) => a.startMs - b.startMs);
-      const computeLane = events.some(isComputeEvent) || stream === 'compute';
+      const events = eventsOf.get(device)?.get(stream) ?? [];
+      // The timeline comes by start time, so this stable sort is one pass; kept for other callers.
+      events.sort((a, b) => a.startMs - b.startMs);
+      const computeLane = stream === 'compute' || events.some(isComputeEvent);
       const height = computeLane ? COMPUTE_LANE : OTHER_LANE;
       const rowOf = packRows(events);
-      const rows = Math.max(1, ...rowOf.map((r) => r + 1));
+      let rows = 1;
+      for (let k = 0; k < rowOf.length; k++) if (rowOf[k]! + 1 > rows) rows = rowOf[k]! + 1;
+      const rh = height / rows;
       const index = lanes.length;
       const laneOps = new Int32Array(events.length);
       let maxDurMs = 0;
-      events.forEach((ev, k) => {
-        const rh = height / rows;
+      for (let k = 0; k < events.length; k++) {
+        const ev = events[k]!;
         laneOps[k] = ops.length;
-        const members = memberTags.get(ev.id);
-        ops.push({
+        const op: PlacedOp = {
           ev,
-          chunk: chunkOf(device, ev.tags),
-          ...(members ? { memberChunks: members.map((t) => chunkOf(device, t)) } : {}),
+          chunk: chunkOf(stages, ev.tags),
           lane: index,
           y: y + rowOf[k]! * rh,
           h: rh,
-        });
-        maxDurMs = Math.max(maxDurMs, ev.endMs - ev.startMs);
-      });
+        };
+        if (ev.members) {
+          const members = memberTags.get(ev.id);
+          if (members) op.memberChunks = members.map((t) => chunkOf(stages, t));
+        }
+        ops.push(op);
+        if (ev.endMs - ev.startMs > maxDurMs) maxDurMs = ev.endMs - ev.startMs;
+      }
       const lane: Lane = { index, device, stream, top: y, height, rows, ops: laneOps, maxDurMs };
       lanes.push(lane);
       bandLanes.push(lane);
@@ -161,13 +172,13 @@ export function layoutGantt(sim: Simulation, plan: Plan, options: LayoutOptions 
     }
     const memory = memoryOf.get(device) ?? [];
     const capacityBytes = options.memoryCapacityBytes?.(device);
-    const peak = memory.reduce((m, p) => Math.max(m, p[1]), 0);
+    let peak = 0;
+    for (const p of memory) if (p[1] > peak) peak = p[1];
     const memoryTop = y;
     y += memory.length > 0 ? MEMORY_STRIP : 0;
-    const stages = stagesOf.get(device) ?? [];
     bands.push({
       device,
-      label: `dev ${device}${stages.length > 0 ? ` · PP ${stages.join(',')}` : ''}`,
+      label: `dev ${device}${stages && stages.length > 0 ? ` · PP ${stages.join(',')}` : ''}`,
       top,
       lanes: bandLanes,
       memoryTop,
@@ -181,22 +192,23 @@ export function layoutGantt(sim: Simulation, plan: Plan, options: LayoutOptions 
     y += BAND_GAP;
   }
 
-  const byId = new Map<string, number>();
-  ops.forEach((o, i) => {
-    byId.set(o.ev.id, i);
-    for (const m of o.ev.members ?? []) if (!byId.has(m)) byId.set(m, i);
-  });
   const bubbles = idleSpans(sim);
   const computeLaneOf = new Map<number, number>();
   for (const l of lanes) {
     if (computeLaneOf.has(l.device)) continue;
     if (l.height === COMPUTE_LANE) computeLaneOf.set(l.device, l.index);
   }
+  let byId: Map<string, number> | undefined;
   return {
     bands,
     lanes,
     ops,
-    byId,
+    // Built on first use (a selection, arrows, scripts): indexing 20k ids of a freshly received
+    // result cost its first frame more than placing the ops.
+    get byId() {
+      byId ??= indexOps(ops);
+      return byId;
+    },
     bubbles,
     bubbleLane: bubbles.map((b) => computeLaneOf.get(b.device) ?? -1),
     height: y,
@@ -204,18 +216,39 @@ export function layoutGantt(sim: Simulation, plan: Plan, options: LayoutOptions 
   };
 }
 
+function indexOps(ops: readonly PlacedOp[]): Map<string, number> {
+  const byId = new Map<string, number>();
+  for (let i = 0; i < ops.length; i++) {
+    const ev = ops[i]!.ev;
+    byId.set(ev.id, i);
+    if (ev.members) for (const m of ev.members) if (!byId.has(m)) byId.set(m, i);
+  }
+  return byId;
+}
+
 /** Greedy interval packing: each event takes the first row free at its start (capped). */
-function packRows(sorted: TimelineEvent[]): number[] {
+function packRows(sorted: readonly TimelineEvent[]): Int32Array {
+  const rowOf = new Int32Array(sorted.length);
   const ends: number[] = [];
-  return sorted.map((ev) => {
-    let r = ends.findIndex((e) => e <= ev.startMs + 1e-9);
+  for (let k = 0; k < sorted.length; k++) {
+    const ev = sorted[k]!;
+    let r = -1;
+    for (let j = 0; j < ends.length; j++)
+      if (ends[j]! <= ev.startMs + 1e-9) {
+        r = j;
+        break;
+      }
     if (r < 0) {
       if (ends.length < MAX_ROWS) r = ends.push(0) - 1;
-      else r = ends.indexOf(Math.min(...ends));
+      else {
+        r = 0;
+        for (let j = 1; j < ends.length; j++) if (ends[j]! < ends[r]!) r = j;
+      }
     }
     ends[r] = ev.endMs;
-    return r;
-  });
+    rowOf[k] = r;
+  }
+  return rowOf;
 }
 
 /**

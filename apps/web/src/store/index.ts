@@ -3,17 +3,21 @@
  * compile/simulate), `selection`, `view` (never saved), `compare` pins and `history`. React Flow
  * nodes and Gantt bars are derived from these, never the source of truth.
  */
-import type { Dag, Design, Issue } from '@stagecraft/ir';
+import type { Dag, Design, Issue, Plan } from '@stagecraft/ir';
 import { create, type StateCreator } from 'zustand';
 import type { Action } from '../core/action.ts';
 import type { ComputeOk } from '../core/computeDesign.ts';
 
-/** A result as the page holds it: its DAG arrives separately (see PostedResult). */
-export type ResultView = Omit<ComputeOk, 'dag' | 'graph'>;
+/**
+ * A result as the page holds it: its plan as an outline (or whole, in a pin), its DAG and whole
+ * plan arriving separately (see PostedResult).
+ */
+export type ResultView = Omit<ComputeOk, 'dag' | 'graph' | 'plan'> & { plan: TimelinePlan };
 
 import type { DagGraph, GraphNodeData } from '../core/dagGraph.ts';
 import type { DropTarget } from '../core/dropTarget.ts';
 import { emptyHistory, type History, record, redo, undo } from '../core/history.ts';
+import type { TimelinePlan } from '../gantt/timelinePlan.ts';
 import type { WorkerReply } from '../workerProtocol.ts';
 import { Recompute } from './recompute.ts';
 
@@ -35,6 +39,8 @@ export interface ResultSlice {
   graph: DagGraph | null;
   /** The final DAG of the result of `dagRevision`: for timeline moves and hover details. */
   dag: Dag | null;
+  /** The whole plan of the result of `dagRevision`: for timeline moves and op details. */
+  plan: Plan | null;
   dagRevision: number;
   /** Errors of the latest revision (empty when it compiled). */
   errors: Issue[];
@@ -102,6 +108,9 @@ export type State = DesignSlice &
 
 export const MAX_PINS = 4;
 
+/** The errors of a design that compiled: one array, so panels reading `errors` keep their render. */
+const NO_ERRORS: Issue[] = [];
+
 let recompute: Recompute | undefined;
 let editStartedAt = 0;
 let pinCounter = 0;
@@ -122,8 +131,9 @@ const createResultSlice: StateCreator<State, [], [], ResultSlice> = () => ({
   resultRevision: -1,
   graph: null,
   dag: null,
+  plan: null,
   dagRevision: -1,
-  errors: [],
+  errors: NO_ERRORS,
   status: 'computing',
   lastLatencyMs: 0,
   lastWorkerMs: 0,
@@ -222,8 +232,10 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
       }
       const label = name ?? pinName(s);
       pinCounter += 1;
+      // With the whole plan once it has arrived (else onReply completes the pin), for op details.
+      const result = s.plan && s.dagRevision === s.resultRevision ? { ...s.result, plan: s.plan } : s.result;
       set({
-        pins: [...s.pins, { id: `pin-${pinCounter}`, name: label, design: s.design, result: s.result }],
+        pins: [...s.pins, { id: `pin-${pinCounter}`, name: label, design: s.design, result }],
       });
     },
     unpin: (index) => set({ pins: get().pins.filter((_, i) => i !== index) }),
@@ -257,12 +269,13 @@ function onReply(msg: WorkerReply): void {
       useStore.setState({
         result: msg.result,
         resultRevision: msg.revision,
-        errors: [],
+        errors: NO_ERRORS,
         status: 'ok',
         lastLatencyMs: latency,
         lastWorkerMs: msg.workerMs,
       });
-      // After the frame that draws the new timeline: the canvas, then the DAG for moves and hover.
+      // After the frame that draws the new timeline: the canvas, then the DAG and the whole plan
+      // for moves and hover details.
       requestAnimationFrame(() =>
         setTimeout(() => {
           const now = useStore.getState();
@@ -270,7 +283,7 @@ function onReply(msg: WorkerReply): void {
           if (now.passView)
             recompute?.send({ type: 'pass', pass: now.passView.pass, expanded: now.expandedStages });
           else recompute?.send({ type: 'layout', expanded: now.expandedStages });
-          recompute?.send({ type: 'dag' });
+          recompute?.send({ type: 'compiled' });
         }, 0),
       );
     } else
@@ -280,8 +293,21 @@ function onReply(msg: WorkerReply): void {
         lastLatencyMs: latency,
         lastWorkerMs: msg.workerMs,
       });
-  } else if (msg.type === 'dag') {
-    useStore.setState({ dag: msg.dag, dagRevision: msg.revision });
+  } else if (msg.type === 'compiled') {
+    // A pin taken before the whole plan arrived holds the result's outline: it gets the plan too.
+    const pinned = msg.revision === s.resultRevision && s.pins.some((p) => p.result === s.result);
+    useStore.setState({
+      dag: msg.dag,
+      plan: msg.plan,
+      dagRevision: msg.revision,
+      ...(pinned
+        ? {
+            pins: s.pins.map((p) =>
+              p.result === s.result && s.result ? { ...p, result: { ...s.result, plan: msg.plan } } : p,
+            ),
+          }
+        : {}),
+    });
   } else if (msg.type === 'layout') {
     // A layout of the latest valid result (a compute's own, or after expanding a stage).
     if (msg.revision === s.resultRevision || msg.revision === s.revision)

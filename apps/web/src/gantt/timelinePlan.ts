@@ -1,0 +1,36 @@
+/**
+ * What the timeline reads of a plan: each device's stages and streams in order (its lanes), and
+ * the instructions it looks details up in. A Plan is one. So is an outline whose streams keep only
+ * the instructions a first frame draws from, the plan's other instructions following later.
+ */
+import type { Instruction } from '@stagecraft/ir';
+import { transferPairs } from './planIndex.ts';
+
+export interface TimelinePlan {
+  readonly devices: readonly {
+    readonly device: number;
+    readonly stages: readonly number[];
+    readonly streams: readonly { readonly stream: string; readonly instructions: readonly Instruction[] }[];
+  }[];
+  /** SEND id → RECV id of each transfer, for an outline that leaves the SENDs and RECVs out. */
+  readonly transfers?: ReadonlyMap<string, string>;
+}
+
+/**
+ * The plan cut to its lanes, its overlapped units (their members' tags colour and label the units)
+ * and its transfers (the arrows): a result's first frame draws from this; op details need the
+ * whole plan.
+ */
+export function planOutline(plan: TimelinePlan): TimelinePlan {
+  return {
+    devices: plan.devices.map((d) => ({
+      device: d.device,
+      stages: d.stages,
+      streams: d.streams.map((s) => ({
+        stream: s.stream,
+        instructions: s.instructions.filter((i) => i.op === 'OVERLAP'),
+      })),
+    })),
+    transfers: transferPairs(plan),
+  };
+}
