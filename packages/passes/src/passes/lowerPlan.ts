@@ -38,7 +38,7 @@ import {
 } from '../planColumns.ts';
 import { compactGroups } from './replicaLayout.ts';
 import { streamOrderPass } from './streamOrder.ts';
-import { stepTotals, tokensPerMicrobatch, trainingState } from './trainingState.ts';
+import { computeCensus, tokensPerMicrobatch, trainingState } from './trainingState.ts';
 
 type Tags = Record<string, number | string>;
 
@@ -62,7 +62,8 @@ export const lowerPlanPass: Pass = {
       overlapIds.set(r, overlapId(dag, ms));
     }
     const idOf = (r: number): string => (inOverlap[r] === 1 ? overlapIds.get(r)! : nodes[r]!.id);
-    const held = heldBlocks(dag);
+    const census = computeCensus(dag, dag.blocks[0]?.tokens ?? tokensPerMicrobatch(ctx.design.model));
+    const held = census.held;
     const updMs = held.map((blocks) => {
       let ms = 0;
       for (const b of blocks) ms += dag.blocks[b]!.ms?.UPD ?? 0;
@@ -373,9 +374,8 @@ export const lowerPlanPass: Pass = {
       groups: groups.map((g) => [...g]),
       devices,
     };
-    const totals = stepTotals(dag, dag.blocks[0]?.tokens ?? tokensPerMicrobatch(ctx.design.model));
-    if (totals.tokens !== undefined) plan.tokensPerStep = totals.tokens;
-    if (totals.flops !== undefined) plan.modelFlopsPerStep = totals.flops;
+    if (census.tokens !== undefined) plan.tokensPerStep = census.tokens;
+    if (census.flops !== undefined) plan.modelFlopsPerStep = census.flops;
     ctx.plan = plan;
     ctx.planColumns = columnsHold
       ? {
@@ -493,22 +493,6 @@ function overlapMs(dag: Dag, ms: readonly number[], updMs: readonly number[]): n
 
 function overlapId(dag: Dag, ms: readonly number[]): string {
   return `(${ms.map((m) => dag.nodes[m]!.id).join(';')})`;
-}
-
-/** Per group, the blocks its compute ops belong to, in order of first appearance. */
-function heldBlocks(dag: Dag): number[][] {
-  const B = dag.blocks.length;
-  const held: number[][] = dag.groups.map(() => []);
-  const mark = new Uint8Array(dag.groups.length * B);
-  for (const n of dag.nodes) {
-    if (n.kind !== 'compute' || n.block < 0 || n.group < 0) continue;
-    const k = n.group * B + n.block;
-    if (mark[k] === 0) {
-      mark[k] = 1;
-      held[n.group]!.push(n.block);
-    }
-  }
-  return held;
 }
 
 /**
