@@ -36,10 +36,9 @@ import {
   UNIT_RECV,
   UNIT_SEND,
 } from '../planColumns.ts';
-import { type GroupPrograms, groupColumns, type Placement } from './groupColumns.ts';
 import { compactGroups } from './replicaLayout.ts';
 import { streamOrderPass } from './streamOrder.ts';
-import { stepTotals, tokensPerMicrobatch, trainingState } from './trainingState.ts';
+import { computeCensus, tokensPerMicrobatch, trainingState } from './trainingState.ts';
 
 type Tags = Record<string, number | string>;
 
@@ -63,7 +62,8 @@ export const lowerPlanPass: Pass = {
       overlapIds.set(r, overlapId(dag, ms));
     }
     const idOf = (r: number): string => (inOverlap[r] === 1 ? overlapIds.get(r)! : nodes[r]!.id);
-    const held = heldBlocks(dag);
+    const census = computeCensus(dag, dag.blocks[0]?.tokens ?? tokensPerMicrobatch(ctx.design.model));
+    const held = census.held;
     const updMs = held.map((blocks) => {
       let ms = 0;
       for (const b of blocks) ms += dag.blocks[b]!.ms?.UPD ?? 0;
@@ -94,77 +94,129 @@ export const lowerPlanPass: Pass = {
       return ins;
     };
 
+    // Per group, its streams in plan order (the compute stream first), and its instructions (an
+    // overlapped unit's members counted), known before any is built: they decide whether groups
+    // are lowered once for all their devices.
+    const groups = dag.groups;
+    const sortedLanes = groupLanes.map((own) =>
+      [...own].sort((a, b) => streamRank(lanes[a]!.stream, lanes[b]!.stream)),
+    );
+    const groupUnits = groupLanes.map((own) => {
+      let n = 0;
+      for (const lane of own) n += laneOff[lane + 1]! - laneOff[lane]!;
+      return n;
+    });
+    const groupOps = [...groupUnits];
+    for (const [r, ms] of members) if (laneOf[r]! >= 0) groupOps[laneGroup[laneOf[r]!]!]! += ms.length - 1;
+    const total = deviceCount(ctx.design.cluster);
+    const groupOf = new Int32Array(total).fill(-1);
+    const rankOf = new Int32Array(total);
+    groups.forEach((g, gi) => {
+      g.forEach((d, r) => {
+        if (d < total) {
+          groupOf[d] = gi;
+          rankOf[d] = r;
+        }
+      });
+    });
+    const compact = compactGroups(dag, ctx.design.cluster, groupOps);
+    // The devices the plan lists, in order, and the index into plan.devices of each device number
+    // (−1 for the replicas of a group lowered once).
+    const listed: number[] = [];
+    const planIndex = new Int32Array(total).fill(-1);
+    for (let device = 0; device < total; device++)
+      if (!(compact && groupOf[device]! >= 0 && rankOf[device]! > 0)) {
+        planIndex[device] = listed.length;
+        listed.push(device);
+      }
+
+    // The plan's columns (planColumns.ts), written in plan order as the instructions are built.
+    const D = listed.length;
+    let NU = 0;
+    let SU = 0;
+    for (const device of listed) {
+      const g = groupOf[device]!;
+      if (g >= 0) {
+        NU += groupUnits[g]!;
+        SU += sortedLanes[g]!.length;
+      }
+    }
+    const deviceStreams = new Int32Array(D + 1);
+    const streamStart = new Int32Array(SU + 1);
+    const unitStream = new Int32Array(NU);
+    const kind = new Uint8Array(NU);
+    const waitOff = new Int32Array(NU + 1);
+    let waitTgt = new Int32Array(Math.max(16, inc.node.length));
+    const peerIndex = new Int32Array(NU).fill(-1);
+    const transferKey = new Int32Array(NU).fill(-1);
+    const rank = new Int32Array(NU);
+    // Unit of each node in the plan, where its group was lowered.
+    const unitOf = new Int32Array(N);
+    let u = 0;
+    let s = 0;
+    let tw = 0;
+    let columnsHold = true;
+    const addWait = (t: number) => {
+      if (tw === waitTgt.length) {
+        const grown = new Int32Array(2 * tw);
+        grown.set(waitTgt);
+        waitTgt = grown;
+      }
+      waitTgt[tw++] = t;
+    };
+
     // Ids on other lanes of the same group that node i (of unit `self`, on lane `lane`) waits for,
-    // appended to the scratch list `found` (with their units' local numbers in `foundLocal`);
-    // `seen` marks units already listed for this unit.
+    // appended to the scratch list `found` (with their units in `foundUnit`); `seen` marks units
+    // already listed for this unit.
     const seen = new Int32Array(N).fill(-1);
     const found: string[] = [];
-    const foundLocal: number[] = [];
+    const foundUnit: number[] = [];
     let nf = 0;
     const waitsOf = (i: number, self: number, lane: number) => {
       const g = laneGroup[lane]!;
       for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
-        const u = inc.node[k]!;
-        const lu = laneOf[u]!;
-        if (lu < 0 || lu === lane || laneGroup[lu] !== g) continue;
-        const r = rep[u]!;
+        const x = inc.node[k]!;
+        const lx = laneOf[x]!;
+        if (lx < 0 || lx === lane || laneGroup[lx] !== g) continue;
+        const r = rep[x]!;
         if (r === self || seen[r] === self) continue;
         seen[r] = self;
         // A unit's representative outside the group would leave the wait unresolved: the plan
         // says so on validation, and the columns step aside.
         if (laneOf[r]! < 0 || laneGroup[laneOf[r]!] !== g) columnsHold = false;
-        foundLocal[nf] = localOf[r]!;
+        foundUnit[nf] = unitOf[r]!;
         found[nf++] = idOf(r);
       }
     };
     // The plan keeps every waits array: each is made at its exact size (an array grown by a push
     // reserves room for 16).
     const takeWaits = (empty: string[]): string[] => {
-      for (let j = 0; j < nf; j++) tWait[tw++] = foundLocal[j]!;
+      for (let j = 0; j < nf; j++) addWait(foundUnit[j]!);
       // A counter, not found.length = 0, which would give the scratch list's storage back.
       const out = nf === 0 ? empty : nf === 1 ? [found[0]!] : found.slice(0, nf);
       nf = 0;
       return out;
     };
 
-    // The group's program as columns, by unit number within the group (streams in plan order):
-    // kind, waits (CSR of unit numbers within the group), peer group and transfer of SEND/RECVs.
-    const T = laneOff[lanes.length]!;
-    const localOf = new Int32Array(N);
-    const tKind = new Uint8Array(T);
-    const tWaitOff = new Int32Array(T + 1);
-    const tWait = new Int32Array(inc.node.length);
-    const tPeerGroup = new Int32Array(T).fill(-1);
-    const tTransfer = new Int32Array(T).fill(-1);
-    const tRank = new Int32Array(T);
-    const groupBase = new Int32Array(dag.groups.length + 1);
-    const streamOff: Int32Array[] = [];
-    let tw = 0;
-    let t = 0;
-    let columnsHold = true;
-
-    // Per group: its lanes' instructions, with SEND/RECV peers of the group's first device.
-    const groups = dag.groups;
-    const groupOps = new Array<number>(groups.length).fill(0);
-    const groupStreams = groupLanes.map((own, g) => {
-      const sorted = [...own].sort((a, b) => streamRank(lanes[a]!.stream, lanes[b]!.stream));
-      groupBase[g] = t;
-      const off = new Int32Array(sorted.length + 1);
-      let local = 0;
-      sorted.forEach((lane, k) => {
-        off[k] = local;
-        for (let x = laneOff[lane]!; x < laneOff[lane + 1]!; x++) localOf[laneUnits[x]!] = local++;
-      });
-      off[sorted.length] = local;
-      streamOff[g] = off;
-      const streams = sorted.map((lane) => {
+    /**
+     * Group g's instructions, with the SEND/RECV peers of the group's first device, and its
+     * columns at the current place, with the peers (`peerOf`) of the device plan written there.
+     */
+    const lowerGroup = (g: number, peerOf: (group: number) => number) => {
+      const sorted = sortedLanes[g]!;
+      let next = u;
+      for (const lane of sorted)
+        for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++) unitOf[laneUnits[k]!] = next++;
+      return sorted.map((lane) => {
+        streamStart[s] = u;
         // One instruction per unit of the lane (partition gives control nodes no lane).
         const instructions = new Array<Instruction>(laneOff[lane + 1]! - laneOff[lane]!);
         let w = 0;
-        for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++, t++) {
+        for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++, u++) {
           const i = laneUnits[k]!;
-          tWaitOff[t] = tw;
-          tRank[t] = laneRank[k]!;
+          unitStream[u] = s;
+          waitOff[u] = tw;
+          rank[u] = laneRank[k]!;
           if (inOverlap[i] === 1) {
             const ms = members.get(i)!;
             for (const m of ms) waitsOf(m, i, lane);
@@ -176,11 +228,10 @@ export const lowerPlanPass: Pass = {
               waits,
               members: ms.map((m) => compute(nodes[m] as ComputeNode, m, NO_WAITS)),
             };
-            const total = overlapMs(dag, ms, updMs);
-            if (total !== undefined) ins.ms = total;
+            const unitMs = overlapMs(dag, ms, updMs);
+            if (unitMs !== undefined) ins.ms = unitMs;
             instructions[w++] = ins;
-            tKind[t] = UNIT_OVERLAP;
-            groupOps[g]! += ms.length - 1;
+            kind[u] = UNIT_OVERLAP;
             continue;
           }
           waitsOf(i, i, lane);
@@ -189,13 +240,13 @@ export const lowerPlanPass: Pass = {
           switch (n.kind) {
             case 'compute':
               instructions[w++] = compute(n, i, waits);
-              tKind[t] = UNIT_COMPUTE;
+              kind[u] = UNIT_COMPUTE;
               break;
             case 'p2p':
               instructions[w++] = p2pInstruction(n, tags(i), waits, groups[n.peerGroup]![0]!);
-              tKind[t] = n.op === 'SEND' ? UNIT_SEND : UNIT_RECV;
-              tPeerGroup[t] = n.peerGroup;
-              tTransfer[t] = n.op === 'SEND' ? i : sendOfRecv(i);
+              kind[u] = n.op === 'SEND' ? UNIT_SEND : UNIT_RECV;
+              peerIndex[u] = peerOf(n.peerGroup);
+              transferKey[u] = n.op === 'SEND' ? i : sendOfRecv(i);
               break;
             case 'collective':
               instructions[w++] = {
@@ -209,7 +260,7 @@ export const lowerPlanPass: Pass = {
                 collective: n.id,
                 provenance: n.provenance,
               };
-              tKind[t] = UNIT_COLLECTIVE;
+              kind[u] = UNIT_COLLECTIVE;
               break;
             case 'memory':
               instructions[w++] = {
@@ -220,62 +271,86 @@ export const lowerPlanPass: Pass = {
                 bytes: n.bytes,
                 provenance: n.provenance,
               };
-              tKind[t] = UNIT_MEMORY;
+              kind[u] = UNIT_MEMORY;
               break;
             case 'control':
               throw new Error(`lower-plan: control node ${n.id} has a lane`);
           }
         }
-        groupOps[g]! += instructions.length;
+        s++;
         return { lane, stream: lanes[lane]!.stream, instructions };
       });
-      return streams;
-    });
-    tWaitOff[T] = tw;
-    groupBase[groups.length] = t;
+    };
 
-    const streamSpec = new Map(dag.streams.map((s) => [s.name, s]));
-    const total = deviceCount(ctx.design.cluster);
-    const groupOf = new Int32Array(total).fill(-1);
-    const rankOf = new Int32Array(total);
-    groups.forEach((g, gi) => {
-      g.forEach((d, r) => {
-        if (d < total) {
-          groupOf[d] = gi;
-          rankOf[d] = r;
+    /** The columns of group g lowered at device plan `at`, again at the current place. */
+    const repeatGroup = (g: number, at: number, peerOf: (group: number) => number) => {
+      const from = streamStart[deviceStreams[at]!]!;
+      const shift = u - from;
+      const s0 = deviceStreams[at]!;
+      const s1 = s;
+      // The segment copied may end right here: its last unit's waits end where the next begin.
+      waitOff[u] = tw;
+      for (const lane of sortedLanes[g]!) {
+        streamStart[s] = u;
+        for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++, u++) {
+          const x = u - shift;
+          unitStream[u] = unitStream[x]! - s0 + s1;
+          kind[u] = kind[x]!;
+          rank[u] = rank[x]!;
+          waitOff[u] = tw;
+          for (let j = waitOff[x]!; j < waitOff[x + 1]!; j++) addWait(waitTgt[j]! + shift);
+          if (kind[x] === UNIT_SEND || kind[x] === UNIT_RECV) {
+            peerIndex[u] = peerOf((nodes[laneUnits[k]!] as P2PNode).peerGroup);
+            transferKey[u] = transferKey[x]!;
+          }
         }
-      });
-    });
-    const compact = compactGroups(dag, ctx.design.cluster, groupOps);
-    // Index into plan.devices of each device number the plan lists (−1 for the replicas it does not).
-    const planIndex = new Int32Array(total).fill(-1);
-    let listed = 0;
-    for (let device = 0; device < total; device++)
-      if (!(compact && groupOf[device]! >= 0 && rankOf[device]! > 0)) planIndex[device] = listed++;
+        s++;
+      }
+    };
+
+    const groupStreams: { lane: number; stream: string; instructions: Instruction[] }[][] = [];
+    const loweredAt = new Int32Array(groups.length).fill(-1);
+    for (let p = 0; p < D; p++) {
+      deviceStreams[p] = s;
+      const device = listed[p]!;
+      const g = groupOf[device]!;
+      if (g < 0) continue;
+      const r = rankOf[device]!;
+      const peerOf = (pg: number) => {
+        const peer = groups[pg]![r];
+        return peer !== undefined && peer < total ? planIndex[peer]! : -1;
+      };
+      if (loweredAt[g]! >= 0) repeatGroup(g, loweredAt[g]!, peerOf);
+      else {
+        loweredAt[g] = p;
+        groupStreams[g] = lowerGroup(g, peerOf);
+      }
+    }
+    deviceStreams[D] = s;
+    streamStart[SU] = u;
+    waitOff[NU] = tw;
+
+    const streamSpec = new Map(dag.streams.map((sp) => [sp.name, sp]));
     const devices: DevicePlan[] = [];
     let ops = 0;
-    const placements: Placement[] = [];
-    for (let device = 0; device < total; device++) {
+    for (const device of listed) {
       const g = groupOf[device]!;
       if (g < 0) {
         devices.push({ device, group: -1, stages: [], paramBytes: 0, streams: [] });
-        placements.push({ group: -1, rank: 0 });
         continue;
       }
-      const rank = rankOf[device]!;
-      if (compact && rank > 0) continue;
+      const r = rankOf[device]!;
       ops += groupOps[g]!;
-      const streams: StreamPlan[] = groupStreams[g]!.map((s) => {
-        const spec = streamSpec.get(s.stream);
+      const streams: StreamPlan[] = groupStreams[g]!.map((st) => {
+        const spec = streamSpec.get(st.stream);
         const plan: StreamPlan = {
-          stream: s.stream,
-          instructions: rank === 0 ? s.instructions : withPeersOfRank(s.instructions, s.lane, rank),
+          stream: st.stream,
+          instructions: r === 0 ? st.instructions : withPeersOfRank(st.instructions, st.lane, r),
         };
         if (spec?.priority !== undefined) plan.priority = spec.priority;
         if (spec?.smFraction !== undefined) plan.smFraction = spec.smFraction;
         return plan;
       });
-      placements.push({ group: g, rank });
       const blocks = held[g]!;
       const stages: number[] = [];
       let paramBytes = 0;
@@ -299,27 +374,28 @@ export const lowerPlanPass: Pass = {
       groups: groups.map((g) => [...g]),
       devices,
     };
-    const totals = stepTotals(dag, dag.blocks[0]?.tokens ?? tokensPerMicrobatch(ctx.design.model));
-    if (totals.tokens !== undefined) plan.tokensPerStep = totals.tokens;
-    if (totals.flops !== undefined) plan.modelFlopsPerStep = totals.flops;
+    if (census.tokens !== undefined) plan.tokensPerStep = census.tokens;
+    if (census.flops !== undefined) plan.modelFlopsPerStep = census.flops;
     ctx.plan = plan;
-    if (columnsHold) {
-      const programs: GroupPrograms = {
-        base: groupBase,
-        streamOff,
-        kind: tKind,
-        waitOff: tWaitOff,
-        wait: tWait,
-        peerGroup: tPeerGroup,
-        transferKey: tTransfer,
-        rank: tRank,
-      };
-      const peerIndexOf = (pg: number, rank: number) => {
-        const peer = groups[pg]![rank];
-        return peer !== undefined && peer < total ? planIndex[peer]! : -1;
-      };
-      ctx.planColumns = { plan, columns: groupColumns(programs, placements, peerIndexOf) };
-    } else ctx.planColumns = undefined;
+    ctx.planColumns = columnsHold
+      ? {
+          plan,
+          columns: {
+            N: NU,
+            S: SU,
+            D,
+            deviceStreams,
+            streamStart,
+            unitStream,
+            kind,
+            waitOff,
+            waitTgt: waitTgt.subarray(0, tw),
+            peerIndex,
+            transferKey,
+            rank,
+          },
+        }
+      : undefined;
     return dag;
 
     /** The SEND a RECV receives from: its predecessor with the same transfer (−1 − i if none). */
@@ -417,22 +493,6 @@ function overlapMs(dag: Dag, ms: readonly number[], updMs: readonly number[]): n
 
 function overlapId(dag: Dag, ms: readonly number[]): string {
   return `(${ms.map((m) => dag.nodes[m]!.id).join(';')})`;
-}
-
-/** Per group, the blocks its compute ops belong to, in order of first appearance. */
-function heldBlocks(dag: Dag): number[][] {
-  const B = dag.blocks.length;
-  const held: number[][] = dag.groups.map(() => []);
-  const mark = new Uint8Array(dag.groups.length * B);
-  for (const n of dag.nodes) {
-    if (n.kind !== 'compute' || n.block < 0 || n.group < 0) continue;
-    const k = n.group * B + n.block;
-    if (mark[k] === 0) {
-      mark[k] = 1;
-      held[n.group]!.push(n.block);
-    }
-  }
-  return held;
 }
 
 /**

@@ -36,21 +36,31 @@ export function trainingState(dag: Dag, group: number, blocks: Iterable<number>)
 }
 
 /**
- * Tokens one step trains on and its model FLOPs cluster-wide: every forward of the first block
- * is one microbatch of `tokensPerMicrobatch` tokens per data-parallel member (members of a
- * tensor-parallel group share their tokens); FLOPs sum F, BI and BW (B = BI + BW) of every op
- * times the members running it, recomputation excluded, as MFU counts them.
+ * What the compute ops of a DAG add up to, read in one pass over its nodes:
+ * - `held`: per group, the blocks its compute ops belong to, in order of first appearance;
+ * - the tokens one step trains on and its model FLOPs cluster-wide: every forward of the first
+ *   block is one microbatch of `tokensPerMicrobatch` tokens per data-parallel member (members of
+ *   a tensor-parallel group share their tokens); FLOPs sum F, BI and BW (B = BI + BW) of every op
+ *   times the members running it, recomputation excluded, as MFU counts them.
  */
-export function stepTotals(
+export function computeCensus(
   dag: Dag,
   tokensPerMicrobatch: number | undefined,
-): { tokens?: number; flops?: number } {
+): { held: number[][]; tokens?: number; flops?: number } {
   const tp = new Set((dag.tensorParallel ?? []).map((t) => t.group));
+  const B = dag.blocks.length;
+  const held: number[][] = dag.groups.map(() => []);
+  const mark = new Uint8Array(dag.groups.length * B);
   let tokens = 0;
   let flops = 0;
   let haveFlops = false;
   for (const n of dag.nodes) {
     if (n.kind !== 'compute' || n.block < 0 || n.group < 0) continue;
+    const k = n.group * B + n.block;
+    if (mark[k] === 0) {
+      mark[k] = 1;
+      held[n.group]!.push(n.block);
+    }
     const size = dag.groups[n.group]!.length;
     if (n.op === 'F' && n.block === 0) tokens += tp.has(n.group) ? 1 : size;
     const f = dag.blocks[n.block]!.flops;
@@ -60,7 +70,7 @@ export function stepTotals(
       n.op === 'F' ? f.F : n.op === 'B' ? f.BI + f.BW : n.op === 'BI' ? f.BI : n.op === 'BW' ? f.BW : 0;
     flops += per * size;
   }
-  const out: { tokens?: number; flops?: number } = {};
+  const out: { held: number[][]; tokens?: number; flops?: number } = { held };
   if (tokensPerMicrobatch !== undefined) out.tokens = tokens * tokensPerMicrobatch;
   if (haveFlops) out.flops = flops;
   return out;
