@@ -198,3 +198,22 @@ test('edits are saved through the API with a version each, and an older version 
   await page.getByTestId('open-saved').click();
   await expect(page.getByTestId('open-dialog')).toContainText('1F1B, p=4, m=8');
 });
+
+test('on canvas, the hit element of an op in the last device answers the pointer', async ({ page }) => {
+  const design = {
+    format: 'stagecraft/design@1',
+    name: '1F1B p=8 m=32',
+    model: { kind: 'synthetic', stages: 8, costs: { F: 1, BI: 1, BW: 1 } },
+    cluster: { kind: 'ideal', devices: 8 },
+    directives: [{ op: 'schedule', builder: '1f1b', microbatches: 32 }],
+  };
+  const put = await page.request.put('/api/designs/e2e-canvas', { data: { design } });
+  expect(put.ok()).toBe(true);
+  await page.goto('about:blank');
+  await page.goto('/#design=e2e-canvas');
+  await expect(page.getByTestId('gantt')).toHaveAttribute('data-render', 'canvas');
+  // Below the timeline's visible rows: the element must not be clipped away.
+  const op = page.getByTestId('gantt-hit-layer').locator('[data-op-id="F.b7.mb5"]');
+  await op.hover();
+  await expect(page.getByTestId('gantt-tooltip')).toHaveAttribute('data-tooltip-op', 'F.b7.mb5');
+});

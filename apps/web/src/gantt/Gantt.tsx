@@ -749,8 +749,17 @@ export function Gantt(props: GanttProps) {
       <div
         ref={overlayRef}
         data-testid="gantt-hit-layer"
-        // Contained, its thousand elements are not laid out again when the page around changes.
-        style={{ position: 'absolute', inset: 0, pointerEvents: 'none', contain: 'strict' }}
+        // Contained, its thousand elements are painted apart from the page's changes. It spans the
+        // whole content, not the scrolled box: containment clips what lies outside it.
+        style={{
+          position: 'absolute',
+          left: 0,
+          top: 0,
+          right: 0,
+          height: layout.height,
+          pointerEvents: 'none',
+          contain: 'strict',
+        }}
       />
       <div
         ref={ghostRef}
