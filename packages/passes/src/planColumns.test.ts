@@ -1,6 +1,6 @@
-import { type Design, type Instruction, type Plan, parseDesignText } from '@stagecraft/ir';
+import type { Instruction, Plan } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
-import { nodeFs, repositoryRoot } from './builders/testing/repoFile.ts';
+import { exampleDesigns } from './builders/testing/repoFile.ts';
 import { compile } from './compile.ts';
 import {
   type ProvenColumns,
@@ -14,18 +14,7 @@ import {
 } from './planColumns.ts';
 import { provesColumns, provesValid } from './validatePlan.ts';
 
-const fs = await nodeFs();
-const ROOT = await repositoryRoot();
-
-const examples: { file: string; design: Design }[] = fs
-  .readdirSync(`${ROOT}/examples`)
-  .filter((f) => f.endsWith('.json'))
-  .sort()
-  .map((file) => {
-    const r = parseDesignText(fs.readFileSync(`${ROOT}/examples/${file}`, 'utf8'));
-    if (!r.ok) throw new Error(`${file}: ${JSON.stringify(r.errors)}`);
-    return { file, design: r.design };
-  });
+const examples = await exampleDesigns();
 
 const KIND: Record<Instruction['op'], number> = {
   F: UNIT_COMPUTE,

@@ -9,6 +9,8 @@
  * them every Node API) to the whole package.
  */
 
+import { type Design, parseDesignText } from '@stagecraft/ir';
+
 declare global {
   // Standard in browsers and Node alike; ES2023's lib leaves ImportMeta empty.
   interface ImportMeta {
@@ -53,4 +55,19 @@ export async function sharedDirectory(): Promise<string> {
 export async function readShared(relativePath: string): Promise<string> {
   const fs = await nodeFs();
   return fs.readFileSync(`${await sharedDirectory()}/${relativePath}`, 'utf8');
+}
+
+/** Every design in examples/, by file name. */
+export async function exampleDesigns(): Promise<{ file: string; design: Design }[]> {
+  const fs = await nodeFs();
+  const root = await repositoryRoot();
+  return fs
+    .readdirSync(`${root}/examples`)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((file) => {
+      const r = parseDesignText(fs.readFileSync(`${root}/examples/${file}`, 'utf8'));
+      if (!r.ok) throw new Error(`${file}: ${JSON.stringify(r.errors)}`);
+      return { file, design: r.design };
+    });
 }
