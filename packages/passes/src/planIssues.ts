@@ -8,6 +8,7 @@
  * of all its members.
  */
 import { formatPath, type Instruction, type Issue, type Plan } from '@stagecraft/ir';
+import { blockedWaits } from './blockedWaits.ts';
 
 interface Loc {
   device: number;
@@ -173,8 +174,7 @@ interface WaitEdge {
 }
 
 /**
- * Kahn's algorithm over the wait graph, in flat arrays since plans run to hundreds of thousands of
- * instructions; on failure, walks back through waits still unmet until an instruction repeats,
+ * Kahn's sweep over the wait graph (blockedWaits); on failure, walks back through waits still unmet until an instruction repeats,
  * and returns that loop.
  */
 function waitCycle(
@@ -225,28 +225,8 @@ function waitCycle(
   }
   const total = 2 * n;
   const m = src.length;
-  // users of each node, CSR
-  const uoff = new Int32Array(total + 1);
-  for (let e = 0; e < m; e++) uoff[dst[e]! + 1]!++;
-  for (let v = 0; v < total; v++) uoff[v + 1]! += uoff[v]!;
-  const fill = uoff.slice(0, total);
-  const users = new Int32Array(m);
-  for (let e = 0; e < m; e++) users[fill[dst[e]!]!++] = src[e]!;
-  const indeg = new Int32Array(total);
-  for (let e = 0; e < m; e++) indeg[src[e]!]!++;
-  const stack = new Int32Array(total);
-  let top = 0;
-  for (let v = 0; v < total; v++) if (indeg[v] === 0) stack[top++] = v;
-  let done = 0;
-  while (top > 0) {
-    const v = stack[--top]!;
-    done++;
-    for (let k = uoff[v]!; k < uoff[v + 1]!; k++) {
-      const u = users[k]!;
-      if (--indeg[u]! === 0) stack[top++] = u;
-    }
-  }
-  if (done === total) return null;
+  const indeg = blockedWaits(total, src, dst, m);
+  if (indeg === null) return null;
   // deps of each node, CSR, only on failure
   const doff = new Int32Array(total + 1);
   for (let e = 0; e < m; e++) doff[src[e]! + 1]!++;

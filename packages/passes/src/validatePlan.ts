@@ -12,6 +12,7 @@
  * `planIssues` finds nothing wrong with, so the answer is the same either way.
  */
 import type { CollectiveInstruction, Instruction, Issue, P2PInstruction, Plan } from '@stagecraft/ir';
+import { blockedWaits } from './blockedWaits.ts';
 import { type PlanColumns, UNIT_COLLECTIVE, UNIT_RECV, UNIT_SEND } from './planColumns.ts';
 import { planIssues } from './planIssues.ts';
 import { deviceWaitLookup } from './waitLookup.ts';
@@ -326,27 +327,7 @@ function acyclic(layout: Layout, joint: Int32Array, sendOf: Int32Array): boolean
       prev = self;
     }
   }
-  const total = 2 * N;
-  const off = new Int32Array(total + 1);
-  const indeg = new Int32Array(total);
-  for (let e = 0; e < m; e++) {
-    off[dependency[e]! + 1]!++;
-    indeg[dependent[e]!]!++;
-  }
-  for (let v = 0; v < total; v++) off[v + 1]! += off[v]!;
-  const fill = off.slice(0, total);
-  const users = new Int32Array(m);
-  for (let e = 0; e < m; e++) users[fill[dependency[e]!]!++] = dependent[e]!;
-  const stack = new Int32Array(total);
-  let top = 0;
-  for (let v = 0; v < total; v++) if (indeg[v] === 0) stack[top++] = v;
-  let done = 0;
-  while (top > 0) {
-    const v = stack[--top]!;
-    done++;
-    for (let k = off[v]!; k < off[v + 1]!; k++) if (--indeg[users[k]!]! === 0) stack[top++] = users[k]!;
-  }
-  return done === total;
+  return blockedWaits(2 * N, dependent, dependency, m) === null;
 }
 
 /** Fills `joint` for collectives; false where members disagree or a member is outside its group. */
