@@ -3,7 +3,15 @@
  * indices, then looked up in a dense table keyed by (block, pass, split indices), so the tens of
  * thousands of fully specified filters a schedule expands into cost one lookup each.
  */
-import { CompileError, type Dag, type Filter, formatPath, type PathSegment } from '@stagecraft/ir';
+import {
+  CompileError,
+  type Dag,
+  type Filter,
+  formatPath,
+  OP_RECOMPUTE,
+  type PathSegment,
+  tableOf,
+} from '@stagecraft/ir';
 
 const PASS_SLOTS = ['F', 'B', 'BI', 'BW', 'RECOMPUTE'] as const;
 const SLOT_OF: Record<string, number> = { F: 0, B: 1, BI: 2, BW: 3, RECOMPUTE: 4 };
@@ -88,12 +96,18 @@ export class NodeIndex {
     this.allBlocks = dag.blocks.map((_, i) => i);
     const size = dag.blocks.length * PASS_SLOTS.length * this.radix.reduce((a, b) => a * b, 1);
     this.table = new Int32Array(size).fill(-1);
-    const nodes = dag.nodes;
-    for (let i = 0; i < nodes.length; i++) {
-      const n = nodes[i]!;
-      if (n.kind !== 'compute' || n.block < 0) continue;
-      const slot = SLOT_OF[n.op];
-      if (slot !== undefined) this.table[this.key(n.block, slot, n.dims)] = i;
+    // Pass slots are the op codes F, B, BI, BW, RECOMPUTE (nodeTable.ts), in that order.
+    const t = tableOf(dag);
+    const table = this.table;
+    const radix = this.radix;
+    const dims = t.dims;
+    for (let i = 0; i < t.length; i++) {
+      const op = t.op[i]!;
+      const block = t.block[i]!;
+      if (op > OP_RECOMPUTE || block < 0) continue;
+      let k = block * PASS_SLOTS.length + op;
+      for (let d = 0; d < radix.length; d++) k = k * radix[d]! + dims[d]![i]! + 1;
+      table[k] = i;
     }
   }
 

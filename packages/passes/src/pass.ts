@@ -3,7 +3,17 @@
  * snapshot after every pass and times it, so the DAG after any pass can be inspected and every
  * node says which directive and pass made it.
  */
-import { CompileError, type Dag, type Design, type Issue, now, type Plan } from '@stagecraft/ir';
+import {
+  CompileError,
+  type Dag,
+  type DagParts,
+  type Design,
+  type Issue,
+  type NodeTable,
+  now,
+  type Plan,
+  withParts,
+} from '@stagecraft/ir';
 import type { CompileOptions, ExpandedDirective, PassSnapshot } from './compileTypes.ts';
 import type { Partition } from './passes/partition.ts';
 import type { StreamOrder } from './passes/streamOrder.ts';
@@ -68,4 +78,13 @@ export function runPasses(passes: readonly Pass[], initial: Dag, ctx: PassContex
     }
   }
   return { ok: true, dag, snapshots };
+}
+
+/**
+ * The DAG a pass returns: its input with some parts and, optionally, the node table replaced. The
+ * new table keeps the input's rows at their indices (edited in place or not at all) and appends
+ * any others, so with snapshots kept the two DAGs share the node objects of unchanged rows.
+ */
+export function rewritten(dag: Dag, ctx: PassContext, parts: Partial<DagParts>, table?: NodeTable): Dag {
+  return withParts(dag, parts, table, ctx.options.keepSnapshots);
 }

@@ -3,7 +3,7 @@
  * with a FIFO queue: deterministic, and a RECV is queued the moment its SEND is, so the RECVs of
  * a channel come out in the order of its SENDs. On a cycle it returns one cycle of units.
  */
-import type { Dag } from '@stagecraft/ir';
+import { type Dag, tableOf } from '@stagecraft/ir';
 import { inEdges } from './adjacency.ts';
 
 export interface Units {
@@ -14,7 +14,7 @@ export interface Units {
 }
 
 export function unitsOf(dag: Dag): Units {
-  const rep = new Int32Array(dag.nodes.length);
+  const rep = new Int32Array(tableOf(dag).length);
   for (let i = 0; i < rep.length; i++) rep[i] = i;
   const members = new Map<number, readonly number[]>();
   for (const o of dag.overlaps) {
@@ -44,7 +44,7 @@ export function topoOrderOf(dag: Dag): TopoResult & { units: Units } {
 }
 
 export function topoOrder(dag: Dag, units: Units): TopoResult {
-  const n = dag.nodes.length;
+  const n = tableOf(dag).length;
   const { rep, members } = units;
   const { from, to } = dag.edges;
   const m = from.length;
@@ -105,7 +105,7 @@ export function topoOrder(dag: Dag, units: Units): TopoResult {
 /** Walks backwards through units still waiting until one repeats: that loop is a cycle. */
 function findCycle(dag: Dag, units: Units, indeg: Int32Array): number[] {
   const { rep } = units;
-  const inc = inEdges(dag.nodes.length, dag.edges);
+  const inc = inEdges(tableOf(dag).length, dag.edges);
   let start = -1;
   for (let i = 0; i < indeg.length; i++)
     if (rep[i] === i && indeg[i]! > 0) {

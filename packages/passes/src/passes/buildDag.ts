@@ -4,15 +4,30 @@
  */
 import {
   type BlockInfo,
-  type ComputeNode,
-  computeNode,
   type Dag,
+  dagOf,
   EDGE_DATA,
   type EdgeKind,
+  newTable,
+  OP_B,
+  OP_F,
 } from '@stagecraft/ir';
 
+/** Names every table starts with: the compute stream and this pass (rows default to both). */
+const NAMES = ['compute', 'build-dag'] as const;
+
 export function buildDag(blocks: readonly BlockInfo[]): Dag {
-  const nodes: ComputeNode[] = [];
+  const t = newTable(2 * blocks.length, 0, NAMES);
+  t.provPass.fill(1);
+  for (let i = 0; i < blocks.length; i++) {
+    const f = 2 * i;
+    const b = f + 1;
+    t.op[f] = OP_F;
+    t.op[b] = OP_B;
+    t.block[f] = t.block[b] = i;
+    t.alloc[f] = blocks[i]!.activationBytes;
+    t.free[b] = blocks[i]!.activationBytes;
+  }
   const from: number[] = [];
   const to: number[] = [];
   const kind: EdgeKind[] = [];
@@ -23,38 +38,6 @@ export function buildDag(blocks: readonly BlockInfo[]): Dag {
     kind.push(EDGE_DATA);
     bytes.push(b);
   };
-  const provenance = { pass: 'build-dag', directive: null };
-  // Node fields are read-only: every node shares one empty list of split indices, so `split`
-  // can share its extended lists too.
-  const dims: readonly number[] = [];
-  blocks.forEach((b, i) => {
-    nodes.push(
-      computeNode({
-        op: 'F',
-        id: `F.b${i}`,
-        block: i,
-        dims,
-        group: -1,
-        stream: 'compute',
-        provenance,
-        allocBytes: b.activationBytes,
-        freeBytes: 0,
-      }),
-    );
-    nodes.push(
-      computeNode({
-        op: 'B',
-        id: `B.b${i}`,
-        block: i,
-        dims,
-        group: -1,
-        stream: 'compute',
-        provenance,
-        allocBytes: 0,
-        freeBytes: b.activationBytes,
-      }),
-    );
-  });
   const F = (i: number) => 2 * i;
   const B = (i: number) => 2 * i + 1;
   const last = blocks.length - 1;
@@ -63,5 +46,8 @@ export function buildDag(blocks: readonly BlockInfo[]): Dag {
     edge(F(i), B(i), blocks[i]!.activationBytes);
     if (i < last) edge(B(i + 1), B(i), blocks[i]!.outputBytes);
   }
-  return { blocks, dims: [], groups: [], nodes, edges: { from, to, kind, bytes }, overlaps: [], streams: [] };
+  return dagOf(
+    { blocks, dims: [], groups: [], edges: { from, to, kind, bytes }, overlaps: [], streams: [] },
+    t,
+  );
 }

@@ -6,15 +6,20 @@
  */
 import {
   CompileError,
-  type ComputeNode,
-  type DagNode,
   EDGE_DATA,
   type EdgeKind,
-  type Provenance,
-  p2pNode,
+  grow,
+  Names,
+  nodeIdOf,
+  OP_F,
+  OP_RECV,
+  OP_SEND,
+  OP_UPD,
+  tableOf,
+  truncate,
 } from '@stagecraft/ir';
 import { NodeIndex } from '../nodeIndex.ts';
-import type { Pass } from '../pass.ts';
+import { type Pass, rewritten } from '../pass.ts';
 
 export const DEFAULT_P2P_STREAM = 'p2p';
 
@@ -22,25 +27,26 @@ export const insertSendRecvPass: Pass = {
   name: 'insert-send-recv',
   run(dag, ctx) {
     const e = dag.edges;
-    // Groups read once into an array: the edge loops below compare them for every edge.
-    const groupOf = new Int32Array(dag.nodes.length);
-    for (let i = 0; i < groupOf.length; i++) groupOf[i] = dag.nodes[i]!.group;
+    const t = tableOf(dag);
+    const groupOf = t.group;
     let crossing = 0;
     for (let j = 0; j < e.from.length; j++) {
       if (e.kind[j] === EDGE_DATA && groupOf[e.from[j]!] !== groupOf[e.to[j]!]) crossing++;
     }
     if (crossing === 0) return dag;
-    if (dag.nodes.length + 2 * crossing > ctx.options.maxOps) {
+    if (t.length + 2 * crossing > ctx.options.maxOps) {
       throw new CompileError({
         path: '',
-        message: `the design has ${(dag.nodes.length + 2 * crossing).toLocaleString('en-US')} ops, over the limit of ${ctx.options.maxOps.toLocaleString('en-US')}`,
+        message: `the design has ${(t.length + 2 * crossing).toLocaleString('en-US')} ops, over the limit of ${ctx.options.maxOps.toLocaleString('en-US')}`,
       });
     }
-    // New nodes go to an array of the most there can be (a transfer per crossing edge), cut to
-    // length and joined to the old nodes at the end.
-    const added = new Array<DagNode>(2 * crossing);
-    let a = 0;
-    const base = dag.nodes.length;
+    // Rows for the most there can be (a transfer per crossing edge), cut to length at the end.
+    const out = grow(t, 2 * crossing);
+    const names = new Names(t.names);
+    const pass = names.index('insert-send-recv');
+    const defaultStream = names.index(DEFAULT_P2P_STREAM);
+    const D = t.dims.length;
+    let a = t.length;
     // Columns allocated once at their largest size (every crossing edge its own transfer) and
     // cut to length at the end: growing them by pushes would reallocate each several times.
     const cap = e.from.length + 2 * crossing;
@@ -55,92 +61,77 @@ export const insertSendRecvPass: Pass = {
       kind[w] = k;
       bytes[w++] = b;
     };
-    // (producer, destination group) → RECV node index: the first destination of a producer in
-    // typed arrays (an output mostly goes to one other group), any further ones in a Map.
-    const firstGroup = new Int32Array(dag.nodes.length).fill(-1);
-    const firstRecv = new Int32Array(dag.nodes.length);
+    // (producer, destination group) → RECV row: the first destination of a producer in typed
+    // arrays (an output mostly goes to one other group), any further ones in a Map.
+    const firstGroup = new Int32Array(t.length).fill(-1);
+    const firstRecv = new Int32Array(t.length);
     const moreRecvs = new Map<number, number>();
-    // One provenance object per directive, shared by the SENDs and RECVs it causes.
-    const provenances = new Map<number | null, Provenance>();
-    const provenanceOf = (directive: number | null): Provenance => {
-      let p = provenances.get(directive);
-      if (!p) provenances.set(directive, (p = { pass: 'insert-send-recv', directive }));
-      return p;
-    };
-    // Transfers are named after their producer and the first device of the receiving group: the
-    // group's part of the name is made once, each transfer's name with one concatenation.
-    const toGroup = dag.groups.map((devices) => `.d${devices[0]}`);
+    const G = dag.groups.length;
     const recvOf = (u: number, g: number): number | undefined =>
-      firstGroup[u] === g
-        ? firstRecv[u]
-        : firstGroup[u]! < 0
-          ? undefined
-          : moreRecvs.get(u * dag.groups.length + g);
+      firstGroup[u] === g ? firstRecv[u] : firstGroup[u]! < 0 ? undefined : moreRecvs.get(u * G + g);
+    // A SEND or RECV row: what moves (the producer u's output), where, on which stream. Its id
+    // and transfer follow from the producer's id and the receiving group (dagTable.ts).
+    const row = (
+      r: number,
+      op: number,
+      u: number,
+      group: number,
+      peer: number,
+      stream: number,
+      by: number,
+      b: number,
+    ) => {
+      out.op[r] = op;
+      out.block[r] = t.block[u]!;
+      for (let d = 0; d < D; d++) out.dims[d]![r] = t.dims[d]![u]!;
+      out.group[r] = group;
+      out.stream[r] = stream;
+      out.provPass[r] = pass;
+      out.provDirective[r] = t.provDirective[by]!;
+      out.bytes[r] = b;
+      out.peer[r] = peer;
+      out.pass[r] = t.op[u]! <= OP_UPD ? t.op[u]! : OP_F;
+      out.source[r] = u;
+    };
     for (let j = 0; j < e.from.length; j++) {
       const u = e.from[j]!;
       const v = e.to[j]!;
-      if (e.kind[j] !== EDGE_DATA || groupOf[u] === groupOf[v]) {
+      const gu = groupOf[u]!;
+      const gv = groupOf[v]!;
+      if (e.kind[j] !== EDGE_DATA || gu === gv) {
         push(u, v, e.kind[j]!, e.bytes[j]!);
         continue;
       }
-      const nu = dag.nodes[u]!;
-      const nv = dag.nodes[v]!;
-      const gu = dag.groups[nu.group]!;
-      const gv = dag.groups[nv.group]!;
-      if (gu.length !== gv.length) {
+      const du = dag.groups[gu]!;
+      const dv = dag.groups[gv]!;
+      if (du.length !== dv.length) {
         throw new CompileError({
           path: 'directives',
-          message: `${nu.id} on devices [${gu.join(', ')}] feeds ${nv.id} on devices [${gv.join(', ')}]: data moves between groups rank by rank, so they need the same size`,
+          message: `${nodeIdOf(dag, u)} on devices [${du.join(', ')}] feeds ${nodeIdOf(dag, v)} on devices [${dv.join(', ')}]: data moves between groups rank by rank, so they need the same size`,
         });
       }
-      let r = recvOf(u, nv.group);
+      let r = recvOf(u, gv);
       if (r === undefined) {
-        const transfer = nu.id + toGroup[nv.group]!;
-        const pass = nu.kind === 'compute' ? nu.op : 'F';
-        const provenance = provenanceOf(nu.provenance.directive);
-        // Explicit fields, no object spread: a spread plus extra fields is many times slower here.
-        const send = p2pNode({
-          op: 'SEND',
-          id: `SEND.${transfer}`,
-          block: nu.block,
-          dims: nu.dims,
-          group: nu.group,
-          stream: (nu as ComputeNode).p2pStream ?? DEFAULT_P2P_STREAM,
-          provenance,
-          peerGroup: nv.group,
-          bytes: e.bytes[j]!,
-          transfer,
-          pass,
-        });
-        const recv = p2pNode({
-          op: 'RECV',
-          id: `RECV.${transfer}`,
-          block: nu.block,
-          dims: nu.dims,
-          group: nv.group,
-          stream: (nv as ComputeNode).p2pStream ?? DEFAULT_P2P_STREAM,
-          provenance: provenanceOf(nv.provenance.directive),
-          peerGroup: nu.group,
-          bytes: e.bytes[j]!,
-          transfer,
-          pass,
-        });
-        const s = base + a;
-        added[a++] = send;
-        r = base + a;
-        added[a++] = recv;
+        const b = e.bytes[j]!;
+        const su = t.p2pStream[u]!;
+        const sv = t.p2pStream[v]!;
+        const s = a++;
+        row(s, OP_SEND, u, gu, gv, su >= 0 ? su : defaultStream, u, b);
+        r = a++;
+        row(r, OP_RECV, u, gv, gu, sv >= 0 ? sv : defaultStream, v, b);
         if (firstGroup[u]! < 0) {
-          firstGroup[u] = nv.group;
+          firstGroup[u] = gv;
           firstRecv[u] = r;
-        } else moreRecvs.set(u * dag.groups.length + nv.group, r);
-        push(u, s, EDGE_DATA, e.bytes[j]!);
-        push(s, r, EDGE_DATA, e.bytes[j]!);
+        } else moreRecvs.set(u * G + gv, r);
+        push(u, s, EDGE_DATA, b);
+        push(s, r, EDGE_DATA, b);
       }
       push(r, v, EDGE_DATA, e.bytes[j]!);
     }
     from.length = to.length = kind.length = bytes.length = w;
-    added.length = a;
-    const next = { ...dag, nodes: dag.nodes.concat(added), edges: { from, to, kind, bytes } };
+    const table = a === out.length ? out : truncate(out, a);
+    table.names = names.names;
+    const next = rewritten(dag, ctx, { edges: { from, to, kind, bytes } }, table);
     // SENDs and RECVs come after the compute nodes and are no compute nodes of a block.
     NodeIndex.carry(dag, next);
     return next;

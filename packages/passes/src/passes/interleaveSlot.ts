@@ -6,7 +6,7 @@
  * — a zipper: F-chain op 1, B-chain op 1, F-chain op 2, … — so while one chain's all-to-all is in
  * flight on its stream the other chain computes, as DualPipe's hand-written overlap does.
  */
-import { type Dag, EDGE_DATA } from '@stagecraft/ir';
+import { type Dag, EDGE_DATA, isCollectiveCode, tableOf } from '@stagecraft/ir';
 import type { Adjacency } from '../adjacency.ts';
 
 /**
@@ -16,6 +16,7 @@ import type { Adjacency } from '../adjacency.ts';
 export function interleavedSlot(dag: Dag, members: readonly number[], out: Adjacency): number[] | null {
   const inSlot = new Set(members);
   const { to, kind } = dag.edges;
+  const op = tableOf(dag).op;
   const succ = new Map<number, number[]>();
   let viaComm = false;
   for (const m of members) {
@@ -25,7 +26,7 @@ export function interleavedSlot(dag: Dag, members: readonly number[], out: Adjac
       if (kind[j] !== EDGE_DATA) continue;
       const t = to[j]!;
       if (inSlot.has(t)) next.push(t);
-      else if (dag.nodes[t]!.kind === 'collective') {
+      else if (isCollectiveCode(op[t]!)) {
         for (let q = out.offset[t]!; q < out.offset[t + 1]!; q++) {
           const t2 = to[out.edge[q]!]!;
           if (inSlot.has(t2)) {

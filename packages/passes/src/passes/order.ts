@@ -6,17 +6,21 @@
  */
 import {
   CompileError,
-  type ControlNode,
-  type DagNode,
   EDGE_TEMPORAL,
   formatPath,
+  grow,
+  Names,
+  nodeIdOf,
+  OP_ORDER_SINK,
   type OverlapSlot,
   type PathSegment,
+  tableOf,
+  withEntries,
 } from '@stagecraft/ir';
 import { type Adjacency, outEdges } from '../adjacency.ts';
-import { EdgeAppend, withNodes } from '../edgeAppend.ts';
+import { EdgeAppend } from '../edgeAppend.ts';
 import { NodeIndex } from '../nodeIndex.ts';
-import type { Pass } from '../pass.ts';
+import { type Pass, rewritten } from '../pass.ts';
 import { directivesOf } from '../program.ts';
 import { topoOrderOf } from '../topo.ts';
 import { interleavedSlot } from './interleaveSlot.ts';
@@ -32,12 +36,18 @@ export const orderPass: Pass = {
     const index = NodeIndex.of(dag);
     // Out-edges only matter to slots of several filters (overlap detection): built on first use.
     let out: Adjacency | undefined;
-    const added: DagNode[] = [];
+    const t = tableOf(dag);
+    const N = t.length;
+    const nodeGroup = t.group;
+    // ORDER_SINKs added, as rows appended after the others: group, directive, id.
+    const sinkGroup: number[] = [];
+    const sinkDirective: number[] = [];
+    const sinkId: string[] = [];
     const overlaps: OverlapSlot[] = [...dag.overlaps];
     // Where each node was ordered: a slot number, the rows of all orders counted in sequence
     // (rowBase[oi] is the number of order oi's first row), so no per-slot record is kept; the
     // slot's path is recovered only for a message.
-    const slotOf = new Int32Array(dag.nodes.length).fill(-1);
+    const slotOf = new Int32Array(N).fill(-1);
     const rowBase = new Int32Array(orders.length + 1);
     for (let oi = 0; oi < orders.length; oi++) rowBase[oi + 1] = rowBase[oi]! + orders[oi]!.d.filters.length;
     // Mostly one edge joins a slot to the one before: about one per row.
@@ -49,7 +59,7 @@ export const orderPass: Pass = {
       return [...orders[oi]!.path, 'filters', slot - rowBase[oi]!];
     };
     // Filter (within its slot) of each node of the current slot, for overlap detection.
-    const filterOf = new Int32Array(dag.nodes.length);
+    const filterOf = new Int32Array(N);
     for (let oi = 0; oi < orders.length; oi++) {
       const { d, index: di, path } = orders[oi]!;
       let group = -1;
@@ -73,20 +83,20 @@ export const orderPass: Pass = {
             throw new CompileError({ path: formatPath(fpath()), message: 'matches no op' });
           if (slot.length === 1) members = found;
           for (const n of found) {
-            const node = dag.nodes[n]!;
+            const g = nodeGroup[n]!;
             if (group < 0) {
-              group = node.group;
+              group = g;
               groupPath = formatPath(fpath());
-            } else if (node.group !== group) {
+            } else if (g !== group) {
               throw new CompileError({
                 path: formatPath(fpath()),
-                message: `matches ${node.id} on devices [${dag.groups[node.group]!.join(', ')}], but this order runs on devices [${dag.groups[group]!.join(', ')}] (from ${groupPath}); an order stays on one device group`,
+                message: `matches ${nodeIdOf(dag, n)} on devices [${dag.groups[g]!.join(', ')}], but this order runs on devices [${dag.groups[group]!.join(', ')}] (from ${groupPath}); an order stays on one device group`,
               });
             }
             if (slotOf[n]! >= 0) {
               throw new CompileError({
                 path: formatPath(fpath()),
-                message: `${node.id} is already ordered by ${formatPath(slotPath(slotOf[n]!))}`,
+                message: `${nodeIdOf(dag, n)} is already ordered by ${formatPath(slotPath(slotOf[n]!))}`,
               });
             }
             slotOf[n] = here;
@@ -95,9 +105,7 @@ export const orderPass: Pass = {
           }
         }
         const zipper =
-          slot.length > 1
-            ? interleavedSlot(dag, members, (out ??= outEdges(dag.nodes.length, dag.edges)))
-            : null;
+          slot.length > 1 ? interleavedSlot(dag, members, (out ??= outEdges(N, dag.edges))) : null;
         if (zipper) for (let k = 1; k < zipper.length; k++) edge(zipper[k - 1]!, zipper[k]!);
         else if (
           slot.length > 1 &&
@@ -107,7 +115,7 @@ export const orderPass: Pass = {
             here,
             slotOf,
             filterOf,
-            (out ??= outEdges(dag.nodes.length, dag.edges)),
+            (out ??= outEdges(N, dag.edges)),
             dag.edges.to,
           ) > 1
         ) {
@@ -117,18 +125,10 @@ export const orderPass: Pass = {
           if (prev.length * members.length <= DIRECT_EDGE_LIMIT) {
             for (const u of prev) for (const v of members) edge(u, v);
           } else {
-            const sink: ControlNode = {
-              kind: 'control',
-              op: 'ORDER_SINK',
-              id: `ORDER_SINK.${formatPath([...path, 'filters', j])}`,
-              block: -1,
-              dims: [],
-              group,
-              stream: 'compute',
-              provenance: { pass: 'order', directive: di },
-            };
-            const s = dag.nodes.length + added.length;
-            added.push(sink);
+            const s = N + sinkId.length;
+            sinkGroup.push(group);
+            sinkDirective.push(di);
+            sinkId.push(`ORDER_SINK.${formatPath([...path, 'filters', j])}`);
             for (const u of prev) edge(u, s);
             for (const v of members) edge(s, v);
           }
@@ -136,11 +136,31 @@ export const orderPass: Pass = {
         prev = members;
       }
     }
-    const nodes = withNodes(dag.nodes, added);
-    const next = { ...dag, nodes, edges: edges.onto(dag.edges), overlaps };
+    let table = t;
+    if (sinkId.length > 0) {
+      const grown = grow(t, sinkId.length);
+      const names = new Names(t.names);
+      const compute = names.index('compute');
+      const pass = names.index('order');
+      for (let k = 0; k < sinkId.length; k++) {
+        const r = N + k;
+        grown.op[r] = OP_ORDER_SINK;
+        grown.group[r] = sinkGroup[k]!;
+        grown.stream[r] = compute;
+        grown.provPass[r] = pass;
+        grown.provDirective[r] = sinkDirective[k]!;
+      }
+      grown.names = names.names;
+      grown.ids = withEntries(
+        t.ids,
+        sinkId.map((id, k) => [N + k, id] as const),
+      );
+      table = grown;
+    }
+    const next = rewritten(dag, ctx, { edges: edges.onto(dag.edges), overlaps }, table);
     const topo = topoOrderOf(next);
     if (!topo.ok) {
-      const names = topo.cycle.map((n) => nodes[n]!.id);
+      const names = topo.cycle.map((n) => nodeIdOf(next, n));
       const placed = topo.cycle.map((n) => (n < slotOf.length ? slotOf[n]! : -1)).find((s) => s >= 0);
       throw new CompileError({
         path: placed !== undefined ? formatPath(slotPath(placed)) : 'directives',

@@ -3,7 +3,7 @@
  * lists of the plan. `stream-order` fills the lanes in execution order and `lower-plan` emits
  * them, so the grouping is computed here once, as one integer per node.
  */
-import { CompileError, type Dag } from '@stagecraft/ir';
+import { CompileError, type Dag, nodeIdOf, OP_ORDER_SOURCE, tableOf } from '@stagecraft/ir';
 import type { Pass } from '../pass.ts';
 
 export interface Lane {
@@ -31,33 +31,40 @@ export const partitionPass: Pass = {
 };
 
 export function partitionOf(dag: Dag): Partition {
-  const nodes = dag.nodes;
-  const laneOf = new Int32Array(nodes.length);
+  const t = tableOf(dag);
+  const laneOf = new Int32Array(t.length);
   const lanes: Lane[] = [];
+  // Lanes by stream name index (the table's names), then group.
+  const laneStream: number[] = [];
   const groupLanes: number[][] = dag.groups.map(() => []);
   // Streams are few, so consecutive nodes mostly hit the lane of the node before.
   let lastGroup = -2;
-  let lastStream = '';
+  let lastStream = -1;
   let lastLane = -1;
-  for (let i = 0; i < nodes.length; i++) {
-    const n = nodes[i]!;
-    if (n.kind === 'control') {
+  for (let i = 0; i < t.length; i++) {
+    if (t.op[i]! >= OP_ORDER_SOURCE) {
       laneOf[i] = -1;
       continue;
     }
-    if (n.group !== lastGroup || n.stream !== lastStream) {
-      const own = groupLanes[n.group];
+    const group = t.group[i]!;
+    const stream = t.stream[i]!;
+    if (group !== lastGroup || stream !== lastStream) {
+      const own = groupLanes[group];
       if (!own)
-        throw new CompileError({ path: 'directives', message: `${n.id} is not placed on any device group` });
+        throw new CompileError({
+          path: 'directives',
+          message: `${nodeIdOf(dag, i)} is not placed on any device group`,
+        });
       let lane = -1;
-      for (const l of own) if (lanes[l]!.stream === n.stream) lane = l;
+      for (const l of own) if (laneStream[l] === stream) lane = l;
       if (lane < 0) {
         lane = lanes.length;
-        lanes.push({ group: n.group, stream: n.stream });
+        lanes.push({ group, stream: t.names[stream]! });
+        laneStream.push(stream);
         own.push(lane);
       }
-      lastGroup = n.group;
-      lastStream = n.stream;
+      lastGroup = group;
+      lastStream = stream;
       lastLane = lane;
     }
     laneOf[i] = lastLane;

@@ -5,15 +5,17 @@
  */
 import {
   CompileError,
-  type ComputeNode,
   type Dag,
-  type DagNode,
   formatPath,
-  patchCompute,
+  Names,
+  nodeIdOf,
+  OP_UPD,
+  type OwnTable,
+  tableOf,
 } from '@stagecraft/ir';
 import { deviceCount } from '../cluster.ts';
 import { NodeIndex } from '../nodeIndex.ts';
-import type { Pass } from '../pass.ts';
+import { type Pass, type PassContext, rewritten } from '../pass.ts';
 import { directivesOf } from '../program.ts';
 
 export const placePass: Pass = {
@@ -54,54 +56,63 @@ export const placePass: Pass = {
       for (const dev of sorted) ownerOfDevice.set(dev, { group: g, path });
       return g;
     };
-    const nodes: DagNode[] = dag.nodes.slice();
+    const t = tableOf(dag);
+    const names = new Names(t.names);
+    const pass = names.index('place');
+    // The columns place writes; the others are the input's.
+    const group = t.group.slice();
+    const provPass = t.provPass.slice();
+    const provDirective = t.provDirective.slice();
+    let p2pStream = t.p2pStream;
+    const out = (): OwnTable => ({ ...t, group, provPass, provDirective, p2pStream, names: names.names });
     if (places.length === 0) {
       const g = groupFor([0], 'cluster');
-      const provenance = { pass: 'place', directive: null };
-      nodes.forEach((n, i) => {
-        if (n.kind === 'compute') nodes[i] = patchCompute(n, { group: g, provenance });
-      });
-      return placed(dag, { ...dag, nodes, groups });
+      for (let i = 0; i < t.length; i++)
+        if (t.op[i]! <= OP_UPD) {
+          group[i] = g;
+          provPass[i] = pass;
+          provDirective[i] = -1;
+        }
+      return placed(dag, ctx, { groups }, out());
     }
     const index = NodeIndex.of(dag);
     // Which nodes some place matched, so the check for unplaced ops reads only the others.
-    const matchedAny = new Uint8Array(nodes.length);
+    const matchedAny = new Uint8Array(t.length);
     for (const { d, index: di, path } of places) {
       const g = groupFor(d.devices, formatPath([...path, 'devices']));
       const matched = index.match(d.filter, [...path, 'filter']);
       if (matched.length === 0)
         throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
-      const provenance = { pass: 'place', directive: di };
+      const stream = d.stream ? names.index(d.stream) : -1;
+      if (stream >= 0 && p2pStream === t.p2pStream) p2pStream = t.p2pStream.slice();
       for (const i of matched) {
         matchedAny[i] = 1;
-        const n = nodes[i] as ComputeNode;
-        nodes[i] = patchCompute(
-          n,
-          d.stream ? { group: g, provenance, p2pStream: d.stream } : { group: g, provenance },
-        );
+        group[i] = g;
+        provPass[i] = pass;
+        provDirective[i] = di;
+        if (stream >= 0) p2pStream[i] = stream;
       }
     }
-    let unplaced: DagNode | undefined;
-    for (let i = 0; i < nodes.length && !unplaced; i++) {
-      if (matchedAny[i] === 1) continue;
-      const n = nodes[i]!;
-      if (n.kind === 'compute' && n.group < 0) unplaced = n;
-    }
-    if (unplaced) {
-      const tags = Object.entries(dag.blocks[unplaced.block]!.tags)
+    let unplaced = -1;
+    for (let i = 0; i < t.length && unplaced < 0; i++)
+      if (matchedAny[i] === 0 && t.op[i]! <= OP_UPD && group[i]! < 0) unplaced = i;
+    if (unplaced >= 0) {
+      const block = t.block[unplaced]!;
+      const tags = Object.entries(dag.blocks[block]!.tags)
         .map(([k, v]) => `${k}=${v}`)
         .join(', ');
       throw new CompileError({
         path: 'directives',
-        message: `${unplaced.id} (block ${unplaced.block}${tags ? `, ${tags}` : ''}) is not placed on any device; add a place directive for it`,
+        message: `${nodeIdOf(dag, unplaced)} (block ${block}${tags ? `, ${tags}` : ''}) is not placed on any device; add a place directive for it`,
       });
     }
-    return placed(dag, { ...dag, nodes, groups });
+    return placed(dag, ctx, { groups }, out());
   },
 };
 
 /** Placing moves ops between groups but keeps what they are: the filter index still holds. */
-function placed(before: Dag, after: Dag): Dag {
+function placed(before: Dag, ctx: PassContext, parts: Partial<Dag>, table: OwnTable): Dag {
+  const after = rewritten(before, ctx, parts, table);
   NodeIndex.carry(before, after);
   return after;
 }

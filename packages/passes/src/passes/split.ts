@@ -5,11 +5,15 @@
  */
 import {
   CompileError,
-  type ComputeNode,
   type Dag,
+  dagOf,
   type EdgeKind,
   formatPath,
-  patchCompute,
+  Names,
+  newTable,
+  OP_UPD,
+  partsOf,
+  tableOf,
 } from '@stagecraft/ir';
 import { NodeIndex } from '../nodeIndex.ts';
 import type { Pass } from '../pass.ts';
@@ -26,13 +30,13 @@ export const splitPass: Pass = {
           message: `the DAG is already split along ${d.dim_name}`,
         });
       }
-      if (out.nodes.some((n) => n.kind !== 'compute')) {
+      if (tableOf(out).op.some((op) => op > OP_UPD)) {
         throw new CompileError({ path: formatPath(path), message: 'split runs before any other rewrite' });
       }
       const matched = new NodeIndex(out).match(d.filter, [...path, 'filter']);
       if (matched.length === 0)
         throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
-      const size = out.nodes.length + matched.length * (d.num_microbatches - 1);
+      const size = tableOf(out).length + matched.length * (d.num_microbatches - 1);
       if (size * 1.5 > ctx.options.maxOps) {
         throw new CompileError({
           path: formatPath([...path, 'num_microbatches']),
@@ -52,30 +56,46 @@ function splitAlong(
   n: number,
   directive: number,
 ): Dag {
-  // Id suffixes made once per index, not once per copy.
-  const suffix = Array.from({ length: n }, (_, k) => `.${name.toLowerCase()}${k}`);
-  const N = dag.nodes.length;
+  const t = tableOf(dag);
+  const N = t.length;
   const matched = new Uint8Array(N);
   for (const i of matchedList) matched[i] = 1;
-  const nodes = new Array<ComputeNode>(N + matchedList.length * (n - 1));
-  let count = 0;
+  const names = new Names(t.names);
+  const pass = names.index('split');
+  const D = t.dims.length;
+  const out = newTable(N + matchedList.length * (n - 1), D + 1, names.names);
+  const dim = out.dims[D]!;
   // first[i]: index of node i's first copy; copies of a matched node are contiguous.
   const first = new Int32Array(N);
-  const provenance = { pass: 'split', directive };
-  const source = dag.nodes as readonly ComputeNode[];
-  const dimsOf = new SharedDims(n);
+  const ids = new Map<number, string>();
+  let w = 0;
   for (let i = 0; i < N; i++) {
-    const node = source[i]!;
-    first[i] = count;
-    if (matched[i] === 1) {
-      for (let k = 0; k < n; k++) {
-        const dims = dimsOf.extended(node.dims, k);
-        nodes[count++] = patchCompute(node, { id: node.id + suffix[k]!, dims, provenance });
+    first[i] = w;
+    const split = matched[i] === 1;
+    const copies = split ? n : 1;
+    const own = t.ids.get(i);
+    for (let k = 0; k < copies; k++, w++) {
+      out.op[w] = t.op[i]!;
+      out.block[w] = t.block[i]!;
+      for (let d = 0; d < D; d++) out.dims[d]![w] = t.dims[d]![i]!;
+      out.group[w] = t.group[i]!;
+      out.stream[w] = t.stream[i]!;
+      out.p2pStream[w] = t.p2pStream[i]!;
+      out.alloc[w] = t.alloc[i]!;
+      out.free[w] = t.free[i]!;
+      if (split) {
+        dim[w] = k;
+        out.provPass[w] = pass;
+        out.provDirective[w] = directive;
+      } else {
+        out.provPass[w] = t.provPass[i]!;
+        out.provDirective[w] = t.provDirective[i]!;
       }
-    } else {
-      nodes[count++] = patchCompute(node, { dims: dimsOf.extended(node.dims, -1) });
+      // An id the naming rule does not give (a DAG read from objects) takes the copy's suffix too.
+      if (own !== undefined) ids.set(w, split ? `${own}.${name.toLowerCase()}${k}` : own);
     }
   }
+  out.ids = ids;
   // Columns of exactly the final length, filled by index.
   const e = dag.edges;
   let m = 0;
@@ -84,7 +104,7 @@ function splitAlong(
   const to = new Array<number>(m);
   const kind = new Array<EdgeKind>(m);
   const bytes = new Array<number>(m);
-  let w = 0;
+  w = 0;
   for (let j = 0; j < e.from.length; j++) {
     const u = e.from[j]!;
     const v = e.to[j]!;
@@ -98,27 +118,13 @@ function splitAlong(
       bytes[w] = e.bytes[j]!;
     }
   }
-  return {
-    ...dag,
-    nodes,
-    dims: [...dag.dims, { name, size: n, directive }],
-    edges: { from, to, kind, bytes },
-  };
-}
-
-/**
- * Split indices are read-only and most nodes share them (every op of microbatch 5 has `[5]`), so
- * each distinct list is made once: one array per index and source list, not one per node.
- */
-class SharedDims {
-  private readonly made = new Map<readonly number[], (readonly number[])[]>();
-
-  constructor(private readonly size: number) {}
-
-  /** `dims` followed by `k` (−1 for a node the split did not copy). */
-  extended(dims: readonly number[], k: number): readonly number[] {
-    let byIndex = this.made.get(dims);
-    if (!byIndex) this.made.set(dims, (byIndex = new Array(this.size + 1)));
-    return (byIndex[k + 1] ??= [...dims, k]);
-  }
+  // Rows move, so no node object is shared with the input.
+  return dagOf(
+    {
+      ...partsOf(dag),
+      dims: [...dag.dims, { name, size: n, directive }],
+      edges: { from, to, kind, bytes },
+    },
+    out,
+  );
 }

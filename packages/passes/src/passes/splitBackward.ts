@@ -5,18 +5,19 @@
  */
 import {
   CompileError,
-  type ComputeNode,
   type Dag,
-  type DagNode,
   EDGE_DATA,
   type Filter,
   formatPath,
-  type Provenance,
-  patchCompute,
+  grow,
+  Names,
+  OP_BI,
+  OP_BW,
+  tableOf,
 } from '@stagecraft/ir';
 import { EdgeAppend } from '../edgeAppend.ts';
 import { NodeIndex } from '../nodeIndex.ts';
-import type { Pass } from '../pass.ts';
+import { type Pass, type PassContext, rewritten } from '../pass.ts';
 import { directivesOf } from '../program.ts';
 
 export const splitBackwardPass: Pass = {
@@ -54,7 +55,7 @@ export const splitBackwardPass: Pass = {
       }
     }
     if (chosen.size === 0) return dag;
-    return splitNodes(dag, chosen);
+    return splitNodes(dag, ctx, chosen);
   },
 };
 
@@ -67,18 +68,37 @@ function tryMatch(index: NodeIndex, f: Filter): number[] {
   }
 }
 
-function splitNodes(dag: Dag, chosen: Map<number, number>): Dag {
-  const nodes: DagNode[] = dag.nodes.slice();
+function splitNodes(dag: Dag, ctx: PassContext, chosen: Map<number, number>): Dag {
+  const t = tableOf(dag);
+  const out = grow(t, chosen.size);
+  const names = new Names(t.names);
+  const pass = names.index('split-backward');
   const edges = new EdgeAppend();
-  const provenances = new Map<number, Provenance>();
+  const ids = new Map(t.ids);
+  let w = t.length;
   for (const [i, directive] of chosen) {
-    const b = dag.nodes[i] as ComputeNode;
-    let provenance = provenances.get(directive);
-    if (!provenance) provenances.set(directive, (provenance = { pass: 'split-backward', directive }));
-    const rest = b.id.slice(1); // ids are "<op>.<where>"
-    nodes[i] = patchCompute(b, { op: 'BI', id: `BI${rest}`, freeBytes: 0, provenance });
-    edges.add(i, nodes.length, EDGE_DATA, 0);
-    nodes.push(patchCompute(b, { op: 'BW', id: `BW${rest}`, allocBytes: 0, provenance }));
+    // The BW is a copy of the B's row; the B becomes its BI.
+    out.op[w] = OP_BW;
+    out.block[w] = t.block[i]!;
+    for (let d = 0; d < t.dims.length; d++) out.dims[d]![w] = t.dims[d]![i]!;
+    out.group[w] = t.group[i]!;
+    out.stream[w] = t.stream[i]!;
+    out.p2pStream[w] = t.p2pStream[i]!;
+    out.free[w] = t.free[i]!;
+    out.op[i] = OP_BI;
+    out.free[i] = 0;
+    out.provPass[i] = out.provPass[w] = pass;
+    out.provDirective[i] = out.provDirective[w] = directive;
+    const own = t.ids.get(i);
+    if (own !== undefined) {
+      // Ids are "<op>.<where>": the halves keep the where.
+      ids.set(i, `BI${own.slice(1)}`);
+      ids.set(w, `BW${own.slice(1)}`);
+    }
+    edges.add(i, w, EDGE_DATA, 0);
+    w++;
   }
-  return { ...dag, nodes, edges: edges.onto(dag.edges) };
+  out.names = names.names;
+  out.ids = ids;
+  return rewritten(dag, ctx, { edges: edges.onto(dag.edges) }, out);
 }

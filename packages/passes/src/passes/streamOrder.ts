@@ -4,7 +4,7 @@
  * order directives' temporal edges make it the schedule's order, and a channel's RECVs come out
  * in the order of its SENDs, as NCCL's point-to-point matching needs.
  */
-import { CompileError, type Dag } from '@stagecraft/ir';
+import { CompileError, type Dag, nodeIdOf } from '@stagecraft/ir';
 import type { Pass } from '../pass.ts';
 import { topoOrderOf, type Units } from '../topo.ts';
 import { partitionOf } from './partition.ts';
@@ -29,7 +29,7 @@ export const streamOrderPass: Pass = {
     if (!topo.ok) {
       throw new CompileError({
         path: 'directives',
-        message: `the DAG has a cycle: ${topo.cycle.map((n) => dag.nodes[n]!.id).join(' → ')}`,
+        message: `the DAG has a cycle: ${topo.cycle.map((n) => nodeIdOf(dag, n)).join(' → ')}`,
       });
     }
     const { laneOf, lanes } = partition;

@@ -1,7 +1,7 @@
 /** `stream` directives: resource knobs (priority, SM share) of a logical stream, carried to the plan. */
 import type { StreamSpec } from '@stagecraft/ir';
 import { NodeIndex } from '../nodeIndex.ts';
-import type { Pass } from '../pass.ts';
+import { type Pass, rewritten } from '../pass.ts';
 import { directivesOf } from '../program.ts';
 
 export const streamsPass: Pass = {
@@ -16,7 +16,7 @@ export const streamsPass: Pass = {
       if (d.smFraction !== undefined) spec.smFraction = d.smFraction;
       byName.set(d.name, spec);
     }
-    const next = { ...dag, streams: [...byName.values()] };
+    const next = rewritten(dag, ctx, { streams: [...byName.values()] });
     NodeIndex.carry(dag, next);
     return next;
   },

@@ -1,0 +1,255 @@
+/**
+ * The DAG's nodes as columns: one typed array per field, one row per node. A large design has
+ * hundreds of thousands of nodes and every pass reads them all; as objects they cost the passes
+ * their time in allocation and garbage collection, as columns a pass is a few linear sweeps over
+ * typed arrays and a copy of only the columns it changes. `Dag.nodes` (dagTable.ts) is the same
+ * nodes as objects, made from these columns when first read.
+ *
+ * Columns are values: a pass never writes the columns of its input. It copies the ones it changes
+ * (`grow` copies them all and appends rows) and shares the rest with its input, so a snapshot
+ * after each pass costs only what the pass changed.
+ */
+import type { ComputeOp, DagNode, NodeOp } from './dag.ts';
+
+/** Op of each code: a row's `op` indexes this list. */
+export const NODE_OPS = [
+  'F',
+  'B',
+  'BI',
+  'BW',
+  'RECOMPUTE',
+  'UPD',
+  'SEND',
+  'RECV',
+  'ALL_REDUCE',
+  'REDUCE_SCATTER',
+  'ALL_GATHER',
+  'ALL_TO_ALL',
+  'OFFLOAD',
+  'RELOAD',
+  'ORDER_SOURCE',
+  'ORDER_SINK',
+] as const satisfies readonly NodeOp[];
+
+export const OP_F = 0;
+export const OP_B = 1;
+export const OP_BI = 2;
+export const OP_BW = 3;
+export const OP_RECOMPUTE = 4;
+export const OP_UPD = 5;
+export const OP_SEND = 6;
+export const OP_RECV = 7;
+export const OP_ALL_REDUCE = 8;
+export const OP_REDUCE_SCATTER = 9;
+export const OP_ALL_GATHER = 10;
+export const OP_ALL_TO_ALL = 11;
+export const OP_OFFLOAD = 12;
+export const OP_RELOAD = 13;
+export const OP_ORDER_SOURCE = 14;
+export const OP_ORDER_SINK = 15;
+
+const CODE_OF = new Map<string, number>(NODE_OPS.map((op, i) => [op, i]));
+
+/** The code of an op name (−1 for a name that is no op). */
+export function opCode(op: string): number {
+  return CODE_OF.get(op) ?? -1;
+}
+
+export function isComputeCode(code: number): boolean {
+  return code <= OP_UPD;
+}
+
+export function isCollectiveCode(code: number): boolean {
+  return code >= OP_ALL_REDUCE && code <= OP_ALL_TO_ALL;
+}
+
+/** The node kind of an op code. */
+export function kindOfCode(code: number): DagNode['kind'] {
+  if (code <= OP_UPD) return 'compute';
+  if (code <= OP_RECV) return 'p2p';
+  if (code <= OP_ALL_TO_ALL) return 'collective';
+  if (code <= OP_RELOAD) return 'memory';
+  return 'control';
+}
+
+export interface NodeTable {
+  readonly length: number;
+  /** Op code (NODE_OPS). */
+  readonly op: Uint8Array;
+  /** Model block; −1 for device-group ops (UPD) and control nodes. */
+  readonly block: Int32Array;
+  /** Per split dimension of the DAG (`dag.dims`), each node's index along it; −1 where not split. */
+  readonly dims: readonly Int32Array[];
+  /** Device group; −1 until placed. */
+  readonly group: Int32Array;
+  /** Logical stream, an index into `names`. */
+  readonly stream: Int32Array;
+  /** Compute ops: the stream their cross-group SEND/RECVs run on (index into `names`; −1: the default). */
+  readonly p2pStream: Int32Array;
+  /** Provenance: the pass (index into `names`) and directive (−1: the model itself) that made or last changed the node. */
+  readonly provPass: Int32Array;
+  readonly provDirective: Int32Array;
+  /** Compute ops: bytes allocated at the start and released at the end. */
+  readonly alloc: Float64Array;
+  readonly free: Float64Array;
+  /** Communication and memory ops: bytes moved. */
+  readonly bytes: Float64Array;
+  /** SEND/RECV: the group on the other side; −1 elsewhere. */
+  readonly peer: Int32Array;
+  /** SEND/RECV: op code of the op whose output moves. */
+  readonly pass: Uint8Array;
+  /**
+   * SEND/RECV: the node whose output moves, which names the transfer (its id and the first device
+   * of the receiving group); −1 elsewhere. Passes append nodes and never reorder them once
+   * SEND/RECVs exist, so the index stays the producer's.
+   */
+  readonly source: Int32Array;
+  /** The strings the name columns index: streams and pass names. */
+  readonly names: readonly string[];
+  /** Ids the naming rule (dagTable.ts) does not give: collectives, ORDER_SINK, nodes read from objects. */
+  readonly ids: ReadonlyMap<number, string>;
+  /** SEND/RECV transfers the naming rule does not give (nodes read from objects). */
+  readonly transfers: ReadonlyMap<number, string>;
+  /** Collectives whose devices are not their group's (nodes read from objects). */
+  readonly devices: ReadonlyMap<number, readonly number[]>;
+}
+
+/** A table whose columns the pass that made it may still write (fresh copies, not its input's). */
+export type OwnTable = { -readonly [K in keyof NodeTable]: NodeTable[K] };
+
+const NO_ENTRIES: ReadonlyMap<number, never> = new Map<number, never>();
+
+/** A table of `length` rows with every field at its default (see `grow`). */
+export function newTable(length: number, dimCount: number, names: readonly string[]): OwnTable {
+  return {
+    length,
+    op: new Uint8Array(length),
+    block: new Int32Array(length).fill(-1),
+    dims: Array.from({ length: dimCount }, () => new Int32Array(length).fill(-1)),
+    group: new Int32Array(length).fill(-1),
+    stream: new Int32Array(length),
+    p2pStream: new Int32Array(length).fill(-1),
+    provPass: new Int32Array(length),
+    provDirective: new Int32Array(length).fill(-1),
+    alloc: new Float64Array(length),
+    free: new Float64Array(length),
+    bytes: new Float64Array(length),
+    peer: new Int32Array(length).fill(-1),
+    pass: new Uint8Array(length),
+    source: new Int32Array(length).fill(-1),
+    names,
+    ids: NO_ENTRIES,
+    transfers: NO_ENTRIES,
+    devices: NO_ENTRIES,
+  };
+}
+
+function grown<T extends Int32Array | Float64Array | Uint8Array>(column: T, length: number, fill: number): T {
+  const out = new (column.constructor as new (n: number) => T)(length);
+  out.set(column);
+  if (fill !== 0) out.fill(fill, column.length);
+  return out;
+}
+
+/**
+ * A copy of `t` with `extra` rows appended at their defaults (block, group, peer, source −1; no
+ * p2p stream; the model's provenance; no bytes), every column a fresh copy the caller fills.
+ */
+export function grow(t: NodeTable, extra: number): OwnTable {
+  const n = t.length + extra;
+  return {
+    length: n,
+    op: grown(t.op, n, 0),
+    block: grown(t.block, n, -1),
+    dims: t.dims.map((c) => grown(c, n, -1)),
+    group: grown(t.group, n, -1),
+    stream: grown(t.stream, n, 0),
+    p2pStream: grown(t.p2pStream, n, -1),
+    provPass: grown(t.provPass, n, 0),
+    provDirective: grown(t.provDirective, n, -1),
+    alloc: grown(t.alloc, n, 0),
+    free: grown(t.free, n, 0),
+    bytes: grown(t.bytes, n, 0),
+    peer: grown(t.peer, n, -1),
+    pass: grown(t.pass, n, 0),
+    source: grown(t.source, n, -1),
+    names: t.names,
+    ids: t.ids,
+    transfers: t.transfers,
+    devices: t.devices,
+  };
+}
+
+/** The first `length` rows of a table `grow` made larger than it needed. */
+export function truncate(t: OwnTable, length: number): OwnTable {
+  if (length === t.length) return t;
+  const cut = <T extends Int32Array | Float64Array | Uint8Array>(c: T) => c.slice(0, length) as T;
+  return {
+    ...t,
+    length,
+    op: cut(t.op),
+    block: cut(t.block),
+    dims: t.dims.map(cut),
+    group: cut(t.group),
+    stream: cut(t.stream),
+    p2pStream: cut(t.p2pStream),
+    provPass: cut(t.provPass),
+    provDirective: cut(t.provDirective),
+    alloc: cut(t.alloc),
+    free: cut(t.free),
+    bytes: cut(t.bytes),
+    peer: cut(t.peer),
+    pass: cut(t.pass),
+    source: cut(t.source),
+  };
+}
+
+/**
+ * Index of `name` in `names`, appended to a copy when missing: `names` is shared with the tables
+ * a pass read, so it is never extended in place. Returns the index and the list that holds it.
+ */
+export function nameIn(names: readonly string[], name: string): { index: number; names: readonly string[] } {
+  const index = names.indexOf(name);
+  return index >= 0 ? { index, names } : { index: names.length, names: [...names, name] };
+}
+
+/** Interns names for the rows a pass writes: the table's own list, extended on the first new name. */
+export class Names {
+  private list: readonly string[];
+  private own = false;
+  constructor(names: readonly string[]) {
+    this.list = names;
+  }
+  index(name: string): number {
+    const i = this.list.indexOf(name);
+    if (i >= 0) return i;
+    if (!this.own) {
+      this.list = [...this.list];
+      this.own = true;
+    }
+    (this.list as string[]).push(name);
+    return this.list.length - 1;
+  }
+  get names(): readonly string[] {
+    return this.list;
+  }
+}
+
+/** A copy of a sparse map of a table with `entries` added (the original is shared with other tables). */
+export function withEntries<V>(
+  map: ReadonlyMap<number, V>,
+  entries: Iterable<readonly [number, V]>,
+): ReadonlyMap<number, V> {
+  const out = new Map(map);
+  for (const [k, v] of entries) out.set(k, v);
+  return out;
+}
+
+export const COMPUTE_CODE: Readonly<Record<ComputeOp, number>> = {
+  F: OP_F,
+  B: OP_B,
+  BI: OP_BI,
+  BW: OP_BW,
+  RECOMPUTE: OP_RECOMPUTE,
+  UPD: OP_UPD,
+};
