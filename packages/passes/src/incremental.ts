@@ -207,7 +207,7 @@ export function compileIncremental(
     dag,
     program: ctx.program,
     snapshots,
-    ops: planOpCount(plan),
+    ops: ctx.planOps ?? planOpCount(plan),
     compileMs: now() - t0,
   };
   const state: IncrementalState = { key, name: design.name, head, steps, result };

@@ -11,6 +11,7 @@
  * edit in place).
  */
 import type { Plan } from '@stagecraft/ir';
+import { isUnread } from './planInstructions.ts';
 
 /** Unit kinds (a unit is a top-level instruction; an OVERLAP counts once). */
 export const UNIT_COMPUTE = 0;
@@ -47,6 +48,29 @@ export interface PlanColumns {
    * cycles without searching for one.
    */
   readonly rank: Int32Array;
+  /**
+   * What each unit's instruction says, so that neither validation nor the simulator reads the
+   * instruction objects (which a compiled plan makes only when something reads them):
+   * - `op`: the op code (ir/nodeTable.ts NODE_OPS) of the unit's DAG node, an OVERLAP's first member's;
+   * - `ms` and `flops`: the instruction's fields, NaN where it has none (an OVERLAP's `ms`);
+   * - `alloc` and `free`: allocBytes and freeBytes (an OVERLAP's: its members' sums), else 0;
+   * - `bytes`: SEND/RECV, collective and memory bytes; `peer`: SEND/RECV peer device, else −1;
+   * - `collective`: a key equal for the members of one collective (the DAG node), else −1, and
+   *   `devices`, the collective's device list.
+   */
+  readonly op: Uint8Array;
+  readonly ms: Float64Array;
+  readonly flops: Float64Array;
+  readonly alloc: Float64Array;
+  readonly free: Float64Array;
+  readonly bytes: Float64Array;
+  readonly peer: Int32Array;
+  readonly collective: Int32Array;
+  readonly devices: ReadonlyMap<number, readonly number[]>;
+  /** OVERLAP members, CSR over units (`memberOff[u] .. memberOff[u+1]−1`): each member's ms and FLOPs (NaN where absent). */
+  readonly memberOff: Int32Array;
+  readonly memberMs: Float64Array;
+  readonly memberFlops: Float64Array;
 }
 
 /** Columns whose plan validation proved, with each RECV's SEND (−1 for other units). */
@@ -63,7 +87,8 @@ export function keepProvenColumns(plan: Plan, columns: ProvenColumns): void {
 
 /**
  * The proven columns of this very plan object, if `compile` made it; undefined for any other plan,
- * or when its streams no longer have the lengths they were lowered with.
+ * or when its streams no longer have the lengths they were lowered with. Streams whose
+ * instructions were never read are as lowered (planInstructions.ts), and are not made to check.
  */
 export function provenColumnsOf(plan: Plan): ProvenColumns | undefined {
   const c = proven.get(plan);
@@ -72,9 +97,11 @@ export function provenColumnsOf(plan: Plan): ProvenColumns | undefined {
     const streams = plan.devices[d]!.streams;
     const s0 = c.deviceStreams[d]!;
     if (streams.length !== c.deviceStreams[d + 1]! - s0) return undefined;
-    for (let k = 0; k < streams.length; k++)
-      if (streams[k]!.instructions.length !== c.streamStart[s0 + k + 1]! - c.streamStart[s0 + k]!)
-        return undefined;
+    for (let k = 0; k < streams.length; k++) {
+      const sp = streams[k]!;
+      if (isUnread(sp)) continue;
+      if (sp.instructions.length !== c.streamStart[s0 + k + 1]! - c.streamStart[s0 + k]!) return undefined;
+    }
   }
   return c;
 }

@@ -66,10 +66,19 @@ function link(l: { bandwidthGBps: number; latencyUs: number }): Link {
  * cannot be timed: that is an error (a message, returned as a string).
  */
 export function computeMs(inst: ComputeInstruction, cost: CostCluster): number | string {
-  if (inst.ms !== undefined) return inst.ms;
-  if (inst.flops === undefined) return 0;
+  return computeMsOf(inst.ms, inst.flops, cost);
+}
+
+/** `computeMs` of an instruction's `ms` and `flops` fields. */
+export function computeMsOf(
+  ms: number | undefined,
+  flops: number | undefined,
+  cost: CostCluster,
+): number | string {
+  if (ms !== undefined) return ms;
+  if (flops === undefined) return 0;
   if (cost.kind === 'ideal') return 'has flops but no ms: the ideal cluster has no GPU to time FLOPs on';
-  return inst.flops / cost.flopsPerMs;
+  return flops / cost.flopsPerMs;
 }
 
 /** The link between two devices: intra-node when both sit in the same node (device / gpusPerNode). */

@@ -13,11 +13,28 @@
  * durations that are not finite) is reported here with a path into the plan.
  *
  * A plan `compile` made and validation proved comes with its columns (planColumns.ts in passes):
- * its waits are unit indices already and its SEND/RECV pairs known, so neither is resolved again.
+ * its waits are unit indices already, its SEND/RECV pairs known and every cost field in a typed
+ * array, so it is flattened without reading one instruction object (which a compiled plan then
+ * never makes, unless a timeline or a message needs them).
  */
-import type { CollectiveInstruction, Instruction, Issue, P2PInstruction, Plan } from '@stagecraft/ir';
+import {
+  type CollectiveInstruction,
+  type Instruction,
+  type Issue,
+  NODE_OPS,
+  OP_OFFLOAD,
+  type P2PInstruction,
+  type Plan,
+} from '@stagecraft/ir';
 import { deviceWaitLookup, type ProvenColumns } from '@stagecraft/passes';
-import { type CostCluster, collectiveMs, computeMs, hostTransferMs, p2pMs } from './costModel.ts';
+import {
+  type CostCluster,
+  collectiveMs,
+  computeMs,
+  computeMsOf,
+  hostTransferMs,
+  p2pMs,
+} from './costModel.ts';
 
 /** Unit kinds. */
 export const K_COMPUTE = 0;
@@ -37,9 +54,7 @@ export interface Flat {
   ops: number;
   S: number;
   D: number;
-  /** Per global stream, its instructions: unit v is streamList[unitStream[v]][unitPos[v]] (see instAt). */
-  streamList: Instruction[][];
-  /** Per unit. */
+  /** Per unit (unit v is instruction unitPos[v] of its stream; see instAt). */
   unitDev: Int32Array;
   unitStream: Int32Array;
   unitPos: Int32Array;
@@ -65,11 +80,15 @@ export interface Flat {
   /** RECV → its SEND and SEND → its RECV (−1 elsewhere). */
   sendOf: Int32Array;
   recvOf: Int32Array;
-  /** Collective → group; per group its member units (CSR) and duration. */
+  /** SEND/RECV: the peer device number (−1 elsewhere). */
+  peer: Int32Array;
+  /** Collective → group; per group its member units (CSR), duration, op and devices. */
   collGroup: Int32Array;
   groupOff: Int32Array;
   groupUnits: Int32Array;
   groupDur: Float64Array;
+  groupOp: CollectiveInstruction['op'][];
+  groupDevices: (readonly number[])[];
 }
 
 export type FlattenResult = { ok: true; flat: Flat } | { ok: false; errors: Issue[] };
@@ -82,29 +101,65 @@ const finite = (x: number) => x >= 0 && x < Number.POSITIVE_INFINITY;
  * plan's objects.
  */
 export function flatten(plan: Plan, cost: CostCluster, columns?: ProvenColumns): FlattenResult {
-  const errors: Issue[] = [];
-  const err = (path: string, message: string) => {
-    if (errors.length < MAX_ERRORS) errors.push({ path, message });
-  };
+  return columns ? fromColumns(plan, cost, columns) : fromObjects(plan, cost);
+}
+
+/** A collective unit's fields, as pass 4 checks and times them. */
+interface CollectiveOf {
+  op(v: number): CollectiveInstruction['op'];
+  bytes(v: number): number;
+  devices(v: number): readonly number[];
+  /** The collective's key, for messages. */
+  name(v: number): string;
+}
+
+/** What both ways of flattening share once units, durations and pairs are known. */
+interface Units {
+  N: number;
+  ops: number;
+  S: number;
+  D: number;
+  unitDev: Int32Array;
+  unitStream: Int32Array;
+  unitPos: Int32Array;
+  kind: Uint8Array;
+  dur: Float64Array;
+  allocB: Float64Array;
+  freeB: Float64Array;
+  streamDev: Int32Array;
+  streamLocal: Int32Array;
+  streamName: string[];
+  streamStart: Int32Array;
+  busy: Float64Array;
+  waitOff: Int32Array;
+  waitTgt: Int32Array;
+  dep: Int32Array;
+  sendOf: Int32Array;
+  recvOf: Int32Array;
+  peer: Int32Array;
+  collGroup: Int32Array;
+  /** Per collective group: its first unit and member count. */
+  groupFirst: number[];
+  groupCount: number[];
+}
+
+/** Device number → index into plan.devices (replicas resolve to their group's plan), or errors. */
+function deviceIndex(plan: Plan, err: (path: string, message: string) => void): (d: number) => number {
   const devs = plan.devices;
-  const D = devs.length;
-  let N = 0;
-  let S = 0;
   let maxDevice = 0;
-  for (let di = 0; di < D; di++) {
-    const dp = devs[di]!;
+  for (const dp of devs) {
     if (dp.device > maxDevice) maxDevice = dp.device;
     for (const r of dp.replicas ?? []) if (r > maxDevice) maxDevice = r;
-    for (const sp of dp.streams) {
-      S++;
-      N += sp.instructions.length;
-    }
   }
-  // Device number → index into plan.devices: an array when numbers are dense, else a Map.
-  const dense = maxDevice <= 4 * D + 1024;
+  // An array when numbers are dense, else a Map.
+  const dense = maxDevice <= 4 * devs.length + 1024;
   const devArray = dense ? new Int32Array(maxDevice + 1).fill(-1) : undefined;
   const devMap = dense ? undefined : new Map<number, number>();
-  for (let di = 0; di < D; di++) {
+  const devIndexOf = (d: number): number => {
+    if (devArray) return d >= 0 && d < devArray.length ? devArray[d]! : -1;
+    return devMap!.get(d) ?? -1;
+  };
+  for (let di = 0; di < devs.length; di++) {
     // A group lowered once stands for its replicas too: they resolve to the same device plan.
     const dp = devs[di]!;
     for (const d of [dp.device, ...(dp.replicas ?? [])]) {
@@ -113,15 +168,175 @@ export function flatten(plan: Plan, cost: CostCluster, columns?: ProvenColumns):
       else devMap!.set(d, di);
     }
   }
+  return devIndexOf;
+}
+
+/** A compiled plan from its proven columns: no instruction object is read. */
+function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns): FlattenResult {
+  const errors: Issue[] = [];
+  const err = (path: string, message: string) => {
+    if (errors.length < MAX_ERRORS) errors.push({ path, message });
+  };
+  const devs = plan.devices;
+  const { N, S, D } = c;
+  const devIndexOf = deviceIndex(plan, err);
   if (errors.length > 0) return { ok: false, errors };
-  function devIndexOf(d: number): number {
-    if (devArray) return d >= 0 && d < devArray.length ? devArray[d]! : -1;
-    return devMap!.get(d) ?? -1;
+  const unitDev = new Int32Array(N);
+  const unitPos = new Int32Array(N);
+  const dur = new Float64Array(N);
+  const allocB = new Float64Array(N);
+  const freeB = new Float64Array(N);
+  const streamDev = new Int32Array(S);
+  const streamLocal = new Int32Array(S);
+  const streamName: string[] = new Array(S);
+  const busy = new Float64Array(D);
+  const collGroup = new Int32Array(N).fill(-1);
+  const groupOf = new Map<number, number>();
+  const groupFirst: number[] = [];
+  const groupCount: number[] = [];
+  const { kind, streamStart, unitStream, memberOff, memberMs, memberFlops } = c;
+  const path = (v: number, field?: string) => {
+    const p = `devices[${unitDev[v]}].streams[${streamLocal[unitStream[v]!]}].instructions[${unitPos[v]}]`;
+    return field === undefined ? p : `${p}.${field}`;
+  };
+  const given = (x: number) => (Number.isNaN(x) ? undefined : x);
+  let members = 0;
+  for (let di = 0; di < D; di++) {
+    const dp = devs[di]!;
+    const here = dp.device;
+    let busyMs = 0;
+    for (let s = c.deviceStreams[di]!; s < c.deviceStreams[di + 1]!; s++) {
+      const si = s - c.deviceStreams[di]!;
+      streamDev[s] = di;
+      streamLocal[s] = si;
+      streamName[s] = dp.streams[si]!.stream;
+      const s0 = streamStart[s]!;
+      for (let u = s0; u < streamStart[s + 1]!; u++) {
+        unitDev[u] = di;
+        unitPos[u] = u - s0;
+        let d = 0;
+        switch (kind[u]) {
+          case K_SEND:
+            d = p2pMs(cost, here, c.peer[u]!, c.bytes[u]!);
+            break;
+          case K_RECV:
+            break;
+          case K_COLLECTIVE: {
+            const key = c.collective[u]!;
+            let g = groupOf.get(key);
+            if (g === undefined) {
+              g = groupFirst.length;
+              groupOf.set(key, g);
+              groupFirst.push(u);
+              groupCount.push(0);
+            }
+            collGroup[u] = g;
+            groupCount[g]!++;
+            break;
+          }
+          case K_MEMORY:
+            d = hostTransferMs(cost, c.bytes[u]!);
+            if (c.op[u] === OP_OFFLOAD) freeB[u] = c.bytes[u]!;
+            else allocB[u] = c.bytes[u]!;
+            break;
+          case K_OVERLAP: {
+            const m0 = memberOff[u]!;
+            const m1 = memberOff[u + 1]!;
+            members += m1 - m0 - 1;
+            const own = given(c.ms[u]!);
+            if (own !== undefined) d = own;
+            else
+              for (let m = m0; m < m1; m++) {
+                const md = computeMsOf(given(memberMs[m]!), given(memberFlops[m]!), cost);
+                if (typeof md === 'string') err(path(u, `members[${m - m0}]`), md);
+                else d += md;
+              }
+            allocB[u] = c.alloc[u]!;
+            freeB[u] = c.free[u]!;
+            busyMs += d;
+            break;
+          }
+          default: {
+            const cd = computeMsOf(given(c.ms[u]!), given(c.flops[u]!), cost);
+            if (typeof cd === 'string') err(path(u), cd);
+            else d = cd;
+            allocB[u] = c.alloc[u]!;
+            freeB[u] = c.free[u]!;
+            busyMs += d;
+          }
+        }
+        if (!finite(d)) err(path(u), `duration ${d} ms is not a finite non-negative number`);
+        if (!finite(allocB[u]!) || !finite(freeB[u]!))
+          err(path(u), 'memory effects must be finite non-negative byte counts');
+        dur[u] = d;
+      }
+    }
+    busy[di] = busyMs;
   }
+  const { waitOff, waitTgt } = c;
+  const dep = new Int32Array(N);
+  for (let st = 0; st < S; st++)
+    for (let v = streamStart[st]!; v < streamStart[st + 1]!; v++)
+      dep[v] = waitOff[v + 1]! - waitOff[v]! + (v > streamStart[st]! ? 1 : 0);
+  const sendOf = c.sendOf.slice();
+  const recvOf = new Int32Array(N).fill(-1);
+  for (let v = 0; v < N; v++) if (sendOf[v]! >= 0) recvOf[sendOf[v]!] = v;
+  const units: Units = {
+    N,
+    ops: N + members,
+    S,
+    D,
+    unitDev,
+    unitStream,
+    unitPos,
+    kind,
+    dur,
+    allocB,
+    freeB,
+    streamDev,
+    streamLocal,
+    streamName,
+    streamStart,
+    busy,
+    waitOff,
+    waitTgt,
+    dep,
+    sendOf,
+    recvOf,
+    peer: c.peer,
+    collGroup,
+    groupFirst,
+    groupCount,
+  };
+  const of: CollectiveOf = {
+    op: (v) => NODE_OPS[c.op[v]!] as CollectiveInstruction['op'],
+    bytes: (v) => c.bytes[v]!,
+    devices: (v) => c.devices.get(v) ?? [],
+    name: (v) => (instructionAt(plan, units, v) as CollectiveInstruction).collective,
+  };
+  return collectivesAndEdges(plan, cost, units, of, devIndexOf, errors, err);
+}
+
+/** A plan read from its objects (a file, a copy, an edit): every reference resolved and checked. */
+function fromObjects(plan: Plan, cost: CostCluster): FlattenResult {
+  const errors: Issue[] = [];
+  const err = (path: string, message: string) => {
+    if (errors.length < MAX_ERRORS) errors.push({ path, message });
+  };
+  const devs = plan.devices;
+  const D = devs.length;
+  let N = 0;
+  let S = 0;
+  for (const dp of devs)
+    for (const sp of dp.streams) {
+      S++;
+      N += sp.instructions.length;
+    }
+  const devIndexOf = deviceIndex(plan, err);
+  if (errors.length > 0) return { ok: false, errors };
 
   const streamList: Instruction[][] = [];
-  // Ids are read only to resolve waits, which proven columns have resolved.
-  const idOf: string[] = columns ? [] : new Array(N);
+  const idOf: string[] = new Array(N);
   const unitDev = new Int32Array(N);
   const unitStream = new Int32Array(N);
   const unitPos = new Int32Array(N);
@@ -137,6 +352,7 @@ export function flatten(plan: Plan, cost: CostCluster, columns?: ProvenColumns):
   const busy = new Float64Array(D);
   const sendOf = new Int32Array(N).fill(-1);
   const recvOf = new Int32Array(N).fill(-1);
+  const peer = new Int32Array(N).fill(-1);
   const collGroup = new Int32Array(N).fill(-1);
   // Point-to-point channels: per device index, its peers' indices and, per peer, the SENDs to it
   // and the RECVs from it, in plan order.
@@ -186,7 +402,7 @@ export function flatten(plan: Plan, cost: CostCluster, columns?: ProvenColumns):
       streamList.push(list);
       for (let k = 0; k < list.length; k++, u++) {
         const x = list[k]!;
-        if (!columns) idOf[u] = x.id;
+        idOf[u] = x.id;
         W += x.waits.length;
         unitDev[u] = di;
         unitStream[u] = s;
@@ -195,8 +411,8 @@ export function flatten(plan: Plan, cost: CostCluster, columns?: ProvenColumns):
         switch (x.op) {
           case 'SEND': {
             kind[u] = K_SEND;
+            peer[u] = x.peer;
             d = p2pMs(cost, here, x.peer, x.bytes);
-            if (columns) break;
             const c = channel(di, x.peer);
             if (c < 0) err(path(u, 'peer'), `peer device ${x.peer} is not in the plan`);
             else chanSends[di]![c]!.push(u);
@@ -204,7 +420,7 @@ export function flatten(plan: Plan, cost: CostCluster, columns?: ProvenColumns):
           }
           case 'RECV': {
             kind[u] = K_RECV;
-            if (columns) break;
+            peer[u] = x.peer;
             const c = channel(di, x.peer);
             if (c < 0) err(path(u, 'peer'), `peer device ${x.peer} is not in the plan`);
             else chanRecvs[di]![c]!.push(u);
@@ -286,72 +502,52 @@ export function flatten(plan: Plan, cost: CostCluster, columns?: ProvenColumns):
   // small window after a per-(waiting stream, target stream) cursor, comparing ids; only a miss
   // builds (once per device) and asks the id Map. Ids are unique per device (plan validation
   // checks it); with duplicates the simulator resolves a wait to one of them.
-  const waitOff = columns ? columns.waitOff : new Int32Array(N + 1);
-  const waitTgt = columns ? columns.waitTgt : new Int32Array(W);
+  const waitOff = new Int32Array(N + 1);
+  const waitTgt = new Int32Array(W);
   const dep = new Int32Array(N);
   let w = 0;
-  if (columns) {
-    w = waitOff[N]!;
-    for (let st = 0; st < S; st++)
-      for (let v = streamStart[st]!; v < streamStart[st + 1]!; v++)
-        dep[v] = waitOff[v + 1]! - waitOff[v]! + (v > streamStart[st]! ? 1 : 0);
-  } else {
-    const streams = { idOf, streamStart, unitStream, cursor: new Int32Array(S) };
-    const { cursor } = streams;
-    for (let di = 0; di < D; di++) {
-      const s0 = deviceStreams[di]!;
-      const s1 = deviceStreams[di + 1]!;
-      const here = devs[di]!.device;
-      const lookup = deviceWaitLookup(streams, s0, s1, () => idMap(streamStart, s0, s1, at));
-      for (let st = s0; st < s1; st++) {
-        for (let ts = s0; ts < s1; ts++) cursor[ts] = streamStart[ts]!;
-        const list = streamList[st]!;
-        let last = st;
-        for (let k = 0, v = streamStart[st]!; k < list.length; k++, v++) {
-          waitOff[v] = w;
-          const x = list[k]!;
-          const waits = x.waits;
-          for (let j = 0; j < waits.length; j++) {
-            const t = lookup(waits[j]!, last);
-            if (t < 0) err(path(v, `waits[${j}]`), unknownMessage(waits[j]!, here));
-            else {
-              waitTgt[w++] = t;
-              last = unitStream[t]!;
+  const streams = { idOf, streamStart, unitStream, cursor: new Int32Array(S) };
+  const { cursor } = streams;
+  for (let di = 0; di < D; di++) {
+    const s0 = deviceStreams[di]!;
+    const s1 = deviceStreams[di + 1]!;
+    const here = devs[di]!.device;
+    const lookup = deviceWaitLookup(streams, s0, s1, () => idMap(streamStart, s0, s1, at));
+    for (let st = s0; st < s1; st++) {
+      for (let ts = s0; ts < s1; ts++) cursor[ts] = streamStart[ts]!;
+      const list = streamList[st]!;
+      let last = st;
+      for (let k = 0, v = streamStart[st]!; k < list.length; k++, v++) {
+        waitOff[v] = w;
+        const x = list[k]!;
+        const waits = x.waits;
+        for (let j = 0; j < waits.length; j++) {
+          const t = lookup(waits[j]!, last);
+          if (t < 0) err(path(v, `waits[${j}]`), unknownMessage(waits[j]!, here));
+          else {
+            waitTgt[w++] = t;
+            last = unitStream[t]!;
+          }
+        }
+        if (x.op === 'OVERLAP')
+          for (let mi = 0; mi < x.members.length; mi++) {
+            const mw = x.members[mi]!.waits;
+            for (let j = 0; j < mw.length; j++) {
+              const t = lookup(mw[j]!, last);
+              if (t < 0) err(path(v, `members[${mi}].waits[${j}]`), unknownMessage(mw[j]!, here));
+              else if (t !== v) waitTgt[w++] = t; // a member waiting for a sibling: they run as one unit
             }
           }
-          if (x.op === 'OVERLAP')
-            for (let mi = 0; mi < x.members.length; mi++) {
-              const mw = x.members[mi]!.waits;
-              for (let j = 0; j < mw.length; j++) {
-                const t = lookup(mw[j]!, last);
-                if (t < 0) err(path(v, `members[${mi}].waits[${j}]`), unknownMessage(mw[j]!, here));
-                else if (t !== v) waitTgt[w++] = t; // a member waiting for a sibling: they run as one unit
-              }
-            }
-          dep[v] = w - waitOff[v]! + (k > 0 ? 1 : 0);
-        }
+        dep[v] = w - waitOff[v]! + (k > 0 ? 1 : 0);
       }
     }
-    waitOff[N] = w;
   }
-  const succOff = new Int32Array(N + 1);
-  for (let j = 0; j < w; j++) succOff[waitTgt[j]! + 1]!++;
-  for (let v = 0; v < N; v++) succOff[v + 1]! += succOff[v]!;
-  const succ = new Int32Array(w);
-  {
-    const fill = succOff.slice(0, N);
-    for (let v = 0; v < N; v++)
-      for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) succ[fill[waitTgt[j]!]!++] = v;
-  }
+  waitOff[N] = w;
 
   // Pass 3: SEND ↔ RECV by (peer device, transfer), per channel (sender, receiver). When the
   // channel's SENDs and RECVs come in the same order (as NCCL needs, and validated plans have),
   // the k-th pairs with the k-th and a string comparison confirms it; otherwise a Map of the
-  // channel's SENDs by transfer decides. Proven columns have paired them already.
-  if (columns) {
-    sendOf.set(columns.sendOf);
-    for (let v = 0; v < N; v++) if (sendOf[v]! >= 0) recvOf[sendOf[v]!] = v;
-  }
+  // channel's SENDs by transfer decides.
   for (let b = 0; b < D; b++)
     for (let c = 0; c < chanPeer[b]!.length; c++) {
       const a = chanPeer[b]![c]!;
@@ -400,12 +596,68 @@ export function flatten(plan: Plan, cost: CostCluster, columns?: ProvenColumns):
           err(path(sd), `no RECV of transfer "${x.transfer}" on device ${x.peer} matches this SEND`);
         }
 
-  // Pass 4: collective groups — one member per listed device, all agreeing on op, devices and bytes.
+  const units: Units = {
+    N,
+    ops: N + members,
+    S,
+    D,
+    unitDev,
+    unitStream,
+    unitPos,
+    kind,
+    dur,
+    allocB,
+    freeB,
+    streamDev,
+    streamLocal,
+    streamName,
+    streamStart,
+    busy,
+    waitOff,
+    waitTgt,
+    dep,
+    sendOf,
+    recvOf,
+    peer,
+    collGroup,
+    groupFirst,
+    groupCount,
+  };
+  const of: CollectiveOf = {
+    op: (v) => (at(v) as CollectiveInstruction).op,
+    bytes: (v) => (at(v) as CollectiveInstruction).bytes,
+    devices: (v) => (at(v) as CollectiveInstruction).devices,
+    name: (v) => (at(v) as CollectiveInstruction).collective,
+  };
+  return collectivesAndEdges(plan, cost, units, of, devIndexOf, errors, err);
+}
+
+/**
+ * Pass 4, collective groups (one member per listed device, all agreeing on op, devices and bytes,
+ * timed once per devices array, op and size), then who waits for each unit: the Flat.
+ */
+function collectivesAndEdges(
+  plan: Plan,
+  cost: CostCluster,
+  x: Units,
+  of: CollectiveOf,
+  devIndexOf: (d: number) => number,
+  errors: Issue[],
+  err: (path: string, message: string) => void,
+): FlattenResult {
+  const devs = plan.devices;
+  const { N, unitDev, unitStream, streamLocal, unitPos, collGroup, groupFirst, groupCount } = x;
+  const path = (v: number, field?: string) => {
+    const p = `devices[${unitDev[v]}].streams[${streamLocal[unitStream[v]!]}].instructions[${unitPos[v]}]`;
+    return field === undefined ? p : `${p}.${field}`;
+  };
   const G = groupFirst.length;
   const groupOff = new Int32Array(G + 1);
   for (let g = 0; g < G; g++) groupOff[g + 1] = groupOff[g]! + groupCount[g]!;
   const groupUnits = new Int32Array(groupOff[G]!);
   const groupDur = new Float64Array(G);
+  const groupOp: CollectiveInstruction['op'][] = new Array(G);
+  const groupDevices: (readonly number[])[] = new Array(G);
   {
     const fill = groupOff.slice(0, G);
     for (let v = 0; v < N; v++) if (collGroup[v]! >= 0) groupUnits[fill[collGroup[v]!]!++] = v;
@@ -415,13 +667,17 @@ export function flatten(plan: Plan, cost: CostCluster, columns?: ProvenColumns):
   const durOf = new Map<readonly number[], Map<string, number>>();
   for (let g = 0; g < G; g++) {
     const head = groupFirst[g]!;
-    const first = at(head) as CollectiveInstruction;
-    let c = checked.get(first.devices);
+    const firstOp = of.op(head);
+    const firstBytes = of.bytes(head);
+    const firstDevices = of.devices(head);
+    groupOp[g] = firstOp;
+    groupDevices[g] = firstDevices;
+    let c = checked.get(firstDevices);
     if (!c) {
       const listed = new Set<number>();
       const plans = new Set<number>();
       let fine = true;
-      for (const d of first.devices) {
+      for (const d of firstDevices) {
         if (listed.has(d) || devIndexOf(d) < 0) {
           err(
             path(head, 'devices'),
@@ -433,7 +689,7 @@ export function flatten(plan: Plan, cost: CostCluster, columns?: ProvenColumns):
         plans.add(devIndexOf(d));
       }
       c = { listed, plans: [...plans], ok: fine };
-      checked.set(first.devices, c);
+      checked.set(firstDevices, c);
     }
     const listed = c.listed;
     let ok = c.ok;
@@ -441,22 +697,22 @@ export function flatten(plan: Plan, cost: CostCluster, columns?: ProvenColumns):
     const issued = new Set<number>();
     for (let j = groupOff[g]!; j < groupOff[g + 1]!; j++) {
       const v = groupUnits[j]!;
-      const x = at(v) as CollectiveInstruction;
       const here = devs[unitDev[v]!]!.device;
       if (issued.has(unitDev[v]!)) {
-        err(path(v), `collective "${first.collective}" is issued twice on device ${here}`);
+        err(path(v), `collective "${of.name(head)}" is issued twice on device ${here}`);
         ok = false;
       }
       issued.add(unitDev[v]!);
+      const devices = of.devices(v);
       if (!listed.has(here)) {
-        err(path(v, 'devices'), `collective "${first.collective}" does not list its own device ${here}`);
+        err(path(v, 'devices'), `collective "${of.name(head)}" does not list its own device ${here}`);
         ok = false;
       } else if (
-        x.op !== first.op ||
-        x.bytes !== first.bytes ||
-        (x.devices !== first.devices && !sameSet(x.devices, listed))
+        of.op(v) !== firstOp ||
+        of.bytes(v) !== firstBytes ||
+        (devices !== firstDevices && !sameSet(devices, listed))
       ) {
-        err(path(v), `collective "${first.collective}" disagrees with ${path(head)} on op, bytes or devices`);
+        err(path(v), `collective "${of.name(head)}" disagrees with ${path(head)} on op, bytes or devices`);
         ok = false;
       }
     }
@@ -465,56 +721,47 @@ export function flatten(plan: Plan, cost: CostCluster, columns?: ProvenColumns):
         if (di >= 0 && !issued.has(di))
           err(
             path(head),
-            `device ${devs[di]!.device} is a member of collective "${first.collective}" but never issues it: the collective would hang`,
+            `device ${devs[di]!.device} is a member of collective "${of.name(head)}" but never issues it: the collective would hang`,
           );
-    let byOp = durOf.get(first.devices);
-    if (!byOp) durOf.set(first.devices, (byOp = new Map()));
-    const k = `${first.op}:${first.bytes}`;
+    let byOp = durOf.get(firstDevices);
+    if (!byOp) durOf.set(firstDevices, (byOp = new Map()));
+    const k = `${firstOp}:${firstBytes}`;
     let t = byOp.get(k);
-    if (t === undefined) byOp.set(k, (t = collectiveMs(cost, first.op, first.devices, first.bytes)));
+    if (t === undefined) byOp.set(k, (t = collectiveMs(cost, firstOp, firstDevices, firstBytes)));
     groupDur[g] = t;
   }
   if (errors.length > 0) return { ok: false, errors };
 
+  const { waitOff, waitTgt } = x;
+  const w = waitOff[N]!;
+  const succOff = new Int32Array(N + 1);
+  for (let j = 0; j < w; j++) succOff[waitTgt[j]! + 1]!++;
+  for (let v = 0; v < N; v++) succOff[v + 1]! += succOff[v]!;
+  const succ = new Int32Array(w);
+  {
+    const fill = succOff.slice(0, N);
+    for (let v = 0; v < N; v++)
+      for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) succ[fill[waitTgt[j]!]!++] = v;
+  }
+  const { groupFirst: _f, groupCount: _c, ...rest } = x;
   return {
     ok: true,
-    flat: {
-      plan,
-      N,
-      ops: N + members,
-      S,
-      D,
-      streamList,
-      unitDev,
-      unitStream,
-      unitPos,
-      kind,
-      dur,
-      allocB,
-      freeB,
-      streamDev,
-      streamLocal,
-      streamName,
-      streamStart,
-      busy,
-      waitOff,
-      waitTgt,
-      succOff,
-      succ,
-      dep,
-      sendOf,
-      recvOf,
-      collGroup,
-      groupOff,
-      groupUnits,
-      groupDur,
-    },
+    flat: { plan, ...rest, succOff, succ, groupOff, groupUnits, groupDur, groupOp, groupDevices },
   };
+}
+
+/** The instruction of unit v (made, for a compiled plan, when its stream is first read). */
+function instructionAt(
+  plan: Plan,
+  f: Pick<Flat, 'unitDev' | 'unitStream' | 'streamLocal' | 'unitPos'>,
+  v: number,
+): Instruction {
+  return plan.devices[f.unitDev[v]!]!.streams[f.streamLocal[f.unitStream[v]!]!]!.instructions[f.unitPos[v]!]!;
 }
 
 /** The instruction of unit v. */
 export function instAt(f: Flat, v: number): Instruction {
-  return f.streamList[f.unitStream[v]!]![f.unitPos[v]!]!;
+  return instructionAt(f.plan, f, v);
 }
 
 /** Path of a unit in the plan, e.g. `devices[1].streams[0].instructions[4]`. */

@@ -13,10 +13,9 @@
  * Finish events sit in a min-heap with a version per job, so a job whose rate changed leaves a
  * stale entry behind that is skipped when it surfaces.
  */
-import type { CollectiveInstruction, P2PInstruction } from '@stagecraft/ir';
 import { type CostCluster, linkBetween } from './costModel.ts';
 import { type Run, S_ARRIVED, S_DONE, S_RECV_WAIT, S_RUNNING } from './engine.ts';
-import { type Flat, instAt, K_COLLECTIVE, K_COMPUTE, K_MEMORY, K_OVERLAP, K_RECV, K_SEND } from './flat.ts';
+import { type Flat, K_COLLECTIVE, K_COMPUTE, K_MEMORY, K_OVERLAP, K_RECV, K_SEND } from './flat.ts';
 import { MemoryTrack } from './memoryTrack.ts';
 
 export const DEFAULT_COMM_SM_FRACTION = 0.1;
@@ -72,14 +71,14 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
   for (let v = 0; v < N; v++) {
     const k = kind[v];
     if (k === K_SEND) {
-      const x = instAt(f, v) as P2PInstruction;
+      const peer = f.peer[v]!;
       const here = devNum[unitDev[v]!]!;
-      cls[v] = linkBetween(cost, here, x.peer) === cost.intraNode ? C_INTRA : C_INTER;
-      peerDev[v] = devIndex.get(x.peer) ?? -1;
+      cls[v] = linkBetween(cost, here, peer) === cost.intraNode ? C_INTRA : C_INTER;
+      peerDev[v] = devIndex.get(peer) ?? -1;
     } else if (k === K_COLLECTIVE) {
-      const x = instAt(f, v) as CollectiveInstruction;
-      const n0 = nodeOf(x.devices[0] ?? 0);
-      cls[v] = x.devices.length <= 1 ? C_NONE : x.devices.every((d) => nodeOf(d) === n0) ? C_INTRA : C_INTER;
+      const devices = f.groupDevices[f.collGroup[v]!]!;
+      const n0 = nodeOf(devices[0] ?? 0);
+      cls[v] = devices.length <= 1 ? C_NONE : devices.every((d) => nodeOf(d) === n0) ? C_INTRA : C_INTER;
     } else if (k === K_MEMORY) cls[v] = C_HOST;
   }
 
@@ -245,7 +244,7 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
   const kindOf = (v: number): number => {
     const k = kind[v];
     if (k !== K_COLLECTIVE) return 0;
-    return EXPOSED_KINDS.indexOf((instAt(f, v) as CollectiveInstruction).op);
+    return EXPOSED_KINDS.indexOf(f.groupOp[f.collGroup[v]!]!);
   };
   const mark = (d: number, t: number, dComp: number, dComm: number, v = -1) => {
     if (commActive[d]! > 0 && compActive[d] === 0) {

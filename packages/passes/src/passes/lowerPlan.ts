@@ -4,26 +4,24 @@
  * a device group run the same program; a SEND/RECV's peer is the device of the same rank in the
  * other group.
  *
- * Everything runs on node indices: lanes from `partition`, their order from `stream-order`, waits
- * from the in-edges. Strings appear only where the plan holds them, and those are the DAG's own id
- * strings, so the plan's waits are the very strings of the ids they name. A SEND, its RECV and the
- * op whose output they carry share one tags object.
+ * Lowering writes the plan's columns (planColumns.ts): per unit (an instruction; an overlapped
+ * group of ops counts once) its stream, kind, waits as unit indices, peers, transfer, cost fields
+ * and DAG node. Validation and the simulator read only those. The plan object's instructions
+ * are made from the columns and the DAG when first read (planInstructions.ts), so that a compile
+ * nobody inspects costs no object per instruction.
  *
- * Beside the plan it leaves the plan's columns (planColumns.ts): the waits it resolved, as unit
- * indices, and what validation needs besides, so that nothing downstream resolves an id again.
+ * Everything runs on node indices: lanes from `partition`, their order from `stream-order`, waits
+ * from the in-edges.
  */
 import {
-  type ComputeInstruction,
-  type ComputeNode,
-  type Dag,
-  type DagNode,
   type DevicePlan,
-  type Instruction,
-  type P2PInstruction,
-  type P2PNode,
+  kindOfCode,
+  OP_SEND,
   PLAN_FORMAT,
   type Plan,
   type StreamPlan,
+  tableOf,
+  transferOf,
 } from '@stagecraft/ir';
 import { predecessors } from '../adjacency.ts';
 import { deviceCount } from '../cluster.ts';
@@ -36,11 +34,17 @@ import {
   UNIT_RECV,
   UNIT_SEND,
 } from '../planColumns.ts';
+import {
+  collectiveDevices,
+  lazyStream,
+  opFlops,
+  opMs,
+  overlapMs,
+  PlanInstructions,
+} from '../planInstructions.ts';
 import { compactGroups } from './replicaLayout.ts';
 import { streamOrderPass } from './streamOrder.ts';
 import { computeCensus, tokensPerMicrobatch, trainingState } from './trainingState.ts';
-
-type Tags = Record<string, number | string>;
 
 export const lowerPlanPass: Pass = {
   name: 'lower-plan',
@@ -50,18 +54,11 @@ export const lowerPlanPass: Pass = {
     const { laneOf, lanes, groupLanes } = ctx.partition!;
     const { units, laneOff, laneUnits, laneRank } = ctx.streamOrder!;
     const { rep, members } = units;
-    const nodes = dag.nodes;
-    const N = nodes.length;
+    const t = tableOf(dag);
+    const N = t.length;
     const inc = predecessors(N, dag.edges);
     const laneGroup = new Int32Array(lanes.length);
     for (let l = 0; l < lanes.length; l++) laneGroup[l] = lanes[l]!.group;
-    const inOverlap = new Uint8Array(N);
-    const overlapIds = new Map<number, string>();
-    for (const [r, ms] of members) {
-      inOverlap[r] = 1;
-      overlapIds.set(r, overlapId(dag, ms));
-    }
-    const idOf = (r: number): string => (inOverlap[r] === 1 ? overlapIds.get(r)! : nodes[r]!.id);
     const census = computeCensus(dag, dag.blocks[0]?.tokens ?? tokensPerMicrobatch(ctx.design.model));
     const held = census.held;
     const updMs = held.map((blocks) => {
@@ -69,30 +66,6 @@ export const lowerPlanPass: Pass = {
       for (const b of blocks) ms += dag.blocks[b]!.ms?.UPD ?? 0;
       return ms;
     });
-    const tags = tagMaker(dag, inc);
-
-    const compute = (n: ComputeNode, i: number, waits: string[]): ComputeInstruction => {
-      const ms = computeMs(dag, n, updMs);
-      const flops = computeFlops(dag, n);
-      const t = tags(i);
-      // One literal per combination of optional fields, so each instruction is built with its
-      // final shape (adding fields one by one would reshape hundreds of thousands of objects).
-      if (ms !== undefined && flops === undefined) {
-        const a = n.allocBytes;
-        const f = n.freeBytes;
-        if (a > 0 && f <= 0)
-          return { op: n.op, id: n.id, tags: t, waits, provenance: n.provenance, ms, allocBytes: a };
-        if (a <= 0 && f > 0)
-          return { op: n.op, id: n.id, tags: t, waits, provenance: n.provenance, ms, freeBytes: f };
-        if (a <= 0 && f <= 0) return { op: n.op, id: n.id, tags: t, waits, provenance: n.provenance, ms };
-      }
-      const ins: ComputeInstruction = { op: n.op, id: n.id, tags: t, waits, provenance: n.provenance };
-      if (ms !== undefined) ins.ms = ms;
-      if (flops !== undefined) ins.flops = flops;
-      if (n.allocBytes > 0) ins.allocBytes = n.allocBytes;
-      if (n.freeBytes > 0) ins.freeBytes = n.freeBytes;
-      return ins;
-    };
 
     // Per group, its streams in plan order (the compute stream first), and its instructions (an
     // overlapped unit's members counted), known before any is built: they decide whether groups
@@ -107,7 +80,13 @@ export const lowerPlanPass: Pass = {
       return n;
     });
     const groupOps = [...groupUnits];
-    for (const [r, ms] of members) if (laneOf[r]! >= 0) groupOps[laneGroup[laneOf[r]!]!]! += ms.length - 1;
+    const groupMembers = groupUnits.map(() => 0);
+    for (const [r, ms] of members)
+      if (laneOf[r]! >= 0) {
+        const g = laneGroup[laneOf[r]!]!;
+        groupOps[g]! += ms.length - 1;
+        groupMembers[g]! += ms.length;
+      }
     const total = deviceCount(ctx.design.cluster);
     const groupOf = new Int32Array(total).fill(-1);
     const rankOf = new Int32Array(total);
@@ -130,15 +109,17 @@ export const lowerPlanPass: Pass = {
         listed.push(device);
       }
 
-    // The plan's columns (planColumns.ts), written in plan order as the instructions are built.
+    // The plan's columns, in plan order.
     const D = listed.length;
     let NU = 0;
     let SU = 0;
+    let M = 0;
     for (const device of listed) {
       const g = groupOf[device]!;
       if (g >= 0) {
         NU += groupUnits[g]!;
         SU += sortedLanes[g]!.length;
+        M += groupMembers[g]!;
       }
     }
     const deviceStreams = new Int32Array(D + 1);
@@ -147,31 +128,46 @@ export const lowerPlanPass: Pass = {
     const kind = new Uint8Array(NU);
     const waitOff = new Int32Array(NU + 1);
     let waitTgt = new Int32Array(Math.max(16, inc.node.length));
+    let waitNode = new Int32Array(waitTgt.length);
     const peerIndex = new Int32Array(NU).fill(-1);
     const transferKey = new Int32Array(NU).fill(-1);
     const rank = new Int32Array(NU);
-    // Unit of each node in the plan, where its group was lowered.
+    const unitNode = new Int32Array(NU);
+    const op = new Uint8Array(NU);
+    const ms = new Float64Array(NU).fill(Number.NaN);
+    const flops = new Float64Array(NU).fill(Number.NaN);
+    const alloc = new Float64Array(NU);
+    const free = new Float64Array(NU);
+    const bytes = new Float64Array(NU);
+    const peer = new Int32Array(NU).fill(-1);
+    const collective = new Int32Array(NU).fill(-1);
+    const devices = new Map<number, readonly number[]>();
+    const memberOff = new Int32Array(NU + 1);
+    const memberMs = new Float64Array(M);
+    const memberFlops = new Float64Array(M);
+    // Unit of each node in the plan, where its group was first lowered.
     const unitOf = new Int32Array(N);
     let u = 0;
     let s = 0;
     let tw = 0;
+    let mw = 0;
     let columnsHold = true;
-    const addWait = (t: number) => {
+    const addWait = (unit: number, node: number) => {
       if (tw === waitTgt.length) {
         const grown = new Int32Array(2 * tw);
         grown.set(waitTgt);
         waitTgt = grown;
+        const grownNodes = new Int32Array(2 * tw);
+        grownNodes.set(waitNode);
+        waitNode = grownNodes;
       }
-      waitTgt[tw++] = t;
+      waitNode[tw] = node;
+      waitTgt[tw++] = unit;
     };
 
-    // Ids on other lanes of the same group that node i (of unit `self`, on lane `lane`) waits for,
-    // appended to the scratch list `found` (with their units in `foundUnit`); `seen` marks units
-    // already listed for this unit.
+    // The units on other lanes of the same group that node i (of unit `self`, on lane `lane`)
+    // waits for; `seen` marks units already listed for this unit.
     const seen = new Int32Array(N).fill(-1);
-    const found: string[] = [];
-    const foundUnit: number[] = [];
-    let nf = 0;
     const waitsOf = (i: number, self: number, lane: number) => {
       const g = laneGroup[lane]!;
       for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
@@ -184,112 +180,88 @@ export const lowerPlanPass: Pass = {
         // A unit's representative outside the group would leave the wait unresolved: the plan
         // says so on validation, and the columns step aside.
         if (laneOf[r]! < 0 || laneGroup[laneOf[r]!] !== g) columnsHold = false;
-        foundUnit[nf] = unitOf[r]!;
-        found[nf++] = idOf(r);
+        addWait(unitOf[r]!, r);
       }
     };
-    // The plan keeps every waits array: each is made at its exact size (an array grown by a push
-    // reserves room for 16).
-    const takeWaits = (empty: string[]): string[] => {
-      for (let j = 0; j < nf; j++) addWait(foundUnit[j]!);
-      // A counter, not found.length = 0, which would give the scratch list's storage back.
-      const out = nf === 0 ? empty : nf === 1 ? [found[0]!] : found.slice(0, nf);
-      nf = 0;
-      return out;
-    };
 
-    /**
-     * Group g's instructions, with the SEND/RECV peers of the group's first device, and its
-     * columns at the current place, with the peers (`peerOf`) of the device plan written there.
-     */
-    const lowerGroup = (g: number, peerOf: (group: number) => number) => {
+    /** Group g's columns at the current place, with the peers of its member of rank `r`. */
+    const lowerGroup = (g: number, r: number, peerOf: (group: number) => number) => {
       const sorted = sortedLanes[g]!;
       let next = u;
       for (const lane of sorted)
         for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++) unitOf[laneUnits[k]!] = next++;
-      return sorted.map((lane) => {
+      for (const lane of sorted) {
         streamStart[s] = u;
-        // One instruction per unit of the lane (partition gives control nodes no lane).
-        const instructions = new Array<Instruction>(laneOff[lane + 1]! - laneOff[lane]!);
-        let w = 0;
         for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++, u++) {
           const i = laneUnits[k]!;
           unitStream[u] = s;
           waitOff[u] = tw;
+          memberOff[u] = mw;
           rank[u] = laneRank[k]!;
-          if (inOverlap[i] === 1) {
-            const ms = members.get(i)!;
-            for (const m of ms) waitsOf(m, i, lane);
-            const waits = takeWaits([]);
-            const ins: Instruction = {
-              op: 'OVERLAP',
-              id: overlapIds.get(i)!,
-              tags: {},
-              waits,
-              members: ms.map((m) => compute(nodes[m] as ComputeNode, m, NO_WAITS)),
-            };
-            const unitMs = overlapMs(dag, ms, updMs);
-            if (unitMs !== undefined) ins.ms = unitMs;
-            instructions[w++] = ins;
+          unitNode[u] = i;
+          const code = t.op[i]!;
+          op[u] = code;
+          const ovl = members.get(i);
+          if (ovl !== undefined) {
+            for (const m of ovl) waitsOf(m, i, lane);
             kind[u] = UNIT_OVERLAP;
+            let a = 0;
+            let f = 0;
+            for (const m of ovl) {
+              memberMs[mw] = opMs(dag, t.op[m]!, t.block[m]!, t.group[m]!, updMs) ?? Number.NaN;
+              memberFlops[mw++] = opFlops(dag, t.op[m]!, t.block[m]!) ?? Number.NaN;
+              // The members' own fields, as the instruction lists them (only positive ones).
+              if (t.alloc[m]! > 0) a += t.alloc[m]!;
+              if (t.free[m]! > 0) f += t.free[m]!;
+            }
+            alloc[u] = a;
+            free[u] = f;
+            ms[u] = overlapMs(dag, t, ovl, updMs) ?? Number.NaN;
             continue;
           }
           waitsOf(i, i, lane);
-          const waits = takeWaits(NO_WAITS);
-          const n = nodes[i]!;
-          switch (n.kind) {
+          switch (kindOfCode(code)) {
             case 'compute':
-              instructions[w++] = compute(n, i, waits);
               kind[u] = UNIT_COMPUTE;
+              ms[u] = opMs(dag, code, t.block[i]!, t.group[i]!, updMs) ?? Number.NaN;
+              flops[u] = opFlops(dag, code, t.block[i]!) ?? Number.NaN;
+              if (t.alloc[i]! > 0) alloc[u] = t.alloc[i]!;
+              if (t.free[i]! > 0) free[u] = t.free[i]!;
               break;
             case 'p2p':
-              instructions[w++] = p2pInstruction(n, tags(i), waits, groups[n.peerGroup]![0]!);
-              kind[u] = n.op === 'SEND' ? UNIT_SEND : UNIT_RECV;
-              peerIndex[u] = peerOf(n.peerGroup);
-              transferKey[u] = n.op === 'SEND' ? i : sendOfRecv(i);
+              kind[u] = code === OP_SEND ? UNIT_SEND : UNIT_RECV;
+              bytes[u] = t.bytes[i]!;
+              peer[u] = groups[t.peer[i]!]![r]!;
+              peerIndex[u] = peerOf(t.peer[i]!);
+              transferKey[u] = code === OP_SEND ? i : sendOfRecv(i);
               break;
             case 'collective':
-              instructions[w++] = {
-                op: n.op,
-                id: n.id,
-                tags: tags(i),
-                waits,
-                // Shared: a group's collectives name one array, which checks cache by identity.
-                devices: n.devices as number[],
-                bytes: n.bytes,
-                collective: n.id,
-                provenance: n.provenance,
-              };
               kind[u] = UNIT_COLLECTIVE;
+              bytes[u] = t.bytes[i]!;
+              collective[u] = i;
+              devices.set(u, collectiveDevices(dag, t, i));
               break;
             case 'memory':
-              instructions[w++] = {
-                op: n.op,
-                id: n.id,
-                tags: tags(i),
-                waits,
-                bytes: n.bytes,
-                provenance: n.provenance,
-              };
               kind[u] = UNIT_MEMORY;
+              bytes[u] = t.bytes[i]!;
               break;
             case 'control':
-              throw new Error(`lower-plan: control node ${n.id} has a lane`);
+              throw new Error(`lower-plan: control node ${i} has a lane`);
           }
         }
         s++;
-        return { lane, stream: lanes[lane]!.stream, instructions };
-      });
+      }
     };
 
     /** The columns of group g lowered at device plan `at`, again at the current place. */
-    const repeatGroup = (g: number, at: number, peerOf: (group: number) => number) => {
+    const repeatGroup = (g: number, at: number, r: number, peerOf: (group: number) => number) => {
       const from = streamStart[deviceStreams[at]!]!;
       const shift = u - from;
       const s0 = deviceStreams[at]!;
       const s1 = s;
       // The segment copied may end right here: its last unit's waits end where the next begin.
       waitOff[u] = tw;
+      memberOff[u] = mw;
       for (const lane of sortedLanes[g]!) {
         streamStart[s] = u;
         for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++, u++) {
@@ -297,18 +269,32 @@ export const lowerPlanPass: Pass = {
           unitStream[u] = unitStream[x]! - s0 + s1;
           kind[u] = kind[x]!;
           rank[u] = rank[x]!;
+          unitNode[u] = unitNode[x]!;
+          op[u] = op[x]!;
+          ms[u] = ms[x]!;
+          flops[u] = flops[x]!;
+          alloc[u] = alloc[x]!;
+          free[u] = free[x]!;
+          bytes[u] = bytes[x]!;
+          collective[u] = collective[x]!;
           waitOff[u] = tw;
-          for (let j = waitOff[x]!; j < waitOff[x + 1]!; j++) addWait(waitTgt[j]! + shift);
-          if (kind[x] === UNIT_SEND || kind[x] === UNIT_RECV) {
-            peerIndex[u] = peerOf((nodes[laneUnits[k]!] as P2PNode).peerGroup);
-            transferKey[u] = transferKey[x]!;
+          for (let j = waitOff[x]!; j < waitOff[x + 1]!; j++) addWait(waitTgt[j]! + shift, waitNode[j]!);
+          memberOff[u] = mw;
+          for (let j = memberOff[x]!; j < memberOff[x + 1]!; j++, mw++) {
+            memberMs[mw] = memberMs[j]!;
+            memberFlops[mw] = memberFlops[j]!;
           }
+          if (kind[x] === UNIT_SEND || kind[x] === UNIT_RECV) {
+            const pg = t.peer[unitNode[x]!]!;
+            peer[u] = groups[pg]![r]!;
+            peerIndex[u] = peerOf(pg);
+            transferKey[u] = transferKey[x]!;
+          } else if (kind[x] === UNIT_COLLECTIVE) devices.set(u, devices.get(x)!);
         }
         s++;
       }
     };
 
-    const groupStreams: { lane: number; stream: string; instructions: Instruction[] }[][] = [];
     const loweredAt = new Int32Array(groups.length).fill(-1);
     for (let p = 0; p < D; p++) {
       deviceStreams[p] = s;
@@ -320,36 +306,42 @@ export const lowerPlanPass: Pass = {
         const peer = groups[pg]![r];
         return peer !== undefined && peer < total ? planIndex[peer]! : -1;
       };
-      if (loweredAt[g]! >= 0) repeatGroup(g, loweredAt[g]!, peerOf);
+      if (loweredAt[g]! >= 0) repeatGroup(g, loweredAt[g]!, r, peerOf);
       else {
         loweredAt[g] = p;
-        groupStreams[g] = lowerGroup(g, peerOf);
+        lowerGroup(g, r, peerOf);
       }
     }
     deviceStreams[D] = s;
     streamStart[SU] = u;
     waitOff[NU] = tw;
+    memberOff[NU] = mw;
 
+    const instructions = new PlanInstructions({
+      dag,
+      streamStart,
+      unitNode,
+      waitOff,
+      waitNode,
+      members,
+      updMs,
+    });
     const streamSpec = new Map(dag.streams.map((sp) => [sp.name, sp]));
-    const devices: DevicePlan[] = [];
+    const planDevices: DevicePlan[] = [];
     let ops = 0;
     for (const device of listed) {
       const g = groupOf[device]!;
       if (g < 0) {
-        devices.push({ device, group: -1, stages: [], paramBytes: 0, streams: [] });
+        planDevices.push({ device, group: -1, stages: [], paramBytes: 0, streams: [] });
         continue;
       }
       const r = rankOf[device]!;
       ops += groupOps[g]!;
-      const streams: StreamPlan[] = groupStreams[g]!.map((st) => {
-        const spec = streamSpec.get(st.stream);
-        const plan: StreamPlan = {
-          stream: st.stream,
-          instructions: r === 0 ? st.instructions : withPeersOfRank(st.instructions, st.lane, r),
-        };
-        if (spec?.priority !== undefined) plan.priority = spec.priority;
-        if (spec?.smFraction !== undefined) plan.smFraction = spec.smFraction;
-        return plan;
+      // The group's program is made once, from its first lowering (its member of rank 0).
+      const first = deviceStreams[loweredAt[g]!]!;
+      const streams: StreamPlan[] = sortedLanes[g]!.map((lane, k) => {
+        const name = lanes[lane]!.stream;
+        return lazyStream(name, () => instructions.stream(first + k, r), streamSpec.get(name));
       });
       const blocks = held[g]!;
       const stages: number[] = [];
@@ -364,7 +356,7 @@ export const lowerPlanPass: Pass = {
       dp.staticBytes = memory.params + memory.grads + memory.optimizer;
       dp.memory = memory;
       if (compact && groups[g]!.length > 1) dp.replicas = groups[g]!.slice(1);
-      devices.push(dp);
+      planDevices.push(dp);
     }
     ctx.planOps = ops;
     const plan: Plan = {
@@ -372,7 +364,7 @@ export const lowerPlanPass: Pass = {
       name: ctx.design.name,
       cluster: ctx.design.cluster,
       groups: groups.map((g) => [...g]),
-      devices,
+      devices: planDevices,
     };
     if (census.tokens !== undefined) plan.tokensPerStep = census.tokens;
     if (census.flops !== undefined) plan.modelFlopsPerStep = census.flops;
@@ -393,159 +385,45 @@ export const lowerPlanPass: Pass = {
             peerIndex,
             transferKey,
             rank,
+            op,
+            ms,
+            flops,
+            alloc,
+            free,
+            bytes,
+            peer,
+            collective,
+            devices,
+            memberOff,
+            memberMs,
+            memberFlops,
           },
         }
       : undefined;
     return dag;
 
-    /** The SEND a RECV receives from: its predecessor with the same transfer (−1 − i if none). */
+    /** The SEND a RECV receives from: its predecessor with the same producer (−1 − i if none). */
     function sendOfRecv(i: number): number {
-      const transfer = (nodes[i] as P2PNode).transfer;
+      const source = t.source[i]!;
       for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
-        const s = nodes[inc.node[k]!]!;
-        if (s.kind === 'p2p' && s.op === 'SEND' && s.transfer === transfer) return inc.node[k]!;
+        const x = inc.node[k]!;
+        if (t.op[x] === OP_SEND && sameTransfer(x, i, source)) return x;
       }
       return -1 - i;
     }
 
-    /** The device of rank `rank` of a group runs the group's program with its own SEND/RECV peers. */
-    function withPeersOfRank(instructions: Instruction[], lane: number, rank: number): Instruction[] {
-      const out = instructions.slice();
-      for (let k = 0; k < out.length; k++) {
-        const ins = out[k]!;
-        if (ins.op !== 'SEND' && ins.op !== 'RECV') continue;
-        const n = nodes[laneUnits[laneOff[lane]! + k]!] as P2PNode;
-        out[k] = p2pInstruction(n, ins.tags, ins.waits, groups[n.peerGroup]![rank]!);
-      }
-      return out;
+    /**
+     * A SEND x and RECV i of one transfer: the same producer and receiving group, which is what
+     * the transfer's name says (dagTable.ts), unless the DAG gave names of its own.
+     */
+    function sameTransfer(x: number, i: number, source: number): boolean {
+      if (t.transfers.size > 0) return transferOf(dag, x) === transferOf(dag, i);
+      return source >= 0 && t.source[x] === source && t.peer[x] === t.group[i];
     }
   },
 };
 
-const NO_WAITS: string[] = [];
-
 /** The compute stream first: it is what timelines and metrics read first. */
 function streamRank(a: string, b: string): number {
   return a === 'compute' ? -1 : b === 'compute' ? 1 : a.localeCompare(b);
-}
-
-function p2pInstruction(n: P2PNode, tags: Tags, waits: string[], peer: number): P2PInstruction {
-  return {
-    op: n.op,
-    id: n.id,
-    tags,
-    waits,
-    peer,
-    bytes: n.bytes,
-    transfer: n.transfer,
-    provenance: n.provenance,
-  };
-}
-
-/** FLOPs of a compute op where the model gives them (transformer models): B is BI + BW. */
-function computeFlops(dag: Dag, n: ComputeNode): number | undefined {
-  if (n.op === 'UPD') return undefined;
-  const f = dag.blocks[n.block]?.flops;
-  if (!f) return undefined;
-  switch (n.op) {
-    case 'F':
-    case 'RECOMPUTE':
-      return f.F;
-    case 'B':
-      return f.BI + f.BW;
-    case 'BI':
-      return f.BI;
-    case 'BW':
-      return f.BW;
-  }
-}
-
-function computeMs(dag: Dag, n: ComputeNode, updMs: readonly number[]): number | undefined {
-  if (n.op === 'UPD') return updMs[n.group] ?? 0;
-  const c = dag.blocks[n.block]?.ms;
-  if (!c) return undefined;
-  switch (n.op) {
-    case 'F':
-    case 'RECOMPUTE':
-      return c.F;
-    case 'B':
-      return c.BI + c.BW;
-    case 'BI':
-      return c.BI;
-    case 'BW':
-      return c.BW;
-  }
-}
-
-/** Overlapped ops take FandB/(F+B) of their separate time: exactly FandB for one F and one B. */
-function overlapMs(dag: Dag, ms: readonly number[], updMs: readonly number[]): number | undefined {
-  let total = 0;
-  for (const m of ms) {
-    const n = dag.nodes[m] as ComputeNode;
-    const c = dag.blocks[n.block]?.ms;
-    if (!c) return undefined;
-    const separate = c.F + c.BI + c.BW;
-    const own = computeMs(dag, n, updMs) ?? 0;
-    total += separate > 0 ? (own * c.FandB) / separate : 0;
-  }
-  return total;
-}
-
-function overlapId(dag: Dag, ms: readonly number[]): string {
-  return `(${ms.map((m) => dag.nodes[m]!.id).join(';')})`;
-}
-
-/**
- * Tags of each node as filters see them: its block's tags, its split indices and its PASS. A
- * SEND shares the tags of the op whose output it carries, and a RECV those of its SEND, when
- * they are the same tags (same block, split indices and pass).
- */
-function tagMaker(dag: Dag, inc: ReturnType<typeof predecessors>): (i: number) => Tags {
-  const names = dag.dims.map((d) => d.name);
-  const nodes = dag.nodes;
-  const cache: (Tags | undefined)[] = new Array(nodes.length);
-  // One template per (block, which split indices are set, pass) with every key in place: a copy
-  // of it and a write per split index make the tags without adding a property.
-  const templates: (Tags | undefined)[] = [];
-  const PASSES = [undefined, 'F', 'B', 'BI', 'BW'];
-  const make = (n: DagNode, pass: string | undefined): Tags => {
-    let mask = 0;
-    for (let d = 0; d < names.length; d++) if (n.dims[d]! >= 0) mask |= 1 << d;
-    const p = PASSES.indexOf(pass);
-    const key = ((n.block + 1) * (1 << names.length) + mask) * PASSES.length + Math.max(p, 0);
-    let tpl = p < 0 ? undefined : templates[key];
-    if (tpl === undefined) {
-      tpl = n.block >= 0 ? { ...dag.blocks[n.block]!.tags } : {};
-      for (let d = 0; d < names.length; d++) if (mask & (1 << d)) tpl[names[d]!] = 0;
-      if (pass !== undefined) tpl.PASS = pass;
-      if (p >= 0) templates[key] = tpl;
-    }
-    const tags = { ...tpl };
-    for (let d = 0; d < names.length; d++) if (mask & (1 << d)) tags[names[d]!] = n.dims[d]!;
-    return tags;
-  };
-  const passOf = (op: string) => (op === 'UPD' || op === 'RECOMPUTE' ? undefined : op);
-  const sameAs = (n: P2PNode, s: DagNode): boolean =>
-    s.block === n.block &&
-    s.dims === n.dims &&
-    (n.op === 'SEND'
-      ? s.kind === 'compute' && s.op === n.pass
-      : s.kind === 'p2p' && s.op === 'SEND' && s.transfer === n.transfer);
-  const of = (i: number): Tags => {
-    const hit = cache[i];
-    if (hit !== undefined) return hit;
-    const n = nodes[i]!;
-    let tags: Tags | undefined;
-    if (n.kind === 'compute') tags = make(n, passOf(n.op));
-    else if (n.kind === 'p2p') {
-      for (let k = inc.offset[i]!; k < inc.offset[i + 1]! && tags === undefined; k++) {
-        const s = inc.node[k]!;
-        if (sameAs(n, nodes[s]!)) tags = of(s);
-      }
-      tags ??= make(n, passOf(n.pass));
-    } else tags = make(n, undefined);
-    cache[i] = tags;
-    return tags;
-  };
-  return of;
 }

@@ -7,7 +7,7 @@
  * its first device, with `replicas` naming the others: DeepSeek-V3 on 2,048 GPUs is then 16
  * programs, not 2,048 copies of them, and simulating the representatives is exact.
  */
-import { type Cluster, type Dag, expandCluster } from '@stagecraft/ir';
+import { type Cluster, type Dag, expandCluster, OP_SEND, tableOf } from '@stagecraft/ir';
 
 export const COMPACT_ABOVE = 50_000;
 
@@ -27,13 +27,14 @@ export function compactGroups(dag: Dag, cluster: Cluster, instructionsPerGroup: 
   const perNode = gpusPerNodeOf(cluster);
   if (perNode === undefined) return true;
   const seen = new Set<string>();
-  for (const n of dag.nodes) {
-    if (n.kind !== 'p2p' || n.op !== 'SEND') continue;
-    const key = `${n.group}>${n.peerGroup}`;
+  const t = tableOf(dag);
+  for (let i = 0; i < t.length; i++) {
+    if (t.op[i] !== OP_SEND) continue;
+    const key = `${t.group[i]}>${t.peer[i]}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const a = dag.groups[n.group]!;
-    const b = dag.groups[n.peerGroup]!;
+    const a = dag.groups[t.group[i]!]!;
+    const b = dag.groups[t.peer[i]!]!;
     const same = (r: number) => Math.floor(a[r]! / perNode) === Math.floor(b[r]! / perNode);
     const first = same(0);
     for (let r = 1; r < a.length; r++) if (same(r) !== first) return false;

@@ -7,7 +7,7 @@
  *   ZeRO-0: W + G + 6W · ZeRO-1: W + G + 6W/n · ZeRO-2: W + G/n + 6W/n · ZeRO-3: (W + G + 6W)/n
  * (ZeRO-3's gathered parameters are transient and counted on the ops that use them.)
  */
-import type { Dag, Model } from '@stagecraft/ir';
+import { type Dag, type Model, OP_B, OP_BI, OP_BW, OP_F, OP_UPD, tableOf } from '@stagecraft/ir';
 
 export const OPTIMIZER_BYTES_PER_WEIGHT_BYTE = 6;
 
@@ -54,20 +54,23 @@ export function computeCensus(
   let tokens = 0;
   let flops = 0;
   let haveFlops = false;
-  for (const n of dag.nodes) {
-    if (n.kind !== 'compute' || n.block < 0 || n.group < 0) continue;
-    const k = n.group * B + n.block;
+  const t = tableOf(dag);
+  for (let i = 0; i < t.length; i++) {
+    const op = t.op[i]!;
+    const block = t.block[i]!;
+    const group = t.group[i]!;
+    if (op > OP_UPD || block < 0 || group < 0) continue;
+    const k = group * B + block;
     if (mark[k] === 0) {
       mark[k] = 1;
-      held[n.group]!.push(n.block);
+      held[group]!.push(block);
     }
-    const size = dag.groups[n.group]!.length;
-    if (n.op === 'F' && n.block === 0) tokens += tp.has(n.group) ? 1 : size;
-    const f = dag.blocks[n.block]!.flops;
+    const size = dag.groups[group]!.length;
+    if (op === OP_F && block === 0) tokens += tp.has(group) ? 1 : size;
+    const f = dag.blocks[block]!.flops;
     if (!f) continue;
     haveFlops = true;
-    const per =
-      n.op === 'F' ? f.F : n.op === 'B' ? f.BI + f.BW : n.op === 'BI' ? f.BI : n.op === 'BW' ? f.BW : 0;
+    const per = op === OP_F ? f.F : op === OP_B ? f.BI + f.BW : op === OP_BI ? f.BI : op === OP_BW ? f.BW : 0;
     flops += per * size;
   }
   const out: { held: number[][]; tokens?: number; flops?: number } = { held };
