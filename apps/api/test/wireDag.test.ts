@@ -8,7 +8,7 @@ import { EXAMPLES, example } from './harness.ts';
 /** The DAG of the API built the plain way: objects first, then JSON. */
 function plainWire(dag: Dag): string {
   const { nodes } = dag;
-  const edges = dag.edges.from.map((f, j) => ({
+  const edges = Array.from(dag.edges.from, (f, j) => ({
     from: nodes[f]!.id,
     to: nodes[dag.edges.to[j]!]!.id,
     kind: dag.edges.kind[j] === 0 ? 'data' : 'temporal',

@@ -117,15 +117,17 @@ export const EDGE_TEMPORAL = 1;
 export type EdgeKind = typeof EDGE_DATA | typeof EDGE_TEMPORAL;
 
 /**
- * Edges as parallel columns (node indices), because a large design has hundreds of thousands and
- * passes mostly append. A pass that changes edges returns new arrays; it never writes old ones.
+ * Edges as parallel typed columns (node indices), because a large design has hundreds of
+ * thousands and passes mostly append: a copy is one block move and the garbage collector never
+ * scans them. A pass that changes edges returns new arrays; it never writes old ones.
  */
 export interface EdgeList {
-  readonly from: readonly number[];
-  readonly to: readonly number[];
-  readonly kind: readonly EdgeKind[];
+  readonly from: Int32Array;
+  readonly to: Int32Array;
+  /** EDGE_DATA or EDGE_TEMPORAL. */
+  readonly kind: Uint8Array;
   /** Tensor bytes a data edge carries (0 for temporal edges). */
-  readonly bytes: readonly number[];
+  readonly bytes: Float64Array;
 }
 
 /** Nodes of an `order` slot that run overlapped as one unit (DualPipe's F&B pair). */
@@ -156,7 +158,44 @@ export interface Dag {
 }
 
 export function emptyEdges(): EdgeList {
-  return { from: [], to: [], kind: [], bytes: [] };
+  return edgeColumns(0);
+}
+
+/** Edge columns of `count` edges, all zero, for a pass to fill. */
+export function edgeColumns(count: number): EdgeList {
+  return {
+    from: new Int32Array(count),
+    to: new Int32Array(count),
+    kind: new Uint8Array(count),
+    bytes: new Float64Array(count),
+  };
+}
+
+/** The first `count` edges of columns allocated larger (copies, so the larger ones can go). */
+export function firstEdges(e: EdgeList, count: number): EdgeList {
+  if (count === e.from.length) return e;
+  return {
+    from: e.from.slice(0, count),
+    to: e.to.slice(0, count),
+    kind: e.kind.slice(0, count),
+    bytes: e.bytes.slice(0, count),
+  };
+}
+
+/** `a`'s edges followed by `b`'s. */
+export function joinEdges(a: EdgeList, b: EdgeList): EdgeList {
+  if (b.from.length === 0) return a;
+  const out = edgeColumns(a.from.length + b.from.length);
+  const at = a.from.length;
+  out.from.set(a.from);
+  out.from.set(b.from, at);
+  out.to.set(a.to);
+  out.to.set(b.to, at);
+  out.kind.set(a.kind);
+  out.kind.set(b.kind, at);
+  out.bytes.set(a.bytes);
+  out.bytes.set(b.bytes, at);
+  return out;
 }
 
 /** Tags of a node as filters see them: its block's tags, its split indices and its PASS. */

@@ -15,7 +15,7 @@ export function inEdges(n: number, edges: EdgeList): Adjacency {
   return build(n, edges.to, edges.to.length);
 }
 
-function build(n: number, key: readonly number[], m: number): Adjacency {
+function build(n: number, key: ArrayLike<number>, m: number): Adjacency {
   const offset = new Int32Array(n + 1);
   for (let j = 0; j < m; j++) offset[key[j]! + 1]!++;
   for (let i = 0; i < n; i++) offset[i + 1]! += offset[i]!;

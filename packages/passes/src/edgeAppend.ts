@@ -1,49 +1,49 @@
 /**
- * Edges (and nodes) a pass adds after the existing ones. They are collected apart and joined to
- * the old columns with one exact-size copy each at the end, instead of copying the columns and
- * growing them by pushes: large designs have hundreds of thousands of edges, and every regrown
- * column is a large allocation the garbage collector pays for.
+ * Edges a pass adds after the existing ones, collected in typed columns that double when full and
+ * joined to the old columns with one copy each at the end.
  */
-import type { DagNode, EdgeKind, EdgeList } from '@stagecraft/ir';
+import { type EdgeKind, type EdgeList, edgeColumns, firstEdges, joinEdges } from '@stagecraft/ir';
 
 export class EdgeAppend {
-  private readonly from: number[];
-  private readonly to: number[];
-  private readonly kind: EdgeKind[];
-  private readonly bytes: number[];
+  private cols: EdgeList;
   private count = 0;
 
   /** `expected`: about how many edges will be added, so the columns are allocated once. */
   constructor(expected = 0) {
-    this.from = new Array(expected);
-    this.to = new Array(expected);
-    this.kind = new Array(expected);
-    this.bytes = new Array(expected);
+    this.cols = edgeColumns(Math.max(16, expected));
   }
 
   add(u: number, v: number, kind: EdgeKind, bytes: number): void {
+    if (this.count === this.cols.from.length) this.cols = grown(this.cols, 2 * this.count);
     const i = this.count++;
-    this.from[i] = u;
-    this.to[i] = v;
-    this.kind[i] = kind;
-    this.bytes[i] = bytes;
+    this.cols.from[i] = u;
+    this.cols.to[i] = v;
+    this.cols.kind[i] = kind;
+    this.cols.bytes[i] = bytes;
   }
 
   /** The old edges followed by the added ones (the old columns themselves when none were added). */
   onto(edges: EdgeList): EdgeList {
     if (this.count === 0) return edges;
-    // Fewer edges than expected leave room at the end: cut it before joining.
-    this.from.length = this.to.length = this.kind.length = this.bytes.length = this.count;
-    return {
-      from: edges.from.concat(this.from),
-      to: edges.to.concat(this.to),
-      kind: edges.kind.concat(this.kind),
-      bytes: edges.bytes.concat(this.bytes),
-    };
+    const added = this.cols;
+    const n = this.count;
+    return joinEdges(edges, {
+      from: added.from.subarray(0, n),
+      to: added.to.subarray(0, n),
+      kind: added.kind.subarray(0, n),
+      bytes: added.bytes.subarray(0, n),
+    });
   }
 }
 
-/** The old nodes followed by `added` (the old array itself when nothing was added). */
-export function withNodes(nodes: readonly DagNode[], added: readonly DagNode[]): readonly DagNode[] {
-  return added.length === 0 ? nodes : nodes.concat(added);
+/** Columns of `size` edges holding `e`'s. */
+export function grown(e: EdgeList, size: number): EdgeList {
+  const out = edgeColumns(size);
+  out.from.set(e.from);
+  out.to.set(e.to);
+  out.kind.set(e.kind);
+  out.bytes.set(e.bytes);
+  return out;
 }
+
+export { firstEdges };

@@ -1,4 +1,4 @@
-import type { Dag, Design, Directive } from '@stagecraft/ir';
+import { type Dag, type Design, type Directive, tableOf } from '@stagecraft/ir';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { compile } from './compile.ts';
@@ -146,20 +146,31 @@ function observable(r: CompileResult) {
     : { ok: false, errors: r.errors, snapshots };
 }
 
-/** Freezes every DAG the state keeps: a pass that wrote into its input would now throw. */
-function freeze(state: IncrementalState): void {
-  const deep = (v: unknown) => {
-    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
-    Object.freeze(v);
-    for (const x of Object.values(v)) deep(x);
-  };
+/**
+ * A copy of every DAG the state keeps, columns included: if a later compile wrote into a DAG a
+ * pass had returned, the DAG would no longer equal its copy.
+ */
+function kept(state: IncrementalState): { dag: Dag; copy: unknown }[] {
   const dags: Dag[] = [
     ...state.steps.map((s) => s.input),
     ...state.head.flatMap((h) => (h.dag ? [h.dag] : [])),
   ];
-  dags.forEach(deep);
+  return dags.map((dag) => ({ dag, copy: deepCopy(contents(dag)) }));
 }
 
+function deepCopy(v: unknown): unknown {
+  if (ArrayBuffer.isView(v)) return (v as Int32Array).slice();
+  if (v instanceof Map) return new Map([...v].map(([k, x]) => [k, deepCopy(x)]));
+  if (Array.isArray(v)) return v.map(deepCopy);
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deepCopy(x)]));
+  return v;
+}
+
+function contents(dag: Dag): unknown {
+  const { nodes: _nodes, ...parts } = dag;
+  return { parts, table: { ...tableOf(dag) } };
+}
 const base = fc.record({
   builder: fc.constantFrom('gpipe', '1f1b', 'zb-h1', 'interleaved-1f1b'),
   p: fc.integer({ min: 2, max: 4 }),
@@ -182,12 +193,14 @@ describe('compileIncremental', () => {
             : expandedDesign(builder, p, m);
         let state: IncrementalState | undefined;
         let current = design;
+        let before: { dag: Dag; copy: unknown }[] = [];
         for (const e of [undefined, ...edits]) {
           if (e) current = apply(current, e);
           const inc = compileIncremental(current, state);
           expect(observable(inc.result)).toEqual(observable(compile(current)));
+          for (const { dag, copy } of before) expect(contents(dag)).toEqual(copy);
           state = inc.state;
-          freeze(state);
+          before = kept(state);
         }
       }),
       { numRuns: 60 },

@@ -7,7 +7,7 @@ import {
   type Dag,
   dagOf,
   EDGE_DATA,
-  type EdgeKind,
+  edgeColumns,
   newTable,
   OP_B,
   OP_F,
@@ -28,15 +28,13 @@ export function buildDag(blocks: readonly BlockInfo[]): Dag {
     t.alloc[f] = blocks[i]!.activationBytes;
     t.free[b] = blocks[i]!.activationBytes;
   }
-  const from: number[] = [];
-  const to: number[] = [];
-  const kind: EdgeKind[] = [];
-  const bytes: number[] = [];
+  const edges = edgeColumns(Math.max(0, 3 * blocks.length - 2));
+  let m = 0;
   const edge = (u: number, v: number, b: number) => {
-    from.push(u);
-    to.push(v);
-    kind.push(EDGE_DATA);
-    bytes.push(b);
+    edges.from[m] = u;
+    edges.to[m] = v;
+    edges.kind[m] = EDGE_DATA;
+    edges.bytes[m++] = b;
   };
   const F = (i: number) => 2 * i;
   const B = (i: number) => 2 * i + 1;
@@ -46,8 +44,5 @@ export function buildDag(blocks: readonly BlockInfo[]): Dag {
     edge(F(i), B(i), blocks[i]!.activationBytes);
     if (i < last) edge(B(i + 1), B(i), blocks[i]!.outputBytes);
   }
-  return dagOf(
-    { blocks, dims: [], groups: [], edges: { from, to, kind, bytes }, overlaps: [], streams: [] },
-    t,
-  );
+  return dagOf({ blocks, dims: [], groups: [], edges, overlaps: [], streams: [] }, t);
 }

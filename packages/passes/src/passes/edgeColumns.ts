@@ -1,28 +1,37 @@
-/** Mutable copies of a DAG's edge columns that a pass appends to, returned as the new EdgeList. */
-import { EDGE_DATA, type EdgeKind, type EdgeList } from '@stagecraft/ir';
+/**
+ * A mutable copy of a DAG's edge columns that a pass edits (retargets, appends to) and returns
+ * as the new EdgeList. The columns double when full, so read them through `from` and `to` after
+ * a push.
+ */
+import { EDGE_DATA, type EdgeKind, type EdgeList, firstEdges } from '@stagecraft/ir';
+import { grown } from '../edgeAppend.ts';
 
 export class EdgeColumns {
-  readonly from: number[];
-  readonly to: number[];
-  readonly kind: EdgeKind[];
-  readonly bytes: number[];
+  private cols: EdgeList;
+  private count: number;
   constructor(e: EdgeList) {
-    this.from = e.from.slice();
-    this.to = e.to.slice();
-    this.kind = e.kind.slice();
-    this.bytes = e.bytes.slice();
+    this.count = e.from.length;
+    this.cols = grown(e, Math.max(16, Math.ceil(this.count * 1.25)));
+  }
+  get from(): Int32Array {
+    return this.cols.from;
+  }
+  get to(): Int32Array {
+    return this.cols.to;
   }
   push(u: number, v: number, bytes = 0, kind: EdgeKind = EDGE_DATA): void {
-    this.from.push(u);
-    this.to.push(v);
-    this.kind.push(kind);
-    this.bytes.push(bytes);
+    if (this.count === this.cols.from.length) this.cols = grown(this.cols, 2 * this.count);
+    const i = this.count++;
+    this.cols.from[i] = u;
+    this.cols.to[i] = v;
+    this.cols.kind[i] = kind;
+    this.cols.bytes[i] = bytes;
   }
   /** Points edge j at a new target (the edge now ends at `v`). */
   retarget(j: number, v: number): void {
-    this.to[j] = v;
+    this.cols.to[j] = v;
   }
   list(): EdgeList {
-    return { from: this.from, to: this.to, kind: this.kind, bytes: this.bytes };
+    return firstEdges(this.cols, this.count);
   }
 }

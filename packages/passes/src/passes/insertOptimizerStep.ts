@@ -2,7 +2,7 @@
  * One optimizer step UPD per device group, after every backward of the parameters the group holds:
  * the end of the training step. Its cost is the sum of its blocks' UPD costs.
  */
-import { EDGE_DATA, type EdgeKind, grow, Names, OP_B, OP_BW, OP_UPD, tableOf } from '@stagecraft/ir';
+import { EDGE_DATA, edgeColumns, grow, joinEdges, Names, OP_B, OP_BW, OP_UPD, tableOf } from '@stagecraft/ir';
 import { NodeIndex } from '../nodeIndex.ts';
 import { type Pass, rewritten } from '../pass.ts';
 
@@ -48,8 +48,9 @@ export const insertOptimizerStepPass: Pass = {
     out.names = names.names;
     for (let g = 0; g < groups; g++) grads[g + 1]! += grads[g]!;
     const count = grads[groups]!;
-    const from = new Array<number>(count);
-    const to = new Array<number>(count);
+    const gradEdges = edgeColumns(count);
+    const { from, to } = gradEdges;
+    gradEdges.kind.fill(EDGE_DATA);
     const at = grads.subarray(0, groups);
     for (let k = 0; k < found; k++) {
       const g = gradGroup[k]!;
@@ -57,20 +58,7 @@ export const insertOptimizerStepPass: Pass = {
       from[w] = gradNode[k]!;
       to[w] = updOf[g]!;
     }
-    const e = dag.edges;
-    const next = rewritten(
-      dag,
-      ctx,
-      {
-        edges: {
-          from: e.from.concat(from),
-          to: e.to.concat(to),
-          kind: e.kind.concat(new Array<EdgeKind>(count).fill(EDGE_DATA)),
-          bytes: e.bytes.concat(new Array<number>(count).fill(0)),
-        },
-      },
-      out,
-    );
+    const next = rewritten(dag, ctx, { edges: joinEdges(dag.edges, gradEdges) }, out);
     // The UPDs come after the other nodes and belong to no block.
     NodeIndex.carry(dag, next);
     return next;

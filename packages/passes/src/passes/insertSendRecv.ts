@@ -7,7 +7,8 @@
 import {
   CompileError,
   EDGE_DATA,
-  type EdgeKind,
+  edgeColumns,
+  firstEdges,
   grow,
   Names,
   nodeIdOf,
@@ -50,12 +51,10 @@ export const insertSendRecvPass: Pass = {
     // Columns allocated once at their largest size (every crossing edge its own transfer) and
     // cut to length at the end: growing them by pushes would reallocate each several times.
     const cap = e.from.length + 2 * crossing;
-    const from = new Array<number>(cap);
-    const to = new Array<number>(cap);
-    const kind = new Array<EdgeKind>(cap);
-    const bytes = new Array<number>(cap);
+    const cols = edgeColumns(cap);
+    const { from, to, kind, bytes } = cols;
     let w = 0;
-    const push = (u: number, v: number, k: EdgeKind, b: number) => {
+    const push = (u: number, v: number, k: number, b: number) => {
       from[w] = u;
       to[w] = v;
       kind[w] = k;
@@ -128,10 +127,9 @@ export const insertSendRecvPass: Pass = {
       }
       push(r, v, EDGE_DATA, e.bytes[j]!);
     }
-    from.length = to.length = kind.length = bytes.length = w;
     const table = a === out.length ? out : truncate(out, a);
     table.names = names.names;
-    const next = rewritten(dag, ctx, { edges: { from, to, kind, bytes } }, table);
+    const next = rewritten(dag, ctx, { edges: firstEdges(cols, w) }, table);
     // SENDs and RECVs come after the compute nodes and are no compute nodes of a block.
     NodeIndex.carry(dag, next);
     return next;

@@ -183,7 +183,7 @@ function independentParts(
   slotOf: Int32Array,
   filterOf: Int32Array,
   out: { offset: Int32Array; edge: Int32Array },
-  to: readonly number[],
+  to: Int32Array,
 ): number {
   const parent = Array.from({ length: filters }, (_, q) => q);
   const find = (x: number): number => {

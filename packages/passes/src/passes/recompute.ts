@@ -107,7 +107,7 @@ function freeingOp(
   b: ComputeNode,
   bi: number,
   out: { offset: Int32Array; edge: Int32Array },
-  e: { to: readonly number[] },
+  e: { to: Int32Array },
 ): number {
   if (b.op === 'B' || b.freeBytes > 0) return bi;
   for (let k = out.offset[bi]!; k < out.offset[bi + 1]!; k++) {

@@ -7,7 +7,7 @@ import {
   CompileError,
   type Dag,
   dagOf,
-  type EdgeKind,
+  edgeColumns,
   formatPath,
   Names,
   newTable,
@@ -100,10 +100,8 @@ function splitAlong(
   const e = dag.edges;
   let m = 0;
   for (let j = 0; j < e.from.length; j++) m += matched[e.from[j]!] === 1 || matched[e.to[j]!] === 1 ? n : 1;
-  const from = new Array<number>(m);
-  const to = new Array<number>(m);
-  const kind = new Array<EdgeKind>(m);
-  const bytes = new Array<number>(m);
+  const edges = edgeColumns(m);
+  const { from, to, kind, bytes } = edges;
   w = 0;
   for (let j = 0; j < e.from.length; j++) {
     const u = e.from[j]!;
@@ -123,7 +121,7 @@ function splitAlong(
     {
       ...partsOf(dag),
       dims: [...dag.dims, { name, size: n, directive }],
-      edges: { from, to, kind, bytes },
+      edges,
     },
     out,
   );
