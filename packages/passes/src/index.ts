@@ -17,7 +17,13 @@ export { NodeIndex } from './nodeIndex.ts';
 export type { Pass, PassContext } from './pass.ts';
 export { lowerSchedule } from './passes/expandSchedule.ts';
 export { formatPipelineLayout, parsePipelineLayout } from './pipelineLayout.ts';
-export { type PlanColumns, type ProvenColumns, provenColumnsOf } from './planColumns.ts';
+export {
+  COST_STRIDE,
+  type PlanColumns,
+  type ProvenColumns,
+  provenColumnsOf,
+  type UnitCosts,
+} from './planColumns.ts';
 export {
   attentionDims,
   type BlockPart,

@@ -38,6 +38,10 @@ export class NodeIndex {
   private readonly allBlocks: number[];
   /** Scratch: the split index a filter asks for per dimension (ANY when it does not). */
   private readonly want: number[];
+  /** What the last `find` found: `hits[0] .. hits[count−1]` (grown as needed, reused). */
+  private hits = new Int32Array(64);
+  private count = 0;
+  private readonly cur: number[];
 
   /**
    * The index of `dag`, built on first use. Passes that keep every compute node where it was
@@ -93,6 +97,7 @@ export class NodeIndex {
     });
     this.radix = dag.dims.map((d) => d.size + 1);
     this.want = dag.dims.map(() => ANY);
+    this.cur = dag.dims.map(() => -1);
     this.allBlocks = dag.blocks.map((_, i) => i);
     const size = dag.blocks.length * PASS_SLOTS.length * this.radix.reduce((a, b) => a * b, 1);
     this.table = new Int32Array(size).fill(-1);
@@ -134,6 +139,17 @@ export class NodeIndex {
    * or index that does not exist.
    */
   match(filter: Filter, path: readonly PathSegment[] | (() => readonly PathSegment[])): number[] {
+    const n = this.find(filter, path);
+    const out = new Array<number>(n);
+    for (let k = 0; k < n; k++) out[k] = this.hits[k]!;
+    return out;
+  }
+
+  /**
+   * `match` without a list per call, for the tens of thousands of filters of a schedule: the
+   * number of nodes found, which `found(count)` then lists until the next `find`.
+   */
+  find(filter: Filter, path: readonly PathSegment[] | (() => readonly PathSegment[])): number {
     const dims = this.dims;
     const want = this.want;
     for (let i = 0; i < want.length; i++) want[i] = ANY;
@@ -189,29 +205,47 @@ export class NodeIndex {
       }
     }
     const blocks = parts ? this.blocksMatching(parts) : tagBlocks;
-    const out: number[] = [];
+    this.count = 0;
     const s0 = Math.max(slot, 0);
     const s1 = slot < 0 ? PASS_SLOTS.length : slot + 1;
     if (specified === dims.length) {
       // Every split index given: one lookup per block and pass.
-      for (const b of blocks)
+      for (let j = 0; j < blocks.length; j++)
         for (let s = s0; s < s1; s++) {
-          const n = this.table[this.key(b, s, want)]!;
-          if (n >= 0) out.push(n);
+          const n = this.table[this.key(blocks[j]!, s, want)]!;
+          if (n >= 0) this.hit(n);
         }
-      return out;
+      return this.count;
     }
-    const cur = new Array<number>(dims.length).fill(-1);
-    for (const b of blocks) for (let s = s0; s < s1; s++) this.visit(b, s, 0, cur, out);
-    return out;
+    const cur = this.cur;
+    for (let i = 0; i < cur.length; i++) cur[i] = -1;
+    for (let j = 0; j < blocks.length; j++) for (let s = s0; s < s1; s++) this.visit(blocks[j]!, s, 0, cur);
+    return this.count;
+  }
+
+  /**
+   * The nodes the last `find` found: the first `count` entries (valid until the next `find`; no
+   * view per call, for the same reason `find` makes no list).
+   */
+  found(): Int32Array {
+    return this.hits;
+  }
+
+  private hit(n: number): void {
+    if (this.count === this.hits.length) {
+      const grown = new Int32Array(2 * this.count);
+      grown.set(this.hits);
+      this.hits = grown;
+    }
+    this.hits[this.count++] = n;
   }
 
   /** Appends every node of `block` and pass slot `s` whose unspecified split indices vary. */
-  private visit(block: number, s: number, level: number, cur: number[], out: number[]): void {
+  private visit(block: number, s: number, level: number, cur: number[]): void {
     const last = cur.length - 1;
     if (level > last) {
       const n = this.table[this.key(block, s, cur)]!;
-      if (n >= 0) out.push(n);
+      if (n >= 0) this.hit(n);
       return;
     }
     const w = this.want[level]!;
@@ -222,18 +256,18 @@ export class NodeIndex {
       const end = w === ANY ? k0 + this.radix[level]! : k0 + 1;
       for (let k = k0; k < end; k++) {
         const n = this.table[k]!;
-        if (n >= 0) out.push(n);
+        if (n >= 0) this.hit(n);
       }
       return;
     }
     if (w !== ANY) {
       cur[level] = w;
-      this.visit(block, s, level + 1, cur, out);
+      this.visit(block, s, level + 1, cur);
       return;
     }
     for (let c = -1; c < this.radix[level]! - 1; c++) {
       cur[level] = c;
-      this.visit(block, s, level + 1, cur, out);
+      this.visit(block, s, level + 1, cur);
     }
   }
 

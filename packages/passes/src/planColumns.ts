@@ -48,30 +48,42 @@ export interface PlanColumns {
    * cycles without searching for one.
    */
   readonly rank: Int32Array;
+  /** The DAG node of each unit (an OVERLAP's first member): what the unit runs. */
+  readonly node: Int32Array;
   /**
-   * What each unit's instruction says, so that neither validation nor the simulator reads the
-   * instruction objects (which a compiled plan makes only when something reads them):
-   * - `op`: the op code (ir/nodeTable.ts NODE_OPS) of the unit's DAG node, an OVERLAP's first member's;
-   * - `ms` and `flops`: the instruction's fields, NaN where it has none (an OVERLAP's `ms`);
-   * - `alloc` and `free`: allocBytes and freeBytes (an OVERLAP's: its members' sums), else 0;
-   * - `bytes`: SEND/RECV, collective and memory bytes; `peer`: SEND/RECV peer device, else −1;
-   * - `collective`: a key equal for the members of one collective (the DAG node), else −1, and
-   *   `devices`, the collective's device list.
+   * What the units' nodes cost, so that neither validation nor the simulator reads the
+   * instruction objects (which a compiled plan makes only when something reads them): the DAG's
+   * own columns (ir/nodeTable.ts), read through `node`, and the model's costs per op.
    */
+  readonly costs: UnitCosts;
+  /** OVERLAP units by unit: their members (DAG nodes) and duration (NaN where the model gives none). */
+  readonly overlaps: ReadonlyMap<number, { readonly members: readonly number[]; readonly ms: number }>;
+  /** Collective units by unit: the devices of the collective (its key is the unit's node). */
+  readonly devices: ReadonlyMap<number, readonly number[]>;
+}
+
+/**
+ * Costs of the units of a compiled plan: per DAG node its op, block, group, memory effects and
+ * bytes (the node table's columns) and, per op, what the model says it takes.
+ */
+export interface UnitCosts {
   readonly op: Uint8Array;
-  readonly ms: Float64Array;
-  readonly flops: Float64Array;
+  readonly block: Int32Array;
+  readonly group: Int32Array;
+  /** SEND/RECV: the peer group. */
+  readonly peer: Int32Array;
   readonly alloc: Float64Array;
   readonly free: Float64Array;
   readonly bytes: Float64Array;
-  readonly peer: Int32Array;
-  readonly collective: Int32Array;
-  readonly devices: ReadonlyMap<number, readonly number[]>;
-  /** OVERLAP members, CSR over units (`memberOff[u] .. memberOff[u+1]−1`): each member's ms and FLOPs (NaN where absent). */
-  readonly memberOff: Int32Array;
-  readonly memberMs: Float64Array;
-  readonly memberFlops: Float64Array;
+  /** ms and FLOPs of compute op `code` of block b at `b * COST_STRIDE + code`; NaN where the model gives none. */
+  readonly ms: Float64Array;
+  readonly flops: Float64Array;
+  /** ms of each group's UPD. */
+  readonly updMs: Float64Array;
 }
+
+/** Op codes per block in UnitCosts' tables (F, B, BI, BW, RECOMPUTE, UPD). */
+export const COST_STRIDE = 6;
 
 /** Columns whose plan validation proved, with each RECV's SEND (−1 for other units). */
 export interface ProvenColumns extends PlanColumns {

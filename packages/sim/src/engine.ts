@@ -50,17 +50,32 @@ export function run(f: Flat, keep: boolean): Run {
   const end = new Float64Array(N);
   const state = new Uint8Array(N);
   const wire = new Uint8Array(N);
-  const order = new Int32Array(N);
+  // Start order is kept for the timeline only.
+  const order = new Int32Array(keep ? N : 0);
   const remaining = new Int32Array(groupDur.length);
   for (let g = 0; g < remaining.length; g++) remaining[g] = groupOff[g + 1]! - groupOff[g]!;
   let started = 0;
   let done = 0;
+  // The time of the event being handled. Times cross no call as an argument or a closure
+  // variable: a double passed or captured that way is boxed, once per instruction.
+  const now = new Float64Array(1);
 
   // Binary min-heap of finish events: unit and its key (end time), ties broken by unit index.
-  const heapU = new Int32Array(N);
-  const heapK = new Float64Array(N);
+  // It holds the units running at once, a few per stream: it starts small and doubles.
+  let heapU = new Int32Array(Math.min(N, 256) + 1);
+  let heapK = new Float64Array(heapU.length);
   let hn = 0;
-  const push = (v: number, key: number) => {
+  /** Queues unit v to finish at end[v]. */
+  const push = (v: number) => {
+    if (hn === heapU.length) {
+      const u2 = new Int32Array(2 * hn);
+      u2.set(heapU);
+      heapU = u2;
+      const k2 = new Float64Array(2 * hn);
+      k2.set(heapK);
+      heapK = k2;
+    }
+    const key = end[v]!;
     let i = hn++;
     while (i > 0) {
       const p = (i - 1) >> 1;
@@ -105,118 +120,142 @@ export function run(f: Flat, keep: boolean): Run {
   const commActive = new Int32Array(D);
   const lastT = new Float64Array(D);
   const exposed = new Float64Array(D);
-  const mark = (d: number, t: number, dComp: number, dComm: number) => {
+  const mark = (d: number, dComp: number, dComm: number) => {
+    const t = now[0]!;
     if (commActive[d]! > 0 && compActive[d] === 0) exposed[d]! += t - lastT[d]!;
     lastT[d] = t;
     compActive[d]! += dComp;
     commActive[d]! += dComm;
   };
 
-  const memory = new MemoryTrack(f.plan.devices, keep);
+  const memory = new MemoryTrack(f.plan.devices, keep, now);
 
-  // Units a posted RECV released, with the time it did, taken last in first out. A unit is
-  // released once, so N slots suffice and the stack never grows.
-  const postedU = new Int32Array(N);
-  const postedT = new Float64Array(N);
+  // Units a posted RECV released, with the time it did, taken last in first out (a few at a
+  // time: the stack starts small and doubles).
+  let postedU = new Int32Array(64);
+  let postedT = new Float64Array(64);
   let posted = 0;
-  const begin = (v: number, t: number, e: number) => {
+  const post = (v: number) => {
+    if (posted === postedU.length) {
+      const u2 = new Int32Array(2 * posted);
+      u2.set(postedU);
+      postedU = u2;
+      const t2 = new Float64Array(2 * posted);
+      t2.set(postedT);
+      postedT = t2;
+    }
+    postedU[posted] = v;
+    postedT[posted++] = now[0]!;
+  };
+  /** Starts unit v now, to end after `dur[v]`. */
+  const begin = (v: number) => {
+    const t = now[0]!;
     start[v] = t;
-    end[v] = e;
+    end[v] = t + dur[v]!;
     state[v] = S_RUNNING;
-    order[started++] = v;
-    push(v, e);
+    if (keep) order[started] = v;
+    started++;
+    push(v);
   };
 
-  const ready = (v: number, t: number) => {
+  const ready = (v: number) => {
     const k = kind[v]!;
     const d = unitDev[v]!;
     if (k === K_COMPUTE || k === K_OVERLAP) {
-      mark(d, t, 1, 0);
-      if (allocB[v] !== 0) memory.effect(d, t, 0, allocB[v]!);
-      begin(v, t, t + dur[v]!);
+      mark(d, 1, 0);
+      if (allocB[v] !== 0) memory.effect(d, 0, allocB[v]!);
+      begin(v);
     } else if (k === K_SEND) {
-      mark(d, t, 0, 1);
-      begin(v, t, t + dur[v]!);
+      mark(d, 0, 1);
+      begin(v);
       const r = recvOf[v]!;
       if (state[r] === S_RECV_WAIT) {
         wire[r] = 1;
-        mark(unitDev[r]!, t, 0, 1);
+        mark(unitDev[r]!, 0, 1);
       }
     } else if (k === K_RECV) {
       const sd = sendOf[v]!;
-      start[v] = t;
-      order[started++] = v;
+      start[v] = now[0]!;
+      if (keep) order[started] = v;
+      started++;
       // Posted: release the stream's next instruction now (queued, not recursed: RECVs come in runs).
       const nx = v + 1;
-      if (nx < N && unitStream[nx] === unitStream[v] && --dep[nx]! === 0) {
-        postedU[posted] = nx;
-        postedT[posted++] = t;
-      }
+      if (nx < N && unitStream[nx] === unitStream[v] && --dep[nx]! === 0) post(nx);
       if (state[sd] === S_DONE) {
-        end[v] = t;
+        end[v] = now[0]!;
         state[v] = S_RUNNING;
-        push(v, t);
+        push(v);
       } else {
         state[v] = S_RECV_WAIT;
         if (state[sd] === S_RUNNING) {
           wire[v] = 1;
-          mark(d, t, 0, 1);
+          mark(d, 0, 1);
         }
       }
     } else if (k === K_COLLECTIVE) {
       state[v] = S_ARRIVED;
       const g = collGroup[v]!;
       if (--remaining[g]! === 0) {
-        const e = t + groupDur[g]!;
+        // All members start now and end together.
         for (let j = groupOff[g]!; j < groupOff[g + 1]!; j++) {
           const m = groupUnits[j]!;
-          mark(unitDev[m]!, t, 0, 1);
-          begin(m, t, e);
+          mark(unitDev[m]!, 0, 1);
+          start[m] = now[0]!;
+          end[m] = now[0]! + groupDur[g]!;
+          state[m] = S_RUNNING;
+          if (keep) order[started] = m;
+          started++;
+          push(m);
         }
       }
     } else {
-      if (allocB[v] !== 0) memory.effect(d, t, 0, allocB[v]!);
-      begin(v, t, t + dur[v]!);
+      if (allocB[v] !== 0) memory.effect(d, 0, allocB[v]!);
+      begin(v);
     }
   };
 
   const finish = (v: number) => {
-    const t = end[v]!;
+    now[0] = end[v]!;
     state[v] = S_DONE;
     done++;
     const k = kind[v]!;
     const d = unitDev[v]!;
-    if (k === K_COMPUTE || k === K_OVERLAP) mark(d, t, -1, 0);
+    if (k === K_COMPUTE || k === K_OVERLAP) mark(d, -1, 0);
     else if (k === K_SEND) {
-      mark(d, t, 0, -1);
+      mark(d, 0, -1);
       const r = recvOf[v]!;
       if (state[r] === S_RECV_WAIT) {
-        end[r] = t;
+        end[r] = now[0]!;
         state[r] = S_RUNNING;
-        push(r, t);
+        push(r);
       }
     } else if (k === K_RECV) {
-      if (wire[v] === 1) mark(d, t, 0, -1);
-    } else if (k === K_COLLECTIVE) mark(d, t, 0, -1);
-    if (freeB[v] !== 0) memory.effect(d, t, freeB[v]!, 0);
+      if (wire[v] === 1) mark(d, 0, -1);
+    } else if (k === K_COLLECTIVE) mark(d, 0, -1);
+    if (freeB[v] !== 0) memory.effect(d, freeB[v]!, 0);
     const next = v + 1;
-    if (k !== K_RECV && next < N && unitStream[next] === unitStream[v] && --dep[next]! === 0) ready(next, t);
+    if (k !== K_RECV && next < N && unitStream[next] === unitStream[v] && --dep[next]! === 0) ready(next);
     for (let j = succOff[v]!; j < succOff[v + 1]!; j++) {
       const x = succ[j]!;
-      if (--dep[x]! === 0) ready(x, t);
+      if (--dep[x]! === 0) ready(x);
     }
   };
 
   const drainPosted = () => {
     while (posted > 0) {
       posted--;
-      ready(postedU[posted]!, postedT[posted]!);
+      now[0] = postedT[posted]!;
+      ready(postedU[posted]!);
     }
   };
   // Collect the initially ready first: readying a RECV releases its successor early.
-  const initial: number[] = [];
-  for (let v = 0; v < N; v++) if (dep[v] === 0) initial.push(v);
-  for (const v of initial) ready(v, 0);
+  let first = 0;
+  for (let v = 0; v < N; v++) if (dep[v] === 0) first++;
+  const initial = new Int32Array(first);
+  first = 0;
+  for (let v = 0; v < N; v++) if (dep[v] === 0) initial[first++] = v;
+  now[0] = 0;
+  for (let j = 0; j < initial.length; j++) ready(initial[j]!);
   drainPosted();
   while (hn > 0) {
     finish(pop());

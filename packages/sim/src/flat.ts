@@ -23,10 +23,11 @@ import {
   type Issue,
   NODE_OPS,
   OP_OFFLOAD,
+  OP_UPD,
   type P2PInstruction,
   type Plan,
 } from '@stagecraft/ir';
-import { deviceWaitLookup, type ProvenColumns } from '@stagecraft/passes';
+import { COST_STRIDE, deviceWaitLookup, type ProvenColumns } from '@stagecraft/passes';
 import {
   type CostCluster,
   collectiveMs,
@@ -194,16 +195,28 @@ function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns): FlattenRe
   const groupOf = new Map<number, number>();
   const groupFirst: number[] = [];
   const groupCount: number[] = [];
-  const { kind, streamStart, unitStream, memberOff, memberMs, memberFlops } = c;
+  const { kind, streamStart, unitStream, node, costs } = c;
+  const peer = new Int32Array(N).fill(-1);
   const path = (v: number, field?: string) => {
     const p = `devices[${unitDev[v]}].streams[${streamLocal[unitStream[v]!]}].instructions[${unitPos[v]}]`;
     return field === undefined ? p : `${p}.${field}`;
   };
   const given = (x: number) => (Number.isNaN(x) ? undefined : x);
+  /** A compute node's duration, as computeMs gives it for its instruction. */
+  const opDuration = (i: number): number | string => {
+    const code = costs.op[i]!;
+    if (code === OP_UPD) return costs.updMs[costs.group[i]!] ?? 0;
+    const at = costs.block[i]! * COST_STRIDE + code;
+    return computeMsOf(given(costs.ms[at]!), given(costs.flops[at]!), cost);
+  };
+  // The instruction's memory fields list only positive effects.
+  const positive = (x: number) => Math.max(x, 0);
   let members = 0;
   for (let di = 0; di < D; di++) {
     const dp = devs[di]!;
     const here = dp.device;
+    // SEND/RECV peers: the members of the same rank in the peer groups.
+    const rank = dp.group >= 0 ? plan.groups[dp.group]!.indexOf(here) : -1;
     let busyMs = 0;
     for (let s = c.deviceStreams[di]!; s < c.deviceStreams[di + 1]!; s++) {
       const si = s - c.deviceStreams[di]!;
@@ -214,19 +227,21 @@ function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns): FlattenRe
       for (let u = s0; u < streamStart[s + 1]!; u++) {
         unitDev[u] = di;
         unitPos[u] = u - s0;
+        const i = node[u]!;
         let d = 0;
         switch (kind[u]) {
           case K_SEND:
-            d = p2pMs(cost, here, c.peer[u]!, c.bytes[u]!);
+            peer[u] = plan.groups[costs.peer[i]!]![rank]!;
+            d = p2pMs(cost, here, peer[u]!, costs.bytes[i]!);
             break;
           case K_RECV:
+            peer[u] = plan.groups[costs.peer[i]!]![rank]!;
             break;
           case K_COLLECTIVE: {
-            const key = c.collective[u]!;
-            let g = groupOf.get(key);
+            let g = groupOf.get(i);
             if (g === undefined) {
               g = groupFirst.length;
-              groupOf.set(key, g);
+              groupOf.set(i, g);
               groupFirst.push(u);
               groupCount.push(0);
             }
@@ -235,33 +250,37 @@ function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns): FlattenRe
             break;
           }
           case K_MEMORY:
-            d = hostTransferMs(cost, c.bytes[u]!);
-            if (c.op[u] === OP_OFFLOAD) freeB[u] = c.bytes[u]!;
-            else allocB[u] = c.bytes[u]!;
+            d = hostTransferMs(cost, costs.bytes[i]!);
+            if (costs.op[i] === OP_OFFLOAD) freeB[u] = costs.bytes[i]!;
+            else allocB[u] = costs.bytes[i]!;
             break;
           case K_OVERLAP: {
-            const m0 = memberOff[u]!;
-            const m1 = memberOff[u + 1]!;
-            members += m1 - m0 - 1;
-            const own = given(c.ms[u]!);
-            if (own !== undefined) d = own;
-            else
-              for (let m = m0; m < m1; m++) {
-                const md = computeMsOf(given(memberMs[m]!), given(memberFlops[m]!), cost);
-                if (typeof md === 'string') err(path(u, `members[${m - m0}]`), md);
+            const { members: ms, ms: own } = c.overlaps.get(u)!;
+            members += ms.length - 1;
+            let a = 0;
+            let f = 0;
+            for (let k = 0; k < ms.length; k++) {
+              const m = ms[k]!;
+              if (Number.isNaN(own)) {
+                const md = opDuration(m);
+                if (typeof md === 'string') err(path(u, `members[${k}]`), md);
                 else d += md;
               }
-            allocB[u] = c.alloc[u]!;
-            freeB[u] = c.free[u]!;
+              a += positive(costs.alloc[m]!);
+              f += positive(costs.free[m]!);
+            }
+            if (!Number.isNaN(own)) d = own;
+            allocB[u] = a;
+            freeB[u] = f;
             busyMs += d;
             break;
           }
           default: {
-            const cd = computeMsOf(given(c.ms[u]!), given(c.flops[u]!), cost);
+            const cd = opDuration(i);
             if (typeof cd === 'string') err(path(u), cd);
             else d = cd;
-            allocB[u] = c.alloc[u]!;
-            freeB[u] = c.free[u]!;
+            allocB[u] = positive(costs.alloc[i]!);
+            freeB[u] = positive(costs.free[i]!);
             busyMs += d;
           }
         }
@@ -303,14 +322,14 @@ function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns): FlattenRe
     dep,
     sendOf,
     recvOf,
-    peer: c.peer,
+    peer,
     collGroup,
     groupFirst,
     groupCount,
   };
   const of: CollectiveOf = {
-    op: (v) => NODE_OPS[c.op[v]!] as CollectiveInstruction['op'],
-    bytes: (v) => c.bytes[v]!,
+    op: (v) => NODE_OPS[costs.op[node[v]!]!] as CollectiveInstruction['op'],
+    bytes: (v) => costs.bytes[node[v]!]!,
     devices: (v) => c.devices.get(v) ?? [],
     name: (v) => (instructionAt(plan, units, v) as CollectiveInstruction).collective,
   };

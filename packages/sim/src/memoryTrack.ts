@@ -15,9 +15,14 @@ export class MemoryTrack {
   private readonly pendingFree: Float64Array;
   private readonly pendingAlloc: Float64Array;
 
+  /**
+   * `now[0]`: the time of the effects being reported. An engine keeps its clock there, so that no
+   * double is passed per effect (a double argument is boxed unless the call is inlined).
+   */
   constructor(
     devices: readonly Pick<DevicePlan, 'paramBytes' | 'staticBytes'>[],
     private readonly keep: boolean,
+    private readonly now: Float64Array,
   ) {
     const n = devices.length;
     this.mem = new Float64Array(n);
@@ -33,8 +38,9 @@ export class MemoryTrack {
     }
   }
 
-  /** `free` and `alloc` bytes on device `d` at time `t` (times never decrease per device). */
-  effect(d: number, t: number, free: number, alloc: number): void {
+  /** `free` and `alloc` bytes on device `d` at time `now[0]` (times never decrease per device). */
+  effect(d: number, free: number, alloc: number): void {
+    const t = this.now[0]!;
     if (t !== this.at[d]) {
       this.flush(d);
       this.at[d] = t;

@@ -258,7 +258,12 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
     commActive[d]! += dComm;
     if (dComm !== 0 && v >= 0) inFlight[d * EXPOSED_KINDS.length + kindOf(v)]! += dComm;
   };
-  const memory = new MemoryTrack(f.plan.devices, keep);
+  const clock = new Float64Array(1);
+  const memory = new MemoryTrack(f.plan.devices, keep, clock);
+  const effect = (d: number, t: number, free: number, alloc: number) => {
+    clock[0] = t;
+    memory.effect(d, free, alloc);
+  };
 
   const postedQ: number[] = [];
   const begin = (v: number, t: number) => {
@@ -272,7 +277,7 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
     const d = unitDev[v]!;
     if (k === K_COMPUTE || k === K_OVERLAP) {
       mark(d, t, 1, 0);
-      if (allocB[v] !== 0) memory.effect(d, t, 0, allocB[v]!);
+      if (allocB[v] !== 0) effect(d, t, 0, allocB[v]!);
       begin(v, t);
       startJob(v, t, dur[v]!, false);
     } else if (k === K_SEND) {
@@ -314,7 +319,7 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
         startJob(groupUnits[groupOff[g]!]!, t, groupDur[g]!, true);
       }
     } else {
-      if (allocB[v] !== 0) memory.effect(d, t, 0, allocB[v]!);
+      if (allocB[v] !== 0) effect(d, t, 0, allocB[v]!);
       begin(v, t);
       startJob(v, t, dur[v]!, true);
     }
@@ -339,7 +344,7 @@ export function runShared(f: Flat, keep: boolean, cost: CostCluster & { kind: 'c
     } else if (k === K_RECV) {
       if (wire[v] === 1) mark(d, t, 0, -1, v);
     } else if (k === K_COLLECTIVE) mark(d, t, 0, -1, v);
-    if (freeB[v] !== 0) memory.effect(d, t, freeB[v]!, 0);
+    if (freeB[v] !== 0) effect(d, t, freeB[v]!, 0);
     const next = v + 1;
     if (k !== K_RECV && next < N && unitStream[next] === unitStream[v] && --dep[next]! === 0) ready(next, t);
     for (let j = succOff[v]!; j < succOff[v + 1]!; j++) {

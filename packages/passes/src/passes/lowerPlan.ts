@@ -14,9 +14,14 @@
  * from the in-edges.
  */
 import {
+  type Dag,
   type DevicePlan,
-  kindOfCode,
+  type NodeTable,
+  OP_ALL_TO_ALL,
+  OP_RECV,
+  OP_RELOAD,
   OP_SEND,
+  OP_UPD,
   PLAN_FORMAT,
   type Plan,
   type StreamPlan,
@@ -27,12 +32,14 @@ import { predecessors } from '../adjacency.ts';
 import { deviceCount } from '../cluster.ts';
 import type { Pass } from '../pass.ts';
 import {
+  COST_STRIDE,
   UNIT_COLLECTIVE,
   UNIT_COMPUTE,
   UNIT_MEMORY,
   UNIT_OVERLAP,
   UNIT_RECV,
   UNIT_SEND,
+  type UnitCosts,
 } from '../planColumns.ts';
 import {
   collectiveDevices,
@@ -80,12 +87,10 @@ export const lowerPlanPass: Pass = {
       return n;
     });
     const groupOps = [...groupUnits];
-    const groupMembers = groupUnits.map(() => 0);
     for (const [r, ms] of members)
       if (laneOf[r]! >= 0) {
         const g = laneGroup[laneOf[r]!]!;
         groupOps[g]! += ms.length - 1;
-        groupMembers[g]! += ms.length;
       }
     const total = deviceCount(ctx.design.cluster);
     const groupOf = new Int32Array(total).fill(-1);
@@ -113,13 +118,11 @@ export const lowerPlanPass: Pass = {
     const D = listed.length;
     let NU = 0;
     let SU = 0;
-    let M = 0;
     for (const device of listed) {
       const g = groupOf[device]!;
       if (g >= 0) {
         NU += groupUnits[g]!;
         SU += sortedLanes[g]!.length;
-        M += groupMembers[g]!;
       }
     }
     const deviceStreams = new Int32Array(D + 1);
@@ -133,24 +136,13 @@ export const lowerPlanPass: Pass = {
     const transferKey = new Int32Array(NU).fill(-1);
     const rank = new Int32Array(NU);
     const unitNode = new Int32Array(NU);
-    const op = new Uint8Array(NU);
-    const ms = new Float64Array(NU).fill(Number.NaN);
-    const flops = new Float64Array(NU).fill(Number.NaN);
-    const alloc = new Float64Array(NU);
-    const free = new Float64Array(NU);
-    const bytes = new Float64Array(NU);
-    const peer = new Int32Array(NU).fill(-1);
-    const collective = new Int32Array(NU).fill(-1);
+    const overlapUnits = new Map<number, { members: readonly number[]; ms: number }>();
     const devices = new Map<number, readonly number[]>();
-    const memberOff = new Int32Array(NU + 1);
-    const memberMs = new Float64Array(M);
-    const memberFlops = new Float64Array(M);
     // Unit of each node in the plan, where its group was first lowered.
     const unitOf = new Int32Array(N);
     let u = 0;
     let s = 0;
     let tw = 0;
-    let mw = 0;
     let columnsHold = true;
     const addWait = (unit: number, node: number) => {
       if (tw === waitTgt.length) {
@@ -185,84 +177,56 @@ export const lowerPlanPass: Pass = {
     };
 
     /** Group g's columns at the current place, with the peers of its member of rank `r`. */
-    const lowerGroup = (g: number, r: number, peerOf: (group: number) => number) => {
+    const lowerGroup = (g: number, peerOf: (group: number) => number) => {
       const sorted = sortedLanes[g]!;
       let next = u;
-      for (const lane of sorted)
-        for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++) unitOf[laneUnits[k]!] = next++;
-      for (const lane of sorted) {
+      for (let l = 0; l < sorted.length; l++)
+        for (let k = laneOff[sorted[l]!]!; k < laneOff[sorted[l]! + 1]!; k++) unitOf[laneUnits[k]!] = next++;
+      const anyOverlap = members.size > 0;
+      for (let l = 0; l < sorted.length; l++) {
+        const lane = sorted[l]!;
         streamStart[s] = u;
         for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++, u++) {
           const i = laneUnits[k]!;
           unitStream[u] = s;
           waitOff[u] = tw;
-          memberOff[u] = mw;
           rank[u] = laneRank[k]!;
           unitNode[u] = i;
-          const code = t.op[i]!;
-          op[u] = code;
-          const ovl = members.get(i);
+          const ovl = anyOverlap ? members.get(i) : undefined;
           if (ovl !== undefined) {
             for (const m of ovl) waitsOf(m, i, lane);
             kind[u] = UNIT_OVERLAP;
-            let a = 0;
-            let f = 0;
-            for (const m of ovl) {
-              memberMs[mw] = opMs(dag, t.op[m]!, t.block[m]!, t.group[m]!, updMs) ?? Number.NaN;
-              memberFlops[mw++] = opFlops(dag, t.op[m]!, t.block[m]!) ?? Number.NaN;
-              // The members' own fields, as the instruction lists them (only positive ones).
-              if (t.alloc[m]! > 0) a += t.alloc[m]!;
-              if (t.free[m]! > 0) f += t.free[m]!;
-            }
-            alloc[u] = a;
-            free[u] = f;
-            ms[u] = overlapMs(dag, t, ovl, updMs) ?? Number.NaN;
+            overlapUnits.set(u, { members: ovl, ms: overlapMs(dag, t, ovl, updMs) ?? Number.NaN });
             continue;
           }
           waitsOf(i, i, lane);
-          switch (kindOfCode(code)) {
-            case 'compute':
-              kind[u] = UNIT_COMPUTE;
-              ms[u] = opMs(dag, code, t.block[i]!, t.group[i]!, updMs) ?? Number.NaN;
-              flops[u] = opFlops(dag, code, t.block[i]!) ?? Number.NaN;
-              if (t.alloc[i]! > 0) alloc[u] = t.alloc[i]!;
-              if (t.free[i]! > 0) free[u] = t.free[i]!;
-              break;
-            case 'p2p':
-              kind[u] = code === OP_SEND ? UNIT_SEND : UNIT_RECV;
-              bytes[u] = t.bytes[i]!;
-              peer[u] = groups[t.peer[i]!]![r]!;
-              peerIndex[u] = peerOf(t.peer[i]!);
-              transferKey[u] = code === OP_SEND ? i : sendOfRecv(i);
-              break;
-            case 'collective':
-              kind[u] = UNIT_COLLECTIVE;
-              bytes[u] = t.bytes[i]!;
-              collective[u] = i;
-              devices.set(u, collectiveDevices(dag, t, i));
-              break;
-            case 'memory':
-              kind[u] = UNIT_MEMORY;
-              bytes[u] = t.bytes[i]!;
-              break;
-            case 'control':
-              throw new Error(`lower-plan: control node ${i} has a lane`);
-          }
+          const code = t.op[i]!;
+          if (code <= OP_UPD) kind[u] = UNIT_COMPUTE;
+          else if (code <= OP_RECV) {
+            kind[u] = code === OP_SEND ? UNIT_SEND : UNIT_RECV;
+            peerIndex[u] = peerOf(t.peer[i]!);
+            transferKey[u] = code === OP_SEND ? i : sendOfRecv(i);
+          } else if (code <= OP_ALL_TO_ALL) {
+            kind[u] = UNIT_COLLECTIVE;
+            devices.set(u, collectiveDevices(dag, t, i));
+          } else if (code <= OP_RELOAD) kind[u] = UNIT_MEMORY;
+          else throw new Error(`lower-plan: control node ${i} has a lane`);
         }
         s++;
       }
     };
 
     /** The columns of group g lowered at device plan `at`, again at the current place. */
-    const repeatGroup = (g: number, at: number, r: number, peerOf: (group: number) => number) => {
+    const repeatGroup = (g: number, at: number, peerOf: (group: number) => number) => {
       const from = streamStart[deviceStreams[at]!]!;
       const shift = u - from;
       const s0 = deviceStreams[at]!;
       const s1 = s;
       // The segment copied may end right here: its last unit's waits end where the next begin.
       waitOff[u] = tw;
-      memberOff[u] = mw;
-      for (const lane of sortedLanes[g]!) {
+      const sorted = sortedLanes[g]!;
+      for (let l = 0; l < sorted.length; l++) {
+        const lane = sorted[l]!;
         streamStart[s] = u;
         for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++, u++) {
           const x = u - shift;
@@ -270,26 +234,14 @@ export const lowerPlanPass: Pass = {
           kind[u] = kind[x]!;
           rank[u] = rank[x]!;
           unitNode[u] = unitNode[x]!;
-          op[u] = op[x]!;
-          ms[u] = ms[x]!;
-          flops[u] = flops[x]!;
-          alloc[u] = alloc[x]!;
-          free[u] = free[x]!;
-          bytes[u] = bytes[x]!;
-          collective[u] = collective[x]!;
           waitOff[u] = tw;
           for (let j = waitOff[x]!; j < waitOff[x + 1]!; j++) addWait(waitTgt[j]! + shift, waitNode[j]!);
-          memberOff[u] = mw;
-          for (let j = memberOff[x]!; j < memberOff[x + 1]!; j++, mw++) {
-            memberMs[mw] = memberMs[j]!;
-            memberFlops[mw] = memberFlops[j]!;
-          }
-          if (kind[x] === UNIT_SEND || kind[x] === UNIT_RECV) {
-            const pg = t.peer[unitNode[x]!]!;
-            peer[u] = groups[pg]![r]!;
-            peerIndex[u] = peerOf(pg);
+          const kx = kind[x]!;
+          if (kx === UNIT_SEND || kx === UNIT_RECV) {
+            peerIndex[u] = peerOf(t.peer[unitNode[x]!]!);
             transferKey[u] = transferKey[x]!;
-          } else if (kind[x] === UNIT_COLLECTIVE) devices.set(u, devices.get(x)!);
+          } else if (kx === UNIT_COLLECTIVE) devices.set(u, devices.get(x)!);
+          else if (kx === UNIT_OVERLAP) overlapUnits.set(u, overlapUnits.get(x)!);
         }
         s++;
       }
@@ -306,16 +258,15 @@ export const lowerPlanPass: Pass = {
         const peer = groups[pg]![r];
         return peer !== undefined && peer < total ? planIndex[peer]! : -1;
       };
-      if (loweredAt[g]! >= 0) repeatGroup(g, loweredAt[g]!, r, peerOf);
+      if (loweredAt[g]! >= 0) repeatGroup(g, loweredAt[g]!, peerOf);
       else {
         loweredAt[g] = p;
-        lowerGroup(g, r, peerOf);
+        lowerGroup(g, peerOf);
       }
     }
     deviceStreams[D] = s;
     streamStart[SU] = u;
     waitOff[NU] = tw;
-    memberOff[NU] = mw;
 
     const instructions = new PlanInstructions({
       dag,
@@ -385,18 +336,10 @@ export const lowerPlanPass: Pass = {
             peerIndex,
             transferKey,
             rank,
-            op,
-            ms,
-            flops,
-            alloc,
-            free,
-            bytes,
-            peer,
-            collective,
+            node: unitNode,
+            costs: unitCosts(dag, t, updMs),
+            overlaps: overlapUnits,
             devices,
-            memberOff,
-            memberMs,
-            memberFlops,
           },
         }
       : undefined;
@@ -422,6 +365,30 @@ export const lowerPlanPass: Pass = {
     }
   },
 };
+
+/** What the units of a plan lowered from `dag` cost: the node columns and the model's costs per op. */
+function unitCosts(dag: Dag, t: NodeTable, updMs: readonly number[]): UnitCosts {
+  const B = dag.blocks.length;
+  const ms = new Float64Array(B * COST_STRIDE).fill(Number.NaN);
+  const flops = new Float64Array(B * COST_STRIDE).fill(Number.NaN);
+  for (let b = 0; b < B; b++)
+    for (let code = 0; code < OP_UPD; code++) {
+      ms[b * COST_STRIDE + code] = opMs(dag, code, b, -1, updMs) ?? Number.NaN;
+      flops[b * COST_STRIDE + code] = opFlops(dag, code, b) ?? Number.NaN;
+    }
+  return {
+    op: t.op,
+    block: t.block,
+    group: t.group,
+    peer: t.peer,
+    alloc: t.alloc,
+    free: t.free,
+    bytes: t.bytes,
+    ms,
+    flops,
+    updMs: Float64Array.from(updMs),
+  };
+}
 
 /** The compute stream first: it is what timelines and metrics read first. */
 function streamRank(a: string, b: string): number {

@@ -60,11 +60,14 @@ export const orderPass: Pass = {
     };
     // Filter (within its slot) of each node of the current slot, for overlap detection.
     const filterOf = new Int32Array(N);
+    // The ops of the slot before and of this one: two buffers, swapped slot by slot.
+    let prev = new Int32Array(N);
+    let members = new Int32Array(N);
     for (let oi = 0; oi < orders.length; oi++) {
       const { d, index: di, path } = orders[oi]!;
       let group = -1;
       let groupPath = '';
-      let prev: number[] = [];
+      let prevCount = 0;
       // Path of the filter being matched, built only for a message (one closure per order).
       let fj = 0;
       let fq = 0;
@@ -73,67 +76,61 @@ export const orderPass: Pass = {
         const slot = d.filters[j]!;
         if (slot.length === 0) continue; // an idle step: nothing to order
         const here = rowBase[oi]! + j;
-        // A slot of one filter (the common case) keeps the matched list itself as its members.
-        let members: number[] = [];
+        let count = 0;
         for (let q = 0; q < slot.length; q++) {
           fj = j;
           fq = q;
-          const found = index.match(slot[q]!, fpath);
-          if (found.length === 0)
-            throw new CompileError({ path: formatPath(fpath()), message: 'matches no op' });
-          if (slot.length === 1) members = found;
-          for (const n of found) {
-            const g = nodeGroup[n]!;
+          const n = index.find(slot[q]!, fpath);
+          if (n === 0) throw new CompileError({ path: formatPath(fpath()), message: 'matches no op' });
+          const found = index.found();
+          for (let k = 0; k < n; k++) {
+            const x = found[k]!;
+            const g = nodeGroup[x]!;
             if (group < 0) {
               group = g;
               groupPath = formatPath(fpath());
             } else if (g !== group) {
               throw new CompileError({
                 path: formatPath(fpath()),
-                message: `matches ${nodeIdOf(dag, n)} on devices [${dag.groups[g]!.join(', ')}], but this order runs on devices [${dag.groups[group]!.join(', ')}] (from ${groupPath}); an order stays on one device group`,
+                message: `matches ${nodeIdOf(dag, x)} on devices [${dag.groups[g]!.join(', ')}], but this order runs on devices [${dag.groups[group]!.join(', ')}] (from ${groupPath}); an order stays on one device group`,
               });
             }
-            if (slotOf[n]! >= 0) {
+            if (slotOf[x]! >= 0) {
               throw new CompileError({
                 path: formatPath(fpath()),
-                message: `${nodeIdOf(dag, n)} is already ordered by ${formatPath(slotPath(slotOf[n]!))}`,
+                message: `${nodeIdOf(dag, x)} is already ordered by ${formatPath(slotPath(slotOf[x]!))}`,
               });
             }
-            slotOf[n] = here;
-            filterOf[n] = q;
-            if (members !== found) members.push(n);
+            slotOf[x] = here;
+            filterOf[x] = q;
+            members[count++] = x;
           }
         }
-        const zipper =
-          slot.length > 1 ? interleavedSlot(dag, members, (out ??= outEdges(N, dag.edges))) : null;
-        if (zipper) for (let k = 1; k < zipper.length; k++) edge(zipper[k - 1]!, zipper[k]!);
-        else if (
-          slot.length > 1 &&
-          independentParts(
-            members,
-            slot.length,
-            here,
-            slotOf,
-            filterOf,
-            (out ??= outEdges(N, dag.edges)),
-            dag.edges.to,
-          ) > 1
-        ) {
-          overlaps.push({ nodes: members, directive: di });
+        if (slot.length > 1) {
+          // Slots of several filters (DualPipe's F&B, regions of a stage) decide how they run.
+          const list = Array.from(members.subarray(0, count));
+          const adjacency = (out ??= outEdges(N, dag.edges));
+          const zipper = interleavedSlot(dag, list, adjacency);
+          if (zipper) for (let k = 1; k < zipper.length; k++) edge(zipper[k - 1]!, zipper[k]!);
+          else if (independentParts(list, slot.length, here, slotOf, filterOf, adjacency, dag.edges.to) > 1)
+            overlaps.push({ nodes: list, directive: di });
         }
-        if (prev.length > 0) {
-          if (prev.length * members.length <= DIRECT_EDGE_LIMIT) {
-            for (const u of prev) for (const v of members) edge(u, v);
+        if (prevCount > 0) {
+          if (prevCount * count <= DIRECT_EDGE_LIMIT) {
+            for (let a = 0; a < prevCount; a++) for (let b = 0; b < count; b++) edge(prev[a]!, members[b]!);
           } else {
-            const s = N + sinkId.length;
+            const sink = N + sinkId.length;
             sinkGroup.push(group);
             sinkDirective.push(di);
             sinkId.push(`ORDER_SINK.${formatPath([...path, 'filters', j])}`);
-            for (const u of prev) edge(u, s);
-            for (const v of members) edge(s, v);
+            for (let a = 0; a < prevCount; a++) edge(prev[a]!, sink);
+            for (let b = 0; b < count; b++) edge(sink, members[b]!);
           }
         }
+        const done = prev;
         prev = members;
+        members = done;
+        prevCount = count;
       }
     }
     let table = t;

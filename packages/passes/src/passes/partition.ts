@@ -56,7 +56,7 @@ export function partitionOf(dag: Dag): Partition {
           message: `${nodeIdOf(dag, i)} is not placed on any device group`,
         });
       let lane = -1;
-      for (const l of own) if (laneStream[l] === stream) lane = l;
+      for (let k = 0; k < own.length; k++) if (laneStream[own[k]!] === stream) lane = own[k]!;
       if (lane < 0) {
         lane = lanes.length;
         lanes.push({ group, stream: t.names[stream]! });
