@@ -43,40 +43,103 @@ export interface Run {
 }
 
 export function run(f: Flat, keep: boolean): Run {
-  const { N, D, kind, dur, allocB, freeB, unitDev, unitStream, succOff, succ, sendOf, recvOf, collGroup } = f;
-  const { groupOff, groupUnits, groupDur } = f;
-  const dep = f.dep.slice();
-  const start = new Float64Array(N);
-  const end = new Float64Array(N);
-  const state = new Uint8Array(N);
-  const wire = new Uint8Array(N);
-  // Start order is kept for the timeline only.
-  const order = new Int32Array(keep ? N : 0);
-  const remaining = new Int32Array(groupDur.length);
-  for (let g = 0; g < remaining.length; g++) remaining[g] = groupOff[g + 1]! - groupOff[g]!;
-  let started = 0;
-  let done = 0;
-  // The time of the event being handled. Times cross no call as an argument or a closure
-  // variable: a double passed or captured that way is boxed, once per instruction.
-  const now = new Float64Array(1);
+  return new IdealRun(f, keep).result();
+}
 
+/**
+ * One run of the event loop. A class, not closures made per run: the JIT specialises calls on
+ * their target, and closures made afresh by every run would be new targets each time.
+ */
+class IdealRun {
+  private readonly dep: Int32Array;
+  private readonly start: Float64Array;
+  private readonly end: Float64Array;
+  private readonly state: Uint8Array;
+  private readonly wire: Uint8Array;
+  private readonly order: Int32Array;
+  private readonly remaining: Int32Array;
+  private started = 0;
+  private done = 0;
+  /**
+   * The time of the event being handled. Times cross no call as an argument: a double passed
+   * to a call that is not inlined is boxed, once per instruction.
+   */
+  private readonly now = new Float64Array(1);
   // Binary min-heap of finish events: unit and its key (end time), ties broken by unit index.
   // It holds the units running at once, a few per stream: it starts small and doubles.
-  let heapU = new Int32Array(Math.min(N, 256) + 1);
-  let heapK = new Float64Array(heapU.length);
-  let hn = 0;
-  /** Queues unit v to finish at end[v]. */
-  const push = (v: number) => {
-    if (hn === heapU.length) {
-      const u2 = new Int32Array(2 * hn);
-      u2.set(heapU);
-      heapU = u2;
-      const k2 = new Float64Array(2 * hn);
-      k2.set(heapK);
-      heapK = k2;
+  private heapU: Int32Array;
+  private heapK: Float64Array;
+  private hn = 0;
+  // Exposed communication: per device, time with communication in flight and no compute running.
+  private readonly compActive: Int32Array;
+  private readonly commActive: Int32Array;
+  private readonly lastT: Float64Array;
+  private readonly exposed: Float64Array;
+  private readonly memory: MemoryTrack;
+  // Units a posted RECV released, with the time it did, taken last in first out (a few at a
+  // time: the stack starts small and doubles).
+  private postedU = new Int32Array(64);
+  private postedT = new Float64Array(64);
+  private posted = 0;
+
+  constructor(
+    private readonly f: Flat,
+    private readonly keep: boolean,
+  ) {
+    const { N, D, groupOff, groupDur } = f;
+    this.dep = f.dep.slice();
+    this.start = new Float64Array(N);
+    this.end = new Float64Array(N);
+    this.state = new Uint8Array(N);
+    this.wire = new Uint8Array(N);
+    // Start order is kept for the timeline only.
+    this.order = new Int32Array(keep ? N : 0);
+    this.remaining = new Int32Array(groupDur.length);
+    for (let g = 0; g < this.remaining.length; g++) this.remaining[g] = groupOff[g + 1]! - groupOff[g]!;
+    this.heapU = new Int32Array(Math.min(N, 256) + 1);
+    this.heapK = new Float64Array(this.heapU.length);
+    this.compActive = new Int32Array(D);
+    this.commActive = new Int32Array(D);
+    this.lastT = new Float64Array(D);
+    this.exposed = new Float64Array(D);
+    this.memory = new MemoryTrack(f.plan.devices, keep, this.now);
+  }
+
+  result(): Run {
+    const { N, D } = this.f;
+    const dep = this.dep;
+    // Collect the initially ready first: readying a RECV releases its successor early.
+    let first = 0;
+    for (let v = 0; v < N; v++) if (dep[v] === 0) first++;
+    const initial = new Int32Array(first);
+    first = 0;
+    for (let v = 0; v < N; v++) if (dep[v] === 0) initial[first++] = v;
+    this.now[0] = 0;
+    for (let j = 0; j < initial.length; j++) this.ready(initial[j]!);
+    this.drainPosted();
+    while (this.hn > 0) {
+      this.finish(this.pop());
+      this.drainPosted();
     }
-    const key = end[v]!;
-    let i = hn++;
+    for (let d = 0; d < D; d++) this.memory.flush(d);
+    const { start, end, state, order, started, done, exposed, memory } = this;
+    return { start, end, state, order, started, done, exposed, peak: memory.peak, points: memory.points };
+  }
+
+  /** Queues unit v to finish at end[v]. */
+  private push(v: number): void {
+    if (this.hn === this.heapU.length) {
+      const u2 = new Int32Array(2 * this.hn);
+      u2.set(this.heapU);
+      this.heapU = u2;
+      const k2 = new Float64Array(2 * this.hn);
+      k2.set(this.heapK);
+      this.heapK = k2;
+    }
+    const heapU = this.heapU;
+    const heapK = this.heapK;
+    const key = this.end[v]!;
+    let i = this.hn++;
     while (i > 0) {
       const p = (i - 1) >> 1;
       const pk = heapK[p]!;
@@ -87,10 +150,14 @@ export function run(f: Flat, keep: boolean): Run {
     }
     heapU[i] = v;
     heapK[i] = key;
-  };
-  const pop = (): number => {
+  }
+
+  private pop(): number {
+    const heapU = this.heapU;
+    const heapK = this.heapK;
     const top = heapU[0]!;
-    const lu = heapU[--hn]!;
+    const hn = --this.hn;
+    const lu = heapU[hn]!;
     const lk = heapK[hn]!;
     let i = 0;
     for (;;) {
@@ -113,155 +180,128 @@ export function run(f: Flat, keep: boolean): Run {
     heapU[i] = lu;
     heapK[i] = lk;
     return top;
-  };
+  }
 
-  // Exposed communication: per device, time with communication in flight and no compute running.
-  const compActive = new Int32Array(D);
-  const commActive = new Int32Array(D);
-  const lastT = new Float64Array(D);
-  const exposed = new Float64Array(D);
-  const mark = (d: number, dComp: number, dComm: number) => {
-    const t = now[0]!;
-    if (commActive[d]! > 0 && compActive[d] === 0) exposed[d]! += t - lastT[d]!;
-    lastT[d] = t;
-    compActive[d]! += dComp;
-    commActive[d]! += dComm;
-  };
+  private mark(d: number, dComp: number, dComm: number): void {
+    const t = this.now[0]!;
+    if (this.commActive[d]! > 0 && this.compActive[d] === 0) this.exposed[d]! += t - this.lastT[d]!;
+    this.lastT[d] = t;
+    this.compActive[d]! += dComp;
+    this.commActive[d]! += dComm;
+  }
 
-  const memory = new MemoryTrack(f.plan.devices, keep, now);
-
-  // Units a posted RECV released, with the time it did, taken last in first out (a few at a
-  // time: the stack starts small and doubles).
-  let postedU = new Int32Array(64);
-  let postedT = new Float64Array(64);
-  let posted = 0;
-  const post = (v: number) => {
-    if (posted === postedU.length) {
-      const u2 = new Int32Array(2 * posted);
-      u2.set(postedU);
-      postedU = u2;
-      const t2 = new Float64Array(2 * posted);
-      t2.set(postedT);
-      postedT = t2;
+  private post(v: number): void {
+    if (this.posted === this.postedU.length) {
+      const u2 = new Int32Array(2 * this.posted);
+      u2.set(this.postedU);
+      this.postedU = u2;
+      const t2 = new Float64Array(2 * this.posted);
+      t2.set(this.postedT);
+      this.postedT = t2;
     }
-    postedU[posted] = v;
-    postedT[posted++] = now[0]!;
-  };
-  /** Starts unit v now, to end after `dur[v]`. */
-  const begin = (v: number) => {
-    const t = now[0]!;
-    start[v] = t;
-    end[v] = t + dur[v]!;
-    state[v] = S_RUNNING;
-    if (keep) order[started] = v;
-    started++;
-    push(v);
-  };
+    this.postedU[this.posted] = v;
+    this.postedT[this.posted++] = this.now[0]!;
+  }
 
-  const ready = (v: number) => {
-    const k = kind[v]!;
-    const d = unitDev[v]!;
+  private drainPosted(): void {
+    while (this.posted > 0) {
+      this.posted--;
+      this.now[0] = this.postedT[this.posted]!;
+      this.ready(this.postedU[this.posted]!);
+    }
+  }
+
+  /** Starts unit v now, to end at `end` (now + its duration, unless given). */
+  private begin(v: number, duration: number): void {
+    const t = this.now[0]!;
+    this.start[v] = t;
+    this.end[v] = t + duration;
+    this.state[v] = S_RUNNING;
+    if (this.keep) this.order[this.started] = v;
+    this.started++;
+    this.push(v);
+  }
+
+  private ready(v: number): void {
+    const f = this.f;
+    const k = f.kind[v]!;
+    const d = f.unitDev[v]!;
     if (k === K_COMPUTE || k === K_OVERLAP) {
-      mark(d, 1, 0);
-      if (allocB[v] !== 0) memory.effect(d, 0, allocB[v]!);
-      begin(v);
+      this.mark(d, 1, 0);
+      if (f.allocB[v] !== 0) this.memory.effect(d, 0, f.allocB[v]!);
+      this.begin(v, f.dur[v]!);
     } else if (k === K_SEND) {
-      mark(d, 0, 1);
-      begin(v);
-      const r = recvOf[v]!;
-      if (state[r] === S_RECV_WAIT) {
-        wire[r] = 1;
-        mark(unitDev[r]!, 0, 1);
+      this.mark(d, 0, 1);
+      this.begin(v, f.dur[v]!);
+      const r = f.recvOf[v]!;
+      if (this.state[r] === S_RECV_WAIT) {
+        this.wire[r] = 1;
+        this.mark(f.unitDev[r]!, 0, 1);
       }
     } else if (k === K_RECV) {
-      const sd = sendOf[v]!;
-      start[v] = now[0]!;
-      if (keep) order[started] = v;
-      started++;
+      const sd = f.sendOf[v]!;
+      this.start[v] = this.now[0]!;
+      if (this.keep) this.order[this.started] = v;
+      this.started++;
       // Posted: release the stream's next instruction now (queued, not recursed: RECVs come in runs).
       const nx = v + 1;
-      if (nx < N && unitStream[nx] === unitStream[v] && --dep[nx]! === 0) post(nx);
-      if (state[sd] === S_DONE) {
-        end[v] = now[0]!;
-        state[v] = S_RUNNING;
-        push(v);
+      if (nx < f.N && f.unitStream[nx] === f.unitStream[v] && --this.dep[nx]! === 0) this.post(nx);
+      if (this.state[sd] === S_DONE) {
+        this.end[v] = this.now[0]!;
+        this.state[v] = S_RUNNING;
+        this.push(v);
       } else {
-        state[v] = S_RECV_WAIT;
-        if (state[sd] === S_RUNNING) {
-          wire[v] = 1;
-          mark(d, 0, 1);
+        this.state[v] = S_RECV_WAIT;
+        if (this.state[sd] === S_RUNNING) {
+          this.wire[v] = 1;
+          this.mark(d, 0, 1);
         }
       }
     } else if (k === K_COLLECTIVE) {
-      state[v] = S_ARRIVED;
-      const g = collGroup[v]!;
-      if (--remaining[g]! === 0) {
+      this.state[v] = S_ARRIVED;
+      const g = f.collGroup[v]!;
+      if (--this.remaining[g]! === 0) {
         // All members start now and end together.
-        for (let j = groupOff[g]!; j < groupOff[g + 1]!; j++) {
-          const m = groupUnits[j]!;
-          mark(unitDev[m]!, 0, 1);
-          start[m] = now[0]!;
-          end[m] = now[0]! + groupDur[g]!;
-          state[m] = S_RUNNING;
-          if (keep) order[started] = m;
-          started++;
-          push(m);
+        for (let j = f.groupOff[g]!; j < f.groupOff[g + 1]!; j++) {
+          const m = f.groupUnits[j]!;
+          this.mark(f.unitDev[m]!, 0, 1);
+          this.begin(m, f.groupDur[g]!);
         }
       }
     } else {
-      if (allocB[v] !== 0) memory.effect(d, 0, allocB[v]!);
-      begin(v);
+      if (f.allocB[v] !== 0) this.memory.effect(d, 0, f.allocB[v]!);
+      this.begin(v, f.dur[v]!);
     }
-  };
+  }
 
-  const finish = (v: number) => {
-    now[0] = end[v]!;
-    state[v] = S_DONE;
-    done++;
-    const k = kind[v]!;
-    const d = unitDev[v]!;
-    if (k === K_COMPUTE || k === K_OVERLAP) mark(d, -1, 0);
+  private finish(v: number): void {
+    const f = this.f;
+    this.now[0] = this.end[v]!;
+    this.state[v] = S_DONE;
+    this.done++;
+    const k = f.kind[v]!;
+    const d = f.unitDev[v]!;
+    if (k === K_COMPUTE || k === K_OVERLAP) this.mark(d, -1, 0);
     else if (k === K_SEND) {
-      mark(d, 0, -1);
-      const r = recvOf[v]!;
-      if (state[r] === S_RECV_WAIT) {
-        end[r] = now[0]!;
-        state[r] = S_RUNNING;
-        push(r);
+      this.mark(d, 0, -1);
+      const r = f.recvOf[v]!;
+      if (this.state[r] === S_RECV_WAIT) {
+        this.end[r] = this.now[0]!;
+        this.state[r] = S_RUNNING;
+        this.push(r);
       }
     } else if (k === K_RECV) {
-      if (wire[v] === 1) mark(d, 0, -1);
-    } else if (k === K_COLLECTIVE) mark(d, 0, -1);
-    if (freeB[v] !== 0) memory.effect(d, freeB[v]!, 0);
+      if (this.wire[v] === 1) this.mark(d, 0, -1);
+    } else if (k === K_COLLECTIVE) this.mark(d, 0, -1);
+    if (f.freeB[v] !== 0) this.memory.effect(d, f.freeB[v]!, 0);
     const next = v + 1;
-    if (k !== K_RECV && next < N && unitStream[next] === unitStream[v] && --dep[next]! === 0) ready(next);
+    const dep = this.dep;
+    if (k !== K_RECV && next < f.N && f.unitStream[next] === f.unitStream[v] && --dep[next]! === 0)
+      this.ready(next);
+    const { succOff, succ } = f;
     for (let j = succOff[v]!; j < succOff[v + 1]!; j++) {
       const x = succ[j]!;
-      if (--dep[x]! === 0) ready(x);
+      if (--dep[x]! === 0) this.ready(x);
     }
-  };
-
-  const drainPosted = () => {
-    while (posted > 0) {
-      posted--;
-      now[0] = postedT[posted]!;
-      ready(postedU[posted]!);
-    }
-  };
-  // Collect the initially ready first: readying a RECV releases its successor early.
-  let first = 0;
-  for (let v = 0; v < N; v++) if (dep[v] === 0) first++;
-  const initial = new Int32Array(first);
-  first = 0;
-  for (let v = 0; v < N; v++) if (dep[v] === 0) initial[first++] = v;
-  now[0] = 0;
-  for (let j = 0; j < initial.length; j++) ready(initial[j]!);
-  drainPosted();
-  while (hn > 0) {
-    finish(pop());
-    drainPosted();
   }
-  for (let d = 0; d < D; d++) memory.flush(d);
-
-  return { start, end, state, order, started, done, exposed, peak: memory.peak, points: memory.points };
 }
