@@ -4,6 +4,7 @@
  * new `Dag` that shares every node and column it did not change, so keeping a snapshot after each
  * pass costs only what that pass changed.
  */
+import { lengthened, newColumn, shortened } from './columns.ts';
 import type { PassName } from './filter.ts';
 
 export type ComputeOp = 'F' | 'B' | 'BI' | 'BW' | 'RECOMPUTE' | 'UPD';
@@ -161,39 +162,42 @@ export function emptyEdges(): EdgeList {
   return edgeColumns(0);
 }
 
-/** Edge columns of `count` edges, all zero, for a pass to fill. */
-export function edgeColumns(count: number): EdgeList {
+/** Edge columns of `count` edges, all zero, for a pass to fill; `spare`: room to append in place (columns.ts). */
+export function edgeColumns(count: number, spare = 0): EdgeList {
   return {
-    from: new Int32Array(count),
-    to: new Int32Array(count),
-    kind: new Uint8Array(count),
-    bytes: new Float64Array(count),
+    from: newColumn(Int32Array, 4, count, spare),
+    to: newColumn(Int32Array, 4, count, spare),
+    kind: newColumn(Uint8Array, 1, count, spare),
+    bytes: newColumn(Float64Array, 8, count, spare),
   };
 }
 
-/** The first `count` edges of columns allocated larger (copies, so the larger ones can go). */
+/** The first `count` edges of columns allocated larger (views: the rest stays room to append). */
 export function firstEdges(e: EdgeList, count: number): EdgeList {
   if (count === e.from.length) return e;
   return {
-    from: e.from.slice(0, count),
-    to: e.to.slice(0, count),
-    kind: e.kind.slice(0, count),
-    bytes: e.bytes.slice(0, count),
+    from: shortened(e.from, count),
+    to: shortened(e.to, count),
+    kind: shortened(e.kind, count),
+    bytes: shortened(e.bytes, count),
   };
 }
 
-/** `a`'s edges followed by `b`'s. */
+/** `a`'s edges followed by `b`'s (in `a`'s memory when it has room: columns.ts). */
 export function joinEdges(a: EdgeList, b: EdgeList): EdgeList {
-  if (b.from.length === 0) return a;
-  const out = edgeColumns(a.from.length + b.from.length);
+  const m = b.from.length;
+  if (m === 0) return a;
   const at = a.from.length;
-  out.from.set(a.from);
+  const n = at + m;
+  const out = {
+    from: lengthened(a.from, n, 0),
+    to: lengthened(a.to, n, 0),
+    kind: lengthened(a.kind, n, 0),
+    bytes: lengthened(a.bytes, n, 0),
+  };
   out.from.set(b.from, at);
-  out.to.set(a.to);
   out.to.set(b.to, at);
-  out.kind.set(a.kind);
   out.kind.set(b.kind, at);
-  out.bytes.set(a.bytes);
   out.bytes.set(b.bytes, at);
   return out;
 }

@@ -71,7 +71,12 @@ export function dagOf(parts: DagParts, table: NodeTable, parent?: Dag): Dag {
 /** `dag.nodes` of a DAG made by `dagOf`: the objects, made on first read and kept. */
 function nodesOfTable(this: WithTable): readonly DagNode[] {
   const nodes = materialize(this);
-  Object.defineProperty(this, 'nodes', { value: nodes, enumerable: true, writable: false, configurable: true });
+  Object.defineProperty(this, 'nodes', {
+    value: nodes,
+    enumerable: true,
+    writable: false,
+    configurable: true,
+  });
   return nodes;
 }
 

@@ -1,6 +1,7 @@
 export { now } from './clock.ts';
 export * from './cluster.ts';
 export * from './clusterPresets.ts';
+export * from './columns.ts';
 export * from './commNodes.ts';
 export * from './dag.ts';
 export * from './dagTable.ts';

@@ -9,6 +9,7 @@
  * (`grow` copies them all and appends rows) and shares the rest with its input, so a snapshot
  * after each pass costs only what the pass changed.
  */
+import { type Column, headroom, lengthened, newColumn, shortened } from './columns.ts';
 import type { ComputeOp, DagNode, NodeOp } from './dag.ts';
 
 /** Op of each code: a row's `op` indexes this list. */
@@ -119,24 +120,55 @@ export type OwnTable = { -readonly [K in keyof NodeTable]: NodeTable[K] };
 
 const NO_ENTRIES: ReadonlyMap<number, never> = new Map<number, never>();
 
-/** A table of `length` rows with every field at its default (see `grow`). */
-export function newTable(length: number, dimCount: number, names: readonly string[]): OwnTable {
+/** The row columns of a table by name (every field but the sparse maps, names and length). */
+export type RowColumn = Exclude<
+  keyof NodeTable,
+  'length' | 'dims' | 'names' | 'ids' | 'transfers' | 'devices'
+>;
+
+const DEFAULTS: Readonly<Record<RowColumn, number>> = {
+  op: 0,
+  block: -1,
+  group: -1,
+  stream: 0,
+  p2pStream: -1,
+  provPass: 0,
+  provDirective: -1,
+  alloc: 0,
+  free: 0,
+  bytes: 0,
+  peer: -1,
+  pass: 0,
+  source: -1,
+};
+
+function int32(length: number, spare: number, fill: number): Int32Array {
+  const c = newColumn(Int32Array, 4, length, spare);
+  if (fill !== 0) c.fill(fill);
+  return c;
+}
+
+/**
+ * A table of `length` rows with every field at its default (see `grow`), with room for `spare`
+ * more rows to be appended in place (columns.ts).
+ */
+export function newTable(length: number, dimCount: number, names: readonly string[], spare = 0): OwnTable {
   return {
     length,
-    op: new Uint8Array(length),
-    block: new Int32Array(length).fill(-1),
-    dims: Array.from({ length: dimCount }, () => new Int32Array(length).fill(-1)),
-    group: new Int32Array(length).fill(-1),
-    stream: new Int32Array(length),
-    p2pStream: new Int32Array(length).fill(-1),
-    provPass: new Int32Array(length),
-    provDirective: new Int32Array(length).fill(-1),
-    alloc: new Float64Array(length),
-    free: new Float64Array(length),
-    bytes: new Float64Array(length),
-    peer: new Int32Array(length).fill(-1),
-    pass: new Uint8Array(length),
-    source: new Int32Array(length).fill(-1),
+    op: newColumn(Uint8Array, 1, length, spare),
+    block: int32(length, spare, -1),
+    dims: Array.from({ length: dimCount }, () => int32(length, spare, -1)),
+    group: int32(length, spare, -1),
+    stream: int32(length, spare, 0),
+    p2pStream: int32(length, spare, -1),
+    provPass: int32(length, spare, 0),
+    provDirective: int32(length, spare, -1),
+    alloc: newColumn(Float64Array, 8, length, spare),
+    free: newColumn(Float64Array, 8, length, spare),
+    bytes: newColumn(Float64Array, 8, length, spare),
+    peer: int32(length, spare, -1),
+    pass: newColumn(Uint8Array, 1, length, spare),
+    source: int32(length, spare, -1),
     names,
     ids: NO_ENTRIES,
     transfers: NO_ENTRIES,
@@ -144,35 +176,41 @@ export function newTable(length: number, dimCount: number, names: readonly strin
   };
 }
 
-function grown<T extends Int32Array | Float64Array | Uint8Array>(column: T, length: number, fill: number): T {
-  const out = new (column.constructor as new (n: number) => T)(length);
-  out.set(column);
-  if (fill !== 0) out.fill(fill, column.length);
+/** A copy of column `c` with room to spare, for a pass to edit. */
+function copied<T extends Column>(c: T, length: number, fill: number): T {
+  const Kind = c.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => T;
+  const out = newColumn(Kind, c.BYTES_PER_ELEMENT, length, headroom(length));
+  out.set(c);
+  if (length > c.length) out.fill(fill, c.length);
   return out;
 }
 
 /**
- * A copy of `t` with `extra` rows appended at their defaults (block, group, peer, source −1; no
- * p2p stream; the model's provenance; no bytes), every column a fresh copy the caller fills.
+ * `t` with `extra` rows appended at their defaults (block, group, peer, source −1; no p2p stream;
+ * the model's provenance; no bytes), for the caller to fill. Columns are lengthened in place
+ * where they can be (columns.ts): their rows before `t.length` are then `t`'s own and must not be
+ * written. The columns named in `edits` are copies, whose every row the caller may write.
  */
-export function grow(t: NodeTable, extra: number): OwnTable {
+export function grow(t: NodeTable, extra: number, edits: readonly (RowColumn | 'dims')[] = []): OwnTable {
   const n = t.length + extra;
+  const col = <K extends RowColumn>(k: K): OwnTable[K] =>
+    (edits.includes(k) ? copied(t[k], n, DEFAULTS[k]) : lengthened(t[k], n, DEFAULTS[k])) as OwnTable[K];
   return {
     length: n,
-    op: grown(t.op, n, 0),
-    block: grown(t.block, n, -1),
-    dims: t.dims.map((c) => grown(c, n, -1)),
-    group: grown(t.group, n, -1),
-    stream: grown(t.stream, n, 0),
-    p2pStream: grown(t.p2pStream, n, -1),
-    provPass: grown(t.provPass, n, 0),
-    provDirective: grown(t.provDirective, n, -1),
-    alloc: grown(t.alloc, n, 0),
-    free: grown(t.free, n, 0),
-    bytes: grown(t.bytes, n, 0),
-    peer: grown(t.peer, n, -1),
-    pass: grown(t.pass, n, 0),
-    source: grown(t.source, n, -1),
+    op: col('op'),
+    block: col('block'),
+    dims: t.dims.map((c) => (edits.includes('dims') ? copied(c, n, -1) : lengthened(c, n, -1))),
+    group: col('group'),
+    stream: col('stream'),
+    p2pStream: col('p2pStream'),
+    provPass: col('provPass'),
+    provDirective: col('provDirective'),
+    alloc: col('alloc'),
+    free: col('free'),
+    bytes: col('bytes'),
+    peer: col('peer'),
+    pass: col('pass'),
+    source: col('source'),
     names: t.names,
     ids: t.ids,
     transfers: t.transfers,
@@ -180,28 +218,54 @@ export function grow(t: NodeTable, extra: number): OwnTable {
   };
 }
 
-/** The first `length` rows of a table `grow` made larger than it needed. */
+/**
+ * `t` with some columns replaced (same length). Field by field rather than by a spread, so that
+ * every table has one hidden class and the passes reading them stay optimised.
+ */
+export function withColumns(t: NodeTable, c: Partial<OwnTable>): OwnTable {
+  return {
+    length: c.length ?? t.length,
+    op: c.op ?? t.op,
+    block: c.block ?? t.block,
+    dims: c.dims ?? t.dims,
+    group: c.group ?? t.group,
+    stream: c.stream ?? t.stream,
+    p2pStream: c.p2pStream ?? t.p2pStream,
+    provPass: c.provPass ?? t.provPass,
+    provDirective: c.provDirective ?? t.provDirective,
+    alloc: c.alloc ?? t.alloc,
+    free: c.free ?? t.free,
+    bytes: c.bytes ?? t.bytes,
+    peer: c.peer ?? t.peer,
+    pass: c.pass ?? t.pass,
+    source: c.source ?? t.source,
+    names: c.names ?? t.names,
+    ids: c.ids ?? t.ids,
+    transfers: c.transfers ?? t.transfers,
+    devices: c.devices ?? t.devices,
+  };
+}
+
+/** The first `length` rows of a table `grow` made larger than it needed (views: the rest stays room). */
 export function truncate(t: OwnTable, length: number): OwnTable {
   if (length === t.length) return t;
-  const cut = <T extends Int32Array | Float64Array | Uint8Array>(c: T) => c.slice(0, length) as T;
-  return {
-    ...t,
+  return withColumns(t, {
     length,
-    op: cut(t.op),
-    block: cut(t.block),
-    dims: t.dims.map(cut),
-    group: cut(t.group),
-    stream: cut(t.stream),
-    p2pStream: cut(t.p2pStream),
-    provPass: cut(t.provPass),
-    provDirective: cut(t.provDirective),
-    alloc: cut(t.alloc),
-    free: cut(t.free),
-    bytes: cut(t.bytes),
-    peer: cut(t.peer),
-    pass: cut(t.pass),
-    source: cut(t.source),
-  };
+    op: shortened(t.op, length),
+    block: shortened(t.block, length),
+    dims: t.dims.map((c) => shortened(c, length)),
+    group: shortened(t.group, length),
+    stream: shortened(t.stream, length),
+    p2pStream: shortened(t.p2pStream, length),
+    provPass: shortened(t.provPass, length),
+    provDirective: shortened(t.provDirective, length),
+    alloc: shortened(t.alloc, length),
+    free: shortened(t.free, length),
+    bytes: shortened(t.bytes, length),
+    peer: shortened(t.peer, length),
+    pass: shortened(t.pass, length),
+    source: shortened(t.source, length),
+  });
 }
 
 /**

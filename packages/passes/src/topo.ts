@@ -27,7 +27,7 @@ export function unitsOf(dag: Dag): Units {
 
 export type TopoResult = { ok: true; order: Int32Array } | { ok: false; cycle: number[] };
 
-const memo = new WeakMap<Dag, { units: Units; topo: TopoResult }>();
+const memo = new WeakMap<Dag, TopoResult & { units: Units }>();
 
 /**
  * Units and topological order of a DAG, computed once per DAG: `order` checks the order it adds
@@ -37,10 +37,11 @@ export function topoOrderOf(dag: Dag): TopoResult & { units: Units } {
   let hit = memo.get(dag);
   if (!hit) {
     const units = unitsOf(dag);
-    hit = { units, topo: topoOrder(dag, units) };
+    const topo = topoOrder(dag, units);
+    hit = topo.ok ? { ok: true, order: topo.order, units } : { ok: false, cycle: topo.cycle, units };
     memo.set(dag, hit);
   }
-  return { ...hit.topo, units: hit.units };
+  return hit;
 }
 
 export function topoOrder(dag: Dag, units: Units): TopoResult {

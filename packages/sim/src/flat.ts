@@ -27,7 +27,7 @@ import {
   type P2PInstruction,
   type Plan,
 } from '@stagecraft/ir';
-import { COST_STRIDE, deviceWaitLookup, type ProvenColumns } from '@stagecraft/passes';
+import { COST_STRIDE, deviceWaitLookup, type ProvenColumns, type UnitCosts } from '@stagecraft/passes';
 import {
   type CostCluster,
   collectiveMs,
@@ -201,16 +201,6 @@ function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns): FlattenRe
     const p = `devices[${unitDev[v]}].streams[${streamLocal[unitStream[v]!]}].instructions[${unitPos[v]}]`;
     return field === undefined ? p : `${p}.${field}`;
   };
-  const given = (x: number) => (Number.isNaN(x) ? undefined : x);
-  /** A compute node's duration, as computeMs gives it for its instruction. */
-  const opDuration = (i: number): number | string => {
-    const code = costs.op[i]!;
-    if (code === OP_UPD) return costs.updMs[costs.group[i]!] ?? 0;
-    const at = costs.block[i]! * COST_STRIDE + code;
-    return computeMsOf(given(costs.ms[at]!), given(costs.flops[at]!), cost);
-  };
-  // The instruction's memory fields list only positive effects.
-  const positive = (x: number) => Math.max(x, 0);
   let members = 0;
   for (let di = 0; di < D; di++) {
     const dp = devs[di]!;
@@ -262,12 +252,13 @@ function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns): FlattenRe
             for (let k = 0; k < ms.length; k++) {
               const m = ms[k]!;
               if (Number.isNaN(own)) {
-                const md = opDuration(m);
+                const md = nodeMs(costs, m, cost);
                 if (typeof md === 'string') err(path(u, `members[${k}]`), md);
                 else d += md;
               }
-              a += positive(costs.alloc[m]!);
-              f += positive(costs.free[m]!);
+              // The instruction's memory fields list only positive effects.
+              a += Math.max(costs.alloc[m]!, 0);
+              f += Math.max(costs.free[m]!, 0);
             }
             if (!Number.isNaN(own)) d = own;
             allocB[u] = a;
@@ -276,11 +267,17 @@ function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns): FlattenRe
             break;
           }
           default: {
-            const cd = opDuration(i);
-            if (typeof cd === 'string') err(path(u), cd);
-            else d = cd;
-            allocB[u] = positive(costs.alloc[i]!);
-            freeB[u] = positive(costs.free[i]!);
+            // The common case read inline: the model gives the op's ms.
+            const code = costs.op[i]!;
+            const ms = code === OP_UPD ? Number.NaN : costs.ms[costs.block[i]! * COST_STRIDE + code]!;
+            if (ms === ms) d = ms;
+            else {
+              const cd = nodeMs(costs, i, cost);
+              if (typeof cd === 'string') err(path(u), cd);
+              else d = cd;
+            }
+            allocB[u] = Math.max(costs.alloc[i]!, 0);
+            freeB[u] = Math.max(costs.free[i]!, 0);
             busyMs += d;
           }
         }
@@ -334,6 +331,16 @@ function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns): FlattenRe
     name: (v) => (instructionAt(plan, units, v) as CollectiveInstruction).collective,
   };
   return collectivesAndEdges(plan, cost, units, of, devIndexOf, errors, err);
+}
+
+/** Duration of compute node i of a compiled plan, as computeMs gives it for its instruction. */
+function nodeMs(costs: UnitCosts, i: number, cost: CostCluster): number | string {
+  const code = costs.op[i]!;
+  if (code === OP_UPD) return costs.updMs[costs.group[i]!] ?? 0;
+  const at = costs.block[i]! * COST_STRIDE + code;
+  const ms = costs.ms[at]!;
+  const flops = costs.flops[at]!;
+  return computeMsOf(Number.isNaN(ms) ? undefined : ms, Number.isNaN(flops) ? undefined : flops, cost);
 }
 
 /** A plan read from its objects (a file, a copy, an edit): every reference resolved and checked. */
@@ -762,11 +769,42 @@ function collectivesAndEdges(
     for (let v = 0; v < N; v++)
       for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) succ[fill[waitTgt[j]!]!++] = v;
   }
-  const { groupFirst: _f, groupCount: _c, ...rest } = x;
-  return {
-    ok: true,
-    flat: { plan, ...rest, succOff, succ, groupOff, groupUnits, groupDur, groupOp, groupDevices },
+  // Field by field, not spread from `x`: the copy's hidden class must be one and the same for
+  // every plan, or the engines reading it are deoptimised per run.
+  const flat: Flat = {
+    plan,
+    N,
+    ops: x.ops,
+    S: x.S,
+    D: x.D,
+    unitDev,
+    unitStream,
+    unitPos,
+    kind: x.kind,
+    dur: x.dur,
+    allocB: x.allocB,
+    freeB: x.freeB,
+    streamDev: x.streamDev,
+    streamLocal,
+    streamName: x.streamName,
+    streamStart: x.streamStart,
+    busy: x.busy,
+    waitOff,
+    waitTgt,
+    succOff,
+    succ,
+    dep: x.dep,
+    sendOf: x.sendOf,
+    recvOf: x.recvOf,
+    peer: x.peer,
+    collGroup,
+    groupOff,
+    groupUnits,
+    groupDur,
+    groupOp,
+    groupDevices,
   };
+  return { ok: true, flat };
 }
 
 /** The instruction of unit v (made, for a compiled plan, when its stream is first read). */

@@ -10,6 +10,7 @@ import {
   edgeColumns,
   firstEdges,
   grow,
+  headroom,
   Names,
   nodeIdOf,
   OP_F,
@@ -51,7 +52,7 @@ export const insertSendRecvPass: Pass = {
     // Columns allocated once at their largest size (every crossing edge its own transfer) and
     // cut to length at the end: growing them by pushes would reallocate each several times.
     const cap = e.from.length + 2 * crossing;
-    const cols = edgeColumns(cap);
+    const cols = edgeColumns(cap, headroom(cap));
     const { from, to, kind, bytes } = cols;
     let w = 0;
     const push = (u: number, v: number, k: number, b: number) => {

@@ -49,6 +49,7 @@ import {
   overlapMs,
   PlanInstructions,
 } from '../planInstructions.ts';
+import type { Units } from '../topo.ts';
 import { compactGroups } from './replicaLayout.ts';
 import { streamOrderPass } from './streamOrder.ts';
 import { computeCensus, tokensPerMicrobatch, trainingState } from './trainingState.ts';
@@ -60,7 +61,7 @@ export const lowerPlanPass: Pass = {
     if (ctx.streamOrder?.dag !== dag) streamOrderPass.run(dag, ctx);
     const { laneOf, lanes, groupLanes } = ctx.partition!;
     const { units, laneOff, laneUnits, laneRank } = ctx.streamOrder!;
-    const { rep, members } = units;
+    const { members } = units;
     const t = tableOf(dag);
     const N = t.length;
     const inc = predecessors(N, dag.edges);
@@ -125,148 +126,31 @@ export const lowerPlanPass: Pass = {
         SU += sortedLanes[g]!.length;
       }
     }
-    const deviceStreams = new Int32Array(D + 1);
-    const streamStart = new Int32Array(SU + 1);
-    const unitStream = new Int32Array(NU);
-    const kind = new Uint8Array(NU);
-    const waitOff = new Int32Array(NU + 1);
-    let waitTgt = new Int32Array(Math.max(16, inc.node.length));
-    let waitNode = new Int32Array(waitTgt.length);
-    const peerIndex = new Int32Array(NU).fill(-1);
-    const transferKey = new Int32Array(NU).fill(-1);
-    const rank = new Int32Array(NU);
-    const unitNode = new Int32Array(NU);
-    const overlapUnits = new Map<number, { members: readonly number[]; ms: number }>();
-    const devices = new Map<number, readonly number[]>();
-    // Unit of each node in the plan, where its group was first lowered.
-    const unitOf = new Int32Array(N);
-    let u = 0;
-    let s = 0;
-    let tw = 0;
-    let columnsHold = true;
-    const addWait = (unit: number, node: number) => {
-      if (tw === waitTgt.length) {
-        const grown = new Int32Array(2 * tw);
-        grown.set(waitTgt);
-        waitTgt = grown;
-        const grownNodes = new Int32Array(2 * tw);
-        grownNodes.set(waitNode);
-        waitNode = grownNodes;
-      }
-      waitNode[tw] = node;
-      waitTgt[tw++] = unit;
-    };
-
-    // The units on other lanes of the same group that node i (of unit `self`, on lane `lane`)
-    // waits for; `seen` marks units already listed for this unit.
-    const seen = new Int32Array(N).fill(-1);
-    const waitsOf = (i: number, self: number, lane: number) => {
-      const g = laneGroup[lane]!;
-      for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
-        const x = inc.node[k]!;
-        const lx = laneOf[x]!;
-        if (lx < 0 || lx === lane || laneGroup[lx] !== g) continue;
-        const r = rep[x]!;
-        if (r === self || seen[r] === self) continue;
-        seen[r] = self;
-        // A unit's representative outside the group would leave the wait unresolved: the plan
-        // says so on validation, and the columns step aside.
-        if (laneOf[r]! < 0 || laneGroup[laneOf[r]!] !== g) columnsHold = false;
-        addWait(unitOf[r]!, r);
-      }
-    };
-
-    /** Group g's columns at the current place, with the peers of its member of rank `r`. */
-    const lowerGroup = (g: number, peerOf: (group: number) => number) => {
-      const sorted = sortedLanes[g]!;
-      let next = u;
-      for (let l = 0; l < sorted.length; l++)
-        for (let k = laneOff[sorted[l]!]!; k < laneOff[sorted[l]! + 1]!; k++) unitOf[laneUnits[k]!] = next++;
-      const anyOverlap = members.size > 0;
-      for (let l = 0; l < sorted.length; l++) {
-        const lane = sorted[l]!;
-        streamStart[s] = u;
-        for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++, u++) {
-          const i = laneUnits[k]!;
-          unitStream[u] = s;
-          waitOff[u] = tw;
-          rank[u] = laneRank[k]!;
-          unitNode[u] = i;
-          const ovl = anyOverlap ? members.get(i) : undefined;
-          if (ovl !== undefined) {
-            for (const m of ovl) waitsOf(m, i, lane);
-            kind[u] = UNIT_OVERLAP;
-            overlapUnits.set(u, { members: ovl, ms: overlapMs(dag, t, ovl, updMs) ?? Number.NaN });
-            continue;
-          }
-          waitsOf(i, i, lane);
-          const code = t.op[i]!;
-          if (code <= OP_UPD) kind[u] = UNIT_COMPUTE;
-          else if (code <= OP_RECV) {
-            kind[u] = code === OP_SEND ? UNIT_SEND : UNIT_RECV;
-            peerIndex[u] = peerOf(t.peer[i]!);
-            transferKey[u] = code === OP_SEND ? i : sendOfRecv(i);
-          } else if (code <= OP_ALL_TO_ALL) {
-            kind[u] = UNIT_COLLECTIVE;
-            devices.set(u, collectiveDevices(dag, t, i));
-          } else if (code <= OP_RELOAD) kind[u] = UNIT_MEMORY;
-          else throw new Error(`lower-plan: control node ${i} has a lane`);
-        }
-        s++;
-      }
-    };
-
-    /** The columns of group g lowered at device plan `at`, again at the current place. */
-    const repeatGroup = (g: number, at: number, peerOf: (group: number) => number) => {
-      const from = streamStart[deviceStreams[at]!]!;
-      const shift = u - from;
-      const s0 = deviceStreams[at]!;
-      const s1 = s;
-      // The segment copied may end right here: its last unit's waits end where the next begin.
-      waitOff[u] = tw;
-      const sorted = sortedLanes[g]!;
-      for (let l = 0; l < sorted.length; l++) {
-        const lane = sorted[l]!;
-        streamStart[s] = u;
-        for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++, u++) {
-          const x = u - shift;
-          unitStream[u] = unitStream[x]! - s0 + s1;
-          kind[u] = kind[x]!;
-          rank[u] = rank[x]!;
-          unitNode[u] = unitNode[x]!;
-          waitOff[u] = tw;
-          for (let j = waitOff[x]!; j < waitOff[x + 1]!; j++) addWait(waitTgt[j]! + shift, waitNode[j]!);
-          const kx = kind[x]!;
-          if (kx === UNIT_SEND || kx === UNIT_RECV) {
-            peerIndex[u] = peerOf(t.peer[unitNode[x]!]!);
-            transferKey[u] = transferKey[x]!;
-          } else if (kx === UNIT_COLLECTIVE) devices.set(u, devices.get(x)!);
-          else if (kx === UNIT_OVERLAP) overlapUnits.set(u, overlapUnits.get(x)!);
-        }
-        s++;
-      }
-    };
-
+    const w = new ColumnWriter(dag, t, inc, laneOf, laneGroup, units, NU, SU, D);
     const loweredAt = new Int32Array(groups.length).fill(-1);
+    const peers = new Int32Array(groups.length);
     for (let p = 0; p < D; p++) {
-      deviceStreams[p] = s;
+      w.deviceStreams[p] = w.s;
       const device = listed[p]!;
       const g = groupOf[device]!;
       if (g < 0) continue;
+      // The plan index of the device of this one's rank in every peer group.
       const r = rankOf[device]!;
-      const peerOf = (pg: number) => {
+      for (let pg = 0; pg < groups.length; pg++) {
         const peer = groups[pg]![r];
-        return peer !== undefined && peer < total ? planIndex[peer]! : -1;
-      };
-      if (loweredAt[g]! >= 0) repeatGroup(g, loweredAt[g]!, peerOf);
+        peers[pg] = peer !== undefined && peer < total ? planIndex[peer]! : -1;
+      }
+      const lanesOfGroup = sortedLanes[g]!;
+      if (loweredAt[g]! >= 0) w.repeatGroup(lanesOfGroup, laneOff, loweredAt[g]!, peers);
       else {
         loweredAt[g] = p;
-        lowerGroup(g, peerOf);
+        w.lowerGroup(lanesOfGroup, laneOff, laneUnits, laneRank, peers, updMs);
       }
     }
-    deviceStreams[D] = s;
-    streamStart[SU] = u;
-    waitOff[NU] = tw;
+    const { deviceStreams, streamStart, unitNode, waitOff, waitNode } = w;
+    deviceStreams[D] = w.s;
+    streamStart[SU] = w.u;
+    waitOff[NU] = w.tw;
 
     const instructions = new PlanInstructions({
       dag,
@@ -320,7 +204,7 @@ export const lowerPlanPass: Pass = {
     if (census.tokens !== undefined) plan.tokensPerStep = census.tokens;
     if (census.flops !== undefined) plan.modelFlopsPerStep = census.flops;
     ctx.plan = plan;
-    ctx.planColumns = columnsHold
+    ctx.planColumns = w.columnsHold
       ? {
           plan,
           columns: {
@@ -329,42 +213,215 @@ export const lowerPlanPass: Pass = {
             D,
             deviceStreams,
             streamStart,
-            unitStream,
-            kind,
+            unitStream: w.unitStream,
+            kind: w.kind,
             waitOff,
-            waitTgt: waitTgt.subarray(0, tw),
-            peerIndex,
-            transferKey,
-            rank,
+            waitTgt: w.waitTgt.subarray(0, w.tw),
+            peerIndex: w.peerIndex,
+            transferKey: w.transferKey,
+            rank: w.rank,
             node: unitNode,
             costs: unitCosts(dag, t, updMs),
-            overlaps: overlapUnits,
-            devices,
+            overlaps: w.overlaps,
+            devices: w.devices,
           },
         }
       : undefined;
     return dag;
-
-    /** The SEND a RECV receives from: its predecessor with the same producer (−1 − i if none). */
-    function sendOfRecv(i: number): number {
-      const source = t.source[i]!;
-      for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
-        const x = inc.node[k]!;
-        if (t.op[x] === OP_SEND && sameTransfer(x, i, source)) return x;
-      }
-      return -1 - i;
-    }
-
-    /**
-     * A SEND x and RECV i of one transfer: the same producer and receiving group, which is what
-     * the transfer's name says (dagTable.ts), unless the DAG gave names of its own.
-     */
-    function sameTransfer(x: number, i: number, source: number): boolean {
-      if (t.transfers.size > 0) return transferOf(dag, x) === transferOf(dag, i);
-      return source >= 0 && t.source[x] === source && t.peer[x] === t.group[i];
-    }
   },
 };
+
+/**
+ * Writes the plan's columns (planColumns.ts) group by group, in plan order. A class rather than
+ * closures made per lowering: its methods stay one call target across compiles, which keeps the
+ * JIT from specialising them anew each time.
+ */
+class ColumnWriter {
+  readonly deviceStreams: Int32Array;
+  readonly streamStart: Int32Array;
+  readonly unitStream: Int32Array;
+  readonly kind: Uint8Array;
+  readonly waitOff: Int32Array;
+  waitTgt: Int32Array;
+  waitNode: Int32Array;
+  readonly peerIndex: Int32Array;
+  readonly transferKey: Int32Array;
+  readonly rank: Int32Array;
+  readonly unitNode: Int32Array;
+  readonly overlaps = new Map<number, { members: readonly number[]; ms: number }>();
+  readonly devices = new Map<number, readonly number[]>();
+  /** Unit of each node in the plan, where its group was first lowered. */
+  private readonly unitOf: Int32Array;
+  /** The unit whose waits list each node's unit already. */
+  private readonly seen: Int32Array;
+  /** Next unit, next global stream, next wait. */
+  u = 0;
+  s = 0;
+  tw = 0;
+  /** False once a wait names a unit outside its group: the plan's validation says so, not the columns. */
+  columnsHold = true;
+
+  constructor(
+    private readonly dag: Dag,
+    private readonly t: NodeTable,
+    private readonly inc: { readonly offset: Int32Array; readonly node: Int32Array },
+    private readonly laneOf: Int32Array,
+    private readonly laneGroup: Int32Array,
+    private readonly units: Units,
+    NU: number,
+    SU: number,
+    D: number,
+  ) {
+    this.deviceStreams = new Int32Array(D + 1);
+    this.streamStart = new Int32Array(SU + 1);
+    this.unitStream = new Int32Array(NU);
+    this.kind = new Uint8Array(NU);
+    this.waitOff = new Int32Array(NU + 1);
+    this.waitTgt = new Int32Array(Math.max(16, inc.node.length));
+    this.waitNode = new Int32Array(this.waitTgt.length);
+    this.peerIndex = new Int32Array(NU).fill(-1);
+    this.transferKey = new Int32Array(NU).fill(-1);
+    this.rank = new Int32Array(NU);
+    this.unitNode = new Int32Array(NU);
+    this.unitOf = new Int32Array(t.length);
+    this.seen = new Int32Array(t.length).fill(-1);
+  }
+
+  private addWait(unit: number, node: number): void {
+    if (this.tw === this.waitTgt.length) {
+      const grown = new Int32Array(2 * this.tw);
+      grown.set(this.waitTgt);
+      this.waitTgt = grown;
+      const grownNodes = new Int32Array(2 * this.tw);
+      grownNodes.set(this.waitNode);
+      this.waitNode = grownNodes;
+    }
+    this.waitNode[this.tw] = node;
+    this.waitTgt[this.tw++] = unit;
+  }
+
+  /** The units on other lanes of the same group that node i (of unit `self`, on `lane`) waits for. */
+  private waitsOf(i: number, self: number, lane: number): void {
+    const { inc, laneOf, laneGroup, seen } = this;
+    const rep = this.units.rep;
+    const g = laneGroup[lane]!;
+    for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
+      const x = inc.node[k]!;
+      const lx = laneOf[x]!;
+      if (lx < 0 || lx === lane || laneGroup[lx] !== g) continue;
+      const r = rep[x]!;
+      if (r === self || seen[r] === self) continue;
+      seen[r] = self;
+      // A unit's representative outside the group would leave the wait unresolved: the plan
+      // says so on validation, and the columns step aside.
+      if (laneOf[r]! < 0 || laneGroup[laneOf[r]!] !== g) this.columnsHold = false;
+      this.addWait(this.unitOf[r]!, r);
+    }
+  }
+
+  /** A group's columns at the current place; `peers`: plan index of each peer group's device of this rank. */
+  lowerGroup(
+    sorted: readonly number[],
+    laneOff: Int32Array,
+    laneUnits: Int32Array,
+    laneRank: Int32Array,
+    peers: Int32Array,
+    updMs: readonly number[],
+  ): void {
+    const { t, unitOf, kind } = this;
+    const members = this.units.members;
+    let next = this.u;
+    for (let l = 0; l < sorted.length; l++)
+      for (let k = laneOff[sorted[l]!]!; k < laneOff[sorted[l]! + 1]!; k++) unitOf[laneUnits[k]!] = next++;
+    const anyOverlap = members.size > 0;
+    for (let l = 0; l < sorted.length; l++) {
+      const lane = sorted[l]!;
+      this.streamStart[this.s] = this.u;
+      for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++) {
+        const u = this.u++;
+        const i = laneUnits[k]!;
+        this.unitStream[u] = this.s;
+        this.waitOff[u] = this.tw;
+        this.rank[u] = laneRank[k]!;
+        this.unitNode[u] = i;
+        const ovl = anyOverlap ? members.get(i) : undefined;
+        if (ovl !== undefined) {
+          for (const m of ovl) this.waitsOf(m, i, lane);
+          kind[u] = UNIT_OVERLAP;
+          this.overlaps.set(u, { members: ovl, ms: overlapMs(this.dag, t, ovl, updMs) ?? Number.NaN });
+          continue;
+        }
+        this.waitsOf(i, i, lane);
+        const code = t.op[i]!;
+        if (code <= OP_UPD) kind[u] = UNIT_COMPUTE;
+        else if (code <= OP_RECV) {
+          kind[u] = code === OP_SEND ? UNIT_SEND : UNIT_RECV;
+          this.peerIndex[u] = peers[t.peer[i]!]!;
+          this.transferKey[u] = code === OP_SEND ? i : this.sendOfRecv(i);
+        } else if (code <= OP_ALL_TO_ALL) {
+          kind[u] = UNIT_COLLECTIVE;
+          this.devices.set(u, collectiveDevices(this.dag, t, i));
+        } else if (code <= OP_RELOAD) kind[u] = UNIT_MEMORY;
+        else throw new Error(`lower-plan: control node ${i} has a lane`);
+      }
+      this.s++;
+    }
+  }
+
+  /** The columns of a group lowered at device plan `at`, again at the current place. */
+  repeatGroup(sorted: readonly number[], laneOff: Int32Array, at: number, peers: Int32Array): void {
+    const { kind, unitNode, waitOff } = this;
+    const from = this.streamStart[this.deviceStreams[at]!]!;
+    const shift = this.u - from;
+    const s0 = this.deviceStreams[at]!;
+    const s1 = this.s;
+    // The segment copied may end right here: its last unit's waits end where the next begin.
+    waitOff[this.u] = this.tw;
+    for (let l = 0; l < sorted.length; l++) {
+      const lane = sorted[l]!;
+      this.streamStart[this.s] = this.u;
+      for (let k = laneOff[lane]!; k < laneOff[lane + 1]!; k++) {
+        const u = this.u++;
+        const x = u - shift;
+        this.unitStream[u] = this.unitStream[x]! - s0 + s1;
+        kind[u] = kind[x]!;
+        this.rank[u] = this.rank[x]!;
+        unitNode[u] = unitNode[x]!;
+        waitOff[u] = this.tw;
+        for (let j = waitOff[x]!; j < waitOff[x + 1]!; j++)
+          this.addWait(this.waitTgt[j]! + shift, this.waitNode[j]!);
+        const kx = kind[x]!;
+        if (kx === UNIT_SEND || kx === UNIT_RECV) {
+          this.peerIndex[u] = peers[this.t.peer[unitNode[x]!]!]!;
+          this.transferKey[u] = this.transferKey[x]!;
+        } else if (kx === UNIT_COLLECTIVE) this.devices.set(u, this.devices.get(x)!);
+        else if (kx === UNIT_OVERLAP) this.overlaps.set(u, this.overlaps.get(x)!);
+      }
+      this.s++;
+    }
+  }
+
+  /** The SEND a RECV receives from: its predecessor of the same transfer (−1 − i if none). */
+  private sendOfRecv(i: number): number {
+    const { t, inc } = this;
+    for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
+      const x = inc.node[k]!;
+      if (t.op[x] === OP_SEND && this.sameTransfer(x, i)) return x;
+    }
+    return -1 - i;
+  }
+
+  /**
+   * A SEND x and RECV i of one transfer: the same producer and receiving group, which is what
+   * the transfer's name says (dagTable.ts), unless the DAG gave names of its own.
+   */
+  private sameTransfer(x: number, i: number): boolean {
+    const t = this.t;
+    if (t.transfers.size > 0) return transferOf(this.dag, x) === transferOf(this.dag, i);
+    const source = t.source[i]!;
+    return source >= 0 && t.source[x] === source && t.peer[x] === t.group[i];
+  }
+}
 
 /** What the units of a plan lowered from `dag` cost: the node columns and the model's costs per op. */
 function unitCosts(dag: Dag, t: NodeTable, updMs: readonly number[]): UnitCosts {

@@ -70,7 +70,8 @@ function tryMatch(index: NodeIndex, f: Filter): number[] {
 
 function splitNodes(dag: Dag, ctx: PassContext, chosen: Map<number, number>): Dag {
   const t = tableOf(dag);
-  const out = grow(t, chosen.size);
+  // The B rows become BI rows: those columns are copies; the others gain the BW rows in place.
+  const out = grow(t, chosen.size, ['op', 'free', 'provPass', 'provDirective']);
   const names = new Names(t.names);
   const pass = names.index('split-backward');
   const edges = new EdgeAppend();

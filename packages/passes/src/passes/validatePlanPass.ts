@@ -1,6 +1,6 @@
 import { CompileError } from '@stagecraft/ir';
 import type { Pass } from '../pass.ts';
-import { keepProvenColumns } from '../planColumns.ts';
+import { keepProvenColumns, provenColumns } from '../planColumns.ts';
 import { provesColumns, validatePlan } from '../validatePlan.ts';
 
 /** The last pass: a plan that fails validation is a compile error, never output. */
@@ -13,7 +13,7 @@ export const validatePlanPass: Pass = {
     const columns = ctx.planColumns?.plan === plan ? ctx.planColumns.columns : undefined;
     const sendOf = columns && provesColumns(plan, columns);
     if (columns && sendOf) {
-      keepProvenColumns(plan, { ...columns, sendOf });
+      keepProvenColumns(plan, provenColumns(columns, sendOf));
       return dag;
     }
     const issues = validatePlan(plan, { uniqueIds: true });

@@ -1,0 +1,72 @@
+/**
+ * Typed columns that lengthen in place. A pass that appends rows to the DAG (SEND/RECVs, UPDs,
+ * ORDER_SINKs, temporal edges) would otherwise copy every column of hundreds of thousands of
+ * rows to add a few; instead columns are allocated with room to spare, and a lengthened column is
+ * a longer view of the same memory, written only past the rows its input uses.
+ *
+ * The input's view still ends where it did, so it never sees the new rows: columns stay values
+ * (a pass never writes its input's rows). Each buffer records how many of its rows some column
+ * uses; only a column that ends there may be lengthened in place, so two passes that append to
+ * the same input (a compile and a later incremental one) never write the same rows: the second
+ * gets a copy.
+ */
+
+export type Column = Int32Array | Float64Array | Uint8Array;
+
+/**
+ * Rows of each buffer `newColumn` made that some column uses. Only those buffers lengthen in
+ * place: any other column may be a view of memory that something else uses past its end.
+ */
+const used = new WeakMap<ArrayBufferLike, number>();
+
+/**
+ * Spare rows given to a column copied to grow: a third more, and at least 1024. Enough for the
+ * passes after insert-send-recv to append in place: UPDs and their edges, about one temporal edge
+ * per ordered op, collectives.
+ */
+export function headroom(length: number): number {
+  return Math.floor(length / 3) + 1024;
+}
+
+/** A column of `length` rows with `spare` rows of room after them, every row zero. */
+export function newColumn<T extends Column>(
+  Kind: new (buffer: ArrayBuffer, offset: number, length: number) => T,
+  bytesPerRow: number,
+  length: number,
+  spare: number,
+): T {
+  const buffer = new ArrayBuffer((length + spare) * bytesPerRow);
+  used.set(buffer, length);
+  return new Kind(buffer, 0, length);
+}
+
+/**
+ * `c` lengthened to `length` rows, the new rows set to `fill`: the same memory when `c` ends
+ * where its buffer's used rows end and the buffer has room, else a copy with room to spare.
+ */
+export function lengthened<T extends Column>(c: T, length: number, fill: number): T {
+  const old = c.length;
+  if (length <= old) return c;
+  const buffer = c.buffer;
+  const bytes = c.BYTES_PER_ELEMENT;
+  const Kind = c.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => T;
+  let out: T;
+  if (c.byteOffset === 0 && buffer.byteLength >= length * bytes && used.get(buffer) === old) {
+    used.set(buffer, length);
+    out = new Kind(buffer as ArrayBuffer, 0, length);
+  } else {
+    out = newColumn(Kind, bytes, length, headroom(length));
+    out.set(c);
+  }
+  // Rows past the used ones may hold what an abandoned lengthening wrote: set them all.
+  out.fill(fill, old);
+  return out;
+}
+
+/** The first `length` rows of `c`: a view, so what lies past them stays room to lengthen into. */
+export function shortened<T extends Column>(c: T, length: number): T {
+  if (length >= c.length) return c;
+  const buffer = c.buffer;
+  if (c.byteOffset === 0 && used.get(buffer) === c.length) used.set(buffer, length);
+  return c.subarray(0, length) as T;
+}
