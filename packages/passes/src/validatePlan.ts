@@ -134,13 +134,31 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
   }
   waitOff[N] = w;
 
-  const layout = { N, S, D, deviceStreams, streamStart, unitStream, kind, waitOff, waitTgt, peerIndex };
-  const sameTransfer = (send: number, recv: number) =>
-    (ins[send] as P2PInstruction).transfer === (ins[recv] as P2PInstruction).transfer;
+  // Transfers as numbers: equal strings, equal numbers.
+  const transferKey = new Int32Array(N).fill(-1);
+  const keys = new Map<string, number>();
+  for (let v = 0; v < N; v++) {
+    if (kind[v] !== UNIT_SEND && kind[v] !== UNIT_RECV) continue;
+    const name = (ins[v] as P2PInstruction).transfer;
+    let k = keys.get(name);
+    if (k === undefined) keys.set(name, (k = keys.size));
+    transferKey[v] = k;
+  }
+  const layout = {
+    N,
+    S,
+    D,
+    deviceStreams,
+    streamStart,
+    unitStream,
+    kind,
+    waitOff,
+    waitTgt,
+    peerIndex,
+    transferKey,
+  };
   return (
-    provesLayout(layout, sameTransfer, (joint) =>
-      jointSteps(plan, ins, streamStart, deviceStreams, joint),
-    ) !== undefined
+    provesLayout(layout, (joint) => jointSteps(plan, ins, streamStart, deviceStreams, joint)) !== undefined
   );
 }
 
@@ -150,9 +168,7 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
  * every wait names the instruction its column says, by construction of the columns.
  */
 export function provesColumns(plan: Plan, columns: PlanColumns): Int32Array | undefined {
-  const { transferKey } = columns;
-  const sameTransfer = (send: number, recv: number) => transferKey[send] === transferKey[recv];
-  return provesLayout(columns, sameTransfer, (joint) => {
+  return provesLayout(columns, (joint) => {
     const { N, S, streamStart, deviceStreams } = columns;
     const ins: Instruction[] = new Array(N);
     let s = 0;
@@ -179,6 +195,7 @@ type Layout = Pick<
   | 'waitOff'
   | 'waitTgt'
   | 'peerIndex'
+  | 'transferKey'
 > & { readonly rank?: Int32Array };
 
 /**
@@ -186,12 +203,9 @@ type Layout = Pick<
  * channels matching in order; collectives agreeing (`collectives` fills `joint`); no wait cycle.
  * Returns each RECV's SEND, or undefined.
  */
-function provesLayout(
-  layout: Layout,
-  sameTransfer: (send: number, recv: number) => boolean,
-  collectives: (joint: Int32Array) => boolean,
-): Int32Array | undefined {
-  const { N, D, deviceStreams, streamStart, unitStream, kind, waitOff, waitTgt, peerIndex } = layout;
+function provesLayout(layout: Layout, collectives: (joint: Int32Array) => boolean): Int32Array | undefined {
+  const { N, D, deviceStreams, streamStart, unitStream, kind, waitOff, waitTgt, peerIndex, transferKey } =
+    layout;
   for (let di = 0; di < D; di++) {
     const s0 = deviceStreams[di]!;
     const s1 = deviceStreams[di + 1]!;
@@ -207,59 +221,54 @@ function provesLayout(
   }
 
   // SEND/RECV: per channel (sender, receiver), the k-th RECV takes the k-th SEND's transfer.
+  // Channels are numbered as met; each unit's channel and its place in it, in typed arrays.
   const sendOf = new Int32Array(N).fill(-1);
-  const chanPeer: number[][] = [];
-  const chanSends: number[][][] = [];
-  const chanRecvs: number[][][] = [];
-  for (let di = 0; di < D; di++) {
-    chanPeer.push([]);
-    chanSends.push([]);
-    chanRecvs.push([]);
-  }
-  let R = 0;
+  // (sender, receiver) → channel: a table when the plan has few devices, else a Map.
+  const dense = D * D <= 1 << 20 ? new Int32Array(D * D).fill(-1) : undefined;
+  const channelOf = new Map<number, number>();
+  let channels = 0;
+  const chan = new Int32Array(N).fill(-1);
+  let sendCount: number[] = [];
+  let recvCount: number[] = [];
   let C = 0;
   for (let di = 0; di < D; di++) {
-    const peers = chanPeer[di]!;
     for (let v = streamStart[deviceStreams[di]!]!; v < streamStart[deviceStreams[di + 1]!]!; v++) {
       const k = kind[v]!;
       if (k === UNIT_COLLECTIVE) C++;
       if (k !== UNIT_SEND && k !== UNIT_RECV) continue;
       const pi = peerIndex[v]!;
       if (pi < 0) return undefined;
-      let c = peers.length - 1;
-      while (c >= 0 && peers[c] !== pi) c--;
+      const key = k === UNIT_SEND ? di * D + pi : pi * D + di;
+      let c = dense ? dense[key]! : (channelOf.get(key) ?? -1);
       if (c < 0) {
-        c = peers.length;
-        peers.push(pi);
-        chanSends[di]!.push([]);
-        chanRecvs[di]!.push([]);
+        c = channels++;
+        if (dense) dense[key] = c;
+        else channelOf.set(key, c);
+        sendCount.push(0);
+        recvCount.push(0);
       }
-      if (k === UNIT_SEND) chanSends[di]![c]!.push(v);
-      else {
-        chanRecvs[di]![c]!.push(v);
-        R++;
-      }
+      chan[v] = c;
+      if (k === UNIT_SEND) sendCount[c]!++;
+      else recvCount[c]!++;
     }
   }
-  let matched = 0;
-  for (let b = 0; b < D; b++)
-    for (let c = 0; c < chanPeer[b]!.length; c++) {
-      const a = chanPeer[b]![c]!;
-      const recvs = chanRecvs[b]![c]!;
-      const ca = chanPeer[a]!.indexOf(b);
-      const sends = ca < 0 ? [] : chanSends[a]![ca]!;
-      if (sends.length !== recvs.length) return undefined;
-      for (let k = 0; k < recvs.length; k++) {
-        if (!sameTransfer(sends[k]!, recvs[k]!)) return undefined;
-        sendOf[recvs[k]!] = sends[k]!;
-      }
-      matched += recvs.length;
-    }
-  if (matched !== R) return undefined;
-  // Every SEND has its RECV: channels with SENDs but no RECV side at all.
-  for (let a = 0; a < D; a++)
-    for (let c = 0; c < chanPeer[a]!.length; c++)
-      if (chanSends[a]![c]!.length > 0 && chanPeer[chanPeer[a]![c]!]!.indexOf(a) < 0) return undefined;
+  // Every SEND has its RECV and every RECV its SEND: the counts agree per channel.
+  const sendAt = new Int32Array(channels + 1);
+  for (let c = 0; c < channels; c++) {
+    if (sendCount[c] !== recvCount[c]) return undefined;
+    sendAt[c + 1] = sendAt[c]! + sendCount[c]!;
+  }
+  sendCount = recvCount = [];
+  const sends = new Int32Array(sendAt[channels]!);
+  const nextSend = sendAt.slice(0, channels);
+  const nextRecv = sendAt.slice(0, channels);
+  for (let v = 0; v < N; v++) if (kind[v] === UNIT_SEND) sends[nextSend[chan[v]!]!++] = v;
+  for (let v = 0; v < N; v++) {
+    if (kind[v] !== UNIT_RECV) continue;
+    const sd = sends[nextRecv[chan[v]!]!++]!;
+    if (transferKey[sd] !== transferKey[v]) return undefined;
+    sendOf[v] = sd;
+  }
 
   // Collectives: every member issues the group's collectives in the same order; the k-th of a
   // group is one joint step, represented by the first member's instruction.

@@ -40,11 +40,5 @@ export const interleaved1F1B: ScheduleBuilder = {
 function interleavedRank({ ranks, microbatches, chunks }: BuilderInput, rank: number) {
   const forwards = microbatches * chunks;
   const warmup = Math.min((ranks - rank - 1) * 2 + (chunks - 1) * ranks, forwards);
-  const chunkStage = (chunk: number) => chunk * ranks + rank;
-  return oneForwardOneBackward({
-    forwards,
-    warmup,
-    forwardStage: (k) => chunkStage(Math.floor(k / ranks) % chunks),
-    backwardStage: (j) => chunkStage(chunks - 1 - (Math.floor(j / ranks) % chunks)),
-  });
+  return oneForwardOneBackward({ rank, ranks, chunks, forwards, warmup });
 }

@@ -22,8 +22,9 @@ export const oneFOneB: ScheduleBuilder = {
       oneForwardOneBackward({
         forwards: microbatches,
         warmup: Math.min(microbatches, ranks - rank - 1),
-        forwardStage: () => rank,
-        backwardStage: () => rank,
+        rank,
+        ranks,
+        chunks: 1,
       }),
     );
     return { placement: linearPlacement(ranks), programs };

@@ -7,13 +7,18 @@ import { action, solo } from './action.ts';
 import type { Slot } from './builder.ts';
 
 export interface OneForwardOneBackwardRank {
+  /** This rank, of `ranks`. */
+  readonly rank: number;
+  readonly ranks: number;
+  /**
+   * Chunks (virtual stages) per rank, visited in a loop (Megatron's interleaving): the k-th
+   * forward runs chunk ⌊k/p⌋ mod v, the j-th backward the chunks in reverse, chunk c being stage
+   * c·p + rank. One chunk is plain 1F1B.
+   */
+  readonly chunks: number;
   /** Forwards this rank runs: microbatches × its chunks. */
   readonly forwards: number;
   readonly warmup: number;
-  /** Stage of the k-th forward of the rank (k counts all its forwards). */
-  readonly forwardStage: (k: number) => number;
-  /** Stage of the j-th backward of the rank (j counts all its backwards). */
-  readonly backwardStage: (j: number) => number;
   /**
    * Zero bubble: split every backward into BI and BW, and let the j-th BI be followed by the
    * oldest pending BW only once j ≥ `weightDelay`, so the deferred BWs fill the cool-down.
@@ -22,44 +27,54 @@ export interface OneForwardOneBackwardRank {
   readonly weightDelay?: number;
 }
 
+/** Stage of the k-th forward (`backward`: of the k-th backward) of a rank. */
+function stageOf(r: OneForwardOneBackwardRank, k: number, backward: boolean): number {
+  const chunk = Math.floor(k / r.ranks) % r.chunks;
+  return (backward ? r.chunks - 1 - chunk : chunk) * r.ranks + r.rank;
+}
+
 export function oneForwardOneBackward(rank: OneForwardOneBackwardRank): Slot[] {
-  const program: Slot[] = [];
+  const { forwards, weightDelay } = rank;
+  const warmup = Math.min(rank.warmup, forwards);
+  const split = weightDelay !== undefined;
+  const program: Slot[] = new Array(split ? 3 * forwards : 2 * forwards);
+  let n = 0;
   // Microbatches go through each stage in order, so a per-stage counter names the next one.
-  const nextForward: number[] = [];
-  const nextBackward: number[] = [];
-  const pendingWeights: { stage: number; mb: number }[] = [];
-  const take = (counters: number[], stage: number): number => {
-    const mb = counters[stage] ?? 0;
-    counters[stage] = mb + 1;
-    return mb;
-  };
-
-  const forward = (k: number) => {
-    const stage = rank.forwardStage(k);
-    program.push(solo(action('F', stage, take(nextForward, stage))));
-  };
-  const backward = (j: number) => {
-    const stage = rank.backwardStage(j);
-    const mb = take(nextBackward, stage);
-    if (rank.weightDelay === undefined) {
-      program.push(solo(action('B', stage, mb)));
-      return;
+  const stages = rank.chunks * rank.ranks;
+  const nextForward = new Int32Array(stages);
+  const nextBackward = new Int32Array(stages);
+  // BWs held back, oldest first: a queue of (stage, microbatch).
+  const pendingStage = new Int32Array(split ? forwards : 0);
+  const pendingMb = new Int32Array(split ? forwards : 0);
+  let head = 0;
+  let tail = 0;
+  let j = 0;
+  for (let k = 0; k < forwards + warmup; k++) {
+    // Step k: the k-th forward while forwards remain, and from step `warmup` on the next backward.
+    const f = k < forwards ? k : -1;
+    if (f >= 0) {
+      const stage = stageOf(rank, f, false);
+      program[n++] = solo(action('F', stage, nextForward[stage]!++));
     }
-    program.push(solo(action('BI', stage, mb)));
-    pendingWeights.push({ stage, mb });
-    if (j >= rank.weightDelay) weight();
-  };
-  const weight = () => {
-    const oldest = pendingWeights.shift()!;
-    program.push(solo(action('BW', oldest.stage, oldest.mb)));
-  };
-
-  for (let k = 0; k < rank.warmup; k++) forward(k);
-  for (let k = rank.warmup; k < rank.forwards; k++) {
-    forward(k);
-    backward(k - rank.warmup);
+    if (k < warmup || j >= forwards) continue;
+    const stage = stageOf(rank, j, true);
+    const mb = nextBackward[stage]!++;
+    if (!split) program[n++] = solo(action('B', stage, mb));
+    else {
+      program[n++] = solo(action('BI', stage, mb));
+      pendingStage[tail] = stage;
+      pendingMb[tail++] = mb;
+      if (j >= weightDelay) {
+        program[n++] = solo(action('BW', pendingStage[head]!, pendingMb[head]!));
+        head++;
+      }
+    }
+    j++;
   }
-  for (let j = rank.forwards - rank.warmup; j < rank.forwards; j++) backward(j);
-  while (pendingWeights.length > 0) weight();
+  while (head < tail) {
+    program[n++] = solo(action('BW', pendingStage[head]!, pendingMb[head]!));
+    head++;
+  }
+  program.length = n;
   return program;
 }

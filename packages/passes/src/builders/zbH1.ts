@@ -24,8 +24,9 @@ export const zbH1: ScheduleBuilder = {
       oneForwardOneBackward({
         forwards: microbatches,
         warmup: Math.min(microbatches, ranks - rank - 1),
-        forwardStage: () => rank,
-        backwardStage: () => rank,
+        rank,
+        ranks,
+        chunks: 1,
         weightDelay: rank,
       }),
     );

@@ -158,30 +158,33 @@ export function lowerSchedule(built: BuiltSchedule, l: Lowering): Directive[] {
   }
   // Tens of thousands of actions: plain loops, one filter literal per region, each row allocated
   // once at its final size (the program keeps every row).
-  const rps = l.regionsPerStage;
-  const filterOf = (a: Action, r: number): Filter => {
-    const pp = l.stages[a.pass === 'F' ? a.stage * rps + r : a.stage * rps + rps - 1 - r]!;
-    return l.bidirectional
-      ? { PP: pp, DIR: a.dir ?? 0, MB: a.mb, PASS: a.pass }
-      : { PP: pp, MB: a.mb, PASS: a.pass };
-  };
   for (const program of built.programs) {
     const filters: Filter[][] = new Array(program.length);
     for (let j = 0; j < program.length; j++) {
       const slot = program[j]!;
-      if (slot.length === 1 && rps === 1) {
-        filters[j] = [filterOf(slot[0]!, 0)];
+      if (slot.length === 1 && l.regionsPerStage === 1) {
+        filters[j] = [filterOf(l, slot[0]!, 0)];
         continue;
       }
-      const row: Filter[] = new Array(slot.length * rps);
+      const row: Filter[] = new Array(slot.length * l.regionsPerStage);
       let w = 0;
-      for (const a of slot) for (let r = 0; r < rps; r++) row[w++] = filterOf(a, r);
+      for (let k = 0; k < slot.length; k++)
+        for (let r = 0; r < l.regionsPerStage; r++) row[w++] = filterOf(l, slot[k]!, r);
       filters[j] = row;
     }
     const order: OrderDirective = { op: 'order', filters };
     out.push(order);
   }
   return out;
+}
+
+/** The filter of region r of action a's stage (a module function: one call target, tens of thousands of calls). */
+function filterOf(l: Lowering, a: Action, r: number): Filter {
+  const rps = l.regionsPerStage;
+  const pp = l.stages[a.pass === 'F' ? a.stage * rps + r : a.stage * rps + rps - 1 - r]!;
+  return l.bidirectional
+    ? { PP: pp, DIR: a.dir ?? 0, MB: a.mb, PASS: a.pass }
+    : { PP: pp, MB: a.mb, PASS: a.pass };
 }
 
 export { stageValues };

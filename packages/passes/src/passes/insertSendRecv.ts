@@ -7,16 +7,19 @@
 import {
   CompileError,
   EDGE_DATA,
+  type EdgeList,
   edgeColumns,
   firstEdges,
   grow,
   headroom,
   Names,
+  type NodeTable,
   nodeIdOf,
   OP_F,
   OP_RECV,
   OP_SEND,
   OP_UPD,
+  type OwnTable,
   tableOf,
   truncate,
 } from '@stagecraft/ir';
@@ -47,59 +50,25 @@ export const insertSendRecvPass: Pass = {
     const names = new Names(t.names);
     const pass = names.index('insert-send-recv');
     const defaultStream = names.index(DEFAULT_P2P_STREAM);
-    const D = t.dims.length;
     let a = t.length;
     // Columns allocated once at their largest size (every crossing edge its own transfer) and
     // cut to length at the end: growing them by pushes would reallocate each several times.
     const cap = e.from.length + 2 * crossing;
     const cols = edgeColumns(cap, headroom(cap));
-    const { from, to, kind, bytes } = cols;
     let w = 0;
-    const push = (u: number, v: number, k: number, b: number) => {
-      from[w] = u;
-      to[w] = v;
-      kind[w] = k;
-      bytes[w++] = b;
-    };
     // (producer, destination group) → RECV row: the first destination of a producer in typed
     // arrays (an output mostly goes to one other group), any further ones in a Map.
     const firstGroup = new Int32Array(t.length).fill(-1);
     const firstRecv = new Int32Array(t.length);
     const moreRecvs = new Map<number, number>();
     const G = dag.groups.length;
-    const recvOf = (u: number, g: number): number | undefined =>
-      firstGroup[u] === g ? firstRecv[u] : firstGroup[u]! < 0 ? undefined : moreRecvs.get(u * G + g);
-    // A SEND or RECV row: what moves (the producer u's output), where, on which stream. Its id
-    // and transfer follow from the producer's id and the receiving group (dagTable.ts).
-    const row = (
-      r: number,
-      op: number,
-      u: number,
-      group: number,
-      peer: number,
-      stream: number,
-      by: number,
-      b: number,
-    ) => {
-      out.op[r] = op;
-      out.block[r] = t.block[u]!;
-      for (let d = 0; d < D; d++) out.dims[d]![r] = t.dims[d]![u]!;
-      out.group[r] = group;
-      out.stream[r] = stream;
-      out.provPass[r] = pass;
-      out.provDirective[r] = t.provDirective[by]!;
-      out.bytes[r] = b;
-      out.peer[r] = peer;
-      out.pass[r] = t.op[u]! <= OP_UPD ? t.op[u]! : OP_F;
-      out.source[r] = u;
-    };
     for (let j = 0; j < e.from.length; j++) {
       const u = e.from[j]!;
       const v = e.to[j]!;
       const gu = groupOf[u]!;
       const gv = groupOf[v]!;
       if (e.kind[j] !== EDGE_DATA || gu === gv) {
-        push(u, v, e.kind[j]!, e.bytes[j]!);
+        edgeAt(cols, w++, u, v, e.kind[j]!, e.bytes[j]!);
         continue;
       }
       const du = dag.groups[gu]!;
@@ -110,23 +79,24 @@ export const insertSendRecvPass: Pass = {
           message: `${nodeIdOf(dag, u)} on devices [${du.join(', ')}] feeds ${nodeIdOf(dag, v)} on devices [${dv.join(', ')}]: data moves between groups rank by rank, so they need the same size`,
         });
       }
-      let r = recvOf(u, gv);
-      if (r === undefined) {
+      let r =
+        firstGroup[u] === gv ? firstRecv[u]! : firstGroup[u]! < 0 ? -1 : (moreRecvs.get(u * G + gv) ?? -1);
+      if (r < 0) {
         const b = e.bytes[j]!;
         const su = t.p2pStream[u]!;
         const sv = t.p2pStream[v]!;
         const s = a++;
-        row(s, OP_SEND, u, gu, gv, su >= 0 ? su : defaultStream, u, b);
+        p2pRow(out, t, s, OP_SEND, u, gu, gv, su >= 0 ? su : defaultStream, pass, t.provDirective[u]!, b);
         r = a++;
-        row(r, OP_RECV, u, gv, gu, sv >= 0 ? sv : defaultStream, v, b);
+        p2pRow(out, t, r, OP_RECV, u, gv, gu, sv >= 0 ? sv : defaultStream, pass, t.provDirective[v]!, b);
         if (firstGroup[u]! < 0) {
           firstGroup[u] = gv;
           firstRecv[u] = r;
         } else moreRecvs.set(u * G + gv, r);
-        push(u, s, EDGE_DATA, b);
-        push(s, r, EDGE_DATA, b);
+        edgeAt(cols, w++, u, s, EDGE_DATA, b);
+        edgeAt(cols, w++, s, r, EDGE_DATA, b);
       }
-      push(r, v, EDGE_DATA, e.bytes[j]!);
+      edgeAt(cols, w++, r, v, EDGE_DATA, e.bytes[j]!);
     }
     const table = a === out.length ? out : truncate(out, a);
     table.names = names.names;
@@ -136,3 +106,41 @@ export const insertSendRecvPass: Pass = {
     return next;
   },
 };
+
+/** Edge w of `e`. Module functions, not closures made per run: one call target for the JIT. */
+function edgeAt(e: EdgeList, w: number, u: number, v: number, kind: number, bytes: number): void {
+  e.from[w] = u;
+  e.to[w] = v;
+  e.kind[w] = kind;
+  e.bytes[w] = bytes;
+}
+
+/**
+ * Row r of `out`, a SEND or RECV of what producer u of `t` outputs, on `group` with `peer` on the
+ * other side. Its id and transfer follow from the producer's id and the receiving group.
+ */
+function p2pRow(
+  out: OwnTable,
+  t: NodeTable,
+  r: number,
+  op: number,
+  u: number,
+  group: number,
+  peer: number,
+  stream: number,
+  pass: number,
+  directive: number,
+  bytes: number,
+): void {
+  out.op[r] = op;
+  out.block[r] = t.block[u]!;
+  for (let d = 0; d < t.dims.length; d++) out.dims[d]![r] = t.dims[d]![u]!;
+  out.group[r] = group;
+  out.stream[r] = stream;
+  out.provPass[r] = pass;
+  out.provDirective[r] = directive;
+  out.bytes[r] = bytes;
+  out.peer[r] = peer;
+  out.pass[r] = t.op[u]! <= OP_UPD ? t.op[u]! : OP_F;
+  out.source[r] = u;
+}

@@ -52,7 +52,6 @@ export const orderPass: Pass = {
     for (let oi = 0; oi < orders.length; oi++) rowBase[oi + 1] = rowBase[oi]! + orders[oi]!.d.filters.length;
     // Mostly one edge joins a slot to the one before: about one per row.
     const edges = new EdgeAppend(rowBase[orders.length]);
-    const edge = (u: number, v: number) => edges.add(u, v, EDGE_TEMPORAL, 0);
     const slotPath = (slot: number): PathSegment[] => {
       let oi = 0;
       while (rowBase[oi + 1]! <= slot) oi++;
@@ -111,20 +110,22 @@ export const orderPass: Pass = {
           const list = Array.from(members.subarray(0, count));
           const adjacency = (out ??= outEdges(N, dag.edges));
           const zipper = interleavedSlot(dag, list, adjacency);
-          if (zipper) for (let k = 1; k < zipper.length; k++) edge(zipper[k - 1]!, zipper[k]!);
+          if (zipper)
+            for (let k = 1; k < zipper.length; k++) edges.add(zipper[k - 1]!, zipper[k]!, EDGE_TEMPORAL, 0);
           else if (independentParts(list, slot.length, here, slotOf, filterOf, adjacency, dag.edges.to) > 1)
             overlaps.push({ nodes: list, directive: di });
         }
         if (prevCount > 0) {
           if (prevCount * count <= DIRECT_EDGE_LIMIT) {
-            for (let a = 0; a < prevCount; a++) for (let b = 0; b < count; b++) edge(prev[a]!, members[b]!);
+            for (let a = 0; a < prevCount; a++)
+              for (let b = 0; b < count; b++) edges.add(prev[a]!, members[b]!, EDGE_TEMPORAL, 0);
           } else {
             const sink = N + sinkId.length;
             sinkGroup.push(group);
             sinkDirective.push(di);
             sinkId.push(`ORDER_SINK.${formatPath([...path, 'filters', j])}`);
-            for (let a = 0; a < prevCount; a++) edge(prev[a]!, sink);
-            for (let b = 0; b < count; b++) edge(sink, members[b]!);
+            for (let a = 0; a < prevCount; a++) edges.add(prev[a]!, sink, EDGE_TEMPORAL, 0);
+            for (let b = 0; b < count; b++) edges.add(sink, members[b]!, EDGE_TEMPORAL, 0);
           }
         }
         const done = prev;

@@ -65,7 +65,8 @@ export const placePass: Pass = {
     const provPass = t.provPass.slice();
     const provDirective = t.provDirective.slice();
     let p2pStream = t.p2pStream;
-    const out = (): OwnTable => withColumns(t, { group, provPass, provDirective, p2pStream, names: names.names });
+    const out = (): OwnTable =>
+      withColumns(t, { group, provPass, provDirective, p2pStream, names: names.names });
     if (places.length === 0) {
       const g = groupFor([0], 'cluster');
       for (let i = 0; i < t.length; i++)

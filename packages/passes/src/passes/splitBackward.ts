@@ -25,10 +25,7 @@ export const splitBackwardPass: Pass = {
   run(dag, ctx) {
     const explicit = directivesOf(ctx.program, 'split_backward');
     const orders = directivesOf(ctx.program, 'order');
-    const namesHalves = orders.some(({ d }) =>
-      d.filters.some((slot) => slot.some((f) => f.PASS === 'BI' || f.PASS === 'BW')),
-    );
-    if (explicit.length === 0 && !namesHalves) return dag;
+    if (explicit.length === 0 && !namesHalves(orders)) return dag;
     const index = new NodeIndex(dag);
     const chosen = new Map<number, number>(); // B node → directive that splits it
     for (const { d, index: di, path } of explicit) {
@@ -58,6 +55,21 @@ export const splitBackwardPass: Pass = {
     return splitNodes(dag, ctx, chosen);
   },
 };
+
+/** Whether some order slot names BI or BW (a plain scan: schedules have tens of thousands of slots). */
+function namesHalves(orders: readonly { d: { filters: readonly (readonly Filter[])[] } }[]): boolean {
+  for (let o = 0; o < orders.length; o++) {
+    const filters = orders[o]!.d.filters;
+    for (let j = 0; j < filters.length; j++) {
+      const slot = filters[j]!;
+      for (let q = 0; q < slot.length; q++) {
+        const pass = slot[q]!.PASS;
+        if (pass === 'BI' || pass === 'BW') return true;
+      }
+    }
+  }
+  return false;
+}
 
 function tryMatch(index: NodeIndex, f: Filter): number[] {
   try {
