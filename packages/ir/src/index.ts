@@ -15,3 +15,4 @@ export * from './nodeTable.ts';
 export * from './plan.ts';
 export * from './transformerPresets.ts';
 export { fromZod } from './zodIssues.ts';
+export * from './arrayPool.ts';

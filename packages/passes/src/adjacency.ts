@@ -1,5 +1,8 @@
-/** Compressed adjacency (CSR) over a DAG's edge columns, built in two linear sweeps. */
-import type { EdgeList } from '@stagecraft/ir';
+/**
+ * Compressed adjacency (CSR) over a DAG's edge columns, built in two linear sweeps. `arrays`: where
+ * its arrays come from (a pass's scratch when the adjacency does not outlive the pass).
+ */
+import { type ArraySource, type EdgeList, FRESH } from '@stagecraft/ir';
 
 export interface Adjacency {
   /** Edges of node i are `edge[offset[i]] .. edge[offset[i+1]-1]` (edge indices into the EdgeList). */
@@ -7,20 +10,21 @@ export interface Adjacency {
   readonly edge: Int32Array;
 }
 
-export function outEdges(n: number, edges: EdgeList): Adjacency {
-  return build(n, edges.from, edges.from.length);
+export function outEdges(n: number, edges: EdgeList, arrays: ArraySource = FRESH): Adjacency {
+  return build(n, edges.from, edges.from.length, arrays);
 }
 
-export function inEdges(n: number, edges: EdgeList): Adjacency {
-  return build(n, edges.to, edges.to.length);
+export function inEdges(n: number, edges: EdgeList, arrays: ArraySource = FRESH): Adjacency {
+  return build(n, edges.to, edges.to.length, arrays);
 }
 
-function build(n: number, key: ArrayLike<number>, m: number): Adjacency {
-  const offset = new Int32Array(n + 1);
+function build(n: number, key: ArrayLike<number>, m: number, arrays: ArraySource): Adjacency {
+  const offset = arrays.int32(n + 1);
   for (let j = 0; j < m; j++) offset[key[j]! + 1]!++;
   for (let i = 0; i < n; i++) offset[i + 1]! += offset[i]!;
-  const fill = offset.slice(0, n);
-  const edge = new Int32Array(m);
+  const fill = arrays.int32(n);
+  fill.set(offset.subarray(0, n));
+  const edge = arrays.int32(m);
   for (let j = 0; j < m; j++) edge[fill[key[j]!]!++] = j;
   return { offset, edge };
 }
@@ -29,8 +33,9 @@ function build(n: number, key: ArrayLike<number>, m: number): Adjacency {
 export function predecessors(
   n: number,
   edges: EdgeList,
+  arrays: ArraySource = FRESH,
 ): { readonly offset: Int32Array; readonly node: Int32Array } {
-  const { offset, edge } = build(n, edges.to, edges.to.length);
+  const { offset, edge } = build(n, edges.to, edges.to.length, arrays);
   const from = edges.from;
   for (let k = 0; k < edge.length; k++) edge[k] = from[edge[k]!]!;
   return { offset, node: edge };

@@ -2,7 +2,7 @@
  * design → expanded program → DAG → passes → plan. The pipeline order is fixed (design.md §4);
  * each directive kind is handled by its pass, in program order within it.
  */
-import { CompileError, type Dag, type Design, now, planOpCount } from '@stagecraft/ir';
+import { type ArraySource, CompileError, type Dag, type Design, lend, now, planOpCount } from '@stagecraft/ir';
 import type { CompileOptions, CompileResult, PassSnapshot } from './compileTypes.ts';
 import { lowerModel, stageValues } from './lowerModel.ts';
 import { type Pass, type PassContext, runPasses } from './pass.ts';
@@ -50,10 +50,20 @@ export const PASSES: readonly Pass[] = [
 ];
 
 export function compile(design: Design, options: CompileOptions = {}): CompileResult {
+  const loan = lend();
+  try {
+    return compileWith(design, options, loan);
+  } finally {
+    loan.close();
+  }
+}
+
+function compileWith(design: Design, options: CompileOptions, scratch: ArraySource): CompileResult {
   const t0 = now();
   const ctx: PassContext = {
     design,
     options: { maxOps: options.maxOps ?? DEFAULT_MAX_OPS, keepSnapshots: options.keepSnapshots ?? true },
+    scratch,
     program: [],
   };
   const snapshots: PassSnapshot[] = [];

@@ -8,7 +8,16 @@
  * DAG is listed in `PASS_INPUTS`; a pass missing from it is assumed to read everything, so a pass
  * added later is always rerun until it is listed.
  */
-import { CompileError, type Dag, type Design, type DirectiveOp, now, planOpCount } from '@stagecraft/ir';
+import {
+  type ArraySource,
+  CompileError,
+  type Dag,
+  type Design,
+  type DirectiveOp,
+  lend,
+  now,
+  planOpCount,
+} from '@stagecraft/ir';
 import { DEFAULT_MAX_OPS, PASSES } from './compile.ts';
 import type { CompileOptions, CompileResult, ExpandedDirective, PassSnapshot } from './compileTypes.ts';
 import { lowerModel, stageValues } from './lowerModel.ts';
@@ -116,9 +125,24 @@ export function compileIncremental(
   const t0 = now();
   const maxOps = options.maxOps ?? DEFAULT_MAX_OPS;
   const keep = options.keepSnapshots ?? true;
+  // Arrays passes use while they run are lent for this compile (pass.ts `scratch`).
+  const loan = lend();
+  try {
+    return compileFrom(design, previous, loan, { t0, maxOps, keep });
+  } finally {
+    loan.close();
+  }
+}
+
+function compileFrom(
+  design: Design,
+  previous: IncrementalState | undefined,
+  scratch: ArraySource,
+  { t0, maxOps, keep }: { t0: number; maxOps: number; keep: boolean },
+): IncrementalResult {
   const key = stateKey(design, maxOps);
   // Snapshots are always kept inside: they are the inputs of the next compile's passes.
-  const ctx: PassContext = { design, options: { maxOps, keepSnapshots: true }, program: [] };
+  const ctx: PassContext = { design, options: { maxOps, keepSnapshots: true }, scratch, program: [] };
   const prev = previous?.key === key && previous.head.length === 2 ? previous : undefined;
 
   let head: PassSnapshot[];

@@ -4,6 +4,7 @@
  * node says which directive and pass made it.
  */
 import {
+  type ArraySource,
   CompileError,
   type Dag,
   type DagParts,
@@ -22,6 +23,11 @@ import type { PlanColumns } from './planColumns.ts';
 export interface PassContext {
   readonly design: Design;
   readonly options: Required<CompileOptions>;
+  /**
+   * Where a pass takes arrays it uses only while it runs (lent for the compile: ir/arrayPool.ts).
+   * Nothing taken here may be left in the DAG or the context: an incremental compile keeps both.
+   */
+  readonly scratch: ArraySource;
   /** The program after macro expansion; set by `expand-schedule`. */
   program: ExpandedDirective[];
   /** Ops of each device group by stream; set by `partition`. */

@@ -3,7 +3,7 @@
  * with a FIFO queue: deterministic, and a RECV is queued the moment its SEND is, so the RECVs of
  * a channel come out in the order of its SENDs. On a cycle it returns one cycle of units.
  */
-import { type Dag, tableOf } from '@stagecraft/ir';
+import { type ArraySource, type Dag, FRESH, tableOf } from '@stagecraft/ir';
 import { inEdges } from './adjacency.ts';
 
 export interface Units {
@@ -33,26 +33,27 @@ const memo = new WeakMap<Dag, TopoResult & { units: Units }>();
  * Units and topological order of a DAG, computed once per DAG: `order` checks the order it adds
  * is acyclic and `stream-order` lays the same order out per stream.
  */
-export function topoOrderOf(dag: Dag): TopoResult & { units: Units } {
+export function topoOrderOf(dag: Dag, scratch: ArraySource = FRESH): TopoResult & { units: Units } {
   let hit = memo.get(dag);
   if (!hit) {
     const units = unitsOf(dag);
-    const topo = topoOrder(dag, units);
+    const topo = topoOrder(dag, units, scratch);
     hit = topo.ok ? { ok: true, order: topo.order, units } : { ok: false, cycle: topo.cycle, units };
     memo.set(dag, hit);
   }
   return hit;
 }
 
-export function topoOrder(dag: Dag, units: Units): TopoResult {
+/** `scratch`: where the sort's own arrays come from (the order itself is always fresh: it is kept). */
+export function topoOrder(dag: Dag, units: Units, scratch: ArraySource = FRESH): TopoResult {
   const n = tableOf(dag).length;
   const { rep, members } = units;
   const { from, to } = dag.edges;
   const m = from.length;
   // In-degrees of units and successor units of each node (CSR, the targets themselves rather
   // than edge indices, so the sort below reads them in sequence), counted in one sweep.
-  const indeg = new Int32Array(n);
-  const off = new Int32Array(n + 1);
+  const indeg = scratch.int32(n);
+  const off = scratch.int32(n + 1);
   for (let j = 0; j < m; j++) {
     const u = from[j]!;
     const b = rep[to[j]!]!;
@@ -60,8 +61,9 @@ export function topoOrder(dag: Dag, units: Units): TopoResult {
     if (rep[u] !== b) indeg[b]!++;
   }
   for (let i = 0; i < n; i++) off[i + 1]! += off[i]!;
-  const fill = off.slice(0, n);
-  const succ = new Int32Array(m);
+  const fill = scratch.int32(n);
+  fill.set(off.subarray(0, n));
+  const succ = scratch.int32(m);
   for (let j = 0; j < m; j++) succ[fill[from[j]!]!++] = rep[to[j]!]!;
   const order = new Int32Array(n);
   let emitted = 0;
@@ -76,7 +78,7 @@ export function topoOrder(dag: Dag, units: Units): TopoResult {
       }
     }
   } else {
-    const queue = new Int32Array(n);
+    const queue = scratch.int32(n);
     let head = 0;
     let tail = 0;
     for (let i = 0; i < n; i++) if (rep[i] === i && indeg[i] === 0) queue[tail++] = i;

@@ -11,7 +11,15 @@
  * it does not accept goes to `planIssues`, which names every problem; the proof accepts only plans
  * `planIssues` finds nothing wrong with, so the answer is the same either way.
  */
-import type { CollectiveInstruction, Instruction, Issue, P2PInstruction, Plan } from '@stagecraft/ir';
+import {
+  type ArraySource,
+  type CollectiveInstruction,
+  FRESH,
+  type Instruction,
+  type Issue,
+  type P2PInstruction,
+  type Plan,
+} from '@stagecraft/ir';
 import { blockedWaits } from './blockedWaits.ts';
 import { type PlanColumns, UNIT_COLLECTIVE, UNIT_RECV, UNIT_SEND } from './planColumns.ts';
 import { planIssues } from './planIssues.ts';
@@ -158,7 +166,7 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
     transferKey,
   };
   return (
-    provesLayout(layout, (joint) => jointSteps(plan, ins, streamStart, deviceStreams, joint)) !== undefined
+    provesLayout(layout, FRESH, (joint) => jointSteps(plan, ins, streamStart, deviceStreams, joint)) !== undefined
   );
 }
 
@@ -167,8 +175,8 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
  * valid, undefined when `provesValid` or `planIssues` must decide. Ids are unique per device and
  * every wait names the instruction its column says, by construction of the columns.
  */
-export function provesColumns(plan: Plan, columns: PlanColumns): Int32Array | undefined {
-  return provesLayout(columns, (joint) => {
+export function provesColumns(plan: Plan, columns: PlanColumns, scratch: ArraySource = FRESH): Int32Array | undefined {
+  return provesLayout(columns, scratch, (joint) => {
     const { N, S, streamStart, deviceStreams } = columns;
     const ins: Instruction[] = new Array(N);
     let s = 0;
@@ -203,7 +211,12 @@ type Layout = Pick<
  * channels matching in order; collectives agreeing (`collectives` fills `joint`); no wait cycle.
  * Returns each RECV's SEND, or undefined.
  */
-function provesLayout(layout: Layout, collectives: (joint: Int32Array) => boolean): Int32Array | undefined {
+/** `scratch`: where the proof's own arrays come from (each RECV's SEND, returned, is always fresh). */
+function provesLayout(
+  layout: Layout,
+  scratch: ArraySource,
+  collectives: (joint: Int32Array) => boolean,
+): Int32Array | undefined {
   const { N, D, deviceStreams, streamStart, unitStream, kind, waitOff, waitTgt, peerIndex, transferKey } =
     layout;
   for (let di = 0; di < D; di++) {
@@ -227,7 +240,7 @@ function provesLayout(layout: Layout, collectives: (joint: Int32Array) => boolea
   const dense = D * D <= 1 << 20 ? new Int32Array(D * D).fill(-1) : undefined;
   const channelOf = new Map<number, number>();
   let channels = 0;
-  const chan = new Int32Array(N).fill(-1);
+  const chan = scratch.int32(N, -1);
   let sendCount: number[] = [];
   let recvCount: number[] = [];
   let C = 0;
@@ -259,7 +272,7 @@ function provesLayout(layout: Layout, collectives: (joint: Int32Array) => boolea
     sendAt[c + 1] = sendAt[c]! + sendCount[c]!;
   }
   sendCount = recvCount = [];
-  const sends = new Int32Array(sendAt[channels]!);
+  const sends = scratch.int32(sendAt[channels]!);
   const nextSend = sendAt.slice(0, channels);
   const nextRecv = sendAt.slice(0, channels);
   for (let v = 0; v < N; v++) if (kind[v] === UNIT_SEND) sends[nextSend[chan[v]!]!++] = v;
@@ -272,7 +285,7 @@ function provesLayout(layout: Layout, collectives: (joint: Int32Array) => boolea
 
   // Collectives: every member issues the group's collectives in the same order; the k-th of a
   // group is one joint step, represented by the first member's instruction.
-  const joint = new Int32Array(N);
+  const joint = scratch.int32(N);
   for (let v = 0; v < N; v++) joint[v] = v;
   if (C > 0 && !collectives(joint)) return undefined;
   if (layout.rank !== undefined && ranksAscend(layout, joint, sendOf, layout.rank)) return sendOf;
@@ -290,15 +303,17 @@ function provesLayout(layout: Layout, collectives: (joint: Int32Array) => boolea
  */
 function ranksAscend(layout: Layout, joint: Int32Array, sendOf: Int32Array, rank: Int32Array): boolean {
   const { S, streamStart, kind, waitOff, waitTgt } = layout;
-  const end = (v: number) => 2 * rank[joint[v]!]! + 1;
+  // The key of the end of v is 2·rank[joint[v]] + 1 (written out: no closure per proof).
   for (let st = 0; st < S; st++) {
     let prev = -1;
     for (let v = streamStart[st]!; v < streamStart[st + 1]!; v++) {
       const isRecv = kind[v] === UNIT_RECV;
-      const self = isRecv ? 2 * rank[v]! : end(v);
+      const end = 2 * rank[joint[v]!]! + 1;
+      const self = isRecv ? 2 * rank[v]! : end;
       if (prev >= self) return false;
-      for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) if (end(waitTgt[j]!) >= self) return false;
-      if (isRecv && end(sendOf[v]!) >= end(v)) return false;
+      for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++)
+        if (2 * rank[joint[waitTgt[j]!]!]! + 1 >= self) return false;
+      if (isRecv && 2 * rank[joint[sendOf[v]!]!]! + 1 >= end) return false;
       prev = self;
     }
   }

@@ -13,6 +13,7 @@
  * Resource sharing (SM share of communication streams, link contention) will hook in where a unit
  * starts (its end time is computed there) and where it finishes.
  */
+import { type ArraySource, FRESH } from '@stagecraft/ir';
 import { type Flat, K_COLLECTIVE, K_COMPUTE, K_OVERLAP, K_RECV, K_SEND } from './flat.ts';
 import { MemoryTrack } from './memoryTrack.ts';
 
@@ -42,8 +43,8 @@ export interface Run {
   exposedByKind?: Float64Array;
 }
 
-export function run(f: Flat, keep: boolean): Run {
-  return new IdealRun(f, keep).result();
+export function run(f: Flat, keep: boolean, arrays: ArraySource = FRESH): Run {
+  return new IdealRun(f, keep, arrays).result();
 }
 
 /**
@@ -85,15 +86,17 @@ class IdealRun {
   constructor(
     private readonly f: Flat,
     private readonly keep: boolean,
+    arrays: ArraySource,
   ) {
     const { N, D, groupOff, groupDur } = f;
-    this.dep = f.dep.slice();
-    this.start = new Float64Array(N);
-    this.end = new Float64Array(N);
-    this.state = new Uint8Array(N);
-    this.wire = new Uint8Array(N);
+    this.dep = arrays.int32(N);
+    this.dep.set(f.dep);
+    this.start = arrays.float64(N);
+    this.end = arrays.float64(N);
+    this.state = arrays.uint8(N);
+    this.wire = arrays.uint8(N);
     // Start order is kept for the timeline only.
-    this.order = new Int32Array(keep ? N : 0);
+    this.order = arrays.int32(keep ? N : 0);
     this.remaining = new Int32Array(groupDur.length);
     for (let g = 0; g < this.remaining.length; g++) this.remaining[g] = groupOff[g + 1]! - groupOff[g]!;
     this.heapU = new Int32Array(Math.min(N, 256) + 1);

@@ -18,7 +18,9 @@
  * never makes, unless a timeline or a message needs them).
  */
 import {
+  type ArraySource,
   type CollectiveInstruction,
+  FRESH,
   type Instruction,
   type Issue,
   NODE_OPS,
@@ -101,8 +103,13 @@ const finite = (x: number) => x >= 0 && x < Number.POSITIVE_INFINITY;
  * waits as unit indices and each RECV's SEND, so only durations and memory are read from the
  * plan's objects.
  */
-export function flatten(plan: Plan, cost: CostCluster, columns?: ProvenColumns): FlattenResult {
-  return columns ? fromColumns(plan, cost, columns) : fromObjects(plan, cost);
+export function flatten(
+  plan: Plan,
+  cost: CostCluster,
+  columns?: ProvenColumns,
+  arrays: ArraySource = FRESH,
+): FlattenResult {
+  return columns ? fromColumns(plan, cost, columns, arrays) : fromObjects(plan, cost, arrays);
 }
 
 /** A collective unit's fields, as pass 4 checks and times them. */
@@ -173,7 +180,7 @@ function deviceIndex(plan: Plan, err: (path: string, message: string) => void): 
 }
 
 /** A compiled plan from its proven columns: no instruction object is read. */
-function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns): FlattenResult {
+function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns, arrays: ArraySource): FlattenResult {
   const errors: Issue[] = [];
   const err = (path: string, message: string) => {
     if (errors.length < MAX_ERRORS) errors.push({ path, message });
@@ -182,21 +189,21 @@ function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns): FlattenRe
   const { N, S, D } = c;
   const devIndexOf = deviceIndex(plan, err);
   if (errors.length > 0) return { ok: false, errors };
-  const unitDev = new Int32Array(N);
-  const unitPos = new Int32Array(N);
-  const dur = new Float64Array(N);
-  const allocB = new Float64Array(N);
-  const freeB = new Float64Array(N);
+  const unitDev = arrays.int32(N);
+  const unitPos = arrays.int32(N);
+  const dur = arrays.float64(N);
+  const allocB = arrays.float64(N);
+  const freeB = arrays.float64(N);
   const streamDev = new Int32Array(S);
   const streamLocal = new Int32Array(S);
   const streamName: string[] = new Array(S);
   const busy = new Float64Array(D);
-  const collGroup = new Int32Array(N).fill(-1);
+  const collGroup = arrays.int32(N, -1);
   const groupOf = new Map<number, number>();
   const groupFirst: number[] = [];
   const groupCount: number[] = [];
   const { kind, streamStart, unitStream, node, costs } = c;
-  const peer = new Int32Array(N).fill(-1);
+  const peer = arrays.int32(N, -1);
   const path = (v: number, field?: string) => {
     const p = `devices[${unitDev[v]}].streams[${streamLocal[unitStream[v]!]}].instructions[${unitPos[v]}]`;
     return field === undefined ? p : `${p}.${field}`;
@@ -290,12 +297,13 @@ function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns): FlattenRe
     busy[di] = busyMs;
   }
   const { waitOff, waitTgt } = c;
-  const dep = new Int32Array(N);
+  const dep = arrays.int32(N);
   for (let st = 0; st < S; st++)
     for (let v = streamStart[st]!; v < streamStart[st + 1]!; v++)
       dep[v] = waitOff[v + 1]! - waitOff[v]! + (v > streamStart[st]! ? 1 : 0);
-  const sendOf = c.sendOf.slice();
-  const recvOf = new Int32Array(N).fill(-1);
+  // The columns' own pairs: the engines only read them.
+  const sendOf = c.sendOf;
+  const recvOf = arrays.int32(N, -1);
   for (let v = 0; v < N; v++) if (sendOf[v]! >= 0) recvOf[sendOf[v]!] = v;
   const units: Units = {
     N,
@@ -330,7 +338,7 @@ function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns): FlattenRe
     devices: (v) => c.devices.get(v) ?? [],
     name: (v) => (instructionAt(plan, units, v) as CollectiveInstruction).collective,
   };
-  return collectivesAndEdges(plan, cost, units, of, devIndexOf, errors, err);
+  return collectivesAndEdges(plan, cost, units, of, devIndexOf, errors, err, arrays);
 }
 
 /** Duration of compute node i of a compiled plan, as computeMs gives it for its instruction. */
@@ -344,7 +352,7 @@ function nodeMs(costs: UnitCosts, i: number, cost: CostCluster): number | string
 }
 
 /** A plan read from its objects (a file, a copy, an edit): every reference resolved and checked. */
-function fromObjects(plan: Plan, cost: CostCluster): FlattenResult {
+function fromObjects(plan: Plan, cost: CostCluster, arrays: ArraySource): FlattenResult {
   const errors: Issue[] = [];
   const err = (path: string, message: string) => {
     if (errors.length < MAX_ERRORS) errors.push({ path, message });
@@ -363,23 +371,23 @@ function fromObjects(plan: Plan, cost: CostCluster): FlattenResult {
 
   const streamList: Instruction[][] = [];
   const idOf: string[] = new Array(N);
-  const unitDev = new Int32Array(N);
-  const unitStream = new Int32Array(N);
-  const unitPos = new Int32Array(N);
-  const kind = new Uint8Array(N);
-  const dur = new Float64Array(N);
-  const allocB = new Float64Array(N);
-  const freeB = new Float64Array(N);
+  const unitDev = arrays.int32(N);
+  const unitStream = arrays.int32(N);
+  const unitPos = arrays.int32(N);
+  const kind = arrays.uint8(N);
+  const dur = arrays.float64(N);
+  const allocB = arrays.float64(N);
+  const freeB = arrays.float64(N);
   const streamDev = new Int32Array(S);
   const streamLocal = new Int32Array(S);
   const streamName: string[] = [];
   const streamStart = new Int32Array(S + 1);
   const deviceStreams = new Int32Array(D + 1);
   const busy = new Float64Array(D);
-  const sendOf = new Int32Array(N).fill(-1);
-  const recvOf = new Int32Array(N).fill(-1);
-  const peer = new Int32Array(N).fill(-1);
-  const collGroup = new Int32Array(N).fill(-1);
+  const sendOf = arrays.int32(N, -1);
+  const recvOf = arrays.int32(N, -1);
+  const peer = arrays.int32(N, -1);
+  const collGroup = arrays.int32(N, -1);
   // Point-to-point channels: per device index, its peers' indices and, per peer, the SENDs to it
   // and the RECVs from it, in plan order.
   const chanPeer: number[][] = [];
@@ -528,9 +536,9 @@ function fromObjects(plan: Plan, cost: CostCluster): FlattenResult {
   // small window after a per-(waiting stream, target stream) cursor, comparing ids; only a miss
   // builds (once per device) and asks the id Map. Ids are unique per device (plan validation
   // checks it); with duplicates the simulator resolves a wait to one of them.
-  const waitOff = new Int32Array(N + 1);
-  const waitTgt = new Int32Array(W);
-  const dep = new Int32Array(N);
+  const waitOff = arrays.int32(N + 1);
+  const waitTgt = arrays.int32(W);
+  const dep = arrays.int32(N);
   let w = 0;
   const streams = { idOf, streamStart, unitStream, cursor: new Int32Array(S) };
   const { cursor } = streams;
@@ -655,7 +663,7 @@ function fromObjects(plan: Plan, cost: CostCluster): FlattenResult {
     devices: (v) => (at(v) as CollectiveInstruction).devices,
     name: (v) => (at(v) as CollectiveInstruction).collective,
   };
-  return collectivesAndEdges(plan, cost, units, of, devIndexOf, errors, err);
+  return collectivesAndEdges(plan, cost, units, of, devIndexOf, errors, err, arrays);
 }
 
 /**
@@ -670,6 +678,7 @@ function collectivesAndEdges(
   devIndexOf: (d: number) => number,
   errors: Issue[],
   err: (path: string, message: string) => void,
+  arrays: ArraySource,
 ): FlattenResult {
   const devs = plan.devices;
   const { N, unitDev, unitStream, streamLocal, unitPos, collGroup, groupFirst, groupCount } = x;
@@ -760,10 +769,10 @@ function collectivesAndEdges(
 
   const { waitOff, waitTgt } = x;
   const w = waitOff[N]!;
-  const succOff = new Int32Array(N + 1);
+  const succOff = arrays.int32(N + 1);
   for (let j = 0; j < w; j++) succOff[waitTgt[j]! + 1]!++;
   for (let v = 0; v < N; v++) succOff[v + 1]! += succOff[v]!;
-  const succ = new Int32Array(w);
+  const succ = arrays.int32(w);
   {
     const fill = succOff.slice(0, N);
     for (let v = 0; v < N; v++)

@@ -25,7 +25,7 @@
  * Pipeline: resolveCluster (costModel.ts) → flatten (flat.ts: setup, validation of references)
  * → run (engine.ts, or sharedEngine.ts on a real cluster) → metrics (below, stepMetrics.ts).
  */
-import type { Plan } from '@stagecraft/ir';
+import { type ArraySource, lend, type Plan } from '@stagecraft/ir';
 import { provenColumnsOf } from '@stagecraft/passes';
 import { resolveCluster } from './costModel.ts';
 import { findDeadlock } from './deadlock.ts';
@@ -46,14 +46,25 @@ import { gpuFacts, mfuOf, oomWarnings } from './stepMetrics.ts';
 import type { DeviceMetrics, SimulateOptions, Simulation, SimulationResult, TimelineEvent } from './types.ts';
 
 export function simulate(plan: Plan, options: SimulateOptions = {}): SimulationResult {
+  // The arrays a simulation fills per instruction are lent and given back when it ends: the
+  // result holds none of them (it is built of numbers and objects of its own).
+  const loan = lend();
+  try {
+    return simulateWith(plan, options, loan);
+  } finally {
+    loan.close();
+  }
+}
+
+function simulateWith(plan: Plan, options: SimulateOptions, arrays: ArraySource): SimulationResult {
   const keep = options.keepTimeline ?? true;
   const resolved = resolveCluster(plan.cluster);
   if (!resolved.ok) return resolved;
-  const flat = flatten(plan, resolved.cost, provenColumnsOf(plan));
+  const flat = flatten(plan, resolved.cost, provenColumnsOf(plan), arrays);
   if (!flat.ok) return flat;
   const f = flat.flat;
   const cost = resolved.cost;
-  const r = cost.kind === 'custom' ? runShared(f, keep, cost) : run(f, keep);
+  const r = cost.kind === 'custom' ? runShared(f, keep, cost) : run(f, keep, arrays);
   if (r.done < f.N) return findDeadlock(f, r.state);
 
   const { N, D, kind, unitDev } = f;

@@ -58,8 +58,8 @@ export const insertSendRecvPass: Pass = {
     let w = 0;
     // (producer, destination group) → RECV row: the first destination of a producer in typed
     // arrays (an output mostly goes to one other group), any further ones in a Map.
-    const firstGroup = new Int32Array(t.length).fill(-1);
-    const firstRecv = new Int32Array(t.length);
+    const firstGroup = ctx.scratch.int32(t.length, -1);
+    const firstRecv = ctx.scratch.int32(t.length);
     const moreRecvs = new Map<number, number>();
     const G = dag.groups.length;
     for (let j = 0; j < e.from.length; j++) {

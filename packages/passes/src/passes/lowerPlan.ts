@@ -14,6 +14,7 @@
  * from the in-edges.
  */
 import {
+  type ArraySource,
   type Dag,
   type DevicePlan,
   type NodeTable,
@@ -64,7 +65,7 @@ export const lowerPlanPass: Pass = {
     const { members } = units;
     const t = tableOf(dag);
     const N = t.length;
-    const inc = predecessors(N, dag.edges);
+    const inc = predecessors(N, dag.edges, ctx.scratch);
     const laneGroup = new Int32Array(lanes.length);
     for (let l = 0; l < lanes.length; l++) laneGroup[l] = lanes[l]!.group;
     const census = computeCensus(dag, dag.blocks[0]?.tokens ?? tokensPerMicrobatch(ctx.design.model));
@@ -126,7 +127,7 @@ export const lowerPlanPass: Pass = {
         SU += sortedLanes[g]!.length;
       }
     }
-    const w = new ColumnWriter(dag, t, inc, laneOf, laneGroup, units, NU, SU, D);
+    const w = new ColumnWriter(dag, t, inc, laneOf, laneGroup, units, { NU, SU, D, scratch: ctx.scratch });
     const loweredAt = new Int32Array(groups.length).fill(-1);
     const peers = new Int32Array(groups.length);
     for (let p = 0; p < D; p++) {
@@ -268,9 +269,7 @@ class ColumnWriter {
     private readonly laneOf: Int32Array,
     private readonly laneGroup: Int32Array,
     private readonly units: Units,
-    NU: number,
-    SU: number,
-    D: number,
+    { NU, SU, D, scratch }: { NU: number; SU: number; D: number; scratch: ArraySource },
   ) {
     this.deviceStreams = new Int32Array(D + 1);
     this.streamStart = new Int32Array(SU + 1);
@@ -283,8 +282,8 @@ class ColumnWriter {
     this.transferKey = new Int32Array(NU).fill(-1);
     this.rank = new Int32Array(NU);
     this.unitNode = new Int32Array(NU);
-    this.unitOf = new Int32Array(t.length);
-    this.seen = new Int32Array(t.length).fill(-1);
+    this.unitOf = scratch.int32(t.length);
+    this.seen = scratch.int32(t.length, -1);
   }
 
   private addWait(unit: number, node: number): void {

@@ -47,7 +47,7 @@ export const orderPass: Pass = {
     // Where each node was ordered: a slot number, the rows of all orders counted in sequence
     // (rowBase[oi] is the number of order oi's first row), so no per-slot record is kept; the
     // slot's path is recovered only for a message.
-    const slotOf = new Int32Array(N).fill(-1);
+    const slotOf = ctx.scratch.int32(N, -1);
     const rowBase = new Int32Array(orders.length + 1);
     for (let oi = 0; oi < orders.length; oi++) rowBase[oi + 1] = rowBase[oi]! + orders[oi]!.d.filters.length;
     // Mostly one edge joins a slot to the one before: about one per row.
@@ -58,10 +58,10 @@ export const orderPass: Pass = {
       return [...orders[oi]!.path, 'filters', slot - rowBase[oi]!];
     };
     // Filter (within its slot) of each node of the current slot, for overlap detection.
-    const filterOf = new Int32Array(N);
+    const filterOf = ctx.scratch.int32(N);
     // The ops of the slot before and of this one: two buffers, swapped slot by slot.
-    let prev = new Int32Array(N);
-    let members = new Int32Array(N);
+    let prev = ctx.scratch.int32(N);
+    let members = ctx.scratch.int32(N);
     for (let oi = 0; oi < orders.length; oi++) {
       const { d, index: di, path } = orders[oi]!;
       let group = -1;
@@ -108,7 +108,7 @@ export const orderPass: Pass = {
         if (slot.length > 1) {
           // Slots of several filters (DualPipe's F&B, regions of a stage) decide how they run.
           const list = Array.from(members.subarray(0, count));
-          const adjacency = (out ??= outEdges(N, dag.edges));
+          const adjacency = (out ??= outEdges(N, dag.edges, ctx.scratch));
           const zipper = interleavedSlot(dag, list, adjacency);
           if (zipper)
             for (let k = 1; k < zipper.length; k++) edges.add(zipper[k - 1]!, zipper[k]!, EDGE_TEMPORAL, 0);
@@ -156,7 +156,7 @@ export const orderPass: Pass = {
       table = grown;
     }
     const next = rewritten(dag, ctx, { edges: edges.onto(dag.edges), overlaps }, table);
-    const topo = topoOrderOf(next);
+    const topo = topoOrderOf(next, ctx.scratch);
     if (!topo.ok) {
       const names = topo.cycle.map((n) => nodeIdOf(next, n));
       const placed = topo.cycle.map((n) => (n < slotOf.length ? slotOf[n]! : -1)).find((s) => s >= 0);

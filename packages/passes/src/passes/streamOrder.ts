@@ -24,7 +24,7 @@ export const streamOrderPass: Pass = {
   name: 'stream-order',
   run(dag, ctx) {
     const partition = ctx.partition?.dag === dag ? ctx.partition : (ctx.partition = partitionOf(dag));
-    const topo = topoOrderOf(dag);
+    const topo = topoOrderOf(dag, ctx.scratch);
     const { units } = topo;
     if (!topo.ok) {
       throw new CompileError({

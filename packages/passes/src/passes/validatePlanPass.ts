@@ -11,7 +11,7 @@ export const validatePlanPass: Pass = {
     // The columns lowering made prove a compiled plan without reading its objects; the simulator
     // then takes the proven waits and pairs from them.
     const columns = ctx.planColumns?.plan === plan ? ctx.planColumns.columns : undefined;
-    const sendOf = columns && provesColumns(plan, columns);
+    const sendOf = columns && provesColumns(plan, columns, ctx.scratch);
     if (columns && sendOf) {
       keepProvenColumns(plan, provenColumns(columns, sendOf));
       return dag;
