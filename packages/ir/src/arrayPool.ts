@@ -22,7 +22,8 @@ export interface ArraySource {
 /** New arrays every time, for callers that keep them. */
 export const FRESH: ArraySource = {
   int32: (length, fill = 0) => (fill === 0 ? new Int32Array(length) : new Int32Array(length).fill(fill)),
-  float64: (length, fill = 0) => (fill === 0 ? new Float64Array(length) : new Float64Array(length).fill(fill)),
+  float64: (length, fill = 0) =>
+    fill === 0 ? new Float64Array(length) : new Float64Array(length).fill(fill),
   uint8: (length, fill = 0) => (fill === 0 ? new Uint8Array(length) : new Uint8Array(length).fill(fill)),
 };
 

@@ -42,9 +42,14 @@ export function newColumn<T extends Column>(
 
 /**
  * `c` lengthened to `length` rows, the new rows set to `fill`: the same memory when `c` ends
- * where its buffer's used rows end and the buffer has room, else a copy with room to spare.
+ * where its buffer's used rows end and the buffer has room, else a copy with `spare` rows of room.
  */
-export function lengthened<T extends Column>(c: T, length: number, fill: number): T {
+export function lengthened<T extends Column>(
+  c: T,
+  length: number,
+  fill: number,
+  spare = headroom(length),
+): T {
   const old = c.length;
   if (length <= old) return c;
   const buffer = c.buffer;
@@ -55,7 +60,7 @@ export function lengthened<T extends Column>(c: T, length: number, fill: number)
     used.set(buffer, length);
     out = new Kind(buffer as ArrayBuffer, 0, length);
   } else {
-    out = newColumn(Kind, bytes, length, headroom(length));
+    out = newColumn(Kind, bytes, length, spare);
     out.set(c);
   }
   // Rows past the used ones may hold what an abandoned lengthening wrote: set them all.

@@ -1,3 +1,4 @@
+export * from './arrayPool.ts';
 export { now } from './clock.ts';
 export * from './cluster.ts';
 export * from './clusterPresets.ts';
@@ -12,7 +13,7 @@ export * from './issue.ts';
 export * from './json.ts';
 export * from './model.ts';
 export * from './nodeTable.ts';
+export * from './orderSlots.ts';
 export * from './plan.ts';
 export * from './transformerPresets.ts';
 export { fromZod } from './zodIssues.ts';
-export * from './arrayPool.ts';

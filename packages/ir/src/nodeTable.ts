@@ -176,10 +176,10 @@ export function newTable(length: number, dimCount: number, names: readonly strin
   };
 }
 
-/** A copy of column `c` with room to spare, for a pass to edit. */
-function copied<T extends Column>(c: T, length: number, fill: number): T {
+/** A copy of column `c` with `spare` rows of room, for a pass to edit. */
+function copied<T extends Column>(c: T, length: number, fill: number, spare: number): T {
   const Kind = c.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => T;
-  const out = newColumn(Kind, c.BYTES_PER_ELEMENT, length, headroom(length));
+  const out = newColumn(Kind, c.BYTES_PER_ELEMENT, length, spare);
   out.set(c);
   if (length > c.length) out.fill(fill, c.length);
   return out;
@@ -189,17 +189,25 @@ function copied<T extends Column>(c: T, length: number, fill: number): T {
  * `t` with `extra` rows appended at their defaults (block, group, peer, source −1; no p2p stream;
  * the model's provenance; no bytes), for the caller to fill. Columns are lengthened in place
  * where they can be (columns.ts): their rows before `t.length` are then `t`'s own and must not be
- * written. The columns named in `edits` are copies, whose every row the caller may write.
+ * written. The columns named in `edits` are copies, whose every row the caller may write. A
+ * column copied gets `spare` rows of room (by default columns.ts' headroom) for later appends.
  */
-export function grow(t: NodeTable, extra: number, edits: readonly (RowColumn | 'dims')[] = []): OwnTable {
+export function grow(
+  t: NodeTable,
+  extra: number,
+  edits: readonly (RowColumn | 'dims')[] = [],
+  spare = headroom(t.length + extra),
+): OwnTable {
   const n = t.length + extra;
   const col = <K extends RowColumn>(k: K): OwnTable[K] =>
-    (edits.includes(k) ? copied(t[k], n, DEFAULTS[k]) : lengthened(t[k], n, DEFAULTS[k])) as OwnTable[K];
+    (edits.includes(k)
+      ? copied(t[k], n, DEFAULTS[k], spare)
+      : lengthened(t[k], n, DEFAULTS[k], spare)) as OwnTable[K];
   return {
     length: n,
     op: col('op'),
     block: col('block'),
-    dims: t.dims.map((c) => (edits.includes('dims') ? copied(c, n, -1) : lengthened(c, n, -1))),
+    dims: t.dims.map((c) => (edits.includes('dims') ? copied(c, n, -1, spare) : lengthened(c, n, -1, spare))),
     group: col('group'),
     stream: col('stream'),
     p2pStream: col('p2pStream'),

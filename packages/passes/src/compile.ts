@@ -2,7 +2,15 @@
  * design → expanded program → DAG → passes → plan. The pipeline order is fixed (design.md §4);
  * each directive kind is handled by its pass, in program order within it.
  */
-import { type ArraySource, CompileError, type Dag, type Design, lend, now, planOpCount } from '@stagecraft/ir';
+import {
+  type ArraySource,
+  CompileError,
+  type Dag,
+  type Design,
+  lend,
+  now,
+  planOpCount,
+} from '@stagecraft/ir';
 import type { CompileOptions, CompileResult, PassSnapshot } from './compileTypes.ts';
 import { lowerModel, stageValues } from './lowerModel.ts';
 import { type Pass, type PassContext, runPasses } from './pass.ts';

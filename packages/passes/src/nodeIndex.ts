@@ -9,7 +9,10 @@ import {
   type Filter,
   formatPath,
   OP_RECOMPUTE,
+  type OrderSlots,
+  PASS_NAMES,
   type PathSegment,
+  slotFilter,
   tableOf,
 } from '@stagecraft/ir';
 
@@ -224,6 +227,60 @@ export class NodeIndex {
   }
 
   /**
+   * `find` of the k-th filter of an order's slot columns (ir/orderSlots.ts), without making the
+   * filter: `{ PP, MB, PASS }` (and `DIR`) looked up directly when PP is a block tag and MB and
+   * DIR split dimensions; any other case, and any filter that would fail, goes through `find`
+   * with the filter itself, so the answer and the message are the same.
+   */
+  findSlot(
+    slots: OrderSlots,
+    k: number,
+    path: readonly PathSegment[] | (() => readonly PathSegment[]),
+    /** The PASS to look for instead of the filter's (an index into PASS_NAMES). */
+    pass = slots.pass[k]!,
+  ): number {
+    const fast = (this.slotKeys ??= this.resolveSlotKeys());
+    const blocks = fast?.pp.blocks.get(slots.pp[k]!);
+    const dir = slots.dir[k]!;
+    const mb = slots.mb[k]!;
+    if (
+      fast === null ||
+      blocks === undefined ||
+      mb >= this.dims[fast.mb]!.size ||
+      (dir >= 0 ? fast.dir < 0 || dir >= this.dims[fast.dir]!.size : fast.dims !== 1)
+    )
+      return this.find(withPass(slots, k, pass), path);
+    const want = this.want;
+    for (let i = 0; i < want.length; i++) want[i] = ANY;
+    want[fast.mb] = mb;
+    if (dir >= 0) want[fast.dir] = dir;
+    // Fully specified only: the lookup below; else (the DAG has other dimensions) `find`.
+    if ((dir >= 0 ? 2 : 1) !== this.dims.length) return this.find(withPass(slots, k, pass), path);
+    this.count = 0;
+    for (let j = 0; j < blocks.length; j++) {
+      const n = this.table[this.key(blocks[j]!, pass, want)]!;
+      if (n >= 0) this.hit(n);
+    }
+    return this.count;
+  }
+
+  /** How the keys of slot filters resolve here, or null when not as `findSlot`'s fast path needs. */
+  private slotKeys:
+    | { pp: Extract<Key, { dim: -1 }>; mb: number; dir: number; dims: number }
+    | null
+    | undefined;
+
+  private resolveSlotKeys(): { pp: Extract<Key, { dim: -1 }>; mb: number; dir: number; dims: number } | null {
+    const pp = this.keys.get('PP');
+    const mb = this.keys.get('MB');
+    const dir = this.keys.get('DIR');
+    if (pp === undefined || pp.values === undefined || mb === undefined || mb.values !== undefined)
+      return null;
+    if (dir !== undefined && dir.values !== undefined) return null;
+    return { pp, mb: mb.dim, dir: dir?.dim ?? -1, dims: this.dims.length };
+  }
+
+  /**
    * The nodes the last `find` found: the first `count` entries (valid until the next `find`; no
    * view per call, for the same reason `find` makes no list).
    */
@@ -283,6 +340,11 @@ export class NodeIndex {
     }
     return hit;
   }
+}
+
+/** The k-th filter of `slots` with PASS `pass` (an index into PASS_NAMES). */
+function withPass(slots: OrderSlots, k: number, pass: number): Filter {
+  return { ...slotFilter(slots, k), PASS: PASS_NAMES[pass]! };
 }
 
 // A module function, not a closure in `match`: that runs once per filter, tens of thousands of

@@ -85,9 +85,11 @@ export interface LoweredProgram {
   readonly streamStart: Int32Array;
   /** DAG node of each unit; an OVERLAP's first member. */
   readonly unitNode: Int32Array;
-  /** Waits of each unit, as the DAG nodes (units' first members) they name, CSR by `waitOff`. */
+  /** Waits of each unit as the units they name, CSR by `waitOff` (planColumns.ts). */
   readonly waitOff: Int32Array;
-  readonly waitNode: Int32Array;
+  readonly waitTgt: Int32Array;
+  /** Waits naming a node outside the unit's group, which has no unit: the node, by wait index. */
+  readonly outsideWaits: ReadonlyMap<number, number>;
   /** Members of each overlapped unit by its first member. */
   readonly members: ReadonlyMap<number, readonly number[]>;
   /** Per group: the UPD cost (the sum of its blocks'). */
@@ -127,7 +129,7 @@ export class PlanInstructions {
   }
 
   private program(s: number): Instruction[] {
-    const { streamStart, unitNode, waitOff, waitNode, members } = this.p;
+    const { streamStart, unitNode, waitOff, waitTgt, outsideWaits, members } = this.p;
     const dag = this.p.dag;
     const t = this.t;
     const u0 = streamStart[s]!;
@@ -142,7 +144,8 @@ export class PlanInstructions {
       if (w1 === w0) waits = ms ? [] : NO_WAITS;
       else {
         waits = new Array<string>(w1 - w0);
-        for (let j = w0; j < w1; j++) waits[j - w0] = this.unitId(waitNode[j]!);
+        for (let j = w0; j < w1; j++)
+          waits[j - w0] = this.unitId(outsideWaits.get(j) ?? unitNode[waitTgt[j]!]!);
       }
       if (ms) {
         const ins: Instruction = {

@@ -166,7 +166,8 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
     transferKey,
   };
   return (
-    provesLayout(layout, FRESH, (joint) => jointSteps(plan, ins, streamStart, deviceStreams, joint)) !== undefined
+    provesLayout(layout, FRESH, (joint) => jointSteps(plan, ins, streamStart, deviceStreams, joint)) !==
+    undefined
   );
 }
 
@@ -175,7 +176,11 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
  * valid, undefined when `provesValid` or `planIssues` must decide. Ids are unique per device and
  * every wait names the instruction its column says, by construction of the columns.
  */
-export function provesColumns(plan: Plan, columns: PlanColumns, scratch: ArraySource = FRESH): Int32Array | undefined {
+export function provesColumns(
+  plan: Plan,
+  columns: PlanColumns,
+  scratch: ArraySource = FRESH,
+): Int32Array | undefined {
   return provesLayout(columns, scratch, (joint) => {
     const { N, S, streamStart, deviceStreams } = columns;
     const ins: Instruction[] = new Array(N);

@@ -6,14 +6,14 @@
 import {
   CompileError,
   type Directive,
-  type Filter,
   formatPath,
   type Issue,
-  type OrderDirective,
+  orderOfSlots,
+  PASS_NAMES,
   type PathSegment,
   type ScheduleDirective,
 } from '@stagecraft/ir';
-import type { Action, BuiltSchedule } from '../builders/builder.ts';
+import type { BuiltSchedule } from '../builders/builder.ts';
 import { getBuilder } from '../builders/index.ts';
 import { deviceCount } from '../cluster.ts';
 import type { ExpandedDirective } from '../compileTypes.ts';
@@ -156,35 +156,37 @@ export function lowerSchedule(built: BuiltSchedule, l: Lowering): Directive[] {
         out.push({ op: 'place', filter: { PP: pp, DIR: 1 }, devices: l.groups[rank]!, ...stream });
     });
   }
-  // Tens of thousands of actions: plain loops, one filter literal per region, each row allocated
-  // once at its final size (the program keeps every row).
+  // Tens of thousands of actions: each rank's order is columns (ir/orderSlots.ts), whose filter
+  // objects are made only if something reads them.
+  const rps = l.regionsPerStage;
   for (const program of built.programs) {
-    const filters: Filter[][] = new Array(program.length);
+    let count = 0;
+    for (let j = 0; j < program.length; j++) count += program[j]!.length * rps;
+    const at = new Int32Array(program.length + 1);
+    const pp = new Int32Array(count);
+    const dir = new Int32Array(count);
+    const mb = new Int32Array(count);
+    const pass = new Uint8Array(count);
+    let k = 0;
     for (let j = 0; j < program.length; j++) {
       const slot = program[j]!;
-      if (slot.length === 1 && l.regionsPerStage === 1) {
-        filters[j] = [filterOf(l, slot[0]!, 0)];
-        continue;
+      at[j] = k;
+      for (let q = 0; q < slot.length; q++) {
+        const a = slot[q]!;
+        const forward = a.pass === 'F';
+        for (let r = 0; r < rps; r++, k++) {
+          // Forwards visit a stage's regions first to last, backwards last to first.
+          pp[k] = l.stages[forward ? a.stage * rps + r : a.stage * rps + rps - 1 - r]!;
+          dir[k] = l.bidirectional ? (a.dir ?? 0) : -1;
+          mb[k] = a.mb;
+          pass[k] = PASS_NAMES.indexOf(a.pass);
+        }
       }
-      const row: Filter[] = new Array(slot.length * l.regionsPerStage);
-      let w = 0;
-      for (let k = 0; k < slot.length; k++)
-        for (let r = 0; r < l.regionsPerStage; r++) row[w++] = filterOf(l, slot[k]!, r);
-      filters[j] = row;
     }
-    const order: OrderDirective = { op: 'order', filters };
-    out.push(order);
+    at[program.length] = k;
+    out.push(orderOfSlots({ at, pp, dir, mb, pass }));
   }
   return out;
-}
-
-/** The filter of region r of action a's stage (a module function: one call target, tens of thousands of calls). */
-function filterOf(l: Lowering, a: Action, r: number): Filter {
-  const rps = l.regionsPerStage;
-  const pp = l.stages[a.pass === 'F' ? a.stage * rps + r : a.stage * rps + rps - 1 - r]!;
-  return l.bidirectional
-    ? { PP: pp, DIR: a.dir ?? 0, MB: a.mb, PASS: a.pass }
-    : { PP: pp, MB: a.mb, PASS: a.pass };
 }
 
 export { stageValues };

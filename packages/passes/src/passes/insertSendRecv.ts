@@ -46,7 +46,8 @@ export const insertSendRecvPass: Pass = {
       });
     }
     // Rows for the most there can be (a transfer per crossing edge), cut to length at the end.
-    const out = grow(t, 2 * crossing);
+    // Room after them for what later passes append to the nodes: a UPD per group, and more.
+    const out = grow(t, 2 * crossing, [], dag.groups.length + 1024);
     const names = new Names(t.names);
     const pass = names.index('insert-send-recv');
     const defaultStream = names.index(DEFAULT_P2P_STREAM);

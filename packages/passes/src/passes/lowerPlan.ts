@@ -148,7 +148,7 @@ export const lowerPlanPass: Pass = {
         w.lowerGroup(lanesOfGroup, laneOff, laneUnits, laneRank, peers, updMs);
       }
     }
-    const { deviceStreams, streamStart, unitNode, waitOff, waitNode } = w;
+    const { deviceStreams, streamStart, unitNode, waitOff } = w;
     deviceStreams[D] = w.s;
     streamStart[SU] = w.u;
     waitOff[NU] = w.tw;
@@ -158,7 +158,8 @@ export const lowerPlanPass: Pass = {
       streamStart,
       unitNode,
       waitOff,
-      waitNode,
+      waitTgt: w.waitTgt,
+      outsideWaits: w.outsideWaits,
       members,
       updMs,
     });
@@ -244,7 +245,12 @@ class ColumnWriter {
   readonly kind: Uint8Array;
   readonly waitOff: Int32Array;
   waitTgt: Int32Array;
-  waitNode: Int32Array;
+  /**
+   * Waits on units outside the waiting unit's group, by wait index: the node waited for. Such a
+   * wait has no unit here (the plan is then invalid, and validation says why); every other wait
+   * names its node through the unit (`unitNode[waitTgt[j]]`).
+   */
+  readonly outsideWaits = new Map<number, number>();
   readonly peerIndex: Int32Array;
   readonly transferKey: Int32Array;
   readonly rank: Int32Array;
@@ -277,7 +283,6 @@ class ColumnWriter {
     this.kind = new Uint8Array(NU);
     this.waitOff = new Int32Array(NU + 1);
     this.waitTgt = new Int32Array(Math.max(16, inc.node.length));
-    this.waitNode = new Int32Array(this.waitTgt.length);
     this.peerIndex = new Int32Array(NU).fill(-1);
     this.transferKey = new Int32Array(NU).fill(-1);
     this.rank = new Int32Array(NU);
@@ -286,16 +291,12 @@ class ColumnWriter {
     this.seen = scratch.int32(t.length, -1);
   }
 
-  private addWait(unit: number, node: number): void {
+  private addWait(unit: number): void {
     if (this.tw === this.waitTgt.length) {
       const grown = new Int32Array(2 * this.tw);
       grown.set(this.waitTgt);
       this.waitTgt = grown;
-      const grownNodes = new Int32Array(2 * this.tw);
-      grownNodes.set(this.waitNode);
-      this.waitNode = grownNodes;
     }
-    this.waitNode[this.tw] = node;
     this.waitTgt[this.tw++] = unit;
   }
 
@@ -313,8 +314,11 @@ class ColumnWriter {
       seen[r] = self;
       // A unit's representative outside the group would leave the wait unresolved: the plan
       // says so on validation, and the columns step aside.
-      if (laneOf[r]! < 0 || laneGroup[laneOf[r]!] !== g) this.columnsHold = false;
-      this.addWait(this.unitOf[r]!, r);
+      if (laneOf[r]! < 0 || laneGroup[laneOf[r]!] !== g) {
+        this.columnsHold = false;
+        this.outsideWaits.set(this.tw, r);
+      }
+      this.addWait(this.unitOf[r]!);
     }
   }
 
@@ -387,8 +391,11 @@ class ColumnWriter {
         this.rank[u] = this.rank[x]!;
         unitNode[u] = unitNode[x]!;
         waitOff[u] = this.tw;
-        for (let j = waitOff[x]!; j < waitOff[x + 1]!; j++)
-          this.addWait(this.waitTgt[j]! + shift, this.waitNode[j]!);
+        for (let j = waitOff[x]!; j < waitOff[x + 1]!; j++) {
+          const outside = this.outsideWaits.get(j);
+          if (outside !== undefined) this.outsideWaits.set(this.tw, outside);
+          this.addWait(this.waitTgt[j]! + shift);
+        }
         const kx = kind[x]!;
         if (kx === UNIT_SEND || kx === UNIT_RECV) {
           this.peerIndex[u] = peers[this.t.peer[unitNode[x]!]!]!;

@@ -12,8 +12,11 @@ import {
   Names,
   nodeIdOf,
   OP_ORDER_SINK,
+  type OrderDirective,
+  type OrderSlots,
   type OverlapSlot,
   type PathSegment,
+  slotsOf,
   tableOf,
   withEntries,
 } from '@stagecraft/ir';
@@ -49,7 +52,10 @@ export const orderPass: Pass = {
     // slot's path is recovered only for a message.
     const slotOf = ctx.scratch.int32(N, -1);
     const rowBase = new Int32Array(orders.length + 1);
-    for (let oi = 0; oi < orders.length; oi++) rowBase[oi + 1] = rowBase[oi]! + orders[oi]!.d.filters.length;
+    // A schedule's orders are slot columns (ir/orderSlots.ts): read as such, not as filter objects.
+    const columns = orders.map(({ d }) => slotsOf(d));
+    for (let oi = 0; oi < orders.length; oi++)
+      rowBase[oi + 1] = rowBase[oi]! + slotCount(orders[oi]!.d, columns[oi]);
     // Mostly one edge joins a slot to the one before: about one per row.
     const edges = new EdgeAppend(rowBase[orders.length]);
     const slotPath = (slot: number): PathSegment[] => {
@@ -71,15 +77,18 @@ export const orderPass: Pass = {
       let fj = 0;
       let fq = 0;
       const fpath = () => [...path, 'filters', fj, fq];
-      for (let j = 0; j < d.filters.length; j++) {
-        const slot = d.filters[j]!;
-        if (slot.length === 0) continue; // an idle step: nothing to order
+      const slots = columns[oi];
+      const rows = slotCount(d, slots);
+      for (let j = 0; j < rows; j++) {
+        const slot = slots ? undefined : d.filters[j]!;
+        const width = slots ? slots.at[j + 1]! - slots.at[j]! : slot!.length;
+        if (width === 0) continue; // an idle step: nothing to order
         const here = rowBase[oi]! + j;
         let count = 0;
-        for (let q = 0; q < slot.length; q++) {
+        for (let q = 0; q < width; q++) {
           fj = j;
           fq = q;
-          const n = index.find(slot[q]!, fpath);
+          const n = slots ? index.findSlot(slots, slots.at[j]! + q, fpath) : index.find(slot![q]!, fpath);
           if (n === 0) throw new CompileError({ path: formatPath(fpath()), message: 'matches no op' });
           const found = index.found();
           for (let k = 0; k < n; k++) {
@@ -105,14 +114,14 @@ export const orderPass: Pass = {
             members[count++] = x;
           }
         }
-        if (slot.length > 1) {
+        if (width > 1) {
           // Slots of several filters (DualPipe's F&B, regions of a stage) decide how they run.
           const list = Array.from(members.subarray(0, count));
           const adjacency = (out ??= outEdges(N, dag.edges, ctx.scratch));
           const zipper = interleavedSlot(dag, list, adjacency);
           if (zipper)
             for (let k = 1; k < zipper.length; k++) edges.add(zipper[k - 1]!, zipper[k]!, EDGE_TEMPORAL, 0);
-          else if (independentParts(list, slot.length, here, slotOf, filterOf, adjacency, dag.edges.to) > 1)
+          else if (independentParts(list, width, here, slotOf, filterOf, adjacency, dag.edges.to) > 1)
             overlaps.push({ nodes: list, directive: di });
         }
         if (prevCount > 0) {
@@ -168,6 +177,11 @@ export const orderPass: Pass = {
     return next;
   },
 };
+
+/** Slots of an order: its columns' when it has them. */
+function slotCount(d: OrderDirective, slots: OrderSlots | undefined): number {
+  return slots ? slots.at.length - 1 : d.filters.length;
+}
 
 /**
  * Number of independent parts among a slot's ops (slot number `slot`, `filters` filters): ops

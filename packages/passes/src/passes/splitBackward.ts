@@ -13,6 +13,10 @@ import {
   Names,
   OP_BI,
   OP_BW,
+  type OrderDirective,
+  type OrderSlots,
+  PASS_NAMES,
+  slotsOf,
   tableOf,
 } from '@stagecraft/ir';
 import { EdgeAppend } from '../edgeAppend.ts';
@@ -43,6 +47,15 @@ export const splitBackwardPass: Pass = {
       for (const n of found) if (!chosen.has(n)) chosen.set(n, di);
     }
     for (const { d, index: di } of orders) {
+      const slots = slotsOf(d);
+      if (slots) {
+        // A schedule's slot columns: the B of every BI or BW they name (as `tryMatch` below).
+        for (let k = 0; k < slots.pass.length; k++) {
+          if (slots.pass[k] !== PASS_BI && slots.pass[k] !== PASS_BW) continue;
+          for (const n of trySlot(index, slots, k)) if (!chosen.has(n)) chosen.set(n, di);
+        }
+        continue;
+      }
       for (const slot of d.filters) {
         for (const f of slot) {
           if (f.PASS !== 'BI' && f.PASS !== 'BW') continue;
@@ -56,9 +69,19 @@ export const splitBackwardPass: Pass = {
   },
 };
 
+const PASS_B = PASS_NAMES.indexOf('B');
+const PASS_BI = PASS_NAMES.indexOf('BI');
+const PASS_BW = PASS_NAMES.indexOf('BW');
+
 /** Whether some order slot names BI or BW (a plain scan: schedules have tens of thousands of slots). */
-function namesHalves(orders: readonly { d: { filters: readonly (readonly Filter[])[] } }[]): boolean {
+function namesHalves(orders: readonly { d: OrderDirective }[]): boolean {
   for (let o = 0; o < orders.length; o++) {
+    const slots = slotsOf(orders[o]!.d);
+    if (slots) {
+      for (let k = 0; k < slots.pass.length; k++)
+        if (slots.pass[k] === PASS_BI || slots.pass[k] === PASS_BW) return true;
+      continue;
+    }
     const filters = orders[o]!.d.filters;
     for (let j = 0; j < filters.length; j++) {
       const slot = filters[j]!;
@@ -69,6 +92,17 @@ function namesHalves(orders: readonly { d: { filters: readonly (readonly Filter[
     }
   }
   return false;
+}
+
+/** The fused B of slot filter k's op, or none when the filter does not resolve (as tryMatch). */
+function trySlot(index: NodeIndex, slots: OrderSlots, k: number): number[] {
+  try {
+    const n = index.findSlot(slots, k, [], PASS_B);
+    return Array.from(index.found().subarray(0, n));
+  } catch (e) {
+    if (e instanceof CompileError) return [];
+    throw e;
+  }
 }
 
 function tryMatch(index: NodeIndex, f: Filter): number[] {
