@@ -166,8 +166,16 @@ export function provesValid(plan: Plan, uniqueIds: boolean): boolean {
     transferKey,
   };
   return (
-    provesLayout(layout, FRESH, (joint) => jointSteps(plan, ins, streamStart, deviceStreams, joint)) !==
-    undefined
+    provesLayout(layout, FRESH, (joint) =>
+      jointSteps(
+        plan,
+        streamStart,
+        deviceStreams,
+        joint,
+        (v) => (isCollective(ins[v]!) ? (ins[v] as CollectiveInstruction).devices : undefined),
+        (v) => (ins[v] as CollectiveInstruction).collective,
+      ),
+    ) !== undefined
   );
 }
 
@@ -181,19 +189,18 @@ export function provesColumns(
   columns: PlanColumns,
   scratch: ArraySource = FRESH,
 ): Int32Array | undefined {
-  return provesLayout(columns, scratch, (joint) => {
-    const { N, S, streamStart, deviceStreams } = columns;
-    const ins: Instruction[] = new Array(N);
-    let s = 0;
-    for (const dp of plan.devices)
-      for (const sp of dp.streams) {
-        const list = sp.instructions;
-        if (s >= S || list.length !== streamStart[s + 1]! - streamStart[s]!) return false;
-        for (let k = 0; k < list.length; k++) ins[streamStart[s]! + k] = list[k]!;
-        s++;
-      }
-    return jointSteps(plan, ins, streamStart, deviceStreams, joint);
-  });
+  // A collective's key is its DAG node: the units of one node are one collective.
+  const { kind, node, devices } = columns;
+  return provesLayout(columns, scratch, (joint) =>
+    jointSteps(
+      plan,
+      columns.streamStart,
+      columns.deviceStreams,
+      joint,
+      (v) => (kind[v] === UNIT_COLLECTIVE ? devices.get(v) : undefined),
+      (v) => node[v],
+    ),
+  );
 }
 
 type Layout = Pick<
@@ -359,13 +366,18 @@ function acyclic(layout: Layout, joint: Int32Array, sendOf: Int32Array): boolean
   return blockedWaits(2 * N, dependent, dependency, m) === null;
 }
 
-/** Fills `joint` for collectives; false where members disagree or a member is outside its group. */
+/**
+ * Fills `joint` for collectives; false where members disagree or a member is outside its group.
+ * `devicesOf(v)`: the devices of collective unit v (undefined for any other unit); `keyOf(v)`:
+ * what makes collective units the same collective (equal keys).
+ */
 function jointSteps(
   plan: Plan,
-  ins: Instruction[],
   streamStart: Int32Array,
   deviceStreams: Int32Array,
   joint: Int32Array,
+  devicesOf: (v: number) => readonly number[] | undefined,
+  keyOf: (v: number) => unknown,
 ): boolean {
   const seqs = new Map<string, Map<number, number[]>>(); // group → device → instructions in order
   // Collectives of one group usually share their devices array: sort it once.
@@ -376,11 +388,11 @@ function jointSteps(
   for (let di = 0; di < plan.devices.length; di++) {
     const device = plan.devices[di]!.device;
     for (let v = streamStart[deviceStreams[di]!]!; v < streamStart[deviceStreams[di + 1]!]!; v++) {
-      const x = ins[v]!;
-      if (!isCollective(x)) continue;
-      if (!x.devices.includes(device)) return false;
-      let g = groupKeyOf.get(x.devices);
-      if (g === undefined) groupKeyOf.set(x.devices, (g = [...x.devices].sort((a, b) => a - b).join(',')));
+      const devices = devicesOf(v);
+      if (devices === undefined) continue;
+      if (!devices.includes(device)) return false;
+      let g = groupKeyOf.get(devices);
+      if (g === undefined) groupKeyOf.set(devices, (g = [...devices].sort((a, b) => a - b).join(',')));
       let perDev = seqs.get(g);
       if (!perDev) seqs.set(g, (perDev = new Map()));
       let seq = perDev.get(device);
@@ -395,8 +407,7 @@ function jointSteps(
       const seq = perDev.get(m) ?? [];
       if (seq.length !== ref.length) return false;
       for (let k = 0; k < seq.length; k++) {
-        const key = (ins[seq[k]!] as CollectiveInstruction).collective;
-        if (key !== (ins[ref[k]!] as CollectiveInstruction).collective) return false;
+        if (keyOf(seq[k]!) !== keyOf(ref[k]!)) return false;
         joint[seq[k]!] = ref[k]!;
       }
     }
