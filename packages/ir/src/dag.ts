@@ -250,35 +250,6 @@ export function computeNode(n: {
   };
 }
 
-/** A copy of a compute node with some fields changed. */
-export function patchCompute(
-  n: ComputeNode,
-  p: {
-    op?: ComputeOp;
-    id?: string;
-    dims?: readonly number[];
-    group?: number;
-    provenance?: Provenance;
-    allocBytes?: number;
-    freeBytes?: number;
-    p2pStream?: string;
-  },
-): ComputeNode {
-  return {
-    kind: 'compute',
-    op: p.op ?? n.op,
-    id: p.id ?? n.id,
-    block: n.block,
-    dims: p.dims ?? n.dims,
-    group: p.group ?? n.group,
-    stream: n.stream,
-    provenance: p.provenance ?? n.provenance,
-    allocBytes: p.allocBytes ?? n.allocBytes,
-    freeBytes: p.freeBytes ?? n.freeBytes,
-    p2pStream: p.p2pStream ?? n.p2pStream,
-  };
-}
-
 export function p2pNode(n: Omit<P2PNode, 'kind'>): P2PNode {
   return {
     kind: 'p2p',

@@ -10,7 +10,7 @@
  * after each pass costs only what the pass changed.
  */
 import { type Column, headroom, lengthened, newColumn, shortened } from './columns.ts';
-import type { ComputeOp, DagNode, NodeOp } from './dag.ts';
+import type { DagNode, NodeOp } from './dag.ts';
 
 /** Op of each code: a row's `op` indexes this list. */
 export const NODE_OPS = [
@@ -54,10 +54,6 @@ const CODE_OF = new Map<string, number>(NODE_OPS.map((op, i) => [op, i]));
 /** The code of an op name (−1 for a name that is no op). */
 export function opCode(op: string): number {
   return CODE_OF.get(op) ?? -1;
-}
-
-export function isComputeCode(code: number): boolean {
-  return code <= OP_UPD;
 }
 
 export function isCollectiveCode(code: number): boolean {
@@ -276,15 +272,6 @@ export function truncate(t: OwnTable, length: number): OwnTable {
   });
 }
 
-/**
- * Index of `name` in `names`, appended to a copy when missing: `names` is shared with the tables
- * a pass read, so it is never extended in place. Returns the index and the list that holds it.
- */
-export function nameIn(names: readonly string[], name: string): { index: number; names: readonly string[] } {
-  const index = names.indexOf(name);
-  return index >= 0 ? { index, names } : { index: names.length, names: [...names, name] };
-}
-
 /** Interns names for the rows a pass writes: the table's own list, extended on the first new name. */
 export class Names {
   private list: readonly string[];
@@ -316,12 +303,3 @@ export function withEntries<V>(
   for (const [k, v] of entries) out.set(k, v);
   return out;
 }
-
-export const COMPUTE_CODE: Readonly<Record<ComputeOp, number>> = {
-  F: OP_F,
-  B: OP_B,
-  BI: OP_BI,
-  BW: OP_BW,
-  RECOMPUTE: OP_RECOMPUTE,
-  UPD: OP_UPD,
-};

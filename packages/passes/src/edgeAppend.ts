@@ -2,7 +2,7 @@
  * Edges a pass adds after the existing ones, collected in typed columns that double when full and
  * joined to the old columns with one copy each at the end.
  */
-import { type EdgeKind, type EdgeList, edgeColumns, firstEdges, joinEdges } from '@stagecraft/ir';
+import { type EdgeKind, type EdgeList, edgeColumns, joinEdges } from '@stagecraft/ir';
 
 export class EdgeAppend {
   private cols: EdgeList;
@@ -45,5 +45,3 @@ export function grown(e: EdgeList, size: number): EdgeList {
   out.bytes.set(e.bytes);
   return out;
 }
-
-export { firstEdges };

@@ -277,7 +277,7 @@ function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns, arrays: Ar
             // The common case read inline: the model gives the op's ms.
             const code = costs.op[i]!;
             const ms = code === OP_UPD ? Number.NaN : costs.ms[costs.block[i]! * COST_STRIDE + code]!;
-            if (ms === ms) d = ms;
+            if (!Number.isNaN(ms)) d = ms;
             else {
               const cd = nodeMs(costs, i, cost);
               if (typeof cd === 'string') err(path(u), cd);

@@ -6,10 +6,11 @@
  * group (the producer of its gradient) could start, or when this backward's own inputs are ready
  * if its gradient comes from another group.
  */
-import { type ComputeNode, type DagNode, EDGE_DATA, memoryNode } from '@stagecraft/ir';
+import { EDGE_DATA, OP_B, OP_BI, OP_F, OP_OFFLOAD, OP_RELOAD, OP_UPD, tableOf } from '@stagecraft/ir';
 import { inEdges, outEdges } from '../adjacency.ts';
-import type { Pass } from '../pass.ts';
+import { type Pass, rewritten } from '../pass.ts';
 import { directivesOf } from '../program.ts';
+import { RowAppend } from '../rowAppend.ts';
 import { EdgeColumns } from './edgeColumns.ts';
 import { stashedForwards } from './stashedForwards.ts';
 
@@ -20,10 +21,11 @@ export const offloadPass: Pass = {
   run(dag, ctx) {
     const list = directivesOf(ctx.program, 'offload');
     if (list.length === 0) return dag;
-    const nodes: DagNode[] = dag.nodes.slice();
+    const t = tableOf(dag);
+    const rows = new RowAppend(t, 'offload');
     const edges = new EdgeColumns(dag.edges);
-    const out = outEdges(dag.nodes.length, dag.edges);
-    const inc = inEdges(dag.nodes.length, dag.edges);
+    const out = outEdges(t.length, dag.edges);
+    const inc = inEdges(t.length, dag.edges);
     const e = dag.edges;
     for (const { f, d, provenance } of stashedForwards(
       dag,
@@ -32,36 +34,37 @@ export const offloadPass: Pass = {
       'offload moves the stash of forwards',
     )) {
       const stream = d.stream ?? DEFAULT_OFFLOAD_STREAM;
-      const F = nodes[f] as ComputeNode;
-      if (F.allocBytes === 0) continue;
+      const stashed = t.alloc[f]!;
+      if (stashed === 0) continue;
       // Stash consumer: the op of the same block and microbatch that RECOMPUTE or B/BI is.
       let stash = -1;
       for (let k = out.offset[f]!; k < out.offset[f + 1]!; k++) {
         const j = out.edge[k]!;
-        const t = nodes[e.to[j]!]!;
-        if (e.kind[j] === EDGE_DATA && t.kind === 'compute' && t.op !== 'F' && t.block === F.block) {
+        const x = e.to[j]!;
+        if (e.kind[j] === EDGE_DATA && t.op[x]! <= OP_UPD && t.op[x] !== OP_F && t.block[x] === t.block[f]) {
           stash = j;
           break;
         }
       }
       if (stash < 0) continue;
       const b = e.to[stash]!;
-      const rest = F.id.slice(1);
-      const o = nodes.length;
-      const common = {
-        block: F.block,
-        dims: F.dims,
-        group: F.group,
-        stream,
-        provenance,
-        bytes: F.allocBytes,
-      };
-      nodes.push(memoryNode({ op: 'OFFLOAD', id: `OFFLOAD${rest}`, ...common }));
-      const r = nodes.length;
-      nodes.push(memoryNode({ op: 'RELOAD', id: `RELOAD${rest}`, ...common }));
-      edges.push(f, o, F.allocBytes);
-      edges.push(o, r, F.allocBytes);
-      edges.push(r, b, F.allocBytes);
+      // Named after the forward: OFFLOAD.b3.mb5 (the rule), or after an id of its own.
+      const own = t.ids.get(f);
+      const row = (op: number, name: string) =>
+        rows.add({
+          op,
+          like: f,
+          group: t.group[f]!,
+          stream,
+          directive: provenance.directive ?? -1,
+          bytes: stashed,
+          ...(own !== undefined ? { id: `${name}${own.slice(1)}` } : {}),
+        });
+      const o = row(OP_OFFLOAD, 'OFFLOAD');
+      const r = row(OP_RELOAD, 'RELOAD');
+      edges.push(f, o, stashed);
+      edges.push(o, r, stashed);
+      edges.push(r, b, stashed);
       // Prefetch one op ahead: when the backward's gradient comes from the backward before it on
       // this group, reload when that one could start; else when this one's inputs are ready.
       const inputs = (x: number) => {
@@ -69,19 +72,15 @@ export const offloadPass: Pass = {
         for (let k = inc.offset[x]!; k < inc.offset[x + 1]!; k++) {
           const j = inc.edge[k]!;
           const u = e.from[j]!;
-          const nu = dag.nodes[u]!;
-          if (e.kind[j] !== EDGE_DATA || (nu.kind === 'compute' && nu.op === 'F')) continue;
+          if (e.kind[j] !== EDGE_DATA || t.op[u] === OP_F) continue;
           out.push(u);
         }
         return out;
       };
-      const own = inputs(b);
-      const chain = own.find((u) => {
-        const nu = dag.nodes[u]!;
-        return nu.kind === 'compute' && nu.group === F.group && (nu.op === 'B' || nu.op === 'BI');
-      });
-      for (const u of chain !== undefined ? inputs(chain) : own) edges.push(u, r);
+      const mine = inputs(b);
+      const chain = mine.find((u) => t.group[u] === t.group[f] && (t.op[u] === OP_B || t.op[u] === OP_BI));
+      for (const u of chain !== undefined ? inputs(chain) : mine) edges.push(u, r);
     }
-    return { ...dag, nodes, edges: edges.list() };
+    return rewritten(dag, ctx, { edges: edges.list() }, rows.table());
   },
 };

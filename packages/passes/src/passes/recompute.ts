@@ -6,16 +6,19 @@
  * waits for, so it runs late (when the gradient arrives) rather than right after the forward.
  */
 import {
-  type ComputeNode,
-  computeNode,
-  type Dag,
-  type DagNode,
   EDGE_DATA,
-  patchCompute,
+  type NodeTable,
+  OP_ALL_GATHER,
+  OP_B,
+  OP_BI,
+  OP_BW,
+  OP_RECOMPUTE,
+  tableOf,
 } from '@stagecraft/ir';
 import { inEdges, outEdges } from '../adjacency.ts';
-import type { Pass } from '../pass.ts';
+import { type Pass, rewritten } from '../pass.ts';
 import { directivesOf } from '../program.ts';
+import { RowAppend } from '../rowAppend.ts';
 import { EdgeColumns } from './edgeColumns.ts';
 import { stashedForwards } from './stashedForwards.ts';
 
@@ -24,25 +27,30 @@ export const recomputePass: Pass = {
   run(dag, ctx) {
     const list = directivesOf(ctx.program, 'recompute');
     if (list.length === 0) return dag;
-    const nodes: DagNode[] = dag.nodes.slice();
+    const t = tableOf(dag);
+    const rows = new RowAppend(t, 'recompute');
     const edges = new EdgeColumns(dag.edges);
-    const out = outEdges(dag.nodes.length, dag.edges);
-    const inc = inEdges(dag.nodes.length, dag.edges);
+    const out = outEdges(t.length, dag.edges);
+    const inc = inEdges(t.length, dag.edges);
     const e = dag.edges;
+    // The edits to existing rows, applied once the table exists: memory effects and provenance.
+    const alloc = new Map<number, number>();
+    const free = new Map<number, number>();
+    const directive = new Map<number, number>();
+    const allocOf = (i: number) => alloc.get(i) ?? t.alloc[i]!;
+    const freeOf = (i: number) => free.get(i) ?? t.free[i]!;
     for (const { f, provenance } of stashedForwards(dag, list, 'recompute', 'recompute re-runs forwards')) {
-      const F = dag.nodes[f] as ComputeNode;
-      const block = dag.blocks[F.block]!;
-      const keep = block.recomputeActivationBytes ?? dag.blocks[F.block - 1]?.outputBytes ?? 0;
+      const block = dag.blocks[t.block[f]!]!;
+      const keep = block.recomputeActivationBytes ?? dag.blocks[t.block[f]! - 1]?.outputBytes ?? 0;
       // The stash edge: F → its own backward (B or BI) of the same block and microbatch.
       let stash = -1;
       for (let k = out.offset[f]!; k < out.offset[f + 1]!; k++) {
         const j = out.edge[k]!;
-        const t = dag.nodes[e.to[j]!]!;
+        const to = e.to[j]!;
         if (
           e.kind[j] === EDGE_DATA &&
-          t.kind === 'compute' &&
-          (t.op === 'B' || t.op === 'BI') &&
-          t.block === F.block
+          (t.op[to] === OP_B || t.op[to] === OP_BI) &&
+          t.block[to] === t.block[f]
         ) {
           stash = j;
           break;
@@ -52,34 +60,25 @@ export const recomputePass: Pass = {
       const b = e.to[stash]!;
       const stashed = block.activationBytes;
       // A ZeRO-3 gather before the backward must come before the recompute, which needs the weights too.
-      const gather = gatherInto(dag, inc, b);
-      const B = nodes[b] as ComputeNode;
-      const gathered = gather >= 0 ? Math.max(0, B.allocBytes) : 0;
-      const r = nodes.length;
-      nodes.push(
-        computeNode({
-          op: 'RECOMPUTE',
-          id: `RECOMPUTE${F.id.slice(1)}`,
-          block: F.block,
-          dims: F.dims,
-          group: F.group,
-          stream: F.stream,
-          provenance,
-          allocBytes: stashed + gathered,
-          freeBytes: 0,
-        }),
-      );
-      const cur = nodes[f] as ComputeNode;
-      nodes[f] = patchCompute(cur, {
-        allocBytes: Math.max(0, cur.allocBytes - stashed) + keep,
-        provenance,
+      const gather = gatherInto(t, dag.edges.from, inc, b);
+      const gathered = gather >= 0 ? Math.max(0, allocOf(b)) : 0;
+      const r = rows.add({
+        op: OP_RECOMPUTE,
+        like: f,
+        group: t.group[f]!,
+        stream: t.names[t.stream[f]!]!,
+        directive: provenance.directive ?? -1,
+        alloc: stashed + gathered,
+        // Named after its forward (the rule does so; a forward with an id of its own, likewise).
+        ...(t.ids.has(f) ? { id: `RECOMPUTE${t.ids.get(f)!.slice(1)}` } : {}),
       });
-      if (gathered > 0) nodes[b] = patchCompute(B, { allocBytes: 0 });
+      alloc.set(f, Math.max(0, allocOf(f) - stashed) + keep);
+      directive.set(f, provenance.directive ?? -1);
+      if (gathered > 0) alloc.set(b, 0);
       if (gather >= 0) edges.push(gather, r);
       // Whichever backward frees the stash now frees the kept input too.
-      const freer = freeingOp(nodes, nodes[b] as ComputeNode, b, out, e);
-      const fr = nodes[freer] as ComputeNode;
-      nodes[freer] = patchCompute(fr, { freeBytes: fr.freeBytes + keep });
+      const freer = freeingOp(t, b, freeOf(b), out, e.to);
+      free.set(freer, freeOf(freer) + keep);
       edges.from[stash] = r; // RECOMPUTE → backward
       edges.push(f, r, e.bytes[stash]!);
       for (let k = inc.offset[b]!; k < inc.offset[b + 1]!; k++) {
@@ -87,33 +86,44 @@ export const recomputePass: Pass = {
         if (j !== stash && e.kind[j] === EDGE_DATA) edges.push(e.from[j]!, r);
       }
     }
-    return { ...dag, nodes, edges: edges.list() };
+    const table = rows.table(['alloc', 'free', 'provPass', 'provDirective']);
+    const pass = table.names.indexOf('recompute');
+    for (const [i, a] of alloc) table.alloc[i] = a;
+    for (const [i, x] of free) table.free[i] = x;
+    for (const [i, d] of directive) {
+      table.provPass[i] = pass;
+      table.provDirective[i] = d;
+    }
+    return rewritten(dag, ctx, { edges: edges.list() }, table);
   },
 };
 
 /** The ALL_GATHER feeding node b (ZeRO-3), or −1. */
-function gatherInto(dag: Dag, inc: { offset: Int32Array; edge: Int32Array }, b: number): number {
+function gatherInto(
+  t: NodeTable,
+  from: Int32Array,
+  inc: { offset: Int32Array; edge: Int32Array },
+  b: number,
+): number {
   for (let k = inc.offset[b]!; k < inc.offset[b + 1]!; k++) {
-    const u = dag.edges.from[inc.edge[k]!]!;
-    const n = dag.nodes[u]!;
-    if (n.kind === 'collective' && n.op === 'ALL_GATHER') return u;
+    const u = from[inc.edge[k]!]!;
+    if (t.op[u] === OP_ALL_GATHER) return u;
   }
   return -1;
 }
 
-/** The backward that frees the stash: B itself, or the BW a split BI feeds. */
+/** The backward that frees the stash: B itself, or the BW a split BI feeds (`bFree`: b's free bytes now). */
 function freeingOp(
-  nodes: DagNode[],
-  b: ComputeNode,
+  t: NodeTable,
   bi: number,
+  bFree: number,
   out: { offset: Int32Array; edge: Int32Array },
-  e: { to: Int32Array },
+  to: Int32Array,
 ): number {
-  if (b.op === 'B' || b.freeBytes > 0) return bi;
+  if (t.op[bi] === OP_B || bFree > 0) return bi;
   for (let k = out.offset[bi]!; k < out.offset[bi + 1]!; k++) {
-    const t = e.to[out.edge[k]!]!;
-    const n = nodes[t]!;
-    if (n.kind === 'compute' && n.op === 'BW' && n.block === b.block) return t;
+    const x = to[out.edge[k]!]!;
+    if (t.op[x] === OP_BW && t.block[x] === t.block[bi]) return x;
   }
   return bi;
 }

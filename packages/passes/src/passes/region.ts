@@ -8,10 +8,17 @@
 import {
   CompileError,
   type Dag,
-  type DagNode,
   type Filter,
   formatPath,
+  type NodeTable,
+  nodeIdOf,
+  OP_B,
+  OP_BI,
+  OP_F,
+  OP_RECV,
+  OP_UPD,
   type PathSegment,
+  tableOf,
 } from '@stagecraft/ir';
 import type { NodeIndex } from '../nodeIndex.ts';
 
@@ -60,36 +67,39 @@ export function regionOf(
   if (matched.length === 0)
     throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
   // Ops the filter matches on other groups are other copies of the region (DualPipe holds two).
-  const nodes = matched.filter((i) => dag.nodes[i]!.group === group);
+  const t = tableOf(dag);
+  const nodes = matched.filter((i) => t.group[i] === group);
   if (nodes.length === 0) {
-    const n = dag.nodes[matched[0]!]!;
+    const n = matched[0]!;
     throw new CompileError({
       path: formatPath([...path, 'filter']),
-      message: `matches ${n.id} on devices [${dag.groups[n.group]?.join(', ') ?? ''}] but no op on [${sorted.join(', ')}], where this ${d.op} runs; place the region there first`,
+      message: `matches ${nodeIdOf(dag, n)} on devices [${dag.groups[t.group[n]!]?.join(', ') ?? ''}] but no op on [${sorted.join(', ')}], where this ${d.op} runs; place the region there first`,
     });
   }
   const blocks = new Set<number>();
-  for (const i of nodes) blocks.add(dag.nodes[i]!.block);
+  for (const i of nodes) blocks.add(t.block[i]!);
   return { nodes, group, blocks: [...blocks].sort((a, b) => a - b) };
 }
 
-/** Ids' suffix naming a node's split indices, e.g. `.mb3`. */
-export function dimsSuffix(dag: Dag, dims: readonly number[]): string {
+/** Ids' suffix naming node i's split indices, e.g. `.mb3`. */
+export function dimsSuffix(dag: Dag, t: NodeTable, i: number): string {
   let s = '';
-  dims.forEach((v, i) => {
-    if (v >= 0) s += `.${dag.dims[i]!.name.toLowerCase()}${v}`;
-  });
+  for (let d = 0; d < t.dims.length; d++) {
+    const v = t.dims[d]![i]!;
+    if (v >= 0) s += `.${dag.dims[d]!.name.toLowerCase()}${v}`;
+  }
   return s;
 }
 
-/** Pass family of an op for boundary edges: forward data flows F→F, gradients B/BI→B/BI. */
-export function familyOf(op: string): 'F' | 'B' | null {
-  if (op === 'F') return 'F';
-  if (op === 'B' || op === 'BI') return 'B';
+/** Pass family of an op code for boundary edges: forward data flows F→F, gradients B/BI→B/BI. */
+export function familyOf(code: number): 'F' | 'B' | null {
+  if (code === OP_F) return 'F';
+  if (code === OP_B || code === OP_BI) return 'B';
   return null;
 }
 
-/** Pass family of a node on a boundary edge: a compute op's, or the pass a SEND/RECV carries. */
-export function nodeFamily(n: DagNode): 'F' | 'B' | null {
-  return n.kind === 'compute' ? familyOf(n.op) : n.kind === 'p2p' ? familyOf(n.pass) : null;
+/** Pass family of node i on a boundary edge: a compute op's, or the pass a SEND/RECV carries. */
+export function nodeFamily(t: NodeTable, i: number): 'F' | 'B' | null {
+  const code = t.op[i]!;
+  return code <= OP_UPD ? familyOf(code) : code <= OP_RECV ? familyOf(t.pass[i]!) : null;
 }

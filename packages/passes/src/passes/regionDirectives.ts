@@ -4,7 +4,7 @@
  * boundary), and the provenance and stream of the collectives it adds. Yielded one directive at a
  * time, so a directive's errors still come before the next one is resolved.
  */
-import type { Dag, DirectiveOf, PathSegment, Provenance } from '@stagecraft/ir';
+import { type Dag, type DirectiveOf, type PathSegment, type Provenance, tableOf } from '@stagecraft/ir';
 import { deviceCount } from '../cluster.ts';
 import { NodeIndex } from '../nodeIndex.ts';
 import type { PassContext } from '../pass.ts';
@@ -30,6 +30,7 @@ export function* regionDirectives<K extends 'shard' | 'shard_tensor'>(
   pass: string,
 ): Generator<RegionDirective<K>> {
   const index = new NodeIndex(dag);
+  const t = tableOf(dag);
   const devices = deviceCount(ctx.design.cluster);
   for (const { d, index: di, path } of list) {
     const region = regionOf(dag, index, d, path, devices);
@@ -38,12 +39,7 @@ export function* regionDirectives<K extends 'shard' | 'shard_tensor'>(
       path,
       region,
       members: dag.groups[region.group]!,
-      ops: new Set(
-        region.nodes.filter((i) => {
-          const n = dag.nodes[i]!;
-          return n.kind === 'compute' && familyOf(n.op) !== null;
-        }),
-      ),
+      ops: new Set(region.nodes.filter((i) => familyOf(t.op[i]!) !== null)),
       provenance: { pass, directive: di },
       stream: (d as DirectiveOf<'shard' | 'shard_tensor'>).stream ?? DEFAULT_COMM_STREAM,
     };

@@ -18,20 +18,26 @@
 import {
   type CollectiveOp,
   CompileError,
-  type ComputeNode,
-  collectiveNode,
   type Dag,
-  type DagNode,
   type DataParallelRegion,
   EDGE_DATA,
   formatPath,
-  patchCompute,
+  type NodeTable,
+  nodeIdOf,
+  OP_B,
+  OP_BI,
+  OP_BW,
+  OP_F,
+  OP_UPD,
+  opCode,
+  tableOf,
 } from '@stagecraft/ir';
 import { inEdges } from '../adjacency.ts';
 import { deviceCount } from '../cluster.ts';
 import { NodeIndex } from '../nodeIndex.ts';
-import type { Pass } from '../pass.ts';
+import { type Pass, rewritten } from '../pass.ts';
 import { directivesOf } from '../program.ts';
+import { RowAppend } from '../rowAppend.ts';
 import { EdgeColumns } from './edgeColumns.ts';
 import { dimsSuffix, familyOf, nodeFamily, regionOf } from './region.ts';
 
@@ -42,20 +48,19 @@ type AddCollective = (
   op: CollectiveOp,
   id: string,
   block: number,
-  dims: readonly number[],
+  /** The node whose split indices it takes (−1: none). */
+  like: number,
   stream: string,
   bytes: number,
 ) => number;
 
 const byGroupCache = new WeakMap<Dag, number[][]>();
 /** Compute nodes of each group, built once per DAG (programs replicate every group). */
-function computeOnGroup(dag: Dag, group: number): number[] {
+function computeOnGroup(dag: Dag, t: NodeTable, group: number): number[] {
   let all = byGroupCache.get(dag);
   if (!all) {
     all = dag.groups.map(() => []);
-    dag.nodes.forEach((n, i) => {
-      if (n.kind === 'compute' && n.group >= 0) all![n.group]!.push(i);
-    });
+    for (let i = 0; i < t.length; i++) if (t.op[i]! <= OP_UPD && t.group[i]! >= 0) all[t.group[i]!]!.push(i);
     byGroupCache.set(dag, all);
   }
   return all[group] ?? [];
@@ -66,12 +71,15 @@ export const replicatePass: Pass = {
   run(dag, ctx) {
     const reps = directivesOf(ctx.program, 'replicate');
     if (reps.length === 0) return dag;
+    const t = tableOf(dag);
     const index = new NodeIndex(dag);
     const devices = deviceCount(ctx.design.cluster);
-    const nodes: DagNode[] = dag.nodes.slice();
+    const rows = new RowAppend(t, 'replicate');
     const edges = new EdgeColumns(dag.edges);
-    const inc = inEdges(dag.nodes.length, dag.edges);
+    const inc = inEdges(t.length, dag.edges);
     const regions: DataParallelRegion[] = [...(dag.dataParallel ?? [])];
+    // ZeRO-3's gathered parameters, added to the memory effects of the ops that use them.
+    const gatheredBytes = new Map<number, number>();
     // Expert-parallel blocks per group: not replicated.
     const sharded = new Set<string>();
     for (const { d, path } of directivesOf(ctx.program, 'shard')) {
@@ -79,9 +87,7 @@ export const replicatePass: Pass = {
       for (const b of r.blocks) sharded.add(`${r.group}:${b}`);
     }
     const updOf = new Map<number, number>();
-    dag.nodes.forEach((n, i) => {
-      if (n.kind === 'compute' && n.op === 'UPD') updOf.set(n.group, i);
-    });
+    for (let i = 0; i < t.length; i++) if (t.op[i] === OP_UPD) updOf.set(t.group[i]!, i);
     const covered = new Map<string, string>();
 
     for (const { d, index: di, path } of reps) {
@@ -103,7 +109,6 @@ export const replicatePass: Pass = {
       }
       regions.push({ group, blocks, zero, directive: di });
       if (n === 1 || blocks.length === 0) continue;
-      const provenance = { pass: 'replicate', directive: di };
       const reduceStream = d.reduce_stream ?? DEFAULT_COMM_STREAM;
       const gatherStream = d.gather_stream ?? reduceStream;
       const upd = updOf.get(group);
@@ -111,15 +116,16 @@ export const replicatePass: Pass = {
       // Weight-gradient ops (B or BW) of the region's blocks on this group, per block.
       const grads = new Map<number, number[]>();
       const users: number[] = []; // F and B/BI that need full parameters (ZeRO-3)
-      for (const i of computeOnGroup(dag, group)) {
-        const x = dag.nodes[i] as ComputeNode;
-        if (!blockSet.has(x.block)) continue;
-        if (x.op === 'B' || x.op === 'BW') {
-          let l = grads.get(x.block);
-          if (!l) grads.set(x.block, (l = []));
+      for (const i of computeOnGroup(dag, t, group)) {
+        const block = t.block[i]!;
+        if (!blockSet.has(block)) continue;
+        const op = t.op[i]!;
+        if (op === OP_B || op === OP_BW) {
+          let l = grads.get(block);
+          if (!l) grads.set(block, (l = []));
           l.push(i);
         }
-        if (x.op === 'F' || x.op === 'B' || x.op === 'BI') users.push(i);
+        if (op === OP_F || op === OP_B || op === OP_BI) users.push(i);
       }
       // Buckets in backward order (last block first), filled up to bucket_size bytes of gradients.
       const buckets: number[][] = [];
@@ -135,14 +141,8 @@ export const replicatePass: Pass = {
           fill = bytes;
         }
       }
-      const add: AddCollective = (op, id, block, dims, stream, bytes) => {
-        const v = nodes.length;
-        nodes.push(
-          collectiveNode({ op, id, block, dims, group, stream, provenance, devices: members, bytes }),
-        );
-        return v;
-      };
-      const noDims = dag.dims.map(() => -1);
+      const add: AddCollective = (op, id, block, like, stream, bytes) =>
+        rows.add({ op: opCode(op), like, block, group, stream, directive: di, bytes, id });
       const tag = `d${members[0]}`;
       buckets.forEach((bucket, k) => {
         const bytes = bucket.reduce((s, b) => s + dag.blocks[b]!.paramBytes, 0);
@@ -151,25 +151,25 @@ export const replicatePass: Pass = {
         const after: number[] = [];
         if (zero <= 1) {
           const op: CollectiveOp = zero === 0 ? 'ALL_REDUCE' : 'REDUCE_SCATTER';
-          const v = add(op, `${op}.grads.${tag}.k${k}`, bucket[0]!, noDims, reduceStream, bytes);
+          const v = add(op, `${op}.grads.${tag}.k${k}`, bucket[0]!, -1, reduceStream, bytes);
           for (const u of ops) edges.push(u, v);
           after.push(v);
         } else {
           // One reduce-scatter per microbatch: gradients stay sharded between microbatches.
           const perMb = new Map<string, number[]>();
           for (const u of ops) {
-            const key = nodes[u]!.dims.join(',');
+            const key = t.dims.map((c) => c[u]).join(',');
             let l = perMb.get(key);
             if (!l) perMb.set(key, (l = []));
             l.push(u);
           }
           for (const list of perMb.values()) {
-            const dims = nodes[list[0]!]!.dims;
+            const like = list[0]!;
             const v = add(
               'REDUCE_SCATTER',
-              `REDUCE_SCATTER.grads.${tag}.k${k}${dimsSuffix(dag, dims)}`,
+              `REDUCE_SCATTER.grads.${tag}.k${k}${dimsSuffix(dag, t, like)}`,
               bucket[0]!,
-              dims,
+              like,
               reduceStream,
               bytes,
             );
@@ -180,20 +180,18 @@ export const replicatePass: Pass = {
         if (upd === undefined) return;
         for (const v of after) edges.push(v, upd);
         if (zero === 1 || zero === 2) {
-          const ag = add(
-            'ALL_GATHER',
-            `ALL_GATHER.params.${tag}.k${k}`,
-            bucket[0]!,
-            noDims,
-            gatherStream,
-            bytes,
-          );
+          const ag = add('ALL_GATHER', `ALL_GATHER.params.${tag}.k${k}`, bucket[0]!, -1, gatherStream, bytes);
           edges.push(upd, ag);
         }
       });
-      if (zero === 3) gatherBeforeUse(dag, nodes, edges, inc, users, add, gatherStream, n);
+      if (zero === 3) gatherBeforeUse(dag, t, edges, inc, users, add, gatherStream, n, gatheredBytes);
     }
-    return { ...dag, nodes, edges: edges.list(), dataParallel: regions };
+    const out = rows.table(gatheredBytes.size > 0 ? ['alloc', 'free'] : []);
+    for (const [i, g] of gatheredBytes) {
+      out.alloc[i]! += g;
+      out.free[i]! += g;
+    }
+    return rewritten(dag, ctx, { edges: edges.list(), dataParallel: regions }, out);
   },
 };
 
@@ -204,43 +202,36 @@ export const replicatePass: Pass = {
  */
 function gatherBeforeUse(
   dag: Dag,
-  nodes: DagNode[],
+  t: NodeTable,
   edges: EdgeColumns,
   inc: { offset: Int32Array; edge: Int32Array },
   users: number[],
   add: AddCollective,
   stream: string,
   n: number,
+  gatheredBytes: Map<number, number>,
 ): void {
   const e = dag.edges;
   const sameFamilyInputs = (i: number): number[] => {
-    const x = dag.nodes[i] as ComputeNode;
-    const fam = familyOf(x.op);
+    const fam = familyOf(t.op[i]!);
     const out: number[] = [];
     for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
       const j = inc.edge[k]!;
       if (e.kind[j] !== EDGE_DATA) continue;
       const u = e.from[j]!;
-      const nu = dag.nodes[u]!;
-      if (nu.group !== x.group) continue;
-      if (nodeFamily(nu) === fam) out.push(u);
+      if (t.group[u] !== t.group[i]) continue;
+      if (nodeFamily(t, u) === fam) out.push(u);
     }
     return out;
   };
   for (const i of users) {
-    const x = dag.nodes[i] as ComputeNode;
-    const full = dag.blocks[x.block]!.paramBytes;
-    const v = add('ALL_GATHER', `ALL_GATHER.${x.id}`, x.block, x.dims, stream, full);
+    const full = dag.blocks[t.block[i]!]!.paramBytes;
+    const v = add('ALL_GATHER', `ALL_GATHER.${nodeIdOf(dag, i)}`, t.block[i]!, i, stream, full);
     // Prefetch: wait for what the previous op of the chain waits for, else for this op's own inputs.
     const preds = sameFamilyInputs(i);
-    const chain = preds.find((u) => dag.nodes[u]!.kind === 'compute');
+    const chain = preds.find((u) => t.op[u]! <= OP_UPD);
     for (const u of chain !== undefined ? sameFamilyInputs(chain) : preds) edges.push(u, v);
     edges.push(v, i);
-    const gathered = (full * (n - 1)) / n;
-    const cur = nodes[i] as ComputeNode;
-    nodes[i] = patchCompute(cur, {
-      allocBytes: cur.allocBytes + gathered,
-      freeBytes: cur.freeBytes + gathered,
-    });
+    gatheredBytes.set(i, (gatheredBytes.get(i) ?? 0) + (full * (n - 1)) / n);
   }
 }

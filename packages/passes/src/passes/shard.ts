@@ -9,14 +9,16 @@
 import {
   type BlockInfo,
   CompileError,
-  collectiveNode,
-  type DagNode,
   EDGE_DATA,
   formatPath,
+  nodeIdOf,
+  OP_ALL_TO_ALL,
+  tableOf,
 } from '@stagecraft/ir';
 import { inEdges, outEdges } from '../adjacency.ts';
-import type { Pass } from '../pass.ts';
+import { type Pass, rewritten } from '../pass.ts';
 import { directivesOf } from '../program.ts';
+import { RowAppend } from '../rowAppend.ts';
 import { EdgeColumns } from './edgeColumns.ts';
 import { nodeFamily } from './region.ts';
 import { regionDirectives } from './regionDirectives.ts';
@@ -26,13 +28,19 @@ export const shardPass: Pass = {
   run(dag, ctx) {
     const shards = directivesOf(ctx.program, 'shard');
     if (shards.length === 0) return dag;
-    const nodes: DagNode[] = dag.nodes.slice();
+    const t = tableOf(dag);
+    const rows = new RowAppend(t, 'shard');
     const edges = new EdgeColumns(dag.edges);
     const blocks: BlockInfo[] = dag.blocks.slice();
     const scaled = new Map<number, number>();
     const e = dag.edges;
-    const inc = inEdges(dag.nodes.length, e);
-    const out = outEdges(dag.nodes.length, e);
+    const inc = inEdges(t.length, e);
+    const out = outEdges(t.length, e);
+    // Group and family of a node, or of an all-to-all this pass added (its region's).
+    const groupOf = (i: number) => (i < t.length ? t.group[i]! : addedGroup[i - t.length]!);
+    const familyOfNode = (i: number) => (i < t.length ? nodeFamily(t, i) : addedFamily[i - t.length]!);
+    const addedGroup: number[] = [];
+    const addedFamily: ('F' | 'B' | null)[] = [];
     for (const { region: r, members, ops: inRegion, provenance, stream, path } of regionDirectives(
       dag,
       ctx,
@@ -70,31 +78,27 @@ export const shardPass: Pass = {
         const mu = inRegion.has(u);
         const mv = inRegion.has(v);
         if (mu === mv) return;
-        const nu = nodes[u]!;
-        const nv = nodes[v]!;
-        if (nu.group !== r.group || nv.group !== r.group) return;
-        const fam = nodeFamily(nu);
-        if (fam === null || fam !== nodeFamily(nv)) return;
+        if (groupOf(u) !== r.group || groupOf(v) !== r.group) return;
+        const fam = familyOfNode(u);
+        if (fam === null || fam !== familyOfNode(v)) return;
         let a = a2aOf.get(u);
         if (a === undefined) {
-          const inside = mu ? nu : nv;
+          const inside = mu ? u : v;
           // Forward: dispatch into the region, combine out of it; the backward mirrors them.
           const what = fam === 'F' ? (mv ? 'dispatch' : 'combine') : mv ? 'combine-grad' : 'dispatch-grad';
-          const topK = dag.blocks[inside.block]?.topK ?? 1;
-          a = nodes.length;
-          nodes.push(
-            collectiveNode({
-              op: 'ALL_TO_ALL',
-              id: `ALL_TO_ALL.${what}.${nu.id}`,
-              block: inside.block,
-              dims: inside.dims,
-              group: r.group,
-              stream,
-              provenance,
-              devices: members,
-              bytes: e.bytes[j]! * topK,
-            }),
-          );
+          const topK = dag.blocks[t.block[inside]!]?.topK ?? 1;
+          a = rows.add({
+            op: OP_ALL_TO_ALL,
+            like: inside,
+            group: r.group,
+            stream,
+            directive: provenance.directive ?? -1,
+            bytes: e.bytes[j]! * topK,
+            // u is a node of the input: an all-to-all added here has no family and stops above.
+            id: `ALL_TO_ALL.${what}.${nodeIdOf(dag, u)}`,
+          });
+          addedGroup.push(r.group);
+          addedFamily.push(null);
           a2aOf.set(u, a);
           edges.push(u, a, e.bytes[j]!);
         }
@@ -108,6 +112,6 @@ export const shardPass: Pass = {
         }
       }
     }
-    return { ...dag, nodes, blocks, edges: edges.list() };
+    return rewritten(dag, ctx, { blocks, edges: edges.list() }, rows.table());
   },
 };

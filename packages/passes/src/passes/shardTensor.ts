@@ -9,15 +9,16 @@
 import {
   type BlockInfo,
   CompileError,
-  type ComputeNode,
-  collectiveNode,
-  type DagNode,
   EDGE_DATA,
   formatPath,
-  patchCompute,
+  nodeIdOf,
+  OP_ALL_REDUCE,
+  OP_UPD,
+  tableOf,
 } from '@stagecraft/ir';
-import type { Pass } from '../pass.ts';
+import { type Pass, rewritten } from '../pass.ts';
 import { directivesOf } from '../program.ts';
+import { RowAppend } from '../rowAppend.ts';
 import { EdgeColumns } from './edgeColumns.ts';
 import { familyOf, nodeFamily } from './region.ts';
 import { regionDirectives } from './regionDirectives.ts';
@@ -27,7 +28,8 @@ export const shardTensorPass: Pass = {
   run(dag, ctx) {
     const list = directivesOf(ctx.program, 'shard_tensor');
     if (list.length === 0) return dag;
-    let nodes: DagNode[] = dag.nodes.slice();
+    const t = tableOf(dag);
+    const rows = new RowAppend(t, 'shard-tensor');
     const edges = new EdgeColumns(dag.edges);
     const blocks: BlockInfo[] = dag.blocks.slice();
     const degree = new Map<number, number>();
@@ -66,41 +68,37 @@ export const shardTensorPass: Pass = {
         if (e.kind[j] !== EDGE_DATA) continue;
         const u = edges.from[j]!;
         const v = edges.to[j]!;
+        // u is in the region (a node of the input); v the input's too (`to` never changes).
         if (!inRegion.has(u)) continue;
-        const nu = nodes[u] as ComputeNode;
-        const nv = nodes[v]!;
-        if (nv.group !== r.group || (nv.kind === 'compute' && nv.block === nu.block)) continue;
-        if (familyOf(nu.op) !== nodeFamily(nv)) continue;
+        if (t.group[v] !== r.group || (t.op[v]! <= OP_UPD && t.block[v] === t.block[u])) continue;
+        if (familyOf(t.op[u]!) !== nodeFamily(t, v)) continue;
         let a = arOf.get(u);
         if (a === undefined) {
-          a = nodes.length;
-          nodes.push(
-            collectiveNode({
-              op: 'ALL_REDUCE',
-              id: `ALL_REDUCE.tp.${nu.id}`,
-              block: nu.block,
-              dims: nu.dims,
-              group: r.group,
-              stream,
-              provenance,
-              devices: members,
-              bytes: e.bytes[j]!,
-            }),
-          );
+          a = rows.add({
+            op: OP_ALL_REDUCE,
+            like: u,
+            group: r.group,
+            stream,
+            directive: provenance.directive ?? -1,
+            bytes: e.bytes[j]!,
+            id: `ALL_REDUCE.tp.${nodeIdOf(dag, u)}`,
+          });
           arOf.set(u, a);
           edges.push(u, a, e.bytes[j]!);
         }
         edges.from[j] = a;
       }
     }
-    if (degree.size > 0) {
-      nodes = nodes.map((x) => {
-        const n = x.kind === 'compute' ? degree.get(x.block) : undefined;
-        if (n === undefined || x.kind !== 'compute' || n === 1) return x;
-        return patchCompute(x, { allocBytes: x.allocBytes / n, freeBytes: x.freeBytes / n });
-      });
-    }
-    return { ...dag, nodes, blocks, edges: edges.list(), tensorParallel };
+    const out = rows.table(degree.size > 0 ? ['alloc', 'free'] : []);
+    // Each member computes 1/n of a block: its ops' memory effects too.
+    if (degree.size > 0)
+      for (let i = 0; i < t.length; i++) {
+        const n = t.op[i]! <= OP_UPD ? degree.get(t.block[i]!) : undefined;
+        if (n === undefined || n === 1) continue;
+        out.alloc[i] = t.alloc[i]! / n;
+        out.free[i] = t.free[i]! / n;
+      }
+    return rewritten(dag, ctx, { blocks, edges: edges.list(), tensorParallel }, out);
   },
 };
 
