@@ -1,0 +1,76 @@
+/**
+ * What a compile makes, and when: a schedule's program, the DAG and the plan are columns, and
+ * their objects (filters, nodes, instructions) are made only when something reads them. This is
+ * what keeps compiling and simulating hundreds of thousands of ops fast; the objects, once read,
+ * are exactly those of any other plan.
+ */
+import { type Design, hasNodeObjects, parsePlan, slotsOf } from '@stagecraft/ir';
+import { describe, expect, it } from 'vitest';
+import { compile } from '../src/compile.ts';
+import { provenColumnsOf } from '../src/planColumns.ts';
+import { isUnread } from '../src/planInstructions.ts';
+import { validatePlan } from '../src/validatePlan.ts';
+
+function interleaved(m: number): Design {
+  return {
+    format: 'stagecraft/design@1',
+    name: 'interleaved',
+    model: { kind: 'synthetic', stages: 16, costs: { F: 1, BI: 1, BW: 1 }, activationBytes: 1e6 },
+    cluster: { kind: 'ideal', devices: 8 },
+    directives: [{ op: 'schedule', builder: 'interleaved-1f1b', microbatches: m, chunks: 2 }],
+  };
+}
+
+function compiled(design: Design, keepSnapshots = false) {
+  const r = compile(design, { keepSnapshots });
+  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  return r;
+}
+
+const streamsOf = (r: ReturnType<typeof compiled>) => r.plan.devices.flatMap((d) => d.streams);
+
+describe('a compile nobody inspects', () => {
+  it('makes no filter, node or instruction object', () => {
+    const r = compiled(interleaved(32));
+    const orders = r.program.filter((e) => e.directive.op === 'order');
+    expect(orders).toHaveLength(8);
+    for (const e of orders) expect(slotsOf(e.directive as never)).toBeDefined();
+    expect(hasNodeObjects(r.dag)).toBe(false);
+    expect(streamsOf(r).every(isUnread)).toBe(true);
+    expect(provenColumnsOf(r.plan)).toBeDefined();
+  });
+
+  it('makes, once read, the plan an eager lowering would: it parses, validates and is the same text every time', () => {
+    const a = compiled(interleaved(16));
+    const b = compiled(interleaved(16), true);
+    const text = JSON.stringify(a.plan);
+    expect(JSON.stringify(b.plan)).toBe(text);
+    const parsed = parsePlan(JSON.parse(text));
+    expect(parsed.ok).toBe(true);
+    if (parsed.ok) expect(validatePlan(parsed.plan)).toEqual([]);
+    expect(streamsOf(a).some(isUnread)).toBe(false);
+  });
+});
+
+describe('a compiled plan read and edited', () => {
+  it('keeps its columns while its streams have the lengths they were lowered with', () => {
+    const r = compiled(interleaved(8));
+    const sp = r.plan.devices[0]!.streams[0]!;
+    expect(sp.instructions.length).toBeGreaterThan(0);
+    expect(provenColumnsOf(r.plan)).toBeDefined();
+    sp.instructions = sp.instructions.slice(1);
+    expect(isUnread(sp)).toBe(false);
+    expect(provenColumnsOf(r.plan)).toBeUndefined();
+  });
+
+  it('shares the node objects of unchanged rows between the snapshots of a compile', () => {
+    const r = compiled(interleaved(8), true);
+    const dagAfter = (pass: string) => r.snapshots.find((s) => s.pass === pass)!.dag!;
+    const placed = dagAfter('place');
+    const withTransfers = dagAfter('insert-send-recv');
+    expect(withTransfers.nodes.length).toBeGreaterThan(placed.nodes.length);
+    placed.nodes.forEach((n, i) => {
+      expect(withTransfers.nodes[i]).toBe(n);
+    });
+  });
+});
