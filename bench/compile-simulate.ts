@@ -2,14 +2,19 @@
  * Compile + simulate latency and how it scales with the size of the DAG (`npm run bench`).
  * Interleaved 1F1B on a synthetic model (p ranks, v = 2 chunks, m microbatches) on an ideal
  * cluster, from about a thousand ops to about a million; the target size is p=32, v=2, m=512.
- * Each size runs once to warm up, then `--reps` times (fewer for the largest); the table shows
- * medians, then the per-pass times of the target size (medians too). Compiles without snapshots
- * and simulates without the timeline, as a batch run would. Not a test: it asserts nothing.
+ * Each size runs `--warmup` times first, then `--reps` times (fewer for the largest); the table
+ * shows medians, then the per-pass times of the target size (medians too). That is the steady
+ * state of a process that compiles design after design (the API's and the web app's workers):
+ * the JIT has compiled the passes. The first compile of a fresh process, as a one-shot CLI run
+ * does, also pays for that: the `cold` line runs the target size once in a new process. Compiles
+ * without snapshots and simulates without the timeline, as a batch run would. Not a test: it
+ * asserts nothing.
  *
  *   npm run bench                 # the whole sweep
  *   npm run bench -- --max-m 512  # stop at m = 512
- *   npm run bench -- --reps 9
+ *   npm run bench -- --reps 9 --warmup 5
  */
+import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { type Design, formatIssue } from '@stagecraft/ir';
@@ -68,14 +73,14 @@ type Row =
     }
   | { size: Size; error: string };
 
-function measure(size: Size, reps: number): Row {
+function measure(size: Size, reps: number, warmup: number): Row {
   const d = design(size);
   const compileTimes: number[] = [];
   const simulateTimes: number[] = [];
   const cpuTimes: number[] = [];
   const passTimes = new Map<string, number[]>();
   let ops = 0;
-  for (let i = 0; i <= reps; i++) {
+  for (let i = 0; i < warmup + reps; i++) {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     const compiled = compile(d, { keepSnapshots: false });
@@ -86,7 +91,7 @@ function measure(size: Size, reps: number): Row {
     const c1 = process.cpuUsage(c0);
     if (!simulated.ok) return { size, error: simulated.errors.map(formatIssue).join('; ') };
     ops = compiled.ops;
-    if (i === 0) continue; // warm-up
+    if (i < warmup) continue;
     compileTimes.push(t1 - t0);
     simulateTimes.push(t2 - t1);
     cpuTimes.push((c1.user + c1.system) / 1000);
@@ -112,15 +117,31 @@ function pad(cells: string[], widths: number[]): string {
 }
 
 const { values } = parseArgs({
-  options: { reps: { type: 'string', default: '5' }, 'max-m': { type: 'string' } },
+  options: {
+    reps: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '5' },
+    'max-m': { type: 'string' },
+    cold: { type: 'boolean', default: false },
+  },
 });
+if (values.cold) {
+  // The child of the `cold` line: one compile + simulate of the target in a fresh process.
+  const t0 = performance.now();
+  const compiled = compile(design(TARGET), { keepSnapshots: false });
+  const t1 = performance.now();
+  if (compiled.ok) simulate(compiled.plan, { keepTimeline: false });
+  const t2 = performance.now();
+  console.log(JSON.stringify({ compileMs: t1 - t0, simulateMs: t2 - t1 }));
+  process.exit(0);
+}
 const reps = Math.max(1, Number(values.reps) || 5);
+const warmup = Math.max(0, Number(values.warmup) || 0);
 const maxM = values['max-m'] === undefined ? Number.POSITIVE_INFINITY : Number(values['max-m']);
 
 console.log(`compile + simulate, interleaved 1F1B (v=2), synthetic model, ideal cluster`);
 const flags = process.execArgv.filter((a) => a.startsWith('--max')).join(' ');
 console.log(
-  `node ${process.version}${flags ? ` (${flags})` : ''}, ${cpus()[0]?.model ?? 'unknown cpu'}; median of ${reps} after 1 warm-up\n`,
+  `node ${process.version}${flags ? ` (${flags})` : ''}, ${cpus()[0]?.model ?? 'unknown cpu'}; median of ${reps} after ${warmup} warm-up runs\n`,
 );
 // CPU time (all threads of the process, garbage collection included) is printed beside wall
 // time: on a shared machine it shows what the work costs when other jobs take the cores.
@@ -131,7 +152,7 @@ let target: Row | undefined;
 const perOp: number[] = [];
 for (const size of SIZES.filter((s) => s.m <= maxM)) {
   // The largest designs take seconds per run: fewer repetitions keep the sweep to a few minutes.
-  const row = measure(size, size.p * size.v * size.m > 50_000 ? Math.min(reps, 3) : reps);
+  const row = measure(size, size.p * size.v * size.m > 50_000 ? Math.min(reps, 3) : reps, warmup);
   const label = `p=${size.p} v=${size.v} m=${size.m}${size.p === TARGET.p && size.m === TARGET.m ? ' *' : ''}`;
   if ('error' in row) {
     console.log(`${label.padEnd(widths[0]!)}  error: ${row.error}`);
@@ -162,6 +183,14 @@ if (perOp.length > 1) {
   console.log(`ns/op from 50k ops up varies by ${spread.toFixed(2)}x (1.00x would be exactly linear)`);
 }
 if (target && !('error' in target)) {
+  // The same script in a new process (with the loader this one runs under), told to run once.
+  const script = new URL(import.meta.url).pathname;
+  const cold = JSON.parse(
+    execFileSync(process.execPath, [...process.execArgv, script, '--cold'], { encoding: 'utf8' }),
+  ) as { compileMs: number; simulateMs: number };
+  console.log(
+    `cold (first run of a new process, target size): ${cold.compileMs.toFixed(1)} ms compile + ${cold.simulateMs.toFixed(1)} ms simulate = ${(cold.compileMs + cold.simulateMs).toFixed(1)} ms`,
+  );
   console.log(`\nper pass at the target size (ms, median):`);
   const rows = [...target.passes].filter(([, ms]) => ms >= 0.05);
   rows.push(['simulate', target.simulateMs]);

@@ -57,6 +57,15 @@ export interface ScheduleBuilder {
   /** Checks p, m, v; the empty list means the builder can build. */
   check(input: BuilderInput): BuilderProblem[];
   build(input: BuilderInput): BuiltSchedule;
+  /**
+   * The schedule rank by rank, for builders that can: its placement, and one rank's program
+   * built alone (what `build` lists for that rank). A schedule of hundreds of thousands of
+   * actions is then lowered one rank at a time, with one rank's actions in memory, not all.
+   */
+  readonly byRank?: {
+    placement(input: BuilderInput): BuiltSchedule['placement'];
+    program(input: BuilderInput, rank: number): readonly Slot[];
+  };
 }
 
 export type { Directive, Filter };

@@ -29,11 +29,17 @@ export const interleaved1F1B: ScheduleBuilder = {
   },
   build(input) {
     assertBuildable(interleaved1F1B, input);
+    const { placement, program } = interleaved1F1B.byRank!;
+    return {
+      placement: placement(input),
+      programs: Array.from({ length: input.ranks }, (_, r) => program(input, r)),
+    };
+  },
+  byRank: {
+    placement: (input) => loopPlacement(input.ranks, input.chunks),
     // One chunk is plain 1F1B: Megatron also switches to the non-interleaved schedule then.
-    if (input.chunks === 1) return oneFOneB.build({ ...input, builder: '1f1b' });
-    const { ranks, chunks } = input;
-    const programs = Array.from({ length: ranks }, (_, rank) => interleavedRank(input, rank));
-    return { placement: loopPlacement(ranks, chunks), programs };
+    program: (input, rank) =>
+      input.chunks === 1 ? oneFOneB.byRank!.program(input, rank) : interleavedRank(input, rank),
   },
 };
 

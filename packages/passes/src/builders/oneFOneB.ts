@@ -17,8 +17,15 @@ export const oneFOneB: ScheduleBuilder = {
   },
   build(input) {
     assertBuildable(oneFOneB, input);
-    const { ranks, microbatches } = input;
-    const programs = linearPlacement(ranks).map((rank) =>
+    const { placement, program } = oneFOneB.byRank!;
+    return {
+      placement: placement(input),
+      programs: Array.from({ length: input.ranks }, (_, r) => program(input, r)),
+    };
+  },
+  byRank: {
+    placement: (input) => linearPlacement(input.ranks),
+    program: ({ ranks, microbatches }, rank) =>
       oneForwardOneBackward({
         forwards: microbatches,
         warmup: Math.min(microbatches, ranks - rank - 1),
@@ -26,7 +33,5 @@ export const oneFOneB: ScheduleBuilder = {
         ranks,
         chunks: 1,
       }),
-    );
-    return { placement: linearPlacement(ranks), programs };
   },
 };

@@ -19,8 +19,15 @@ export const zbH1: ScheduleBuilder = {
   },
   build(input) {
     assertBuildable(zbH1, input);
-    const { ranks, microbatches } = input;
-    const programs = linearPlacement(ranks).map((rank) =>
+    const { placement, program } = zbH1.byRank!;
+    return {
+      placement: placement(input),
+      programs: Array.from({ length: input.ranks }, (_, r) => program(input, r)),
+    };
+  },
+  byRank: {
+    placement: (input) => linearPlacement(input.ranks),
+    program: ({ ranks, microbatches }, rank) =>
       oneForwardOneBackward({
         forwards: microbatches,
         warmup: Math.min(microbatches, ranks - rank - 1),
@@ -29,7 +36,5 @@ export const zbH1: ScheduleBuilder = {
         chunks: 1,
         weightDelay: rank,
       }),
-    );
-    return { placement: linearPlacement(ranks), programs };
   },
 };

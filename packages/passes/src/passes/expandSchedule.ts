@@ -13,7 +13,7 @@ import {
   type PathSegment,
   type ScheduleDirective,
 } from '@stagecraft/ir';
-import type { BuiltSchedule } from '../builders/builder.ts';
+import type { BuiltSchedule, Slot } from '../builders/builder.ts';
 import { getBuilder } from '../builders/index.ts';
 import { deviceCount } from '../cluster.ts';
 import type { ExpandedDirective } from '../compileTypes.ts';
@@ -108,8 +108,11 @@ function expandSchedule(
       message: `the design would have about ${estimate.toLocaleString('en-US')} ops, over the limit of ${ctx.options.maxOps.toLocaleString('en-US')}`,
     });
   }
-  const built = builder.build(input);
-  return lowerSchedule(built, {
+  // Rank by rank where the builder can: one rank's actions in memory at a time.
+  const schedule: Schedule = builder.byRank
+    ? { placement: builder.byRank.placement(input), ranks, program: (r) => builder.byRank!.program(input, r) }
+    : scheduleOf(builder.build(input));
+  return lowerSchedule(schedule, {
     regionsPerStage: stages.length / virtualStages,
     stages,
     groups,
@@ -128,8 +131,20 @@ interface Lowering {
   stream: string | undefined;
 }
 
+/** A built schedule as lowering reads it: the placement and each rank's program, on demand. */
+interface Schedule {
+  readonly placement: BuiltSchedule['placement'];
+  readonly ranks: number;
+  program(rank: number): readonly Slot[];
+}
+
+function scheduleOf(built: BuiltSchedule): Schedule {
+  return { placement: built.placement, ranks: built.programs.length, program: (r) => built.programs[r]! };
+}
+
 /** The directives a built schedule amounts to: split, a place per PP region, an order per rank. */
-export function lowerSchedule(built: BuiltSchedule, l: Lowering): Directive[] {
+export function lowerSchedule(built: BuiltSchedule | Schedule, l: Lowering): Directive[] {
+  const schedule = 'programs' in built ? scheduleOf(built) : built;
   const out: Directive[] = [];
   const stream = l.stream ? { stream: l.stream } : {};
   const regions = (vs: number) => l.stages.slice(vs * l.regionsPerStage, (vs + 1) * l.regionsPerStage);
@@ -139,7 +154,7 @@ export function lowerSchedule(built: BuiltSchedule, l: Lowering): Directive[] {
   } else {
     out.push({ op: 'split', filter: {}, dim_name: 'MB', num_microbatches: l.microbatches });
   }
-  const placement = built.placement;
+  const placement = schedule.placement;
   if (Array.isArray(placement)) {
     (placement as readonly number[]).forEach((rank, vs) => {
       for (const pp of regions(vs))
@@ -159,7 +174,8 @@ export function lowerSchedule(built: BuiltSchedule, l: Lowering): Directive[] {
   // Tens of thousands of actions: each rank's order is columns (ir/orderSlots.ts), whose filter
   // objects are made only if something reads them.
   const rps = l.regionsPerStage;
-  for (const program of built.programs) {
+  for (let rank = 0; rank < schedule.ranks; rank++) {
+    const program = schedule.program(rank);
     let count = 0;
     for (let j = 0; j < program.length; j++) count += program[j]!.length * rps;
     const at = new Int32Array(program.length + 1);
