@@ -5,7 +5,7 @@
  * megabyte string) and the main thread writes them to the socket as they are (no encoding, no
  * re-serialisation). Pure: no I/O, no threads.
  */
-import type { Dag, DagNode, Design, Issue } from '@stagecraft/ir';
+import { type Dag, type DagNode, type Design, type Issue, nodeCount } from '@stagecraft/ir';
 import {
   type CompileResult,
   compileIncremental,
@@ -137,7 +137,7 @@ function passEntriesJson(snapshots: readonly PassSnapshot[], full: boolean, text
     const entry = JSON.stringify({
       pass: s.pass,
       ms: s.ms,
-      nodes: next?.nodes.length ?? 0,
+      nodes: next ? nodeCount(next) : 0,
       edges: next?.edges.from.length ?? 0,
       ...diff,
     });

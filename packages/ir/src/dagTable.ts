@@ -122,9 +122,20 @@ export function hasNodeObjects(dag: Dag): boolean {
 
 const idCache = new WeakMap<Dag, (string | undefined)[]>();
 
-/** The id of node `i`. */
+/**
+ * The id of node `i`: by the naming rule and the table's own ids (cached per DAG). A DAG of node
+ * objects has a table that keeps every id the rule would not give, so this is its nodes' id too.
+ */
 export function nodeIdOf(dag: Dag, i: number): string {
-  if (hasNodeObjects(dag)) return dag.nodes[i]!.id;
+  return idFromTable(dag, i);
+}
+
+/** How many nodes the DAG has, without making its node objects. */
+export function nodeCount(dag: Dag): number {
+  return tableOf(dag).length;
+}
+
+function idFromTable(dag: Dag, i: number): string {
   let cache = idCache.get(dag);
   if (!cache) idCache.set(dag, (cache = new Array(tableOf(dag).length)));
   return (cache[i] ??= ruleId(dag, tableOf(dag), i, cache));
@@ -133,7 +144,7 @@ export function nodeIdOf(dag: Dag, i: number): string {
 /** The transfer a SEND or RECV belongs to. */
 export function transferOf(dag: Dag, i: number): string {
   const t = tableOf(dag);
-  return t.transfers.get(i) ?? ruleTransfer(dag, t, i, (k) => nodeIdOf(dag, k));
+  return t.transfers.get(i) ?? ruleTransfer(dag, t, i, (k) => idFromTable(dag, k));
 }
 
 function ruleTransfer(dag: DagParts, t: NodeTable, i: number, idOf: (k: number) => string): string {
@@ -163,15 +174,19 @@ function ruleId(dag: DagParts, t: NodeTable, i: number, cache: (string | undefin
 // ---- node objects from rows ----
 
 interface Shared {
-  provenance: Map<string, Provenance>;
+  /** Per provenance pass (index into the table's names): the record of each directive. */
+  provenance: Map<number, Provenance>[];
   dims: Map<number, readonly number[]>;
   radix: number[];
 }
 
-function provenanceOf(s: Shared, pass: string, directive: number): Provenance {
-  const key = `${directive}|${pass}`;
-  let p = s.provenance.get(key);
-  if (!p) s.provenance.set(key, (p = { pass, directive: directive < 0 ? null : directive }));
+function provenanceOf(s: Shared, t: NodeTable, i: number): Provenance {
+  const pass = t.provPass[i]!;
+  const directive = t.provDirective[i]!;
+  const byDirective = (s.provenance[pass] ??= new Map());
+  let p = byDirective.get(directive);
+  if (!p)
+    byDirective.set(directive, (p = { pass: t.names[pass]!, directive: directive < 0 ? null : directive }));
   return p;
 }
 
@@ -195,7 +210,7 @@ function materialize(dag: WithTable): readonly DagNode[] {
   const t = dag[TABLE]!;
   const parent = dag[PARENT];
   const reuse = parent ? reusable(dag, t, parent) : undefined;
-  const shared: Shared = { provenance: new Map(), dims: new Map(), radix: dag.dims.map((d) => d.size + 2) };
+  const shared: Shared = { provenance: [], dims: new Map(), radix: dag.dims.map((d) => d.size + 2) };
   const nodes = new Array<DagNode>(t.length);
   for (let i = 0; i < t.length; i++) {
     const old = reuse?.(i);
@@ -253,11 +268,12 @@ function sameShape(a: readonly unknown[], b: readonly unknown[]): boolean {
 
 function nodeAt(dag: Dag, t: NodeTable, i: number, s: Shared): DagNode {
   const code = t.op[i]!;
-  const id = nodeIdOf(dag, i);
+  // The table speaks for this DAG: its node objects are what is being made.
+  const id = idFromTable(dag, i);
   const block = t.block[i]!;
   const group = t.group[i]!;
   const stream = t.names[t.stream[i]!]!;
-  const provenance = provenanceOf(s, t.names[t.provPass[i]!]!, t.provDirective[i]!);
+  const provenance = provenanceOf(s, t, i);
   switch (kindOfCode(code)) {
     case 'compute': {
       const ps = t.p2pStream[i]!;
@@ -285,7 +301,7 @@ function nodeAt(dag: Dag, t: NodeTable, i: number, s: Shared): DagNode {
         provenance,
         peerGroup: t.peer[i]!,
         bytes: t.bytes[i]!,
-        transfer: transferOf(dag, i),
+        transfer: t.transfers.get(i) ?? ruleTransfer(dag, t, i, (k) => idFromTable(dag, k)),
         pass: NODE_OPS[t.pass[i]!] as ComputeOp,
       });
     case 'collective':

@@ -43,37 +43,50 @@ export function isUnread(sp: StreamPlan): boolean {
 /**
  * A stream plan whose `instructions` are made by `make` when first read; writing them replaces
  * them as for any plan. Fields keep the order of an eagerly built one (stream, instructions,
- * priority, smFraction), so both serialise to the same text.
+ * priority, smFraction), so both serialise to the same text. The accessor is one pair of
+ * functions shared by all streams, added to a fresh object, so every stream plan keeps one fast
+ * hidden class (JSON and the readers of a plan walk thousands of them).
  */
 export function lazyStream(
   stream: string,
   make: () => Instruction[],
   spec: { priority?: number | undefined; smFraction?: number | undefined } | undefined,
 ): StreamPlan {
-  const sp = {
-    stream,
-    get instructions(): Instruction[] {
-      const list = make();
-      settle(list);
-      return list;
-    },
-    set instructions(list: Instruction[]) {
-      settle(list);
-    },
-  } as StreamPlan;
-  const settle = (list: Instruction[]) => {
-    unread.delete(sp);
-    Object.defineProperty(sp, 'instructions', {
-      value: list,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
-  };
+  const sp = { stream } as LazyStream;
+  Object.defineProperty(sp, 'instructions', {
+    get: instructionsOfStream,
+    set: replaceInstructions,
+    enumerable: true,
+    configurable: true,
+  });
   if (spec?.priority !== undefined) sp.priority = spec.priority;
   if (spec?.smFraction !== undefined) sp.smFraction = spec.smFraction;
+  Object.defineProperty(sp, MAKE, { value: make });
   unread.add(sp);
   return sp;
+}
+
+const MAKE = Symbol('stagecraft.makeInstructions');
+type LazyStream = StreamPlan & { [MAKE]: () => Instruction[] };
+
+function instructionsOfStream(this: LazyStream): Instruction[] {
+  const list = this[MAKE]();
+  settle(this, list);
+  return list;
+}
+
+function replaceInstructions(this: LazyStream, list: Instruction[]): void {
+  settle(this, list);
+}
+
+function settle(sp: StreamPlan, list: Instruction[]): void {
+  unread.delete(sp);
+  Object.defineProperty(sp, 'instructions', {
+    value: list,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
 }
 
 type Tags = Record<string, number | string>;

@@ -4,6 +4,7 @@
  * nodes, least recently used out), so the next revision reruns only the passes its edit touched.
  */
 import { parentPort } from 'node:worker_threads';
+import { nodeCount } from '@stagecraft/ir';
 import type { IncrementalState } from '@stagecraft/passes';
 import { type CompileOutcome, compileResponse } from '../compileResponse.ts';
 import { exportFile } from '../exportFile.ts';
@@ -17,7 +18,8 @@ let heldNodes = 0;
 
 function remember(id: string, state: IncrementalState): void {
   forget(id);
-  const nodes = state.steps.at(-1)?.input.nodes.length ?? 0;
+  const last = state.steps.at(-1);
+  const nodes = last ? nodeCount(last.input) : 0;
   if (nodes > REMEMBERED_NODES) return;
   states.set(id, { state, nodes });
   heldNodes += nodes;

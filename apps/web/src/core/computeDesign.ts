@@ -2,7 +2,7 @@
  * One recompute of the design: parse, compile, simulate, and lay the DAG out for the canvas.
  * The compile worker runs it on every edit; it is plain code so tests and the benchmark run it too.
  */
-import { type Dag, type Issue, now, type Plan, parseDesign } from '@stagecraft/ir';
+import { type Dag, type Issue, nodeCount, now, type Plan, parseDesign } from '@stagecraft/ir';
 import { compileIncremental, type ExpandedDirective, type IncrementalState } from '@stagecraft/passes';
 import { type Simulation, simulate } from '@stagecraft/sim';
 import { buildDagGraph, type DagGraph } from './dagGraph.ts';
@@ -78,7 +78,7 @@ export function computeDesign(
       dag: c.dag,
       program: c.program,
       passes: c.snapshots.map((p) =>
-        p.dag ? { pass: p.pass, ms: p.ms, nodes: p.dag.nodes.length } : { pass: p.pass, ms: p.ms },
+        p.dag ? { pass: p.pass, ms: p.ms, nodes: nodeCount(p.dag) } : { pass: p.pass, ms: p.ms },
       ),
       ...(options.layout === false ? {} : { graph: buildDagGraph(c.dag, { expanded, program: c.program }) }),
       ops: c.ops,
