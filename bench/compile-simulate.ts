@@ -6,13 +6,16 @@
  * shows medians, then the per-pass times of the target size (medians too). That is the steady
  * state of a process that compiles design after design (the API's and the web app's workers):
  * the JIT has compiled the passes. The first compile of a fresh process, as a one-shot CLI run
- * does, also pays for that: the `cold` line runs the target size once in a new process. Compiles
+ * does, also pays for that: the `fresh process` line compiles the target size `--fresh` times
+ * (10 by default) in a new process that has compiled nothing else, and prints each run, so it
+ * shows the cold first run and how many compiles a worker takes to reach the steady state. Compiles
  * without snapshots and simulates without the timeline, as a batch run would. Not a test: it
  * asserts nothing.
  *
  *   npm run bench                 # the whole sweep
  *   npm run bench -- --max-m 512  # stop at m = 512
  *   npm run bench -- --reps 9 --warmup 5
+ *   npm run bench -- --fresh 15   # the fresh process compiles the target 15 times
  */
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
@@ -122,16 +125,22 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '5' },
     'max-m': { type: 'string' },
     cold: { type: 'boolean', default: false },
+    fresh: { type: 'string', default: '10' },
   },
 });
+const fresh = Math.max(1, Number(values.fresh) || 10);
 if (values.cold) {
-  // The child of the `cold` line: one compile + simulate of the target in a fresh process.
-  const t0 = performance.now();
-  const compiled = compile(design(TARGET), { keepSnapshots: false });
-  const t1 = performance.now();
-  if (compiled.ok) simulate(compiled.plan, { keepTimeline: false });
-  const t2 = performance.now();
-  console.log(JSON.stringify({ compileMs: t1 - t0, simulateMs: t2 - t1 }));
+  // The child of the `fresh process` line: compile + simulate of the target, run after run.
+  const runs: { compileMs: number; simulateMs: number }[] = [];
+  for (let i = 0; i < fresh; i++) {
+    const t0 = performance.now();
+    const compiled = compile(design(TARGET), { keepSnapshots: false });
+    const t1 = performance.now();
+    if (compiled.ok) simulate(compiled.plan, { keepTimeline: false });
+    const t2 = performance.now();
+    runs.push({ compileMs: t1 - t0, simulateMs: t2 - t1 });
+  }
+  console.log(JSON.stringify(runs));
   process.exit(0);
 }
 const reps = Math.max(1, Number(values.reps) || 5);
@@ -185,11 +194,17 @@ if (perOp.length > 1) {
 if (target && !('error' in target)) {
   // The same script in a new process (with the loader this one runs under), told to run once.
   const script = new URL(import.meta.url).pathname;
-  const cold = JSON.parse(
-    execFileSync(process.execPath, [...process.execArgv, script, '--cold'], { encoding: 'utf8' }),
-  ) as { compileMs: number; simulateMs: number };
+  const runs = JSON.parse(
+    execFileSync(process.execPath, [...process.execArgv, script, '--cold', '--fresh', String(fresh)], {
+      encoding: 'utf8',
+    }),
+  ) as { compileMs: number; simulateMs: number }[];
+  const first = runs[0]!;
   console.log(
-    `cold (first run of a new process, target size): ${cold.compileMs.toFixed(1)} ms compile + ${cold.simulateMs.toFixed(1)} ms simulate = ${(cold.compileMs + cold.simulateMs).toFixed(1)} ms`,
+    `cold (first run of a new process, target size): ${first.compileMs.toFixed(1)} ms compile + ${first.simulateMs.toFixed(1)} ms simulate = ${(first.compileMs + first.simulateMs).toFixed(1)} ms`,
+  );
+  console.log(
+    `fresh process, target size, runs 1-${runs.length} (total ms): ${runs.map((r) => (r.compileMs + r.simulateMs).toFixed(0)).join(' ')}`,
   );
   console.log(`\nper pass at the target size (ms, median):`);
   const rows = [...target.passes].filter(([, ms]) => ms >= 0.05);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { lengthened, newColumn, shortened } from './columns.ts';
+import { editable, lengthened, newColumn, shortened } from './columns.ts';
 
 describe('columns lengthen in place only past the rows in use', () => {
   test('a column with room grows into the same memory, and its input still ends where it did', () => {
@@ -39,5 +39,17 @@ describe('columns lengthen in place only past the rows in use', () => {
     const again = lengthened(short, 4, 0);
     expect(again.buffer).toBe(a.buffer);
     expect([...again]).toEqual([1, 2, 0, 0]);
+  });
+
+  test('an editable copy keeps the room of the column it copies, and leaves that column alone', () => {
+    const a = newColumn(Int32Array, 4, 3, 5);
+    a.set([1, 2, 3]);
+    const b = editable(a);
+    b[0] = 9;
+    expect([...a]).toEqual([1, 2, 3]);
+    expect(b.buffer).not.toBe(a.buffer);
+    const c = lengthened(b, 8, 0);
+    expect(c.buffer).toBe(b.buffer);
+    expect([...c]).toEqual([9, 2, 3, 0, 0, 0, 0, 0]);
   });
 });

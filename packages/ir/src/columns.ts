@@ -68,6 +68,19 @@ export function lengthened<T extends Column>(
   return out;
 }
 
+/**
+ * A copy of `c` for a pass to edit, with as much room to lengthen into as `c`'s memory has: a
+ * pass that rewrites a column in place (`place`) keeps the room that the pass that made it left
+ * for the rows later passes append.
+ */
+export function editable<T extends Column>(c: T): T {
+  const Kind = c.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => T;
+  const room = c.byteOffset === 0 ? c.buffer.byteLength / c.BYTES_PER_ELEMENT - c.length : 0;
+  const out = newColumn(Kind, c.BYTES_PER_ELEMENT, c.length, room);
+  out.set(c);
+  return out;
+}
+
 /** The first `length` rows of `c`: a view, so what lies past them stays room to lengthen into. */
 export function shortened<T extends Column>(c: T, length: number): T {
   if (length >= c.length) return c;

@@ -4,7 +4,7 @@
  * what keeps compiling and simulating hundreds of thousands of ops fast; the objects, once read,
  * are exactly those of any other plan.
  */
-import { type Design, hasNodeObjects, parsePlan, slotsOf } from '@stagecraft/ir';
+import { type Design, hasNodeObjects, parsePlan, slotsOf, tableOf } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../src/compile.ts';
 import { provenColumnsOf } from '../src/planColumns.ts';
@@ -72,5 +72,36 @@ describe('a compiled plan read and edited', () => {
     placed.nodes.forEach((n, i) => {
       expect(withTransfers.nodes[i]).toBe(n);
     });
+  });
+});
+
+describe('rows and edges later passes append', () => {
+  it('go into the memory the pipeline left room for, with no column copied', () => {
+    const r = compiled(interleaved(32), true);
+    const after = (pass: string) => {
+      const dag = r.snapshots.find((s) => s.pass === pass)?.dag;
+      if (!dag) throw new Error(`no DAG after ${pass}`);
+      return dag;
+    };
+    const placed = tableOf(after('place'));
+    const withTransfers = tableOf(after('insert-send-recv'));
+    expect(withTransfers.length).toBeGreaterThan(placed.length);
+    for (const k of [
+      'op',
+      'block',
+      'group',
+      'stream',
+      'p2pStream',
+      'provPass',
+      'bytes',
+      'peer',
+      'source',
+    ] as const)
+      expect(withTransfers[k].buffer, k).toBe(placed[k].buffer);
+    // The earlier DAG still ends where it did: the appended rows are past its view.
+    expect(tableOf(after('place')).length).toBe(placed.length);
+    const ordered = after('order').edges;
+    expect(ordered.from.length).toBeGreaterThan(after('insert-send-recv').edges.from.length);
+    expect(ordered.from.buffer).toBe(after('insert-send-recv').edges.from.buffer);
   });
 });

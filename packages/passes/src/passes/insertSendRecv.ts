@@ -54,8 +54,9 @@ export const insertSendRecvPass: Pass = {
     let a = t.length;
     // Columns allocated once at their largest size (every crossing edge its own transfer) and
     // cut to length at the end: growing them by pushes would reallocate each several times.
+    // Room after them for `order`'s temporal edges, about one per op ordered (the compute ops).
     const cap = e.from.length + 2 * crossing;
-    const cols = edgeColumns(cap, headroom(cap));
+    const cols = edgeColumns(cap, headroom(cap) + t.length);
     let w = 0;
     // (producer, destination group) → RECV row: the first destination of a producer in typed
     // arrays (an output mostly goes to one other group), any further ones in a Map.

@@ -6,6 +6,7 @@
 import {
   CompileError,
   type Dag,
+  editable,
   formatPath,
   Names,
   nodeIdOf,
@@ -61,9 +62,9 @@ export const placePass: Pass = {
     const names = new Names(t.names);
     const pass = names.index('place');
     // The columns place writes; the others are the input's.
-    const group = t.group.slice();
-    const provPass = t.provPass.slice();
-    const provDirective = t.provDirective.slice();
+    const group = editable(t.group);
+    const provPass = editable(t.provPass);
+    const provDirective = editable(t.provDirective);
     let p2pStream = t.p2pStream;
     const out = (): OwnTable =>
       withColumns(t, { group, provPass, provDirective, p2pStream, names: names.names });
@@ -86,7 +87,7 @@ export const placePass: Pass = {
       if (matched.length === 0)
         throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
       const stream = d.stream ? names.index(d.stream) : -1;
-      if (stream >= 0 && p2pStream === t.p2pStream) p2pStream = t.p2pStream.slice();
+      if (stream >= 0 && p2pStream === t.p2pStream) p2pStream = editable(t.p2pStream);
       for (const i of matched) {
         matchedAny[i] = 1;
         group[i] = g;

@@ -7,6 +7,7 @@ import {
   CompileError,
   type Dag,
   dagOf,
+  EDGE_DATA,
   edgeColumns,
   formatPath,
   Names,
@@ -63,7 +64,20 @@ function splitAlong(
   const names = new Names(t.names);
   const pass = names.index('split');
   const D = t.dims.length;
-  const out = newTable(N + matchedList.length * (n - 1), D + 1, names.names);
+  // Edges after the split, and how many of them join two blocks: each of those may become a
+  // SEND/RECV pair once blocks are placed, so the table keeps room for two rows per such edge and
+  // insert-send-recv appends them in place instead of copying every column.
+  const e = dag.edges;
+  let m = 0;
+  let crossing = 0;
+  for (let j = 0; j < e.from.length; j++) {
+    const u = e.from[j]!;
+    const v = e.to[j]!;
+    const copies = matched[u] === 1 || matched[v] === 1 ? n : 1;
+    m += copies;
+    if (e.kind[j] === EDGE_DATA && t.block[u] !== t.block[v]) crossing += copies;
+  }
+  const out = newTable(N + matchedList.length * (n - 1), D + 1, names.names, 2 * crossing + 1024);
   const dim = out.dims[D]!;
   // first[i]: index of node i's first copy; copies of a matched node are contiguous.
   const first = new Int32Array(N);
@@ -97,9 +111,6 @@ function splitAlong(
   }
   out.ids = ids;
   // Columns of exactly the final length, filled by index.
-  const e = dag.edges;
-  let m = 0;
-  for (let j = 0; j < e.from.length; j++) m += matched[e.from[j]!] === 1 || matched[e.to[j]!] === 1 ? n : 1;
   const edges = edgeColumns(m);
   const { from, to, kind, bytes } = edges;
   w = 0;
