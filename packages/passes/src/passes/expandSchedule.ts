@@ -13,7 +13,7 @@ import {
   type PathSegment,
   type ScheduleDirective,
 } from '@stagecraft/ir';
-import type { BuiltSchedule, Slot } from '../builders/builder.ts';
+import type { BuilderInput, BuiltSchedule, ScheduleBuilder, Slot } from '../builders/builder.ts';
 import { getBuilder } from '../builders/index.ts';
 import { deviceCount } from '../cluster.ts';
 import type { ExpandedDirective } from '../compileTypes.ts';
@@ -110,8 +110,8 @@ function expandSchedule(
   }
   // Rank by rank where the builder can: one rank's actions in memory at a time.
   const schedule: Schedule = builder.byRank
-    ? { placement: builder.byRank.placement(input), ranks, program: (r) => builder.byRank!.program(input, r) }
-    : scheduleOf(builder.build(input));
+    ? new RankedSchedule(builder.byRank, input, ranks)
+    : new BuiltPrograms(builder.build(input));
   return lowerSchedule(schedule, {
     regionsPerStage: stages.length / virtualStages,
     stages,
@@ -138,13 +138,43 @@ interface Schedule {
   program(rank: number): readonly Slot[];
 }
 
-function scheduleOf(built: BuiltSchedule): Schedule {
-  return { placement: built.placement, ranks: built.programs.length, program: (r) => built.programs[r]! };
+// Classes rather than objects with closures: a closure made per compile is a new call target
+// each time, and lowering's optimised code, specialised on the last one, was thrown away on
+// every compile.
+
+/** A builder that makes one rank's program at a time. */
+class RankedSchedule implements Schedule {
+  readonly placement: BuiltSchedule['placement'];
+  constructor(
+    private readonly byRank: NonNullable<ScheduleBuilder['byRank']>,
+    private readonly input: BuilderInput,
+    readonly ranks: number,
+  ) {
+    this.placement = byRank.placement(input);
+  }
+
+  program(rank: number): readonly Slot[] {
+    return this.byRank.program(this.input, rank);
+  }
+}
+
+/** Every rank's program, built at once. */
+class BuiltPrograms implements Schedule {
+  readonly placement: BuiltSchedule['placement'];
+  readonly ranks: number;
+  constructor(private readonly built: BuiltSchedule) {
+    this.placement = built.placement;
+    this.ranks = built.programs.length;
+  }
+
+  program(rank: number): readonly Slot[] {
+    return this.built.programs[rank]!;
+  }
 }
 
 /** The directives a built schedule amounts to: split, a place per PP region, an order per rank. */
 export function lowerSchedule(built: BuiltSchedule | Schedule, l: Lowering): Directive[] {
-  const schedule = 'programs' in built ? scheduleOf(built) : built;
+  const schedule = 'programs' in built ? new BuiltPrograms(built) : built;
   const out: Directive[] = [];
   const stream = l.stream ? { stream: l.stream } : {};
   const regions = (vs: number) => l.stages.slice(vs * l.regionsPerStage, (vs + 1) * l.regionsPerStage);
