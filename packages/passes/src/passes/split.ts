@@ -24,6 +24,9 @@ export const splitPass: Pass = {
   name: 'split',
   run(dag, ctx) {
     let out = dag;
+    // Data crosses device groups only when places put blocks on more than one.
+    const placedOn = new Set(directivesOf(ctx.program, 'place').map(({ d }) => d.devices.join(',')));
+    const transfers = placedOn.size > 1;
     for (const { d, index, path } of directivesOf(ctx.program, 'split')) {
       if (out.dims.some((x) => x.name === d.dim_name)) {
         throw new CompileError({
@@ -44,7 +47,7 @@ export const splitPass: Pass = {
           message: `the design would have about ${Math.round(size * 1.5).toLocaleString('en-US')} ops, over the limit of ${ctx.options.maxOps.toLocaleString('en-US')}`,
         });
       }
-      out = splitAlong(out, matched, d.dim_name, d.num_microbatches, index);
+      out = splitAlong(out, matched, d.dim_name, d.num_microbatches, index, transfers);
     }
     return out;
   },
@@ -56,6 +59,7 @@ function splitAlong(
   name: string,
   n: number,
   directive: number,
+  transfers: boolean,
 ): Dag {
   const t = tableOf(dag);
   const N = t.length;
@@ -64,9 +68,9 @@ function splitAlong(
   const names = new Names(t.names);
   const pass = names.index('split');
   const D = t.dims.length;
-  // Edges after the split, and how many of them join two blocks: each of those may become a
-  // SEND/RECV pair once blocks are placed, so the table keeps room for two rows per such edge and
-  // insert-send-recv appends them in place instead of copying every column.
+  // Edges after the split, and how many of them join two blocks: with `transfers` (blocks placed
+  // on several groups) each of those may become a SEND/RECV pair, so the table keeps room for two
+  // rows per such edge and insert-send-recv appends them in place instead of copying every column.
   const e = dag.edges;
   let m = 0;
   let crossing = 0;
@@ -77,7 +81,12 @@ function splitAlong(
     m += copies;
     if (e.kind[j] === EDGE_DATA && t.block[u] !== t.block[v]) crossing += copies;
   }
-  const out = newTable(N + matchedList.length * (n - 1), D + 1, names.names, 2 * crossing + 1024);
+  const out = newTable(
+    N + matchedList.length * (n - 1),
+    D + 1,
+    names.names,
+    (transfers ? 2 * crossing : 0) + 1024,
+  );
   const dim = out.dims[D]!;
   // first[i]: index of node i's first copy; copies of a matched node are contiguous.
   const first = new Int32Array(N);
