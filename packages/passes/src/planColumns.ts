@@ -125,22 +125,19 @@ export function keepProvenColumns(plan: Plan, columns: ProvenColumns): void {
 }
 
 /**
- * The proven columns of this very plan object, if `compile` made it; undefined for any other plan,
- * or when its streams no longer have the lengths they were lowered with. Streams whose
- * instructions were never read are as lowered (planInstructions.ts), and are not made to check.
+ * The proven columns of this very plan object, if `compile` made it and nothing could have changed
+ * it since; undefined for any other plan. A stream's instructions, once read (or replaced), are
+ * objects the caller may edit in place (a duration, a wait), which the columns would not see: from
+ * then on the plan is read from its objects, as a plan loaded from a file is. Streams whose
+ * instructions were never read are exactly as lowered (planInstructions.ts).
  */
 export function provenColumnsOf(plan: Plan): ProvenColumns | undefined {
   const c = proven.get(plan);
   if (c === undefined || plan.devices.length !== c.D) return undefined;
   for (let d = 0; d < c.D; d++) {
     const streams = plan.devices[d]!.streams;
-    const s0 = c.deviceStreams[d]!;
-    if (streams.length !== c.deviceStreams[d + 1]! - s0) return undefined;
-    for (let k = 0; k < streams.length; k++) {
-      const sp = streams[k]!;
-      if (isUnread(sp)) continue;
-      if (sp.instructions.length !== c.streamStart[s0 + k + 1]! - c.streamStart[s0 + k]!) return undefined;
-    }
+    if (streams.length !== c.deviceStreams[d + 1]! - c.deviceStreams[d]!) return undefined;
+    for (let k = 0; k < streams.length; k++) if (!isUnread(streams[k]!)) return undefined;
   }
   return c;
 }

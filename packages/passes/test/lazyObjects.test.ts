@@ -53,12 +53,19 @@ describe('a compile nobody inspects', () => {
 });
 
 describe('a compiled plan read and edited', () => {
-  it('keeps its columns while its streams have the lengths they were lowered with', () => {
+  it('keeps its columns only until a stream is read, since read instructions may be edited in place', () => {
     const r = compiled(interleaved(8));
+    expect(provenColumnsOf(r.plan)).toBeDefined();
     const sp = r.plan.devices[0]!.streams[0]!;
     expect(sp.instructions.length).toBeGreaterThan(0);
-    expect(provenColumnsOf(r.plan)).toBeDefined();
-    sp.instructions = sp.instructions.slice(1);
+    expect(isUnread(sp)).toBe(false);
+    expect(provenColumnsOf(r.plan)).toBeUndefined();
+  });
+
+  it('keeps no columns once a stream is replaced', () => {
+    const r = compiled(interleaved(8));
+    const sp = r.plan.devices[1]!.streams[0]!;
+    sp.instructions = [];
     expect(isUnread(sp)).toBe(false);
     expect(provenColumnsOf(r.plan)).toBeUndefined();
   });

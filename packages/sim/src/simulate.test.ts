@@ -1,5 +1,5 @@
-import type { CustomCluster } from '@stagecraft/ir';
-import { validatePlan } from '@stagecraft/passes';
+import type { CustomCluster, Design } from '@stagecraft/ir';
+import { compile, validatePlan } from '@stagecraft/passes';
 import { describe, expect, it } from 'vitest';
 import { simulate } from './simulate.ts';
 import { collective, compute, device, oneFOneB, overlap, plan, recv, send } from './testPlans.ts';
@@ -294,6 +294,40 @@ describe('simulate', () => {
     const sim = ok(simulate(p, { keepTimeline: false }));
     expect(sim.ops).toBeGreaterThan(180_000);
     expect(sim.makespanMs).toBe((4200 + 7) * 3);
+  });
+});
+
+describe('a compiled plan', () => {
+  const design: Design = {
+    format: 'stagecraft/design@1',
+    name: '1f1b',
+    model: { kind: 'synthetic', stages: 4, costs: { F: 1, BI: 1, BW: 1 } },
+    cluster: { kind: 'ideal', devices: 4 },
+    directives: [{ op: 'schedule', builder: '1f1b', microbatches: 8 }],
+  };
+  const compiled = () => {
+    const r = compile(design);
+    if (!r.ok) throw new Error(r.errors.map((e) => e.message).join('\n'));
+    return r.plan;
+  };
+
+  it('simulates as edited in place after its instructions were read', () => {
+    const p = compiled();
+    expect(ok(simulate(p, { keepTimeline: false })).makespanMs).toBe((8 + 3) * 3);
+    const first = p.devices[0]!.streams.find((s) => s.stream === 'compute')!.instructions[0]!;
+    expect(first.op).toBe('F');
+    (first as { ms: number }).ms = 100;
+    expect(ok(simulate(p, { keepTimeline: false })).makespanMs).toBe((8 + 3) * 3 + 99);
+    expect(ok(simulate(JSON.parse(JSON.stringify(p)), { keepTimeline: false })).makespanMs).toBe(
+      (8 + 3) * 3 + 99,
+    );
+  });
+
+  it('simulated twice, with its timeline read in between, gives the same step', () => {
+    const p = compiled();
+    const a = ok(simulate(p));
+    expect(a.timeline!.length).toBeGreaterThan(0);
+    expect(ok(simulate(p)).makespanMs).toBe(a.makespanMs);
   });
 });
 
