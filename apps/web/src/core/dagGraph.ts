@@ -6,6 +6,7 @@
  */
 import { type Dag, type DagNode, EDGE_TEMPORAL, formatPath, nodeTags } from '@stagecraft/ir';
 import type { ExpandedDirective } from '@stagecraft/passes';
+import { deviceGroupLabel } from './deviceList.ts';
 
 // A type alias (not an interface) so React Flow accepts it as node data.
 export type GraphNodeData = {
@@ -246,7 +247,7 @@ export function buildDagGraph(dag: Dag, options: GraphOptions = {}): DagGraph {
       const devs = group >= 0 ? dag.groups[group] : undefined;
       lane = {
         id: laneId,
-        label: devs ? `device${devs.length > 1 ? 's' : ''} ${devs.join(', ')}` : 'unplaced',
+        label: devs ? deviceGroupLabel(devs) : 'unplaced',
         y,
         height: 0,
         rows: [],
