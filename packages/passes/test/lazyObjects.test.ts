@@ -111,4 +111,21 @@ describe('rows and edges later passes append', () => {
     expect(ordered.from.length).toBeGreaterThan(after('insert-send-recv').edges.from.length);
     expect(ordered.from.buffer).toBe(after('insert-send-recv').edges.from.buffer);
   });
+
+  it('leave no room for transfers in a design on one device group', () => {
+    const oneGroup: Design = {
+      ...interleaved(32),
+      cluster: { kind: 'ideal', devices: 1 },
+      directives: [
+        { op: 'split', filter: {}, dim_name: 'MB', num_microbatches: 32 },
+        { op: 'place', filter: {}, devices: [0] },
+      ],
+    };
+    const r = compiled(oneGroup, true);
+    const split = r.snapshots.find((s) => s.pass === 'split')?.dag;
+    if (!split) throw new Error('no DAG after split');
+    const t = tableOf(split);
+    expect(t.length).toBe(16 * 2 * 32);
+    expect(t.source.buffer.byteLength / 4).toBe(t.length + 1024);
+  });
 });
