@@ -55,16 +55,21 @@ export function lengthened<T extends Column>(
   const buffer = c.buffer;
   const bytes = c.BYTES_PER_ELEMENT;
   const Kind = c.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => T;
-  let out: T;
-  if (c.byteOffset === 0 && buffer.byteLength >= length * bytes && used.get(buffer) === old) {
-    used.set(buffer, length);
-    out = new Kind(buffer as ArrayBuffer, 0, length);
-  } else {
-    out = newColumn(Kind, bytes, length, spare);
-    out.set(c);
-  }
+  if (c.byteOffset !== 0 || buffer.byteLength < length * bytes || used.get(buffer) !== old)
+    return copied(c, length, fill, spare);
+  used.set(buffer, length);
+  const out = new Kind(buffer as ArrayBuffer, 0, length);
   // Rows past the used ones may hold what an abandoned lengthening wrote: set them all.
   out.fill(fill, old);
+  return out;
+}
+
+/** A copy of `c`, `length` rows long (rows past `c`'s set to `fill`), with `spare` rows of room. */
+export function copied<T extends Column>(c: T, length: number, fill: number, spare: number): T {
+  const Kind = c.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => T;
+  const out = newColumn(Kind, c.BYTES_PER_ELEMENT, length, spare);
+  out.set(c);
+  if (length > c.length) out.fill(fill, c.length);
   return out;
 }
 
@@ -74,11 +79,8 @@ export function lengthened<T extends Column>(
  * for the rows later passes append.
  */
 export function editable<T extends Column>(c: T): T {
-  const Kind = c.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => T;
   const room = c.byteOffset === 0 ? c.buffer.byteLength / c.BYTES_PER_ELEMENT - c.length : 0;
-  const out = newColumn(Kind, c.BYTES_PER_ELEMENT, c.length, room);
-  out.set(c);
-  return out;
+  return copied(c, c.length, 0, room);
 }
 
 /** The first `length` rows of `c`: a view, so what lies past them stays room to lengthen into. */

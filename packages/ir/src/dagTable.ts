@@ -127,7 +127,9 @@ const idCache = new WeakMap<Dag, (string | undefined)[]>();
  * objects has a table that keeps every id the rule would not give, so this is its nodes' id too.
  */
 export function nodeIdOf(dag: Dag, i: number): string {
-  return idFromTable(dag, i);
+  let cache = idCache.get(dag);
+  if (!cache) idCache.set(dag, (cache = new Array(tableOf(dag).length)));
+  return (cache[i] ??= ruleId(dag, tableOf(dag), i, cache));
 }
 
 /** How many nodes the DAG has, without making its node objects. */
@@ -135,16 +137,10 @@ export function nodeCount(dag: Dag): number {
   return tableOf(dag).length;
 }
 
-function idFromTable(dag: Dag, i: number): string {
-  let cache = idCache.get(dag);
-  if (!cache) idCache.set(dag, (cache = new Array(tableOf(dag).length)));
-  return (cache[i] ??= ruleId(dag, tableOf(dag), i, cache));
-}
-
 /** The transfer a SEND or RECV belongs to. */
 export function transferOf(dag: Dag, i: number): string {
   const t = tableOf(dag);
-  return t.transfers.get(i) ?? ruleTransfer(dag, t, i, (k) => idFromTable(dag, k));
+  return t.transfers.get(i) ?? ruleTransfer(dag, t, i, (k) => nodeIdOf(dag, k));
 }
 
 function ruleTransfer(dag: DagParts, t: NodeTable, i: number, idOf: (k: number) => string): string {
@@ -268,8 +264,7 @@ function sameShape(a: readonly unknown[], b: readonly unknown[]): boolean {
 
 function nodeAt(dag: Dag, t: NodeTable, i: number, s: Shared): DagNode {
   const code = t.op[i]!;
-  // The table speaks for this DAG: its node objects are what is being made.
-  const id = idFromTable(dag, i);
+  const id = nodeIdOf(dag, i);
   const block = t.block[i]!;
   const group = t.group[i]!;
   const stream = t.names[t.stream[i]!]!;
@@ -301,7 +296,7 @@ function nodeAt(dag: Dag, t: NodeTable, i: number, s: Shared): DagNode {
         provenance,
         peerGroup: t.peer[i]!,
         bytes: t.bytes[i]!,
-        transfer: t.transfers.get(i) ?? ruleTransfer(dag, t, i, (k) => idFromTable(dag, k)),
+        transfer: transferOf(dag, i),
         pass: NODE_OPS[t.pass[i]!] as ComputeOp,
       });
     case 'collective':

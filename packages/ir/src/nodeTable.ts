@@ -9,7 +9,7 @@
  * (`grow` copies them all and appends rows) and shares the rest with its input, so a snapshot
  * after each pass costs only what the pass changed.
  */
-import { type Column, headroom, lengthened, newColumn, shortened } from './columns.ts';
+import { copied, headroom, lengthened, newColumn, shortened } from './columns.ts';
 import type { DagNode, NodeOp } from './dag.ts';
 
 /** Op of each code: a row's `op` indexes this list. */
@@ -170,15 +170,6 @@ export function newTable(length: number, dimCount: number, names: readonly strin
     transfers: NO_ENTRIES,
     devices: NO_ENTRIES,
   };
-}
-
-/** A copy of column `c` with `spare` rows of room, for a pass to edit. */
-function copied<T extends Column>(c: T, length: number, fill: number, spare: number): T {
-  const Kind = c.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => T;
-  const out = newColumn(Kind, c.BYTES_PER_ELEMENT, length, spare);
-  out.set(c);
-  if (length > c.length) out.fill(fill, c.length);
-  return out;
 }
 
 /**
