@@ -4,8 +4,9 @@
  * new `Dag` that shares every node and column it did not change, so keeping a snapshot after each
  * pass costs only what that pass changed.
  */
-import { lengthened, newColumn, shortened } from './columns.ts';
+
 import type { PassName } from './filter.ts';
+import { lengthened, newColumn, shortened } from './memory/columns.ts';
 
 export type ComputeOp = 'F' | 'B' | 'BI' | 'BW' | 'RECOMPUTE' | 'UPD';
 export type P2POp = 'SEND' | 'RECV';

@@ -9,8 +9,9 @@
  * (`grow` copies them all and appends rows) and shares the rest with its input, so a snapshot
  * after each pass costs only what the pass changed.
  */
-import { copied, headroom, lengthened, newColumn, shortened } from './columns.ts';
+
 import type { DagNode, NodeOp } from './dag.ts';
+import { copied, headroom, lengthened, newColumn, shortened } from './memory/columns.ts';
 
 /** Op of each code: a row's `op` indexes this list. */
 export const NODE_OPS = [

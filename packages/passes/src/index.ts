@@ -1,29 +1,25 @@
-export { balancedCuts } from './annotate.ts';
 export type { Action, BuilderInput, BuiltSchedule, ScheduleBuilder, Slot } from './builders/builder.ts';
 export { BUILDERS, getBuilder } from './builders/index.ts';
-export { compile, DEFAULT_MAX_OPS, PASSES } from './compile.ts';
-export type { CompileOptions, CompileResult, ExpandedDirective, PassSnapshot } from './compileTypes.ts';
+export { compile, DEFAULT_MAX_OPS, PASSES } from './driver/compile.ts';
+export type {
+  CompileOptions,
+  CompileResult,
+  ExpandedDirective,
+  PassSnapshot,
+} from './driver/compileTypes.ts';
+export { compileIncremental, type IncrementalResult, type IncrementalState } from './driver/incremental.ts';
+export type { Pass, PassContext } from './driver/pass.ts';
 export * from './formats/index.ts';
-export { compileIncremental, type IncrementalResult, type IncrementalState } from './incremental.ts';
-export { layersPerStage, lowerModel } from './lowerModel.ts';
+export { balancedCuts } from './model/annotate.ts';
+export { layersPerStage, lowerModel } from './model/lowerModel.ts';
 export {
   formatStageLayers,
   type LoweredTransformer,
   lowerTransformer,
   type StageLayers,
-} from './lowerTransformer.ts';
-export { modelFlopsPerStep } from './modelFlops.ts';
-export { NodeIndex } from './nodeIndex.ts';
-export type { Pass, PassContext } from './pass.ts';
-export { lowerSchedule } from './passes/expandSchedule.ts';
-export { formatPipelineLayout, parsePipelineLayout } from './pipelineLayout.ts';
-export {
-  COST_STRIDE,
-  type PlanColumns,
-  type ProvenColumns,
-  provenColumnsOf,
-  type UnitCosts,
-} from './planColumns.ts';
+} from './model/lowerTransformer.ts';
+export { modelFlopsPerStep } from './model/modelFlops.ts';
+export { formatPipelineLayout, parsePipelineLayout } from './model/pipelineLayout.ts';
 export {
   attentionDims,
   type BlockPart,
@@ -35,6 +31,6 @@ export {
   tokensPerMicrobatch,
   transformerUnits,
   type UnitKind,
-} from './transformerBlocks.ts';
-export { type ValidateOptions, validatePlan } from './validatePlan.ts';
-export { type DeviceStreams, deviceWaitLookup } from './waitLookup.ts';
+} from './model/transformerBlocks.ts';
+export { lowerSchedule } from './passes/expandSchedule.ts';
+export { NodeIndex } from './program/nodeIndex.ts';

@@ -4,12 +4,18 @@
  * what keeps compiling and simulating hundreds of thousands of ops fast; the objects, once read,
  * are exactly those of any other plan.
  */
-import { type Design, hasNodeObjects, parsePlan, slotsOf, tableOf } from '@stagecraft/ir';
+import {
+  type Design,
+  hasNodeObjects,
+  isUnread,
+  parsePlan,
+  provenColumnsOf,
+  slotsOf,
+  tableOf,
+  validatePlan,
+} from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
-import { compile } from '../src/compile.ts';
-import { provenColumnsOf } from '../src/planColumns.ts';
-import { isUnread } from '../src/planInstructions.ts';
-import { validatePlan } from '../src/validatePlan.ts';
+import { compile } from '../src/driver/compile.ts';
 
 function interleaved(m: number): Design {
   return {

@@ -19,7 +19,9 @@
  */
 import {
   type ArraySource,
+  COST_STRIDE,
   type CollectiveInstruction,
+  deviceWaitLookup,
   FRESH,
   type Instruction,
   type Issue,
@@ -28,8 +30,9 @@ import {
   OP_UPD,
   type P2PInstruction,
   type Plan,
+  type ProvenColumns,
+  type UnitCosts,
 } from '@stagecraft/ir';
-import { COST_STRIDE, deviceWaitLookup, type ProvenColumns, type UnitCosts } from '@stagecraft/passes';
 import {
   type CostCluster,
   collectiveMs,

@@ -1,5 +1,5 @@
-import type { CustomCluster, Design } from '@stagecraft/ir';
-import { compile, validatePlan } from '@stagecraft/passes';
+import { type CustomCluster, type Design, validatePlan } from '@stagecraft/ir';
+import { compile } from '@stagecraft/passes';
 import { describe, expect, it } from 'vitest';
 import { simulate } from './simulate.ts';
 import { collective, compute, device, oneFOneB, overlap, plan, recv, send } from './testPlans.ts';

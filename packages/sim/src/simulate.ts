@@ -25,8 +25,7 @@
  * Pipeline: resolveCluster (costModel.ts) → flatten (flat.ts: setup, validation of references)
  * → run (engine.ts, or sharedEngine.ts on a real cluster) → metrics (below, stepMetrics.ts).
  */
-import { type ArraySource, lend, type Plan } from '@stagecraft/ir';
-import { provenColumnsOf } from '@stagecraft/passes';
+import { type ArraySource, lend, type Plan, provenColumnsOf } from '@stagecraft/ir';
 import { resolveCluster } from './costModel.ts';
 import { findDeadlock } from './deadlock.ts';
 import { run } from './engine.ts';

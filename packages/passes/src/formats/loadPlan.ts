@@ -3,8 +3,7 @@
  * (`parsePlanText`: JSON, format, every field) and then the proofs of `validatePlan` (waits name
  * instructions of the device, SEND/RECV pairs match in order, collectives agree, no wait cycle).
  */
-import { type Issue, type Plan, parsePlanText } from '@stagecraft/ir';
-import { validatePlan } from '../validatePlan.ts';
+import { type Issue, type Plan, parsePlanText, validatePlan } from '@stagecraft/ir';
 
 export function loadPlan(text: string): { ok: true; plan: Plan } | { ok: false; errors: Issue[] } {
   const parsed = parsePlanText(text);

@@ -23,9 +23,9 @@ import {
   parseDirective,
   parseJsonText,
 } from '@stagecraft/ir';
-import { compile } from '../compile.ts';
-import type { ExpandedDirective } from '../compileTypes.ts';
-import { lowerModel } from '../lowerModel.ts';
+import { compile } from '../driver/compile.ts';
+import type { ExpandedDirective } from '../driver/compileTypes.ts';
+import { lowerModel } from '../model/lowerModel.ts';
 
 export type PiperResult = { ok: true; text: string; program: Directive[] } | { ok: false; errors: Issue[] };
 

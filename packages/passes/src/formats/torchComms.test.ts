@@ -4,7 +4,7 @@
  */
 import type { Instruction, P2PInstruction, Plan } from '@stagecraft/ir';
 import { expect, test } from 'vitest';
-import type { ExpandedDirective } from '../compileTypes.ts';
+import type { ExpandedDirective } from '../driver/compileTypes.ts';
 import { formatTorchRows } from './torchAction.ts';
 import { exportTorchCsv, planToTorchRows } from './torchExport.ts';
 

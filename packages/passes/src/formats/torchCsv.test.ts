@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { readShared } from '../builders/testing/repoFile.ts';
-import { compile } from '../compile.ts';
+import { compile } from '../driver/compile.ts';
 import { exportTorchCsv } from './torchExport.ts';
 import { importTorchCsv } from './torchImport.ts';
 

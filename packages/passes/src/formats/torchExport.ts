@@ -20,7 +20,7 @@ import {
   type Issue,
   type Plan,
 } from '@stagecraft/ir';
-import type { ExpandedDirective } from '../compileTypes.ts';
+import type { ExpandedDirective } from '../driver/compileTypes.ts';
 import {
   cellActions,
   formatTorchRows,

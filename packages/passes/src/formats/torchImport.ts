@@ -16,9 +16,9 @@ import {
   type Issue,
   type Model,
 } from '@stagecraft/ir';
-import { deviceCount } from '../cluster.ts';
-import { compile } from '../compile.ts';
-import { lowerModel, stageValues } from '../lowerModel.ts';
+import { compile } from '../driver/compile.ts';
+import { deviceCount } from '../model/cluster.ts';
+import { lowerModel, stageValues } from '../model/lowerModel.ts';
 import {
   cellActions,
   cellPath,

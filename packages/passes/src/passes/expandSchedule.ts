@@ -15,11 +15,11 @@ import {
 } from '@stagecraft/ir';
 import type { BuilderInput, BuiltSchedule, ScheduleBuilder, Slot } from '../builders/builder.ts';
 import { getBuilder } from '../builders/index.ts';
-import { deviceCount } from '../cluster.ts';
-import type { ExpandedDirective } from '../compileTypes.ts';
-import { stageValues } from '../lowerModel.ts';
-import type { PassContext } from '../pass.ts';
-import { isEnabled } from '../program.ts';
+import type { ExpandedDirective } from '../driver/compileTypes.ts';
+import type { PassContext } from '../driver/pass.ts';
+import { deviceCount } from '../model/cluster.ts';
+import { stageValues } from '../model/lowerModel.ts';
+import { isEnabled } from '../program/program.ts';
 
 export function expandProgram(ctx: PassContext, blocksPP: number[], blockCount: number): ExpandedDirective[] {
   const out: ExpandedDirective[] = [];

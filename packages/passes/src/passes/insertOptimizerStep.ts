@@ -3,8 +3,8 @@
  * the end of the training step. Its cost is the sum of its blocks' UPD costs.
  */
 import { EDGE_DATA, edgeColumns, grow, joinEdges, Names, OP_B, OP_BW, OP_UPD, tableOf } from '@stagecraft/ir';
-import { NodeIndex } from '../nodeIndex.ts';
-import { type Pass, rewritten } from '../pass.ts';
+import { type Pass, rewritten } from '../driver/pass.ts';
+import { NodeIndex } from '../program/nodeIndex.ts';
 
 export const insertOptimizerStepPass: Pass = {
   name: 'insert-optimizer-step',

@@ -23,8 +23,8 @@ import {
   tableOf,
   truncate,
 } from '@stagecraft/ir';
-import { NodeIndex } from '../nodeIndex.ts';
-import { type Pass, rewritten } from '../pass.ts';
+import { type Pass, rewritten } from '../driver/pass.ts';
+import { NodeIndex } from '../program/nodeIndex.ts';
 
 export const DEFAULT_P2P_STREAM = 'p2p';
 

@@ -7,12 +7,12 @@
  * if its gradient comes from another group.
  */
 import { EDGE_DATA, OP_B, OP_BI, OP_F, OP_OFFLOAD, OP_RELOAD, OP_UPD, tableOf } from '@stagecraft/ir';
-import { inEdges, outEdges } from '../adjacency.ts';
-import { type Pass, rewritten } from '../pass.ts';
-import { directivesOf } from '../program.ts';
-import { RowAppend } from '../rowAppend.ts';
-import { EdgeColumns } from './edgeColumns.ts';
-import { stashedForwards } from './stashedForwards.ts';
+import { inEdges, outEdges } from '../dag/adjacency.ts';
+import { EdgeColumns } from '../dag/edgeColumns.ts';
+import { RowAppend } from '../dag/rowAppend.ts';
+import { type Pass, rewritten } from '../driver/pass.ts';
+import { directivesOf } from '../program/program.ts';
+import { stashedForwards } from '../program/stashedForwards.ts';
 
 export const DEFAULT_OFFLOAD_STREAM = 'offload';
 

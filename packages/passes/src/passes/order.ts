@@ -20,13 +20,13 @@ import {
   tableOf,
   withEntries,
 } from '@stagecraft/ir';
-import { type Adjacency, outEdges } from '../adjacency.ts';
-import { EdgeAppend } from '../edgeAppend.ts';
-import { NodeIndex } from '../nodeIndex.ts';
-import { type Pass, rewritten } from '../pass.ts';
-import { directivesOf } from '../program.ts';
-import { topoOrderOf } from '../topo.ts';
-import { interleavedSlot } from './interleaveSlot.ts';
+import { type Adjacency, outEdges } from '../dag/adjacency.ts';
+import { EdgeAppend } from '../dag/edgeAppend.ts';
+import { topoOrderOf } from '../dag/topo.ts';
+import { type Pass, rewritten } from '../driver/pass.ts';
+import { interleavedSlot } from '../program/interleaveSlot.ts';
+import { NodeIndex } from '../program/nodeIndex.ts';
+import { directivesOf } from '../program/program.ts';
 
 /** Above this many prev×next pairs, consecutive slots are joined through an ORDER_SINK node. */
 const DIRECT_EDGE_LIMIT = 4;

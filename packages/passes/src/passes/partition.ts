@@ -4,7 +4,7 @@
  * them, so the grouping is computed here once, as one integer per node.
  */
 import { CompileError, type Dag, nodeIdOf, OP_ORDER_SOURCE, tableOf } from '@stagecraft/ir';
-import type { Pass } from '../pass.ts';
+import type { Pass } from '../driver/pass.ts';
 
 export interface Lane {
   readonly group: number;

@@ -15,10 +15,10 @@ import {
   tableOf,
   withColumns,
 } from '@stagecraft/ir';
-import { deviceCount } from '../cluster.ts';
-import { NodeIndex } from '../nodeIndex.ts';
-import { type Pass, type PassContext, rewritten } from '../pass.ts';
-import { directivesOf } from '../program.ts';
+import { type Pass, type PassContext, rewritten } from '../driver/pass.ts';
+import { deviceCount } from '../model/cluster.ts';
+import { NodeIndex } from '../program/nodeIndex.ts';
+import { directivesOf } from '../program/program.ts';
 
 export const placePass: Pass = {
   name: 'place',

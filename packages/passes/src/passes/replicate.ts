@@ -32,14 +32,14 @@ import {
   opCode,
   tableOf,
 } from '@stagecraft/ir';
-import { inEdges } from '../adjacency.ts';
-import { deviceCount } from '../cluster.ts';
-import { NodeIndex } from '../nodeIndex.ts';
-import { type Pass, rewritten } from '../pass.ts';
-import { directivesOf } from '../program.ts';
-import { RowAppend } from '../rowAppend.ts';
-import { EdgeColumns } from './edgeColumns.ts';
-import { dimsSuffix, familyOf, nodeFamily, regionOf } from './region.ts';
+import { inEdges } from '../dag/adjacency.ts';
+import { EdgeColumns } from '../dag/edgeColumns.ts';
+import { RowAppend } from '../dag/rowAppend.ts';
+import { type Pass, rewritten } from '../driver/pass.ts';
+import { deviceCount } from '../model/cluster.ts';
+import { NodeIndex } from '../program/nodeIndex.ts';
+import { directivesOf } from '../program/program.ts';
+import { dimsSuffix, familyOf, nodeFamily, regionOf } from '../program/region.ts';
 
 export const DEFAULT_COMM_STREAM = 'compute';
 

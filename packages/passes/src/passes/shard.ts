@@ -15,13 +15,13 @@ import {
   OP_ALL_TO_ALL,
   tableOf,
 } from '@stagecraft/ir';
-import { inEdges, outEdges } from '../adjacency.ts';
-import { type Pass, rewritten } from '../pass.ts';
-import { directivesOf } from '../program.ts';
-import { RowAppend } from '../rowAppend.ts';
-import { EdgeColumns } from './edgeColumns.ts';
-import { nodeFamily } from './region.ts';
-import { regionDirectives } from './regionDirectives.ts';
+import { inEdges, outEdges } from '../dag/adjacency.ts';
+import { EdgeColumns } from '../dag/edgeColumns.ts';
+import { RowAppend } from '../dag/rowAppend.ts';
+import { type Pass, rewritten } from '../driver/pass.ts';
+import { directivesOf } from '../program/program.ts';
+import { nodeFamily } from '../program/region.ts';
+import { regionDirectives } from '../program/regionDirectives.ts';
 
 export const shardPass: Pass = {
   name: 'shard',

@@ -16,12 +16,12 @@ import {
   OP_UPD,
   tableOf,
 } from '@stagecraft/ir';
-import { type Pass, rewritten } from '../pass.ts';
-import { directivesOf } from '../program.ts';
-import { RowAppend } from '../rowAppend.ts';
-import { EdgeColumns } from './edgeColumns.ts';
-import { familyOf, nodeFamily } from './region.ts';
-import { regionDirectives } from './regionDirectives.ts';
+import { EdgeColumns } from '../dag/edgeColumns.ts';
+import { RowAppend } from '../dag/rowAppend.ts';
+import { type Pass, rewritten } from '../driver/pass.ts';
+import { directivesOf } from '../program/program.ts';
+import { familyOf, nodeFamily } from '../program/region.ts';
+import { regionDirectives } from '../program/regionDirectives.ts';
 
 export const shardTensorPass: Pass = {
   name: 'shard-tensor',

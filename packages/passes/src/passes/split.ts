@@ -16,9 +16,9 @@ import {
   partsOf,
   tableOf,
 } from '@stagecraft/ir';
-import { NodeIndex } from '../nodeIndex.ts';
-import type { Pass } from '../pass.ts';
-import { directivesOf } from '../program.ts';
+import type { Pass } from '../driver/pass.ts';
+import { NodeIndex } from '../program/nodeIndex.ts';
+import { directivesOf } from '../program/program.ts';
 
 export const splitPass: Pass = {
   name: 'split',

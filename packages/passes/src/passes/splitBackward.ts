@@ -19,10 +19,10 @@ import {
   slotsOf,
   tableOf,
 } from '@stagecraft/ir';
-import { EdgeAppend } from '../edgeAppend.ts';
-import { NodeIndex } from '../nodeIndex.ts';
-import { type Pass, type PassContext, rewritten } from '../pass.ts';
-import { directivesOf } from '../program.ts';
+import { EdgeAppend } from '../dag/edgeAppend.ts';
+import { type Pass, type PassContext, rewritten } from '../driver/pass.ts';
+import { NodeIndex } from '../program/nodeIndex.ts';
+import { directivesOf } from '../program/program.ts';
 
 export const splitBackwardPass: Pass = {
   name: 'split-backward',

@@ -5,8 +5,8 @@
  * in the order of its SENDs, as NCCL's point-to-point matching needs.
  */
 import { CompileError, type Dag, nodeIdOf } from '@stagecraft/ir';
-import type { Pass } from '../pass.ts';
-import { topoOrderOf, type Units } from '../topo.ts';
+import { topoOrderOf, type Units } from '../dag/topo.ts';
+import type { Pass } from '../driver/pass.ts';
 import { partitionOf } from './partition.ts';
 
 export interface StreamOrder {

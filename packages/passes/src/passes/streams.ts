@@ -1,8 +1,8 @@
 /** `stream` directives: resource knobs (priority, SM share) of a logical stream, carried to the plan. */
 import type { StreamSpec } from '@stagecraft/ir';
-import { NodeIndex } from '../nodeIndex.ts';
-import { type Pass, rewritten } from '../pass.ts';
-import { directivesOf } from '../program.ts';
+import { type Pass, rewritten } from '../driver/pass.ts';
+import { NodeIndex } from '../program/nodeIndex.ts';
+import { directivesOf } from '../program/program.ts';
 
 export const streamsPass: Pass = {
   name: 'streams',

@@ -4,7 +4,7 @@
  * none is refused by name any more.
  */
 import { CompileError } from '@stagecraft/ir';
-import type { Pass } from '../pass.ts';
+import type { Pass } from '../driver/pass.ts';
 
 export const refusePendingPass: Pass = {
   name: 'check-supported',

@@ -1,7 +1,5 @@
-import { CompileError } from '@stagecraft/ir';
-import type { Pass } from '../pass.ts';
-import { keepProvenColumns, provenColumns } from '../planColumns.ts';
-import { provesColumns, validatePlan } from '../validatePlan.ts';
+import { CompileError, keepProvenColumns, provenColumns, provesColumns, validatePlan } from '@stagecraft/ir';
+import type { Pass } from '../driver/pass.ts';
 
 /** The last pass: a plan that fails validation is a compile error, never output. */
 export const validatePlanPass: Pass = {

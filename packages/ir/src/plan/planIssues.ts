@@ -7,8 +7,9 @@
  * everything in `waits` ends; a RECV ends when its SEND has ended; a collective is one joint step
  * of all its members.
  */
-import { formatPath, type Instruction, type Issue, type Plan } from '@stagecraft/ir';
+import { formatPath, type Issue } from '../issue.ts';
 import { blockedWaits } from './blockedWaits.ts';
+import type { Instruction, Plan } from './plan.ts';
 
 interface Loc {
   device: number;

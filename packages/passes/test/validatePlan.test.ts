@@ -1,9 +1,8 @@
 import type { Design, Instruction, Plan } from '@stagecraft/ir';
+import { planIssues, provesValid, validatePlan } from '@stagecraft/ir';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compile } from './compile.ts';
-import { planIssues } from './planIssues.ts';
-import { provesValid, validatePlan } from './validatePlan.ts';
+import { compile } from '../src/driver/compile.ts';
 
 function design(builder: string, p: number, m: number, extra: Partial<Record<string, unknown>> = {}): Design {
   const chunks =

@@ -10,15 +10,13 @@
  * members of rank r of the peer groups): the program is made once per group (with rank 0's
  * peers) and each other rank's copy shares every instruction but its SENDs and RECVs.
  */
+
+import type { ComputeOp, Dag, Provenance } from '../dag.ts';
+import { nodeIdOf, tableOf, transferOf } from '../dagTable.ts';
 import {
-  type ComputeInstruction,
-  type ComputeOp,
-  type Dag,
-  type Instruction,
   kindOfCode,
   NODE_OPS,
   type NodeTable,
-  nodeIdOf,
   OP_B,
   OP_BI,
   OP_BW,
@@ -26,12 +24,8 @@ import {
   OP_RECOMPUTE,
   OP_SEND,
   OP_UPD,
-  type P2PInstruction,
-  type Provenance,
-  type StreamPlan,
-  tableOf,
-  transferOf,
-} from '@stagecraft/ir';
+} from '../nodeTable.ts';
+import type { ComputeInstruction, Instruction, P2PInstruction, StreamPlan } from './plan.ts';
 
 const unread = new WeakSet<StreamPlan>();
 

@@ -20,7 +20,7 @@ import {
   type PathSegment,
   tableOf,
 } from '@stagecraft/ir';
-import type { NodeIndex } from '../nodeIndex.ts';
+import type { NodeIndex } from './nodeIndex.ts';
 
 export interface Region {
   /** Matched compute nodes. */

@@ -1,5 +1,5 @@
 import type { Directive, DirectiveOf, DirectiveOp, PathSegment } from '@stagecraft/ir';
-import type { ExpandedDirective } from './compileTypes.ts';
+import type { ExpandedDirective } from '../driver/compileTypes.ts';
 
 /** Directives of one kind from the expanded program, with their index in it. */
 export function directivesOf<K extends DirectiveOp>(

@@ -5,11 +5,11 @@
  * time, so a directive's errors still come before the next one is resolved.
  */
 import { type Dag, type DirectiveOf, type PathSegment, type Provenance, tableOf } from '@stagecraft/ir';
-import { deviceCount } from '../cluster.ts';
-import { NodeIndex } from '../nodeIndex.ts';
-import type { PassContext } from '../pass.ts';
+import type { PassContext } from '../driver/pass.ts';
+import { deviceCount } from '../model/cluster.ts';
+import { DEFAULT_COMM_STREAM } from '../passes/replicate.ts';
+import { NodeIndex } from './nodeIndex.ts';
 import { familyOf, type Region, regionOf } from './region.ts';
-import { DEFAULT_COMM_STREAM } from './replicate.ts';
 
 export interface RegionDirective<K extends 'shard' | 'shard_tensor'> {
   readonly d: DirectiveOf<K>;

@@ -11,28 +11,28 @@ import {
   now,
   planOpCount,
 } from '@stagecraft/ir';
+import { lowerPlanPass } from '../lower/lowerPlan.ts';
+import { lowerModel, stageValues } from '../model/lowerModel.ts';
+import { buildDag } from '../passes/buildDag.ts';
+import { expandProgram } from '../passes/expandSchedule.ts';
+import { insertOptimizerStepPass } from '../passes/insertOptimizerStep.ts';
+import { insertSendRecvPass } from '../passes/insertSendRecv.ts';
+import { offloadPass } from '../passes/offload.ts';
+import { orderPass } from '../passes/order.ts';
+import { partitionPass } from '../passes/partition.ts';
+import { placePass } from '../passes/place.ts';
+import { recomputePass } from '../passes/recompute.ts';
+import { replicatePass } from '../passes/replicate.ts';
+import { shardPass } from '../passes/shard.ts';
+import { shardTensorPass } from '../passes/shardTensor.ts';
+import { splitPass } from '../passes/split.ts';
+import { splitBackwardPass } from '../passes/splitBackward.ts';
+import { streamOrderPass } from '../passes/streamOrder.ts';
+import { streamsPass } from '../passes/streams.ts';
+import { refusePendingPass } from '../passes/unsupported.ts';
+import { validatePlanPass } from '../passes/validatePlanPass.ts';
 import type { CompileOptions, CompileResult, PassSnapshot } from './compileTypes.ts';
-import { lowerModel, stageValues } from './lowerModel.ts';
 import { type Pass, type PassContext, runPasses } from './pass.ts';
-import { buildDag } from './passes/buildDag.ts';
-import { expandProgram } from './passes/expandSchedule.ts';
-import { insertOptimizerStepPass } from './passes/insertOptimizerStep.ts';
-import { insertSendRecvPass } from './passes/insertSendRecv.ts';
-import { lowerPlanPass } from './passes/lowerPlan.ts';
-import { offloadPass } from './passes/offload.ts';
-import { orderPass } from './passes/order.ts';
-import { partitionPass } from './passes/partition.ts';
-import { placePass } from './passes/place.ts';
-import { recomputePass } from './passes/recompute.ts';
-import { replicatePass } from './passes/replicate.ts';
-import { shardPass } from './passes/shard.ts';
-import { shardTensorPass } from './passes/shardTensor.ts';
-import { splitPass } from './passes/split.ts';
-import { splitBackwardPass } from './passes/splitBackward.ts';
-import { streamOrderPass } from './passes/streamOrder.ts';
-import { streamsPass } from './passes/streams.ts';
-import { refusePendingPass } from './passes/unsupported.ts';
-import { validatePlanPass } from './passes/validatePlanPass.ts';
 
 export const DEFAULT_MAX_OPS = 2_000_000;
 

@@ -10,7 +10,7 @@
  * objects. A compiled plan is a value; code that edits one edits a copy (columns do not follow an
  * edit in place).
  */
-import type { Plan } from '@stagecraft/ir';
+import type { Plan } from './plan.ts';
 import { isUnread } from './planInstructions.ts';
 
 /** Unit kinds (a unit is a top-level instruction; an OVERLAP counts once). */

@@ -7,7 +7,7 @@
  * flight on its stream the other chain computes, as DualPipe's hand-written overlap does.
  */
 import { type Dag, EDGE_DATA, isCollectiveCode, tableOf } from '@stagecraft/ir';
-import type { Adjacency } from '../adjacency.ts';
+import type { Adjacency } from '../dag/adjacency.ts';
 
 /**
  * The slot's members in interleaved order, or null when no member feeds another through a

@@ -12,7 +12,7 @@ import {
   type PathSegment,
   type Provenance,
 } from '@stagecraft/ir';
-import { NodeIndex } from '../nodeIndex.ts';
+import { NodeIndex } from './nodeIndex.ts';
 
 export interface StashedForward<K extends 'recompute' | 'offload'> {
   /** Node index of the forward. */

@@ -1,18 +1,19 @@
 import type { Instruction, Plan } from '@stagecraft/ir';
-import { describe, expect, it } from 'vitest';
-import { exampleDesigns } from './builders/testing/repoFile.ts';
-import { compile } from './compile.ts';
 import {
   type ProvenColumns,
   provenColumnsOf,
+  provesColumns,
+  provesValid,
   UNIT_COLLECTIVE,
   UNIT_COMPUTE,
   UNIT_MEMORY,
   UNIT_OVERLAP,
   UNIT_RECV,
   UNIT_SEND,
-} from './planColumns.ts';
-import { provesColumns, provesValid } from './validatePlan.ts';
+} from '@stagecraft/ir';
+import { describe, expect, it } from 'vitest';
+import { exampleDesigns } from '../src/builders/testing/repoFile.ts';
+import { compile } from '../src/driver/compile.ts';
 
 const examples = await exampleDesigns();
 

@@ -4,7 +4,7 @@
  * a push.
  */
 import { EDGE_DATA, type EdgeKind, type EdgeList, firstEdges } from '@stagecraft/ir';
-import { grown } from '../edgeAppend.ts';
+import { grown } from './edgeAppend.ts';
 
 export class EdgeColumns {
   private cols: EdgeList;

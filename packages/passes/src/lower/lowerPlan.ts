@@ -15,25 +15,26 @@
  */
 import {
   type ArraySource,
+  COST_STRIDE,
+  collectiveDevices,
   type Dag,
   type DevicePlan,
+  lazyStream,
   type NodeTable,
   OP_ALL_TO_ALL,
   OP_RECV,
   OP_RELOAD,
   OP_SEND,
   OP_UPD,
+  opFlops,
+  opMs,
+  overlapMs,
   PLAN_FORMAT,
   type Plan,
+  PlanInstructions,
   type StreamPlan,
   tableOf,
   transferOf,
-} from '@stagecraft/ir';
-import { predecessors } from '../adjacency.ts';
-import { deviceCount } from '../cluster.ts';
-import type { Pass } from '../pass.ts';
-import {
-  COST_STRIDE,
   UNIT_COLLECTIVE,
   UNIT_COMPUTE,
   UNIT_MEMORY,
@@ -41,18 +42,13 @@ import {
   UNIT_RECV,
   UNIT_SEND,
   type UnitCosts,
-} from '../planColumns.ts';
-import {
-  collectiveDevices,
-  lazyStream,
-  opFlops,
-  opMs,
-  overlapMs,
-  PlanInstructions,
-} from '../planInstructions.ts';
-import type { Units } from '../topo.ts';
+} from '@stagecraft/ir';
+import { predecessors } from '../dag/adjacency.ts';
+import type { Units } from '../dag/topo.ts';
+import type { Pass } from '../driver/pass.ts';
+import { deviceCount } from '../model/cluster.ts';
+import { streamOrderPass } from '../passes/streamOrder.ts';
 import { compactGroups } from './replicaLayout.ts';
-import { streamOrderPass } from './streamOrder.ts';
 import { computeCensus, tokensPerMicrobatch, trainingState } from './trainingState.ts';
 
 export const lowerPlanPass: Pass = {

@@ -6,10 +6,10 @@
  * member of `devices` to reach the instruction with the same `collective` key.
  */
 import { z } from 'zod';
-import { type Cluster, customClusterSchema, idealClusterSchema, presetClusterSchema } from './cluster.ts';
-import type { Issue } from './issue.ts';
-import { parseJsonText } from './json.ts';
-import { fromZod } from './zodIssues.ts';
+import { type Cluster, customClusterSchema, idealClusterSchema, presetClusterSchema } from '../cluster.ts';
+import type { Issue } from '../issue.ts';
+import { parseJsonText } from '../json.ts';
+import { fromZod } from '../zodIssues.ts';
 
 export const PLAN_FORMAT = 'stagecraft/plan@1';
 

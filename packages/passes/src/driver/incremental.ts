@@ -18,12 +18,12 @@ import {
   now,
   planOpCount,
 } from '@stagecraft/ir';
+import { lowerModel, stageValues } from '../model/lowerModel.ts';
+import { buildDag } from '../passes/buildDag.ts';
+import { expandProgram } from '../passes/expandSchedule.ts';
 import { DEFAULT_MAX_OPS, PASSES } from './compile.ts';
 import type { CompileOptions, CompileResult, ExpandedDirective, PassSnapshot } from './compileTypes.ts';
-import { lowerModel, stageValues } from './lowerModel.ts';
 import { type PassContext, runPasses } from './pass.ts';
-import { buildDag } from './passes/buildDag.ts';
-import { expandProgram } from './passes/expandSchedule.ts';
 
 interface PassInputs {
   /** Directive kinds of the expanded program the pass reads (with their index and path). */

@@ -11,16 +11,11 @@
  * it does not accept goes to `planIssues`, which names every problem; the proof accepts only plans
  * `planIssues` finds nothing wrong with, so the answer is the same either way.
  */
-import {
-  type ArraySource,
-  type CollectiveInstruction,
-  FRESH,
-  type Instruction,
-  type Issue,
-  type P2PInstruction,
-  type Plan,
-} from '@stagecraft/ir';
+
+import type { Issue } from '../issue.ts';
+import { type ArraySource, FRESH } from '../memory/arrayPool.ts';
 import { blockedWaits } from './blockedWaits.ts';
+import type { CollectiveInstruction, Instruction, P2PInstruction, Plan } from './plan.ts';
 import { type PlanColumns, UNIT_COLLECTIVE, UNIT_RECV, UNIT_SEND } from './planColumns.ts';
 import { planIssues } from './planIssues.ts';
 import { deviceWaitLookup } from './waitLookup.ts';

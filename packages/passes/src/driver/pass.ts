@@ -3,6 +3,8 @@
  * snapshot after every pass and times it, so the DAG after any pass can be inspected and every
  * node says which directive and pass made it.
  */
+
+import type { PlanColumns } from '@stagecraft/ir';
 import {
   type ArraySource,
   CompileError,
@@ -15,10 +17,9 @@ import {
   type Plan,
   withParts,
 } from '@stagecraft/ir';
+import type { Partition } from '../passes/partition.ts';
+import type { StreamOrder } from '../passes/streamOrder.ts';
 import type { CompileOptions, ExpandedDirective, PassSnapshot } from './compileTypes.ts';
-import type { Partition } from './passes/partition.ts';
-import type { StreamOrder } from './passes/streamOrder.ts';
-import type { PlanColumns } from './planColumns.ts';
 
 export interface PassContext {
   readonly design: Design;
