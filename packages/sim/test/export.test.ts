@@ -12,7 +12,7 @@ import {
 } from '@stagecraft/passes';
 import { describe, expect, test } from 'vitest';
 import { exportDesign, simulate } from '../src/index.ts';
-import { exampleDesigns, readShared } from './repoFiles.ts';
+import { exampleDesigns, readFixture } from './repoFiles.ts';
 
 const examples = exampleDesigns();
 
@@ -103,14 +103,14 @@ describe('torch-csv export', () => {
     const design = examples.find((e) => e.file === 'dualpipev-p4-m10.json')!.design;
     const r = exported(design, 'torch-csv');
     expect(r.mediaType).toBe('text/csv');
-    expect(r.text).toBe(readShared('reference/torch/dualpipev_4rank_10mb.csv'));
+    expect(r.text).toBe(readFixture('torch/dualpipev_4rank_10mb.csv'));
   });
 
   test.each([
     ['dualpipev_4rank_10mb.csv', 'current'],
     ['zb1p_2rank_2stagep_compute.csv', 'legacy'],
   ] as const)('%s (%s dialect) imports and exports back byte for byte', (file, dialect) => {
-    const text = readShared(`reference/torch/${file}`);
+    const text = readFixture(`torch/${file}`);
     const imported = importTorchCsv(text, { dialect });
     if (!imported.ok) throw new Error(JSON.stringify(imported.errors));
     expect(exported(imported.design, 'torch-csv', { torchDialect: dialect }).text).toBe(text);

@@ -1,10 +1,10 @@
 /** Bad files get an error naming where (row and cell, or directive index) and what; nothing throws. */
 import { expect, test } from 'vitest';
-import { readShared } from '../builders/testing/repoFile.ts';
+import { readFixture } from '../builders/testing/repoFile.ts';
 import { importPiper } from './piperProgram.ts';
 import { importTorchCsv } from './torchImport.ts';
 
-const dualpipev = await readShared('reference/torch/dualpipev_4rank_10mb.csv');
+const dualpipev = await readFixture('torch/dualpipev_4rank_10mb.csv');
 
 function errorsOf(r: { ok: boolean; errors?: { path: string; message: string }[] }) {
   expect(r.ok).toBe(false);

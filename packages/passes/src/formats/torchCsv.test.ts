@@ -1,11 +1,11 @@
 import { expect, test } from 'vitest';
-import { readShared } from '../builders/testing/repoFile.ts';
+import { readFixture } from '../builders/testing/repoFile.ts';
 import { compile } from '../compile.ts';
 import { exportTorchCsv } from './torchExport.ts';
 import { importTorchCsv } from './torchImport.ts';
 
 async function roundTrip(file: string, dialect: 'current' | 'legacy') {
-  const text = await readShared(`reference/torch/${file}`);
+  const text = await readFixture(`torch/${file}`);
   const imported = importTorchCsv(text, { dialect });
   if (!imported.ok) throw new Error(JSON.stringify(imported.errors));
   const compiled = compile(imported.design, { keepSnapshots: false });
