@@ -113,6 +113,16 @@ describe.concurrent('stagecraft import', () => {
     );
   });
 
+  test('PyTorch’s Schedule1F1B(2, 2) order is refused at rank 1’s backward of microbatch 0, one line, no stack', async () => {
+    const csv = join(TORCH_FIXTURES, 'schedule1f1b_2rank_2mb_upstream_order.csv');
+    const r = await stagecraft('import', csv, '--format', 'torch-csv');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `error: ${csv}: row 2, cell 2: stage 1 B of microbatch 0 runs on rank 1 before its forward (F), which rank 1 never runs\n`,
+    );
+  });
+
   test('a Piper program with an unknown op is reported at its directive index', async () => {
     const program = tempFile(
       [{ op: 'split', filter: {}, dim_name: 'MB', num_microbatches: 2 }, { op: 'pipeline' }],

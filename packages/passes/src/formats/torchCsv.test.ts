@@ -24,3 +24,18 @@ test('the interleaved ZB1P artifact (legacy dialect, idle cells) imports and exp
   const { text, out } = await roundTrip('zb1p_2rank_2stagep_compute.csv', 'legacy');
   expect(out).toBe(text);
 });
+
+test.each([
+  'interleaved1f1b_4rank_2stagep_5mb.csv',
+  'interleaved1f1b_4rank_2stagep_6mb.csv',
+  'interleaved1f1b_4rank_2stagep_7mb.csv',
+  'interleaved1f1b_4rank_1stagep_4mb.csv',
+  'interleaved1f1b_4rank_1stagep_6mb.csv',
+  'interleaved1f1b_4rank_1stagep_8mb.csv',
+])(
+  'PyTorch’s ScheduleInterleaved1F1B order %s (idle steps kept) imports and exports back byte for byte',
+  async (file) => {
+    const { text, out } = await roundTrip(file, 'current');
+    expect(out).toBe(text);
+  },
+);
