@@ -34,7 +34,9 @@ function cli(args) {
   return `${r.stdout}${r.stderr ? `\n--- stderr\n${r.stderr}` : ''}\n--- exit ${r.status}\n`;
 }
 
-const examples = readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.json')).sort();
+const examples = readdirSync(join(ROOT, 'examples'))
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const runs = [
   ['plan', ['export', '--format', 'plan']],
   ['piper', ['export', '--format', 'piper']],
@@ -70,7 +72,9 @@ if (old) {
   });
   const missing = readdirSync(old).filter((f) => !readdirSync(dir).includes(f));
   for (const f of [...differ, ...missing]) console.log(`differs: ${f}`);
-  console.log(`${readdirSync(dir).length - differ.length} identical, ${differ.length + missing.length} differ`);
+  console.log(
+    `${readdirSync(dir).length - differ.length} identical, ${differ.length + missing.length} differ`,
+  );
   process.exit(differ.length + missing.length ? 1 : 0);
 }
 console.log(`${readdirSync(dir).length} outputs in ${dir}`);

@@ -87,9 +87,9 @@ const cases: [string, unknown, string, RegExp][] = [
   ],
   [
     'microbatches a builder refuses',
-    design(8, [schedule({ builder: 'interleaved-1f1b', chunks: 2, microbatches: 3, ranks: 4 })]),
+    design(8, [schedule({ builder: 'interleaved-1f1b', chunks: 2, microbatches: 9, ranks: 4 })]),
     'design.directives[0].microbatches',
-    /multiple of ranks/,
+    /needs a multiple of 2/,
   ],
   [
     'a second split along the same dimension',

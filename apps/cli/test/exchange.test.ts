@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { EXAMPLES, ROOT, stagecraft, tempFile, tempPath } from './run.ts';
 
-const SHARED = join(ROOT, '..', 'shared', 'reference', 'torch');
-const DUALPIPEV_CSV = join(SHARED, 'dualpipev_4rank_10mb.csv');
-const ZB1P_CSV = join(SHARED, 'zb1p_2rank_2stagep_compute.csv');
+const TORCH_FIXTURES = join(ROOT, 'packages', 'passes', 'test', 'fixtures', 'torch');
+const DUALPIPEV_CSV = join(TORCH_FIXTURES, 'dualpipev_4rank_10mb.csv');
+const ZB1P_CSV = join(TORCH_FIXTURES, 'zb1p_2rank_2stagep_compute.csv');
 const STACK_LINE = /^\s+at /m;
 
 describe.concurrent('stagecraft export', () => {
@@ -110,6 +110,16 @@ describe.concurrent('stagecraft import', () => {
       new RegExp(
         `^error: ${csv.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: row 2, cell 2: unknown action type "Q"`,
       ),
+    );
+  });
+
+  test('PyTorch’s Schedule1F1B(2, 2) order is refused at rank 1’s backward of microbatch 0, one line, no stack', async () => {
+    const csv = join(TORCH_FIXTURES, 'schedule1f1b_2rank_2mb_upstream_order.csv');
+    const r = await stagecraft('import', csv, '--format', 'torch-csv');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `error: ${csv}: row 2, cell 2: stage 1 B of microbatch 0 runs on rank 1 before its forward (F), which rank 1 never runs\n`,
     );
   });
 

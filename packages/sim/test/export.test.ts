@@ -12,7 +12,7 @@ import {
 } from '@stagecraft/passes';
 import { describe, expect, test } from 'vitest';
 import { exportDesign, simulate } from '../src/index.ts';
-import { exampleDesigns, readShared } from './repoFiles.ts';
+import { exampleDesigns, readFixture } from './repoFiles.ts';
 
 const examples = exampleDesigns();
 
@@ -103,18 +103,44 @@ describe('torch-csv export', () => {
     const design = examples.find((e) => e.file === 'dualpipev-p4-m10.json')!.design;
     const r = exported(design, 'torch-csv');
     expect(r.mediaType).toBe('text/csv');
-    expect(r.text).toBe(readShared('reference/torch/dualpipev_4rank_10mb.csv'));
+    expect(r.text).toBe(readFixture('torch/dualpipev_4rank_10mb.csv'));
   });
 
   test.each([
     ['dualpipev_4rank_10mb.csv', 'current'],
     ['zb1p_2rank_2stagep_compute.csv', 'legacy'],
   ] as const)('%s (%s dialect) imports and exports back byte for byte', (file, dialect) => {
-    const text = readShared(`reference/torch/${file}`);
+    const text = readFixture(`torch/${file}`);
     const imported = importTorchCsv(text, { dialect });
     if (!imported.ok) throw new Error(JSON.stringify(imported.errors));
     expect(exported(imported.design, 'torch-csv', { torchDialect: dialect }).text).toBe(text);
   });
+
+  test.each([
+    ['interleaved1f1b_4rank_2stagep_5mb.csv', 5, 2],
+    ['interleaved1f1b_4rank_2stagep_6mb.csv', 6, 2],
+    ['interleaved1f1b_4rank_2stagep_7mb.csv', 7, 2],
+    ['interleaved1f1b_4rank_1stagep_4mb.csv', 4, 1],
+    ['interleaved1f1b_4rank_1stagep_6mb.csv', 6, 1],
+    ['interleaved1f1b_4rank_1stagep_8mb.csv', 8, 1],
+  ] as const)(
+    'an interleaved 1F1B design on 4 ranks exports torch’s ScheduleInterleaved1F1B actions in order (%s)',
+    (file, m, v) => {
+      const example = examples.find((e) => e.file === 'interleaved-1f1b-p4-v2-m8.json')!.design;
+      const design = {
+        ...example,
+        model: { ...example.model, stages: 4 * v },
+        directives: [{ op: 'schedule', builder: 'interleaved-1f1b', microbatches: m, chunks: v }],
+      } as Design;
+      // torch's empty cells are idle time steps; the plan leaves those to the simulated timing.
+      const actions = (csv: string) =>
+        csv
+          .trim()
+          .split('\n')
+          .map((line) => line.split(',').filter((cell) => cell !== ''));
+      expect(actions(exported(design, 'torch-csv').text)).toEqual(actions(readFixture(`torch/${file}`)));
+    },
+  );
 
   test('DualPipe’s two model copies are refused with the reason, not written as a wrong file', () => {
     const design = examples.find((e) => e.file === 'dualpipe-p4-m8.json')!.design;

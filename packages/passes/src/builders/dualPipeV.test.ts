@@ -3,12 +3,12 @@ import { expect, test } from 'vitest';
 import { dualPipeV } from './dualPipeV.ts';
 import { inputFor } from './testing/builderInput.ts';
 import { peakStash } from './testing/programInvariants.ts';
-import { readShared } from './testing/repoFile.ts';
+import { readFixture } from './testing/repoFile.ts';
 import { runUnitCost } from './testing/unitCostRun.ts';
 import { torchCsv } from './torchActions.ts';
 
 test('DualPipeV on 4 ranks and 10 microbatches reproduces torch.distributed.pipelining’s dualpipev_4rank_10mb.csv cell for cell', async () => {
-  const reference = await readShared('reference/torch/dualpipev_4rank_10mb.csv');
+  const reference = await readFixture('torch/dualpipev_4rank_10mb.csv');
   const rows = (csv: string) =>
     csv
       .trim()

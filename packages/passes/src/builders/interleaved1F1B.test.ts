@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { interleaved1F1B } from './interleaved1F1B.ts';
-import { oneFOneB } from './oneFOneB.ts';
 import { inputFor } from './testing/builderInput.ts';
 import { peakStash } from './testing/programInvariants.ts';
+import { readFixture } from './testing/repoFile.ts';
 import { runUnitCost } from './testing/unitCostRun.ts';
 import { torchRow } from './torchActions.ts';
 
@@ -58,17 +58,54 @@ test('interleaved 1F1B holds p + (p−1)/v stages of activations on rank 0 once 
   );
 });
 
-test('interleaved 1F1B with one chunk is 1F1B', () => {
-  expect(interleaved1F1B.build(inputFor(interleaved1F1B, 4, 8, 1))).toEqual(
-    oneFOneB.build(inputFor(oneFOneB, 4, 8)),
-  );
+test('interleaved 1F1B with one chunk warms up rank r with 2·(p−1−r) forwards, as torch does, not 1F1B’s p−1−r', () => {
+  const { programs } = interleaved1F1B.build(inputFor(interleaved1F1B, 4, 8, 1));
+  const forwardsBeforeFirstBackward = (program: readonly (readonly { pass: string }[])[]) =>
+    program.findIndex((slot) => slot[0]!.pass === 'B');
+  // The warm-up, then the steady state's first forward.
+  expect(programs.map(forwardsBeforeFirstBackward)).toEqual([6 + 1, 4 + 1, 2 + 1, 0 + 1]);
 });
 
-test('interleaved 1F1B needs microbatches to be a multiple of ranks', () => {
-  expect(interleaved1F1B.check(inputFor(interleaved1F1B, 4, 6))).toEqual([
+test('interleaved 1F1B accepts microbatches that are not a multiple of ranks, as torch does', () => {
+  for (const m of [3, 5, 6, 7, 10])
+    expect(interleaved1F1B.check(inputFor(interleaved1F1B, 4, m))).toEqual([]);
+});
+
+test('interleaved 1F1B refuses microbatches that do not divide into ⌊m/p⌋ rounds, naming the rounds', () => {
+  expect(interleaved1F1B.check(inputFor(interleaved1F1B, 4, 9))).toEqual([
     {
       field: 'microbatches',
-      message: 'interleaved-1f1b needs microbatches to be a multiple of ranks (4), got 6',
+      message:
+        "interleaved-1f1b cuts 9 microbatches into ⌊m/ranks⌋ = 2 rounds, so needs a multiple of 2 (as torch's ScheduleInterleaved1F1B), got 9",
     },
   ]);
 });
+
+/** A torch CSV's actions rank by rank; its empty cells are idle time steps, which a program leaves to the simulator. */
+function torchActionsByRank(csv: string): string[][] {
+  return csv
+    .trim()
+    .split('\n')
+    .map((line) =>
+      line
+        .trim()
+        .split(',')
+        .filter((cell) => cell !== ''),
+    );
+}
+
+test.each([
+  ['interleaved1f1b_4rank_2stagep_5mb.csv', 5, 2],
+  ['interleaved1f1b_4rank_2stagep_6mb.csv', 6, 2],
+  ['interleaved1f1b_4rank_2stagep_7mb.csv', 7, 2],
+  ['interleaved1f1b_4rank_1stagep_4mb.csv', 4, 1],
+  ['interleaved1f1b_4rank_1stagep_6mb.csv', 6, 1],
+  ['interleaved1f1b_4rank_1stagep_8mb.csv', 8, 1],
+] as const)(
+  'interleaved 1F1B on 4 ranks runs torch’s ScheduleInterleaved1F1B order action for action (%s)',
+  async (file, m, v) => {
+    const reference = torchActionsByRank(await readFixture(`torch/${file}`));
+    const { programs } = interleaved1F1B.build(inputFor(interleaved1F1B, 4, m, v));
+    expect(programs.map((program) => torchRow(program))).toEqual(reference);
+  },
+);

@@ -1,15 +1,17 @@
 import type { BuilderInput, ScheduleBuilder } from './builder.ts';
-import { oneFOneB } from './oneFOneB.ts';
 import { oneForwardOneBackward } from './oneForwardOneBackward.ts';
 import { loopPlacement } from './placement.ts';
 import { assertBuildable, commonProblems } from './problems.ts';
 
 /**
  * Interleaved 1F1B (Megatron-LM, Narayanan et al. SC'21; torch ScheduleInterleaved1F1B): rank r
- * holds stages r, r+p, …, r+(v−1)p. Forwards visit the rank's chunks round-robin in groups of p
- * microbatches, backwards visit them in reverse chunk order. Rank r warms up with
- * (p−r−1)·2 + (v−1)·p forwards: enough for the first backward of its last chunk to come back
- * while the earlier chunks' forwards keep it busy. Bubble (p−1)(F+B)/v.
+ * holds stages r, r+p, …, r+(v−1)p. The batch is cut into ⌊m/p⌋ rounds (at least one) of
+ * n = m / rounds microbatches, which must divide evenly, so m need not be a multiple of p.
+ * Forwards visit the rank's chunks round-robin in groups of n microbatches, backwards visit them
+ * in reverse chunk order. Rank r warms up with (v−1)·n + 2·(p−1−r) forwards, at most m·v: enough
+ * for the first backward of its last chunk to come back while the earlier chunks' forwards keep
+ * it busy. With one chunk that is still 2·(p−1−r), twice plain 1F1B's, as in torch. Bubble
+ * (p−1)(F+B)/v when m is a multiple of p.
  */
 export const interleaved1F1B: ScheduleBuilder = {
   name: 'interleaved-1f1b',
@@ -17,12 +19,11 @@ export const interleaved1F1B: ScheduleBuilder = {
   defaultChunks: 2,
   check(input) {
     const problems = commonProblems(interleaved1F1B, input);
-    if (problems.length === 0 && input.microbatches % input.ranks !== 0) {
-      // The classic form's groups of p microbatches must tile the batch (torch relaxes this to
-      // rounds of m // p; we keep the form whose bubble the closed form describes).
+    const rounds = roundsOf(input);
+    if (problems.length === 0 && input.microbatches % rounds !== 0) {
       problems.push({
         field: 'microbatches',
-        message: `interleaved-1f1b needs microbatches to be a multiple of ranks (${input.ranks}), got ${input.microbatches}`,
+        message: `interleaved-1f1b cuts ${input.microbatches} microbatches into ⌊m/ranks⌋ = ${rounds} rounds, so needs a multiple of ${rounds} (as torch's ScheduleInterleaved1F1B), got ${input.microbatches}`,
       });
     }
     return problems;
@@ -37,14 +38,19 @@ export const interleaved1F1B: ScheduleBuilder = {
   },
   byRank: {
     placement: (input) => loopPlacement(input.ranks, input.chunks),
-    // One chunk is plain 1F1B: Megatron also switches to the non-interleaved schedule then.
-    program: (input, rank) =>
-      input.chunks === 1 ? oneFOneB.byRank!.program(input, rank) : interleavedRank(input, rank),
+    program: (input, rank) => interleavedRank(input, rank),
   },
 };
 
-function interleavedRank({ ranks, microbatches, chunks }: BuilderInput, rank: number) {
+/** torch's `number_of_rounds`: one round when m < p. */
+function roundsOf({ ranks, microbatches }: BuilderInput): number {
+  return Math.max(1, Math.floor(microbatches / ranks));
+}
+
+function interleavedRank(input: BuilderInput, rank: number) {
+  const { ranks, microbatches, chunks } = input;
+  const round = microbatches / roundsOf(input);
   const forwards = microbatches * chunks;
-  const warmup = Math.min((ranks - rank - 1) * 2 + (chunks - 1) * ranks, forwards);
-  return oneForwardOneBackward({ rank, ranks, chunks, forwards, warmup });
+  const warmup = Math.min((chunks - 1) * round + 2 * (ranks - 1 - rank), forwards);
+  return oneForwardOneBackward({ rank, ranks, chunks, round, forwards, warmup });
 }

@@ -12,10 +12,15 @@ export interface OneForwardOneBackwardRank {
   readonly ranks: number;
   /**
    * Chunks (virtual stages) per rank, visited in a loop (Megatron's interleaving): the k-th
-   * forward runs chunk ⌊k/p⌋ mod v, the j-th backward the chunks in reverse, chunk c being stage
-   * c·p + rank. One chunk is plain 1F1B.
+   * forward runs chunk ⌊k/round⌋ mod v, the j-th backward the chunks in reverse, chunk c being
+   * stage c·p + rank.
    */
   readonly chunks: number;
+  /**
+   * Microbatches a chunk runs before the loop moves to the next chunk: p unless given (torch's
+   * `microbatches_per_round`, which lets m be other than a multiple of p).
+   */
+  readonly round?: number;
   /** Forwards this rank runs: microbatches × its chunks. */
   readonly forwards: number;
   readonly warmup: number;
@@ -29,7 +34,7 @@ export interface OneForwardOneBackwardRank {
 
 /** Stage of the k-th forward (`backward`: of the k-th backward) of a rank. */
 function stageOf(r: OneForwardOneBackwardRank, k: number, backward: boolean): number {
-  const chunk = Math.floor(k / r.ranks) % r.chunks;
+  const chunk = Math.floor(k / (r.round ?? r.ranks)) % r.chunks;
   return (backward ? r.chunks - 1 - chunk : chunk) * r.ranks + r.rank;
 }
 

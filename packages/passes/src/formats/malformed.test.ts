@@ -1,10 +1,10 @@
 /** Bad files get an error naming where (row and cell, or directive index) and what; nothing throws. */
 import { expect, test } from 'vitest';
-import { readShared } from '../builders/testing/repoFile.ts';
+import { readFixture } from '../builders/testing/repoFile.ts';
 import { importPiper } from './piperProgram.ts';
 import { importTorchCsv } from './torchImport.ts';
 
-const dualpipev = await readShared('reference/torch/dualpipev_4rank_10mb.csv');
+const dualpipev = await readFixture('torch/dualpipev_4rank_10mb.csv');
 
 function errorsOf(r: { ok: boolean; errors?: { path: string; message: string }[] }) {
   expect(r.ok).toBe(false);
@@ -70,6 +70,26 @@ test('a stage on two rows, a duplicate action and a weight gradient before its i
     path: 'row 1, cell 2',
     message: 'stage 0 W of microbatch 0 runs before its backward for inputs (I)',
   });
+});
+
+test('PyTorch’s Schedule1F1B(2 ranks, 2 microbatches) order is refused at rank 1’s backward of microbatch 0, which runs before its forward', async () => {
+  const upstream = await readFixture('torch/schedule1f1b_2rank_2mb_upstream_order.csv');
+  expect(errorsOf(importTorchCsv(upstream))).toEqual([
+    {
+      path: 'row 2, cell 2',
+      message: 'stage 1 B of microbatch 0 runs on rank 1 before its forward (F), which rank 1 never runs',
+    },
+  ]);
+});
+
+test('a backward before its forward in the same row names both cells', () => {
+  expect(errorsOf(importTorchCsv('0F0,0I1,0F1,0W1,0B0\n'))).toEqual([
+    {
+      path: 'row 1, cell 2',
+      message:
+        'stage 0 I of microbatch 1 runs on rank 0 before its forward (F), which rank 0 runs later, at row 1, cell 3',
+    },
+  ]);
 });
 
 test('an order the data forbids (a cycle across ranks) is reported at the cell of a row', () => {

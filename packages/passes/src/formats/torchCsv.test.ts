@@ -1,11 +1,11 @@
 import { expect, test } from 'vitest';
-import { readShared } from '../builders/testing/repoFile.ts';
+import { readFixture } from '../builders/testing/repoFile.ts';
 import { compile } from '../driver/compile.ts';
 import { exportTorchCsv } from './torchExport.ts';
 import { importTorchCsv } from './torchImport.ts';
 
 async function roundTrip(file: string, dialect: 'current' | 'legacy') {
-  const text = await readShared(`reference/torch/${file}`);
+  const text = await readFixture(`torch/${file}`);
   const imported = importTorchCsv(text, { dialect });
   if (!imported.ok) throw new Error(JSON.stringify(imported.errors));
   const compiled = compile(imported.design, { keepSnapshots: false });
@@ -24,3 +24,18 @@ test('the interleaved ZB1P artifact (legacy dialect, idle cells) imports and exp
   const { text, out } = await roundTrip('zb1p_2rank_2stagep_compute.csv', 'legacy');
   expect(out).toBe(text);
 });
+
+test.each([
+  'interleaved1f1b_4rank_2stagep_5mb.csv',
+  'interleaved1f1b_4rank_2stagep_6mb.csv',
+  'interleaved1f1b_4rank_2stagep_7mb.csv',
+  'interleaved1f1b_4rank_1stagep_4mb.csv',
+  'interleaved1f1b_4rank_1stagep_6mb.csv',
+  'interleaved1f1b_4rank_1stagep_8mb.csv',
+])(
+  'PyTorch’s ScheduleInterleaved1F1B order %s (idle steps kept) imports and exports back byte for byte',
+  async (file) => {
+    const { text, out } = await roundTrip(file, 'current');
+    expect(out).toBe(text);
+  },
+);

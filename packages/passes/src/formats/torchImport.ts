@@ -173,13 +173,11 @@ function checkSchedule(rows: TorchCell[][], cellAt: (r: number, c: number) => st
         seen.set(k, at);
         if (a.type === 'BW' && !seen.has(`${a.stage}:BI:${a.mb}`))
           errors.push({ path: at, message: `${describe(a)} runs before its backward for inputs (I)` });
-        if (
-          a.type !== 'F' &&
-          !seen.has(`${a.stage}:F:${a.mb}`) &&
-          rankOf[a.stage] === r &&
-          fwdLater(rows, r, c, a)
-        )
-          errors.push({ path: at, message: `${describe(a)} runs before the forward of that microbatch` });
+        // A W without its I is named above; an I or B is wrong here whether its forward comes
+        // later in the row or never, and naming it beats a "row ends without" that blames the
+        // later actions this one threw off (PyTorch's Schedule1F1B(2, 2) row `1F1,1B0,1F2,1B1`).
+        if ((a.type === 'B' || a.type === 'BI') && !seen.has(`${a.stage}:F:${a.mb}`))
+          errors.push({ path: at, message: backwardBeforeForward(rows, r, c, a, cellAt) });
       }
     });
   });
@@ -216,12 +214,22 @@ function checkSchedule(rows: TorchCell[][], cellAt: (r: number, c: number) => st
   return errors.length > 0 ? { errors: errors.slice(0, 50) } : { stages, microbatches, rankOf };
 }
 
-function fwdLater(rows: TorchCell[][], r: number, c: number, a: TorchAction): boolean {
+/** A backward at row r, cell c whose forward has not run: where that forward is, if anywhere. */
+function backwardBeforeForward(
+  rows: TorchCell[][],
+  r: number,
+  c: number,
+  a: TorchAction,
+  cellAt: (r: number, c: number) => string,
+): string {
   const row = rows[r]!;
-  for (let j = c + 1; j < row.length; j++)
+  let later = -1;
+  for (let j = c + 1; j < row.length && later < 0; j++)
     if (cellActions(row[j] ?? null).some((b) => b.stage === a.stage && b.type === 'F' && b.mb === a.mb))
-      return true;
-  return false;
+      later = j;
+  const where =
+    later < 0 ? `which rank ${r} never runs` : `which rank ${r} runs later, at ${cellAt(r, later)}`;
+  return `${describe(a)} runs on rank ${r} before its forward (F), ${where}`;
 }
 
 const NAMES: Record<string, string> = { F: 'F', BI: 'I', BW: 'W', B: 'B' };

@@ -1,7 +1,7 @@
 /**
- * Reads reference files that live beside the repository (`../shared/...` from its root), for
- * tests. The repository root is the nearest directory above this file holding package-lock.json,
- * so the tests find shared/ wherever CI clones the repository.
+ * Reads the repository's own files for tests: the examples and the reference fixtures under
+ * packages/passes/test/fixtures/. The repository root is the nearest directory above this file
+ * holding package-lock.json; nothing outside it is read, so a fresh clone passes its tests.
  *
  * packages/* are type-checked without Node's types because they must also run in a browser. These
  * tests run under Vitest in Node, so they load node:fs through a specifier the type checker does
@@ -46,15 +46,15 @@ export async function repositoryRoot(): Promise<string> {
   throw new Error(`no package-lock.json above ${ownDirectory()}`);
 }
 
-/** The shared/ directory beside the repository. */
-export async function sharedDirectory(): Promise<string> {
-  return `${parent(await repositoryRoot())}/shared`;
+/** The fixtures directory, packages/passes/test/fixtures/ (its README names each file's source). */
+export async function fixturesDirectory(): Promise<string> {
+  return `${await repositoryRoot()}/packages/passes/test/fixtures`;
 }
 
-/** A file under shared/ beside the repository, e.g. `reference/torch/dualpipev_4rank_10mb.csv`. */
-export async function readShared(relativePath: string): Promise<string> {
+/** A fixture file, e.g. `torch/dualpipev_4rank_10mb.csv`. */
+export async function readFixture(relativePath: string): Promise<string> {
   const fs = await nodeFs();
-  return fs.readFileSync(`${await sharedDirectory()}/${relativePath}`, 'utf8');
+  return fs.readFileSync(`${await fixturesDirectory()}/${relativePath}`, 'utf8');
 }
 
 /** Every design in examples/, by file name. */
