@@ -16,6 +16,14 @@ export interface Run {
 }
 
 export function stagecraft(...args: string[]): Promise<Run> {
+  return stagecraftWithin(0, ...args);
+}
+
+/** Exit status of a run stopped for taking too long, as timeout(1) reports it. */
+export const TIMED_OUT = 124;
+
+/** Runs the CLI, stopping it after `ms` (0: never), so a command that hangs fails its test. */
+export function stagecraftWithin(ms: number, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -24,10 +32,12 @@ export function stagecraft(...args: string[]): Promise<Run> {
         cwd: ROOT,
         encoding: 'utf8',
         maxBuffer: 64 * 1024 * 1024,
+        timeout: ms,
+        killSignal: 'SIGKILL',
         env: { ...process.env, STAGECRAFT_DEBUG: '' },
       },
       (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        const code = error ? (typeof error.code === 'number' ? error.code : error.killed ? TIMED_OUT : 1) : 0;
         resolve({ code, stdout, stderr });
       },
     );
