@@ -1,5 +1,5 @@
 /** Runs the real `stagecraft` bin in a child process, as a user's shell would. */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +41,28 @@ export function stagecraftWithin(ms: number, ...args: string[]): Promise<Run> {
         resolve({ code, stdout, stderr });
       },
     );
+  });
+}
+
+/**
+ * Runs the CLI with its stdout on `stdout`: an open file descriptor (of /dev/full, say), or a
+ * pipe whose reader has gone before the first byte, as `| head -1` leaves it. stdout is not kept.
+ */
+export function stagecraftWritingTo(stdout: number | 'closed pipe', ...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', stdout === 'closed pipe' ? 'pipe' : stdout, 'pipe'],
+      env: { ...process.env, STAGECRAFT_DEBUG: '' },
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
+    });
+    child.stdout?.destroy();
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('close', (code) => resolve({ code: code ?? TIMED_OUT, stdout: '', stderr }));
   });
 }
 
