@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { COMPARE_OPTIONS, COMPARE_USAGE, type CompareCommand, parseCompareArgs } from './commands/compare.ts';
 import { EXPORT_OPTIONS, EXPORT_USAGE, type ExportCommand, parseExportArgs } from './commands/export.ts';
 import { IMPORT_OPTIONS, IMPORT_USAGE, type ImportCommand, parseImportArgs } from './commands/import.ts';
+import { describeAmbiguousValue, joinNegativeValues } from './dashValues.ts';
 import type { InputOptions } from './inputFile.ts';
 
 export const COMMANDS = ['validate', 'compile', 'simulate', 'export', 'import', 'compare'] as const;
@@ -143,6 +144,8 @@ function describeParseError(e: unknown): string {
   if (missing) return `${missing[1]}: needs a value`;
   const noValue = /^Option '(--[\w-]+)' does not take an argument/.exec(msg);
   if (noValue) return `${noValue[1]}: takes no value`;
+  const ambiguous = describeAmbiguousValue(msg);
+  if (ambiguous) return ambiguous;
   return msg.split('\n')[0] ?? msg;
 }
 
@@ -151,7 +154,12 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
   const first = argv.find((a) => !a.startsWith('-'));
   const named = first !== undefined && isCommand(first) ? first : undefined;
   try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: joinNegativeValues(argv, OPTIONS),
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (e) {
     return { ok: false, error: describeParseError(e), ...(named ? { command: named } : {}) };
   }
