@@ -1,4 +1,5 @@
 /** Reading a design file and compiling it: the first steps every command shares. */
+import { basename, extname } from 'node:path';
 import { type Design, type Issue, parseDesignText } from '@stagecraft/ir';
 import { compile } from '@stagecraft/passes';
 import type { GlobalOptions } from './args.ts';
@@ -24,7 +25,8 @@ export function reportIssues(issues: readonly Issue[], file: string, io: Io): vo
 export function loadDesign(file: string, io: Io, options: InputOptions = {}): Design | undefined {
   const text = readText(file, io, options);
   if (text === undefined) return undefined;
-  const parsed = parseDesignText(text);
+  // A design without a name is called after its file, as the user sees it in a listing.
+  const parsed = parseDesignText(text, { defaultName: basename(file, extname(file)) });
   if (!parsed.ok) {
     reportIssues(parsed.errors, file, io);
     return undefined;
