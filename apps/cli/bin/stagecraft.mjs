@@ -5,6 +5,8 @@ import { register } from 'tsx/esm/api';
 register();
 try {
   const argv = process.argv.slice(2);
+  const { guardStandardStreams } = await import('../src/standardStreams.ts');
+  guardStandardStreams();
   if (argv[0] === 'serve') {
     // The one long-running command: async, so it does not go through the synchronous main.
     const { serve } = await import('../src/commands/serve.ts');

@@ -45,6 +45,22 @@ describe('parseCommandLine', () => {
     expect(r).toMatchObject({ ok: false, error: 'validate: unexpected argument "b.json"' });
   });
 
+  test('every command that reads files takes --max-input-bytes', () => {
+    for (const argv of [
+      ['validate', 'd.json'],
+      ['export', 'd.json', '--format', 'plan'],
+      ['import', 'a.csv', '--format', 'torch-csv'],
+      ['compare', 'a.json', 'b.json'],
+    ]) {
+      const r = parseCommandLine([...argv, '--max-input-bytes', '4096']);
+      expect(r.ok && r.command).toMatchObject({ maxInputBytes: 4096 });
+    }
+    expect(parseCommandLine(['validate', 'd.json', '--max-input-bytes=0'])).toMatchObject({
+      ok: false,
+      error: '--max-input-bytes: expected a positive integer, got "0"',
+    });
+  });
+
   test.each(['0', '-3', '1.5', '1e3', ''])('--max-ops %j is not a positive integer', (value) => {
     const r = parseCommandLine(['validate', 'd.json', `--max-ops=${value}`]);
     expect(r.ok).toBe(false);

@@ -6,11 +6,14 @@ import { parseArgs } from 'node:util';
 import { COMPARE_OPTIONS, COMPARE_USAGE, type CompareCommand, parseCompareArgs } from './commands/compare.ts';
 import { EXPORT_OPTIONS, EXPORT_USAGE, type ExportCommand, parseExportArgs } from './commands/export.ts';
 import { IMPORT_OPTIONS, IMPORT_USAGE, type ImportCommand, parseImportArgs } from './commands/import.ts';
+import { describeAmbiguousValue, joinNegativeValues } from './dashValues.ts';
+import type { InputOptions } from './inputFile.ts';
 
 export const COMMANDS = ['validate', 'compile', 'simulate', 'export', 'import', 'compare'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
-export interface GlobalOptions {
+/** Options every command takes. */
+export interface GlobalOptions extends InputOptions {
   /** Op limit passed to the compiler. */
   maxOps?: number;
 }
@@ -21,9 +24,9 @@ export type Command =
   | ({ kind: 'validate'; design: string } & GlobalOptions)
   | ({ kind: 'compile'; design: string; output?: string } & GlobalOptions)
   | ({ kind: 'simulate'; design: string; json: boolean; width?: number } & GlobalOptions)
-  | ExportCommand
-  | ImportCommand
-  | CompareCommand;
+  | (ExportCommand & GlobalOptions)
+  | (ImportCommand & GlobalOptions)
+  | (CompareCommand & GlobalOptions);
 
 export type ParsedArgs = { ok: true; command: Command } | { ok: false; error: string; command?: CommandName };
 
@@ -39,9 +42,11 @@ Commands:
   serve [--port <n>] [--db <f>]  the API and the web app on 127.0.0.1 (see "stagecraft serve --help")
 
 Global options:
-  --max-ops <n>   refuse designs whose DAG would exceed n ops (default 2,000,000)
-  -h, --help      show usage (of a command with "stagecraft <command> --help")
-  --version       print the version
+  --max-ops <n>           refuse designs whose DAG would exceed n ops (default 2,000,000)
+  --max-input-bytes <n>   refuse input files larger than n bytes (default 67108864, 64 MiB);
+                          only regular files are read (not devices, named pipes or directories)
+  -h, --help              show usage (of a command with "stagecraft <command> --help")
+  --version               print the version
 
 Exit status: 0 on success, 1 on any error (bad arguments, unreadable file, invalid design).
 Errors are printed to stderr, one per line, as "error: <path>: <reason>".`;
@@ -97,6 +102,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
   'max-ops': { type: 'string' },
+  'max-input-bytes': { type: 'string' },
   output: { type: 'string', short: 'o' },
   json: { type: 'boolean' },
   width: { type: 'string' },
@@ -138,6 +144,8 @@ function describeParseError(e: unknown): string {
   if (missing) return `${missing[1]}: needs a value`;
   const noValue = /^Option '(--[\w-]+)' does not take an argument/.exec(msg);
   if (noValue) return `${noValue[1]}: takes no value`;
+  const ambiguous = describeAmbiguousValue(msg);
+  if (ambiguous) return ambiguous;
   return msg.split('\n')[0] ?? msg;
 }
 
@@ -146,7 +154,12 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
   const first = argv.find((a) => !a.startsWith('-'));
   const named = first !== undefined && isCommand(first) ? first : undefined;
   try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: joinNegativeValues(argv, OPTIONS),
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (e) {
     return { ok: false, error: describeParseError(e), ...(named ? { command: named } : {}) };
   }
@@ -172,22 +185,27 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
       return fail(`${name} does not take --${opt}`);
     }
   }
+  const global: GlobalOptions = {};
+  for (const [option, key] of [
+    ['max-ops', 'maxOps'],
+    ['max-input-bytes', 'maxInputBytes'],
+  ] as const) {
+    const raw = values[option];
+    if (raw === undefined) continue;
+    const n = positiveInt(option, raw);
+    if (typeof n === 'string') return fail(n);
+    global[key] = n;
+  }
+
   if (name === 'export' || name === 'import' || name === 'compare') {
     const parse =
       name === 'export' ? parseExportArgs : name === 'import' ? parseImportArgs : parseCompareArgs;
     const r = parse(values, rest);
-    return r.ok ? { ok: true, command: r.command } : fail(r.error);
+    return r.ok ? { ok: true, command: { ...r.command, ...global } } : fail(r.error);
   }
   if (rest.length === 0) return fail(`${name}: missing the design file`);
   if (rest.length > 1) return fail(`${name}: unexpected argument ${JSON.stringify(rest[1])}`);
   const design = rest[0]!;
-
-  const global: GlobalOptions = {};
-  if (values['max-ops'] !== undefined) {
-    const n = positiveInt('max-ops', values['max-ops']);
-    if (typeof n === 'string') return fail(n);
-    global.maxOps = n;
-  }
 
   switch (name) {
     case 'validate':

@@ -1,29 +1,20 @@
 /** Reading a design file and compiling it: the first steps every command shares. */
-import { readFileSync } from 'node:fs';
+import { basename, extname } from 'node:path';
 import { type Design, type Issue, parseDesignText } from '@stagecraft/ir';
 import { compile } from '@stagecraft/passes';
 import type { GlobalOptions } from './args.ts';
 import { errorLine } from './format.ts';
+import { type InputOptions, readInputFile } from './inputFile.ts';
 import type { Io } from './io.ts';
 
 type Compiled = Extract<ReturnType<typeof compile>, { ok: true }>;
 
-const READ_ERRORS: Record<string, string> = {
-  ENOENT: 'no such file',
-  EISDIR: 'is a directory, not a design file',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-};
-
 /** Reads a file's text, or reports why it cannot be read as `error: <file>: <reason>`. */
-export function readText(file: string, io: Io): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? '';
-    io.err(errorLine({ path: file, message: READ_ERRORS[code] ?? `cannot read (${code || String(e)})` }));
-    return undefined;
-  }
+export function readText(file: string, io: Io, options: InputOptions = {}): string | undefined {
+  const r = readInputFile(file, options.maxInputBytes);
+  if (r.ok) return r.text;
+  io.err(errorLine({ path: file, message: r.reason }));
+  return undefined;
 }
 
 export function reportIssues(issues: readonly Issue[], file: string, io: Io): void {
@@ -31,10 +22,11 @@ export function reportIssues(issues: readonly Issue[], file: string, io: Io): vo
 }
 
 /** The design in `file`, or undefined after printing every problem with it. */
-export function loadDesign(file: string, io: Io): Design | undefined {
-  const text = readText(file, io);
+export function loadDesign(file: string, io: Io, options: InputOptions = {}): Design | undefined {
+  const text = readText(file, io, options);
   if (text === undefined) return undefined;
-  const parsed = parseDesignText(text);
+  // A design without a name is called after its file, as the user sees it in a listing.
+  const parsed = parseDesignText(text, { defaultName: basename(file, extname(file)) });
   if (!parsed.ok) {
     reportIssues(parsed.errors, file, io);
     return undefined;

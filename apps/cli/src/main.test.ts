@@ -21,6 +21,12 @@ describe('main', () => {
       'error: --max-ops: expected a positive integer, got "many"',
     ],
     [['simulate', 'd.json', '--json=yes'], 'error: --json: takes no value'],
+    [['validate', 'd.json', '--max-ops', '-1'], 'error: --max-ops: expected a positive integer, got "-1"'],
+    [['simulate', 'd.json', '--width', '-80'], 'error: --width: expected a positive integer, got "-80"'],
+    [
+      ['compile', 'd.json', '-o', '-plan.json'],
+      'error: --output: needs a value (for one starting with "-", write --output=<value>)',
+    ],
     [['compile', 'd.json', '-o'], 'error: --output: needs a value'],
     [[], 'error: no command given'],
   ])('usage error %j exits 1 with the reason and a hint', (argv, first) => {

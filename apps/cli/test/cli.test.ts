@@ -57,6 +57,14 @@ describe.concurrent('stagecraft validate', () => {
     expect(r.stdout).toBe('ok: 1F1B, p=4, m=8 (1 directive)\n');
   });
 
+  test('a design without a name is called after its file', async () => {
+    const { name: _name, ...unnamed } = scheduleDesign(4, 4, { builder: '1f1b', microbatches: 8 });
+    const r = await stagecraft('validate', tempFile(unnamed, 'nameless-1f1b.json'));
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('ok: nameless-1f1b (1 directive)\n');
+  });
+
   test('a missing file is "no such file"', async () => {
     const file = tempPath('does-not-exist.json');
     const r = await stagecraft('validate', file);

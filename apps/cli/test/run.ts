@@ -1,5 +1,5 @@
 /** Runs the real `stagecraft` bin in a child process, as a user's shell would. */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,14 @@ export interface Run {
 }
 
 export function stagecraft(...args: string[]): Promise<Run> {
+  return stagecraftWithin(0, ...args);
+}
+
+/** Exit status of a run stopped for taking too long, as timeout(1) reports it. */
+export const TIMED_OUT = 124;
+
+/** Runs the CLI, stopping it after `ms` (0: never), so a command that hangs fails its test. */
+export function stagecraftWithin(ms: number, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -24,13 +32,37 @@ export function stagecraft(...args: string[]): Promise<Run> {
         cwd: ROOT,
         encoding: 'utf8',
         maxBuffer: 64 * 1024 * 1024,
+        timeout: ms,
+        killSignal: 'SIGKILL',
         env: { ...process.env, STAGECRAFT_DEBUG: '' },
       },
       (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        const code = error ? (typeof error.code === 'number' ? error.code : error.killed ? TIMED_OUT : 1) : 0;
         resolve({ code, stdout, stderr });
       },
     );
+  });
+}
+
+/**
+ * Runs the CLI with its stdout on `stdout`: an open file descriptor (of /dev/full, say), or a
+ * pipe whose reader has gone before the first byte, as `| head -1` leaves it. stdout is not kept.
+ */
+export function stagecraftWritingTo(stdout: number | 'closed pipe', ...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', stdout === 'closed pipe' ? 'pipe' : stdout, 'pipe'],
+      env: { ...process.env, STAGECRAFT_DEBUG: '' },
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
+    });
+    child.stdout?.destroy();
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('close', (code) => resolve({ code: code ?? TIMED_OUT, stdout: '', stderr }));
   });
 }
 

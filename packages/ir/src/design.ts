@@ -8,6 +8,8 @@ import { fromZod } from './zodIssues.ts';
 
 export const DESIGN_FORMAT = 'stagecraft/design@1';
 export const DESIGN_VERSION = 1;
+/** The name of a design that has none and no file to take one from (a request body). */
+export const UNTITLED_DESIGN = 'untitled';
 
 export interface Design {
   format: typeof DESIGN_FORMAT;
@@ -20,6 +22,11 @@ export interface Design {
 
 export type DesignResult = { ok: true; design: Design } | { ok: false; errors: Issue[] };
 
+export interface ParseDesignOptions {
+  /** The name of a design whose document has none: the CLI passes its file's base name. */
+  defaultName?: string;
+}
+
 /**
  * Older design formats and how to bring each up to the next version. A saved design is migrated on
  * load, never rewritten in place, so an older file stays readable by the version that wrote it.
@@ -28,7 +35,8 @@ const migrations: Record<number, (doc: Record<string, unknown>) => Record<string
 
 const headerSchema = z.strictObject({
   format: z.string(),
-  name: z.string().min(1).max(200),
+  // Optional, so a hand-written design needs no more than it runs on; a given name is never empty.
+  name: z.string().min(1).max(200).optional(),
   description: z.string().max(10_000).optional(),
   model: z.unknown(),
   cluster: z.unknown(),
@@ -131,7 +139,7 @@ export function parseDirective(v: unknown, path: PathSegment[]): { directive?: D
 }
 
 /** Validates a parsed JSON value as a design, migrating older formats. Never throws. */
-export function parseDesign(input: unknown): DesignResult {
+export function parseDesign(input: unknown, options: ParseDesignOptions = {}): DesignResult {
   if (!isRecord(input)) return { ok: false, errors: [{ path: '', message: 'a design is a JSON object' }] };
   const migrated = migrate(input);
   if ('errors' in migrated) return { ok: false, errors: migrated.errors };
@@ -151,7 +159,7 @@ export function parseDesign(input: unknown): DesignResult {
   if (errors.length > 0 || !model.model || !cluster.cluster) return { ok: false, errors };
   const design: Design = {
     format: DESIGN_FORMAT,
-    name: h.name,
+    name: h.name ?? (options.defaultName || UNTITLED_DESIGN),
     model: model.model,
     cluster: cluster.cluster,
     directives,
@@ -161,8 +169,8 @@ export function parseDesign(input: unknown): DesignResult {
 }
 
 /** Parses design text (a file, a request body): JSON errors and design errors alike become issues. */
-export function parseDesignText(text: string): DesignResult {
+export function parseDesignText(text: string, options: ParseDesignOptions = {}): DesignResult {
   const json = parseJsonText(text);
   if (!json.ok) return json;
-  return parseDesign(json.value);
+  return parseDesign(json.value, options);
 }

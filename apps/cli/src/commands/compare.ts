@@ -1,6 +1,7 @@
 /** `stagecraft compare <design> <design> … [--json]`: schedules side by side. */
 import { type CompareRow, compareDesigns } from '@stagecraft/sim';
 import { errorLine, formatBytes, formatCount, formatMs, formatPercent, table } from '../format.ts';
+import type { InputOptions } from '../inputFile.ts';
 import type { Io } from '../io.ts';
 import { loadDesign } from '../load.ts';
 import type { OptionValues } from './output.ts';
@@ -36,8 +37,8 @@ export function parseCompareArgs(
   return { ok: true, command: { kind: 'compare', designs: [...rest], json: values.json === true } };
 }
 
-export function compareCommand(cmd: CompareCommand, io: Io): number {
-  const loaded = cmd.designs.map((file) => ({ file, design: loadDesign(file, io) }));
+export function compareCommand(cmd: CompareCommand & InputOptions, io: Io): number {
+  const loaded = cmd.designs.map((file) => ({ file, design: loadDesign(file, io, cmd) }));
   if (loaded.some((l) => !l.design)) return 1;
   const rows = compareDesigns(loaded.map((l) => l.design!));
   let failed = false;

@@ -10,7 +10,7 @@ import { writeOutput } from './output.ts';
 const INDENT_LIMIT = 100_000;
 
 export function compilePlan(cmd: Extract<Command, { kind: 'compile' }>, io: Io): number {
-  const design = loadDesign(cmd.design, io);
+  const design = loadDesign(cmd.design, io, cmd);
   if (!design) return 1;
   const compiled = compileDesign(design, cmd.design, cmd, io);
   if (!compiled) return 1;

@@ -1,5 +1,6 @@
 /** `stagecraft export <design> --format piper|torch-csv|chrome-trace|plan [-o <file>]`. */
 import { EXPORT_FORMATS, type ExportFormat, exportDesign } from '@stagecraft/sim';
+import type { InputOptions } from '../inputFile.ts';
 import type { Io } from '../io.ts';
 import { loadDesign, reportIssues } from '../load.ts';
 import { choiceOption, type OptionValues, writeOutput } from './output.ts';
@@ -65,8 +66,8 @@ export function parseExportArgs(
   return { ok: true, command };
 }
 
-export function exportCommand(cmd: ExportCommand, io: Io): number {
-  const design = loadDesign(cmd.design, io);
+export function exportCommand(cmd: ExportCommand & InputOptions, io: Io): number {
+  const design = loadDesign(cmd.design, io, cmd);
   if (!design) return 1;
   const r = exportDesign(design, cmd.format, {
     ...(cmd.torchFormat ? { torchFormat: cmd.torchFormat } : {}),

@@ -10,6 +10,7 @@ import {
 } from '@stagecraft/ir';
 import { importPiper, importTorchCsv } from '@stagecraft/sim';
 import { errorLine } from '../format.ts';
+import type { InputOptions } from '../inputFile.ts';
 import type { Io } from '../io.ts';
 import { readText } from '../load.ts';
 import { choiceOption, type OptionValues, writeOutput } from './output.ts';
@@ -72,8 +73,12 @@ export function parseImportArgs(
 }
 
 /** The model (and, from a design, the cluster) of --model; undefined after reporting problems. */
-function loadModel(file: string, io: Io): { model: Model; cluster?: Cluster } | undefined {
-  const text = readText(file, io);
+function loadModel(
+  file: string,
+  io: Io,
+  options: InputOptions,
+): { model: Model; cluster?: Cluster } | undefined {
+  const text = readText(file, io, options);
   if (text === undefined) return undefined;
   const json = parseJsonText(text);
   const fail = (errors: Issue[]) => {
@@ -99,10 +104,10 @@ function loadModel(file: string, io: Io): { model: Model; cluster?: Cluster } | 
   return fail(d.errors.map((i) => ({ ...i, path: i.path.replace(/^model\.?/, '') })));
 }
 
-export function importCommand(cmd: ImportCommand, io: Io): number {
-  const text = readText(cmd.file, io);
+export function importCommand(cmd: ImportCommand & InputOptions, io: Io): number {
+  const text = readText(cmd.file, io, cmd);
   if (text === undefined) return 1;
-  const given = cmd.model === undefined ? {} : loadModel(cmd.model, io);
+  const given = cmd.model === undefined ? {} : loadModel(cmd.model, io, cmd);
   if (!given) return 1;
   const name = `${basename(cmd.file)} (imported from ${cmd.format})`;
   const options = { ...given, name };

@@ -2,20 +2,12 @@
 import { writeFileSync } from 'node:fs';
 import { errorLine } from '../format.ts';
 import type { Io } from '../io.ts';
-
-let quietOnClosedPipe = false;
+import { describeSystemError } from '../systemErrors.ts';
 
 /** Writes `text` to `file` (stdout when undefined); false after reporting why it could not. */
 export function writeOutput(text: string, file: string | undefined, io: Io): boolean {
   if (file === undefined) {
-    // A reader that stops early (`| head`) closes the pipe: that ends the output, not with a stack.
-    if (!quietOnClosedPipe) {
-      quietOnClosedPipe = true;
-      process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-        if (e.code !== 'EPIPE') throw e;
-        process.exit(0);
-      });
-    }
+    // A failed write to stdout surfaces later, as an event: see standardStreams.ts.
     io.out(text);
     return true;
   }
@@ -23,13 +15,13 @@ export function writeOutput(text: string, file: string | undefined, io: Io): boo
     writeFileSync(file, text);
     return true;
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? String(e);
+    const code = (e as NodeJS.ErrnoException).code;
     const reason =
       code === 'ENOENT'
         ? 'no such directory'
         : code === 'EISDIR'
           ? 'is a directory'
-          : `cannot write (${code})`;
+          : describeSystemError(e, 'write');
     io.err(errorLine({ path: file, message: reason }));
     return false;
   }

@@ -27,6 +27,7 @@ describe('stagecraft serve arguments', () => {
     [['--port'], '--port: needs a value'],
     [['--db', ''], '--db: needs a file name'],
     [['--max-ops', '0'], '--max-ops: expected a positive integer, got "0"'],
+    [['--max-ops', '-1'], '--max-ops: expected a positive integer, got "-1"'],
     [['--verbose'], 'unknown option --verbose'],
     [['design.json'], 'serve: unexpected argument "design.json"'],
   ])('%j is a usage error', (argv, error) => {

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT, startServer } from '@stagecraft/api';
+import { describeAmbiguousValue, joinNegativeValues } from '../dashValues.ts';
 import type { Io } from '../io.ts';
 
 export const SERVE_USAGE = `Usage: stagecraft serve [--port <n>] [--host <address>] [--db <file>] [--max-ops <n>]
@@ -29,15 +30,16 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs {
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
   try {
+    const options = {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      db: { type: 'string' },
+      'max-ops': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    } as const;
     ({ values, positionals } = parseArgs({
-      args: [...argv],
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        db: { type: 'string' },
-        'max-ops': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      args: joinNegativeValues(argv, options),
+      options,
       allowPositionals: true,
       strict: true,
     }));
@@ -51,7 +53,7 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs {
         ? `unknown option ${unknown[1]}`
         : missing
           ? `${missing[1]}: needs a value`
-          : msg.split('\n')[0]!,
+          : (describeAmbiguousValue(msg) ?? msg.split('\n')[0]!),
     };
   }
   if (values.help) return { ok: true, help: true };

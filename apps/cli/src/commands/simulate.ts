@@ -10,7 +10,7 @@ import { compileDesign, loadDesign, reportIssues } from '../load.ts';
 export const TIMELINE_MAX_OPS = 2_000;
 
 export function simulate(cmd: Extract<Command, { kind: 'simulate' }>, io: Io, columns?: number): number {
-  const design = loadDesign(cmd.design, io);
+  const design = loadDesign(cmd.design, io, cmd);
   if (!design) return 1;
   const compiled = compileDesign(design, cmd.design, cmd, io);
   if (!compiled) return 1;

@@ -4,7 +4,7 @@ import type { Io } from '../io.ts';
 import { compileDesign, loadDesign } from '../load.ts';
 
 export function validate(cmd: Extract<Command, { kind: 'validate' }>, io: Io): number {
-  const design = loadDesign(cmd.design, io);
+  const design = loadDesign(cmd.design, io, cmd);
   if (!design) return 1;
   if (!compileDesign(design, cmd.design, cmd, io)) return 1;
   const n = design.directives.length;
