@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, test } from 'vitest';
+import { example } from '../../test/testDesigns.ts';
 import { addDirectiveAction, deleteDirectiveAction, toggleDirectiveAction } from '../core/actions.ts';
-import { example } from '../core/testDesigns.ts';
 import { initStore, MAX_PINS, useStore } from './index.ts';
 
 describe('the store commands', () => {
