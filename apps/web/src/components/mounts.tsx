@@ -5,7 +5,8 @@ import { useCallback, useMemo, useState } from 'react';
 import { ComparePanel, type CompareVariant } from '../compare/index.ts';
 import { reorderOpAction } from '../core/actions.ts';
 import { detailsOf } from '../core/dagGraph.ts';
-import { Gantt, GanttLegend, type OpMove } from '../gantt/index.ts';
+import type { OpMove } from '../core/reorder.ts';
+import { Gantt, GanttLegend } from '../gantt/index.ts';
 import { useStore } from '../store/index.ts';
 import { applyItem } from './applyItem.ts';
 

@@ -1,7 +1,6 @@
 /** Every edit of the design, one action each (see action.ts). */
 import type { Cluster, Design, Directive, Model, ScheduleBuilderName } from '@stagecraft/ir';
 import type { ExpandedDirective } from '@stagecraft/passes';
-import { type CompiledDesign, moveOp, type OpMove } from '../gantt/index.ts';
 import { action } from './action.ts';
 import type { DropTarget } from './dropTarget.ts';
 import { type DirectiveItem, dropItem } from './palette.ts';
@@ -12,6 +11,7 @@ import {
   replaceDirective,
   toggleDirective,
 } from './program.ts';
+import { type CompiledDesign, moveOp, type OpMove } from './reorder.ts';
 import { expandSchedule, setSchedule } from './schedule.ts';
 
 export const addDirectiveAction = action('add-directive', (d, a: { directive: Directive; at?: number }) => {
