@@ -19,6 +19,7 @@ import type { DropTarget } from '../core/dropTarget.ts';
 import { emptyHistory, type History, record, redo, undo } from '../core/history.ts';
 import type { TimelinePlan } from '../gantt/timelinePlan.ts';
 import type { WorkerReply } from '../workerProtocol.ts';
+import { compiledOfResult, currentResult } from './current.ts';
 import { Recompute } from './recompute.ts';
 
 export interface DesignSlice {
@@ -220,7 +221,8 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
     },
     pin(name) {
       const s = get();
-      if (!s.result || s.resultRevision !== s.revision) {
+      const current = currentResult(s);
+      if (!current) {
         set({ notice: { kind: 'error', text: 'only a design that compiles can be pinned' } });
         return;
       }
@@ -233,7 +235,8 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
       const label = name ?? pinName(s);
       pinCounter += 1;
       // With the whole plan once it has arrived (else onReply completes the pin), for op details.
-      const result = s.plan && s.dagRevision === s.resultRevision ? { ...s.result, plan: s.plan } : s.result;
+      const plan = compiledOfResult(s)?.plan;
+      const result = plan ? { ...current, plan } : current;
       set({
         pins: [...s.pins, { id: `pin-${pinCounter}`, name: label, design: s.design, result }],
       });
