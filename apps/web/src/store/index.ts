@@ -16,7 +16,7 @@ export type ResultView = Omit<ComputeOk, 'dag' | 'graph' | 'plan'> & { plan: Tim
 
 import type { DagGraph, GraphNodeData } from '../core/dagGraph.ts';
 import type { DropTarget } from '../core/dropTarget.ts';
-import { emptyHistory, type History, record, redo, undo } from '../core/history.ts';
+import { emptyHistory, type History, record } from '../core/history.ts';
 import type { TimelinePlan } from '../gantt/timelinePlan.ts';
 import type { WorkerReply } from '../workerProtocol.ts';
 import { compiledOfResult, currentResult } from './current.ts';
@@ -84,8 +84,8 @@ export interface HistorySlice {
 
 export interface Commands {
   dispatch<A>(action: Action<A>, args: A): boolean;
-  undo(): void;
-  redo(): void;
+  /** Puts back a design from the history (undo and redo are actions: core/actions.ts). */
+  restore(design: Design, history: History): void;
   select(index: number | null): void;
   hover(node: GraphNodeData | null): void;
   setTarget(target: DropTarget | null): void;
@@ -185,15 +185,8 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
       changed(out.design, extra);
       return true;
     },
-    undo() {
-      const s = get();
-      const r = undo(s.history, s.design);
-      if (r) changed(r.design, { history: r.history });
-    },
-    redo() {
-      const s = get();
-      const r = redo(s.history, s.design);
-      if (r) changed(r.design, { history: r.history });
+    restore(design, history) {
+      changed(design, { history });
     },
     select: (index) => set({ selectedDirective: index }),
     hover: (node) => set({ hovered: node }),
