@@ -2,7 +2,7 @@
  * Gantt timelines of a simulated step: layout, painting and hit-testing. The edit a reorder drag
  * stands for is core/reorder.ts's; this folder only reports the gesture.
  *
- * `<Gantt sim plan … />` (props documented on GanttProps in Gantt.tsx):
+ * `<Gantt sim plan … />` (props documented on GanttProps in props.ts):
  * - one band per device, one lane per stream (posted RECVs that overlap are packed into rows),
  *   a memory curve beneath each device with a dashed capacity line when `memoryCapacityBytes`
  *   gives one; idle compute spans (bubbles) hatched; overlapped pairs drawn as two halves with an
@@ -43,15 +43,12 @@
  */
 export { OP_COLORS, opColor } from './colors.ts';
 export type { GanttFrames } from './frameMeter.ts';
-export {
-  Gantt,
-  type GanttHandle,
-  type GanttProps,
-  OVERLAY_OP_LIMIT,
-  PALETTE_DRAG_TYPE,
-  SVG_OP_LIMIT,
-} from './Gantt.tsx';
+export { Gantt, SVG_OP_LIMIT } from './Gantt.tsx';
 export { GanttLegend } from './GanttLegend.tsx';
+export { OVERLAY_OP_LIMIT } from './hitLayer.ts';
 export { type GanttLayout, type IdleSpan, idleSpans, layoutGantt } from './layout.ts';
+export { PALETTE_DRAG_TYPE } from './paletteDrop.ts';
+export type { GanttProps } from './props.ts';
+export type { GanttHandle } from './testHandle.ts';
 export { planOutline, type TimelinePlan } from './timelinePlan.ts';
 export { createViewSync, type SharedTransform, type ViewSync } from './viewSync.ts';
