@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { exampleDesign, run, runExample } from '../gantt/testing/examples.ts';
+import { exampleDesign, run, runExample } from '../../test/simulatedExamples.ts';
 import { ComparePanel } from './index.ts';
 
 afterEach(cleanup);

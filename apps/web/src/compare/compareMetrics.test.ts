@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runExample } from '../gantt/testing/examples.ts';
+import { runExample } from '../../test/simulatedExamples.ts';
 import { compareRows } from './compareMetrics.ts';
 
 describe('compare table', () => {

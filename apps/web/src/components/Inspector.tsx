@@ -2,6 +2,7 @@
 import { type Directive, type Filter, type FilterValue, SCHEDULE_BUILDERS } from '@stagecraft/ir';
 import { useEffect, useState } from 'react';
 import { expandScheduleAction, updateDirectiveAction } from '../core/actions.ts';
+import { currentResult } from '../store/current.ts';
 import { useStore } from '../store/index.ts';
 import { FIELDS, type FieldSpec } from './fields.ts';
 import { errorsAt } from './ProgramList.tsx';
@@ -305,7 +306,7 @@ export function Inspector() {
           title="replace the schedule by the split, place and order it stands for"
           onClick={() => {
             const s = useStore.getState();
-            const program = s.result && s.resultRevision === s.revision ? s.result.program : [];
+            const program = currentResult(s)?.program ?? [];
             s.dispatch(expandScheduleAction, { index, program });
           }}
         >

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, test } from 'vitest';
-import { computed, example } from '../core/testDesigns.ts';
+import { computed, example } from '../../test/testDesigns.ts';
 import { initStore, useStore } from '../store/index.ts';
 import { Metrics } from './Metrics.tsx';
 import { capacityOf } from './mounts.tsx';

@@ -2,7 +2,7 @@
 import { TRANSFORMER_PRESETS } from '@stagecraft/ir';
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, test } from 'vitest';
-import { example } from '../core/testDesigns.ts';
+import { example } from '../../test/testDesigns.ts';
 import { initStore } from '../store/index.ts';
 import { ModelForm } from './ModelClusterForms.tsx';
 

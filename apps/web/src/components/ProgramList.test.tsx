@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { example } from '../../test/testDesigns.ts';
 import { addDirectiveAction } from '../core/actions.ts';
-import { example } from '../core/testDesigns.ts';
 import { initStore, useStore } from '../store/index.ts';
 import { ProgramList } from './ProgramList.tsx';
 

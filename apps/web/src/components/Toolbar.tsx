@@ -1,8 +1,8 @@
 /** The top bar: the design's name, documents (examples, open, versions), undo/redo, export, compare. */
 import { useState } from 'react';
-import { saveSoon } from '../api/autosave.ts';
-import { renameAction } from '../core/actions.ts';
+import { pinAction, redoAction, renameAction, saveAction, undoAction } from '../core/actions.ts';
 import { MAX_PINS, type Tab, useStore } from '../store/index.ts';
+import { performSession } from '../store/session.ts';
 import { OpenDialog, VersionsDialog } from './DesignsDialog.tsx';
 import { ExamplesGallery } from './ExamplesGallery.tsx';
 import { ExportMenu } from './ExportMenu.tsx';
@@ -28,12 +28,9 @@ export function Toolbar() {
   const dispatch = useStore((s) => s.dispatch);
   const canUndo = useStore((s) => s.history.past.length > 0);
   const canRedo = useStore((s) => s.history.future.length > 0);
-  const undo = useStore((s) => s.undo);
-  const redo = useStore((s) => s.redo);
   const tab = useStore((s) => s.tab);
   const setTab = useStore((s) => s.setTab);
   const pins = useStore((s) => s.pins.length);
-  const pin = useStore((s) => s.pin);
   const saveStatus = useStore((s) => s.saveStatus);
   const saveMessage = useStore((s) => s.saveMessage);
   const version = useStore((s) => s.savedVersion);
@@ -65,15 +62,27 @@ export function Toolbar() {
         <button type="button" data-testid="open-versions" onClick={() => setDialog('versions')}>
           Versions
         </button>
-        <button type="button" data-testid="save" onClick={saveSoon} title="Ctrl+S">
+        <button type="button" data-testid="save" onClick={() => performSession(saveAction)} title="Ctrl+S">
           Save
         </button>
       </nav>
       <nav className="toolbar-group">
-        <button type="button" data-testid="undo" disabled={!canUndo} onClick={undo} title="Ctrl+Z">
+        <button
+          type="button"
+          data-testid="undo"
+          disabled={!canUndo}
+          onClick={() => performSession(undoAction)}
+          title="Ctrl+Z"
+        >
           ↶ Undo
         </button>
-        <button type="button" data-testid="redo" disabled={!canRedo} onClick={redo} title="Ctrl+Shift+Z">
+        <button
+          type="button"
+          data-testid="redo"
+          disabled={!canRedo}
+          onClick={() => performSession(redoAction)}
+          title="Ctrl+Shift+Z"
+        >
           ↷ Redo
         </button>
       </nav>
@@ -82,7 +91,7 @@ export function Toolbar() {
         <button
           type="button"
           data-testid="pin"
-          onClick={() => pin()}
+          onClick={() => performSession(pinAction)}
           disabled={pins >= MAX_PINS}
           title="pin this variant for comparison"
         >

@@ -2,6 +2,7 @@
 import { dropItemAction, setScheduleAction } from '../core/actions.ts';
 import type { DropTarget } from '../core/dropTarget.ts';
 import { DIRECTIVE_ITEMS, type DirectiveItem, isBuilder } from '../core/palette.ts';
+import { currentResult } from '../store/current.ts';
 import { useStore } from '../store/index.ts';
 
 export function applyItem(item: string, target: DropTarget | null): boolean {
@@ -16,6 +17,6 @@ export function applyItem(item: string, target: DropTarget | null): boolean {
     return false;
   }
   // The expansion of a schedule is only trusted for the design it was computed from.
-  const program = s.result && s.resultRevision === s.revision ? s.result.program : [];
+  const program = currentResult(s)?.program ?? [];
   return s.dispatch(dropItemAction, { item: item as DirectiveItem, target, program });
 }

@@ -1,6 +1,7 @@
-/** Ctrl+Z / Ctrl+Shift+Z (and Ctrl+Y) undo and redo any edit; Ctrl+S saves now. */
-import { saveSoon } from '../api/autosave.ts';
-import { useStore } from '../store/index.ts';
+/** Keys to actions: a chord performs the session action (core/actions.ts) that lists it. */
+import type { KeyChord, SessionAction } from '../core/action.ts';
+import { SESSION_ACTIONS } from '../core/actions.ts';
+import { performSession } from '../store/session.ts';
 
 function editingText(t: EventTarget | null): boolean {
   if (!(t instanceof HTMLElement)) return false;
@@ -11,22 +12,24 @@ function editingText(t: EventTarget | null): boolean {
   );
 }
 
-export function onKeyDown(e: KeyboardEvent): void {
-  if (!(e.ctrlKey || e.metaKey)) return;
-  const key = e.key.toLowerCase();
-  if (key === 's') {
-    e.preventDefault();
-    saveSoon();
-    return;
-  }
+/** The chord of a key press, or null when no modifier key is held (typing is not a command). */
+export function chordOf(e: Pick<KeyboardEvent, 'ctrlKey' | 'metaKey' | 'shiftKey' | 'key'>): KeyChord | null {
+  if (!(e.ctrlKey || e.metaKey)) return null;
+  return `Mod+${e.shiftKey ? 'Shift+' : ''}${e.key.toUpperCase()}`;
+}
+
+/** The action a key press performs where it was pressed, if any. */
+export function actionFor(e: KeyboardEvent): SessionAction | undefined {
+  const chord = chordOf(e);
+  const action = chord ? SESSION_ACTIONS.find((a) => a.keys.includes(chord)) : undefined;
   // Inside a text field, the field's own undo applies.
-  if (editingText(e.target)) return;
-  const s = useStore.getState();
-  if (key === 'z' && !e.shiftKey) {
-    e.preventDefault();
-    s.undo();
-  } else if ((key === 'z' && e.shiftKey) || key === 'y') {
-    e.preventDefault();
-    s.redo();
-  }
+  if (action && !action.inTextFields && editingText(e.target)) return undefined;
+  return action;
+}
+
+export function onKeyDown(e: KeyboardEvent): void {
+  const action = actionFor(e);
+  if (!action) return;
+  e.preventDefault();
+  performSession(action);
 }

@@ -5,7 +5,9 @@ import { useCallback, useMemo, useState } from 'react';
 import { ComparePanel, type CompareVariant } from '../compare/index.ts';
 import { reorderOpAction } from '../core/actions.ts';
 import { detailsOf } from '../core/dagGraph.ts';
-import { Gantt, GanttLegend, type OpMove } from '../gantt/index.ts';
+import type { OpMove } from '../core/reorder.ts';
+import { Gantt, GanttLegend } from '../gantt/index.ts';
+import { compiledOfResult, currentResult } from '../store/current.ts';
 import { useStore } from '../store/index.ts';
 import { applyItem } from './applyItem.ts';
 
@@ -31,9 +33,7 @@ const forcedRender =
 export function TimelinePane() {
   const result = useStore((s) => s.result);
   // The result comes with its plan's outline; the whole plan (op details) follows it.
-  const plan = useStore((s) =>
-    s.plan && s.dagRevision === s.resultRevision ? s.plan : (s.result?.plan ?? null),
-  );
+  const plan = useStore((s) => compiledOfResult(s)?.plan ?? s.result?.plan ?? null);
   const cluster = useStore((s) => s.design.cluster);
   const target = useStore((s) => s.target);
   const setTarget = useStore((s) => s.setTarget);
@@ -46,7 +46,7 @@ export function TimelinePane() {
     (op: TimelineEvent | null) => {
       const s = useStore.getState();
       if ((op ? (op.members?.[0] ?? op.id) : null) === (s.hovered?.firstId ?? null)) return;
-      const dag = s.dag && s.dagRevision === s.resultRevision ? s.dag : null;
+      const dag = compiledOfResult(s)?.dag;
       hover(
         op && s.result && dag ? (detailsOf(dag, op.members?.[0] ?? op.id, s.result.program) ?? null) : null,
       );
@@ -56,16 +56,18 @@ export function TimelinePane() {
   const onReorder = useCallback(
     (move: OpMove) => {
       const s = useStore.getState();
-      if (!s.result || s.resultRevision !== s.revision) {
+      const result = currentResult(s);
+      if (!result) {
         setRefusal('the design has errors: fix them before reordering on the timeline');
         return;
       }
-      if (!s.dag || !s.plan || s.dagRevision !== s.resultRevision) {
+      const compiled = compiledOfResult(s);
+      if (!compiled) {
         setRefusal('the timeline is still being recomputed: try the move again');
         return;
       }
       const ok = dispatch(reorderOpAction, {
-        compiled: { plan: s.plan, program: s.result.program, dag: s.dag },
+        compiled: { ...compiled, program: result.program },
         move,
       });
       if (ok) setRefusal(null);

@@ -1,9 +1,12 @@
 /**
- * Every user operation on the design is one action: the palette, the keyboard, drag-and-drop and
- * the tests all call the same `perform`. An action either returns the next design or a reason it
- * was refused; it never mutates its input.
+ * Every user operation is one action: the palette, the toolbar, the keyboard, drag-and-drop and
+ * the tests all call the same `perform`. An edit returns the next design or a reason it was
+ * refused, and never mutates its input. Undo, redo, save and pin are not edits of the design but
+ * of the session around it (its history, its saved copy, its pins): they perform on a Session
+ * instead, which the store provides, so they too stay free of React and zustand.
  */
 import type { Design } from '@stagecraft/ir';
+import type { History } from './history.ts';
 
 export type Outcome = { ok: true; design: Design; select?: number } | { ok: false; error: string };
 
@@ -20,6 +23,42 @@ export function action<A>(
   history: 'record' | 'replace' = 'record',
 ): Action<A> {
   return { name, history, perform };
+}
+
+/** What session actions act on: the design with its undo history, and the session's own commands. */
+export interface Session {
+  readonly design: Design;
+  readonly history: History;
+  /** Puts back a design from the history: a change like any other (recomputed, saved), not recorded. */
+  restore(design: Design, history: History): void;
+  /** Saves the design now instead of after the pause in editing. */
+  save(): void;
+  /** Pins the current result for comparison, or says why it cannot be. */
+  pin(name?: string): void;
+}
+
+/**
+ * A key chord as the keyboard reads it: `Mod+` (Ctrl, or ⌘ on a Mac), then `Shift+` if held, then
+ * the key in capitals, e.g. `Mod+Shift+Z`.
+ */
+export type KeyChord = string;
+
+export interface SessionAction<A = void> {
+  readonly name: string;
+  /** Chords that perform it with no arguments. */
+  readonly keys: readonly KeyChord[];
+  /** Whether its keys apply while typing in a text field (where Ctrl+Z is the field's own undo). */
+  readonly inTextFields: boolean;
+  perform(session: Session, args: A): void;
+}
+
+export function sessionAction<A = void>(
+  name: string,
+  keys: readonly KeyChord[],
+  perform: (session: Session, args: A) => void,
+  inTextFields = false,
+): SessionAction<A> {
+  return { name, keys, inTextFields, perform };
 }
 
 export function refused(error: string): Outcome {

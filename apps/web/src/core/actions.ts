@@ -1,9 +1,9 @@
-/** Every edit of the design, one action each (see action.ts). */
+/** Every user operation, one action each (see action.ts): the design's edits, then the session's. */
 import type { Cluster, Design, Directive, Model, ScheduleBuilderName } from '@stagecraft/ir';
 import type { ExpandedDirective } from '@stagecraft/passes';
-import { type CompiledDesign, moveOp, type OpMove } from '../gantt/index.ts';
-import { action } from './action.ts';
+import { action, sessionAction } from './action.ts';
 import type { DropTarget } from './dropTarget.ts';
+import { redo, undo } from './history.ts';
 import { type DirectiveItem, dropItem } from './palette.ts';
 import {
   deleteDirective,
@@ -12,6 +12,7 @@ import {
   replaceDirective,
   toggleDirective,
 } from './program.ts';
+import { type CompiledDesign, moveOp, type OpMove } from './reorder.ts';
 import { expandSchedule, setSchedule } from './schedule.ts';
 
 export const addDirectiveAction = action('add-directive', (d, a: { directive: Directive; at?: number }) => {
@@ -92,3 +93,22 @@ export const reorderOpAction = action('reorder-op', (d, a: { compiled: CompiledD
   const r = moveOp(d, a.compiled, a.move);
   return r.ok ? { ok: true, design: r.design } : { ok: false, error: r.reason };
 });
+
+export const undoAction = sessionAction('undo', ['Mod+Z'], (s) => {
+  const r = undo(s.history, s.design);
+  if (r) s.restore(r.design, r.history);
+});
+
+export const redoAction = sessionAction('redo', ['Mod+Shift+Z', 'Mod+Y', 'Mod+Shift+Y'], (s) => {
+  const r = redo(s.history, s.design);
+  if (r) s.restore(r.design, r.history);
+});
+
+/** Ctrl+S means nothing else in a text field (the browser would save the page), so it saves there too. */
+export const saveAction = sessionAction('save', ['Mod+S', 'Mod+Shift+S'], (s) => s.save(), true);
+
+/** No key of its own yet: pinning is a toolbar button. */
+export const pinAction = sessionAction('pin', [], (s) => s.pin());
+
+/** The session actions the keyboard looks up by chord. */
+export const SESSION_ACTIONS = [undoAction, redoAction, saveAction, pinAction] as const;

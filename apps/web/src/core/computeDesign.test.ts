@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
+import { example } from '../../test/testDesigns.ts';
 import { computeDesign } from './computeDesign.ts';
 import { dropItem } from './palette.ts';
-import { example } from './testDesigns.ts';
 
 describe('recomputing after an edit', () => {
   test('reusing the last compile gives the same step as compiling afresh', () => {

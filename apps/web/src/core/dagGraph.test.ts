@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
+import { computed, example } from '../../test/testDesigns.ts';
 import { computeDesign, passGraph } from './computeDesign.ts';
-import { computed, example } from './testDesigns.ts';
 
 describe('the DAG as the canvas draws it', () => {
   const design = example('1f1b-p4-m8');

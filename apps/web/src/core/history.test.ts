@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
+import { example } from '../../test/testDesigns.ts';
 import { emptyHistory, record, redo, undo } from './history.ts';
 import { toggleDirective } from './program.ts';
-import { example } from './testDesigns.ts';
 
 describe('undo and redo', () => {
   test('undo returns the design before the edit and redo the edit again', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
+import { computed, example } from '../../test/testDesigns.ts';
 import { directiveFor, dropItem } from './palette.ts';
-import { computed, example } from './testDesigns.ts';
 
 describe('dropping palette items', () => {
   const design = example('1f1b-p4-m8');

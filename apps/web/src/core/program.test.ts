@@ -1,7 +1,7 @@
 import type { Design } from '@stagecraft/ir';
 import { describe, expect, test } from 'vitest';
+import { example } from '../../test/testDesigns.ts';
 import { deleteDirective, insertDirective, moveDirective, toggleDirective } from './program.ts';
-import { example } from './testDesigns.ts';
 
 function withThree(): Design {
   let d = example('1f1b-p4-m8');

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
+import { computed, example } from '../../test/testDesigns.ts';
 import { expandSchedule, setSchedule } from './schedule.ts';
-import { computed, example } from './testDesigns.ts';
 
 describe('the schedule macro in the editor', () => {
   const design = example('1f1b-p4-m8');

@@ -2,8 +2,8 @@
 import type { TimelineEvent } from '@stagecraft/sim';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { exampleDesign, run, runExample } from '../../test/simulatedExamples.ts';
 import { Gantt, PALETTE_DRAG_TYPE, planOutline, SVG_OP_LIMIT } from './index.ts';
-import { exampleDesign, run, runExample } from './testing/examples.ts';
 
 afterEach(cleanup);
 

@@ -1,4 +1,4 @@
-/** What the timeline lays over its ops: the insertion mark of a drag and the details of a bubble. */
+/** What the timeline lays over its ops: the insertion mark of a drag, the details of a bubble and a refused move. */
 import { formatMs } from './label.ts';
 import { type GanttLayout, GUTTER } from './layout.ts';
 import type { TimeView } from './view.ts';
@@ -64,6 +64,31 @@ export function BubbleDetails({
     >
       idle {formatMs(b.endMs - b.startMs)} on device {b.device} ({formatMs(b.startMs)} → {formatMs(b.endMs)});{' '}
       {formatMs(total)} in all, {((total / Math.max(1e-12, layout.makespanMs)) * 100).toFixed(1)}% of the step
+    </div>
+  );
+}
+
+/** Why the last move was refused, beside the lanes of the device it was tried on. */
+export function RefusalNote({ text, top, width }: { text: string; top: number; width: number }) {
+  return (
+    <div
+      role="alert"
+      data-testid="gantt-refusal"
+      style={{
+        position: 'absolute',
+        left: GUTTER + 8,
+        top,
+        maxWidth: Math.max(240, width - GUTTER - 24),
+        padding: '4px 8px',
+        background: '#fff5f5',
+        border: '1px solid #ffa8a8',
+        borderRadius: 4,
+        color: '#c92a2a',
+        font: '12px system-ui, sans-serif',
+        pointerEvents: 'none',
+      }}
+    >
+      {text}
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { runExample } from '../../test/simulatedExamples.ts';
 import { bubbleAt, nearestInLane, opAt } from './hitTest.ts';
 import { layoutGantt } from './layout.ts';
-import { runExample } from './testing/examples.ts';
 
 describe('hit-testing the timeline', () => {
   const { sim, plan } = runExample('1f1b-p4-m8');

@@ -1,7 +1,8 @@
 /**
- * Gantt timelines of a simulated step, and reordering ops on them.
+ * Gantt timelines of a simulated step: layout, painting and hit-testing. The edit a reorder drag
+ * stands for is core/reorder.ts's; this folder only reports the gesture.
  *
- * `<Gantt sim plan … />` (props documented on GanttProps in Gantt.tsx):
+ * `<Gantt sim plan … />` (props documented on GanttProps in props.ts):
  * - one band per device, one lane per stream (posted RECVs that overlap are packed into rows),
  *   a memory curve beneath each device with a dashed capacity line when `memoryCapacityBytes`
  *   gives one; idle compute spans (bubbles) hatched; overlapped pairs drawn as two halves with an
@@ -28,7 +29,7 @@
  *   dragging an op `data-testid="gantt-insert-mark"` (`data-position`, `data-target`).
  * - dragging an op (pointer down on it, move, release on another op) calls
  *   `onReorder({ op, target, position })`, position by which half of the target the pointer is
- *   released over. Feed it to `moveOp(design, compiled, move)` and pass `reason` back as `refusal`
+ *   released over. Feed it to core's `moveOp(design, compiled, move)` and pass `reason` back as `refusal`
  *   (clear it on success). Without `onReorder`, a drag from an op pans. moveOp returns the very
  *   same design object when the op already sits there.
  * - HTML5 drop of PALETTE_DRAG_TYPE (`application/x-stagecraft-palette`, data = item name) onto
@@ -42,16 +43,12 @@
  */
 export { OP_COLORS, opColor } from './colors.ts';
 export type { GanttFrames } from './frameMeter.ts';
-export {
-  Gantt,
-  type GanttHandle,
-  type GanttProps,
-  OVERLAY_OP_LIMIT,
-  PALETTE_DRAG_TYPE,
-  SVG_OP_LIMIT,
-} from './Gantt.tsx';
+export { Gantt, SVG_OP_LIMIT } from './Gantt.tsx';
 export { GanttLegend } from './GanttLegend.tsx';
+export { OVERLAY_OP_LIMIT } from './hitLayer.ts';
 export { type GanttLayout, type IdleSpan, idleSpans, layoutGantt } from './layout.ts';
-export { type CompiledDesign, type MoveResult, moveOp, type OpMove } from './reorder.ts';
+export { PALETTE_DRAG_TYPE } from './paletteDrop.ts';
+export type { GanttProps } from './props.ts';
+export type { GanttHandle } from './testHandle.ts';
 export { planOutline, type TimelinePlan } from './timelinePlan.ts';
 export { createViewSync, type SharedTransform, type ViewSync } from './viewSync.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { runExample } from '../../test/simulatedExamples.ts';
 import { idleSpans, layoutGantt } from './layout.ts';
-import { runExample } from './testing/examples.ts';
 
 describe('timeline layout', () => {
   it('gives each device a band with a lane per stream of its plan', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { EXAMPLES, runExample } from '../../test/simulatedExamples.ts';
 import { layoutGantt } from './layout.ts';
 import { indexPlan } from './planIndex.ts';
-import { EXAMPLES, runExample } from './testing/examples.ts';
 import { planOutline } from './timelinePlan.ts';
 
 describe('plan outline', () => {

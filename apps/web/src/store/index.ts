@@ -16,9 +16,10 @@ export type ResultView = Omit<ComputeOk, 'dag' | 'graph' | 'plan'> & { plan: Tim
 
 import type { DagGraph, GraphNodeData } from '../core/dagGraph.ts';
 import type { DropTarget } from '../core/dropTarget.ts';
-import { emptyHistory, type History, record, redo, undo } from '../core/history.ts';
+import { emptyHistory, type History, record } from '../core/history.ts';
 import type { TimelinePlan } from '../gantt/timelinePlan.ts';
 import type { WorkerReply } from '../workerProtocol.ts';
+import { compiledOfResult, currentResult } from './current.ts';
 import { Recompute } from './recompute.ts';
 
 export interface DesignSlice {
@@ -83,8 +84,8 @@ export interface HistorySlice {
 
 export interface Commands {
   dispatch<A>(action: Action<A>, args: A): boolean;
-  undo(): void;
-  redo(): void;
+  /** Puts back a design from the history (undo and redo are actions: core/actions.ts). */
+  restore(design: Design, history: History): void;
   select(index: number | null): void;
   hover(node: GraphNodeData | null): void;
   setTarget(target: DropTarget | null): void;
@@ -184,15 +185,8 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
       changed(out.design, extra);
       return true;
     },
-    undo() {
-      const s = get();
-      const r = undo(s.history, s.design);
-      if (r) changed(r.design, { history: r.history });
-    },
-    redo() {
-      const s = get();
-      const r = redo(s.history, s.design);
-      if (r) changed(r.design, { history: r.history });
+    restore(design, history) {
+      changed(design, { history });
     },
     select: (index) => set({ selectedDirective: index }),
     hover: (node) => set({ hovered: node }),
@@ -220,7 +214,8 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
     },
     pin(name) {
       const s = get();
-      if (!s.result || s.resultRevision !== s.revision) {
+      const current = currentResult(s);
+      if (!current) {
         set({ notice: { kind: 'error', text: 'only a design that compiles can be pinned' } });
         return;
       }
@@ -233,7 +228,8 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
       const label = name ?? pinName(s);
       pinCounter += 1;
       // With the whole plan once it has arrived (else onReply completes the pin), for op details.
-      const result = s.plan && s.dagRevision === s.resultRevision ? { ...s.result, plan: s.plan } : s.result;
+      const plan = compiledOfResult(s)?.plan;
+      const result = plan ? { ...current, plan } : current;
       set({
         pins: [...s.pins, { id: `pin-${pinCounter}`, name: label, design: s.design, result }],
       });

@@ -1,7 +1,15 @@
 import { beforeEach, describe, expect, test } from 'vitest';
-import { addDirectiveAction, deleteDirectiveAction, toggleDirectiveAction } from '../core/actions.ts';
-import { example } from '../core/testDesigns.ts';
+import { example } from '../../test/testDesigns.ts';
+import {
+  addDirectiveAction,
+  deleteDirectiveAction,
+  pinAction,
+  redoAction,
+  toggleDirectiveAction,
+  undoAction,
+} from '../core/actions.ts';
 import { initStore, MAX_PINS, useStore } from './index.ts';
+import { performSession } from './session.ts';
 
 describe('the store commands', () => {
   beforeEach(() => initStore(example('1f1b-p4-m8')));
@@ -12,11 +20,11 @@ describe('the store commands', () => {
     s().dispatch(toggleDirectiveAction, { index: 1 });
     s().dispatch(deleteDirectiveAction, { index: 0 });
     expect(s().design.directives).toEqual([{ op: 'recompute', filter: { PP: 1 }, enabled: false }]);
-    s().undo();
-    s().undo();
+    performSession(undoAction);
+    performSession(undoAction);
     expect(s().design.directives.map((d) => d.op)).toEqual(['schedule', 'recompute']);
     expect(s().design.directives[1]!.enabled).toBeUndefined();
-    s().redo();
+    performSession(redoAction);
     expect(s().design.directives[1]!.enabled).toBe(false);
     expect(s().history.future).toHaveLength(1);
   });
@@ -44,7 +52,7 @@ describe('the store commands', () => {
   });
 
   test('only a design with a result can be pinned, and at most four', () => {
-    useStore.getState().pin();
+    performSession(pinAction);
     expect(useStore.getState().pins).toHaveLength(0);
     expect(useStore.getState().notice?.text).toMatch(/compiles/);
     expect(MAX_PINS).toBe(4);

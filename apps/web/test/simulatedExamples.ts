@@ -2,11 +2,11 @@
 import { type Design, parseDesign } from '@stagecraft/ir';
 import { compile } from '@stagecraft/passes';
 import { type Simulation, simulate } from '@stagecraft/sim';
-import oneFOneB from '../../../../../examples/1f1b-p4-m8.json';
-import dualpipev from '../../../../../examples/dualpipev-p4-m10.json';
-import gpipe from '../../../../../examples/gpipe-p4-m8.json';
-import manualOrder from '../../../../../examples/manual-order-p2-m4.json';
-import zbH1 from '../../../../../examples/zb-h1-p4-m8.json';
+import oneFOneB from '../../../examples/1f1b-p4-m8.json';
+import dualpipev from '../../../examples/dualpipev-p4-m10.json';
+import gpipe from '../../../examples/gpipe-p4-m8.json';
+import manualOrder from '../../../examples/manual-order-p2-m4.json';
+import zbH1 from '../../../examples/zb-h1-p4-m8.json';
 
 export const EXAMPLES = {
   '1f1b-p4-m8': oneFOneB,

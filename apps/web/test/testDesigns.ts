@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Design, parseDesign } from '@stagecraft/ir';
-import { type ComputeOk, computeDesign } from './computeDesign.ts';
-import type { DagGraph } from './dagGraph.ts';
+import { type ComputeOk, computeDesign } from '../src/core/computeDesign.ts';
+import type { DagGraph } from '../src/core/dagGraph.ts';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 export function example(name: string): Design {
   const d = parseDesign(JSON.parse(readFileSync(join(root, 'examples', `${name}.json`), 'utf8')));

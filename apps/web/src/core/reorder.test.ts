@@ -1,7 +1,7 @@
 import type { Design } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
+import { exampleDesign, run, runExample } from '../../test/simulatedExamples.ts';
 import { moveOp } from './reorder.ts';
-import { exampleDesign, run, runExample } from './testing/examples.ts';
 
 const computeOrder = (r: ReturnType<typeof run>, device: number) =>
   r.plan.devices

@@ -3,8 +3,8 @@ import { compile } from '@stagecraft/passes';
 import { simulate } from '@stagecraft/sim';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { run, runExample } from '../../test/simulatedExamples.ts';
 import { moveOp } from './reorder.ts';
-import { run, runExample } from './testing/examples.ts';
 
 const compute = (r: ReturnType<typeof run>, device: number) =>
   r.plan.devices
