@@ -93,7 +93,7 @@ export function Toolbar() {
           data-testid="pin"
           onClick={() => performSession(pinAction)}
           disabled={pins >= MAX_PINS}
-          title="pin this variant for comparison"
+          title="pin this variant for comparison (Ctrl+Shift+P)"
         >
           Pin ({pins}/{MAX_PINS})
         </button>

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test } from 'vitest';
-import { redoAction, saveAction, undoAction } from '../core/actions.ts';
+import { pinAction, redoAction, saveAction, undoAction } from '../core/actions.ts';
 import { actionFor } from './keyboard.ts';
 
 function press(
@@ -24,6 +24,11 @@ describe('the keyboard performs the session actions', () => {
     expect(actionFor(press('y'))).toBe(redoAction);
     expect(actionFor(press('s'))).toBe(saveAction);
     expect(actionFor(press('z', { ctrlKey: false, metaKey: true }))).toBe(undoAction);
+  });
+
+  test('Ctrl+Shift+P pins the current variant for comparison', () => {
+    expect(actionFor(press('P', { shiftKey: true }))).toBe(pinAction);
+    expect(actionFor(press('p'))).toBeUndefined();
   });
 
   test('a key without Ctrl or ⌘ performs nothing', () => {

@@ -107,8 +107,8 @@ export const redoAction = sessionAction('redo', ['Mod+Shift+Z', 'Mod+Y', 'Mod+Sh
 /** Ctrl+S means nothing else in a text field (the browser would save the page), so it saves there too. */
 export const saveAction = sessionAction('save', ['Mod+S', 'Mod+Shift+S'], (s) => s.save(), true);
 
-/** No key of its own yet: pinning is a toolbar button. */
-export const pinAction = sessionAction('pin', [], (s) => s.pin());
+/** Ctrl+Shift+P: Ctrl+P alone is the browser's print. */
+export const pinAction = sessionAction('pin', ['Mod+Shift+P'], (s) => s.pin());
 
 /** The session actions the keyboard looks up by chord. */
 export const SESSION_ACTIONS = [undoAction, redoAction, saveAction, pinAction] as const;
