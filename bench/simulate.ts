@@ -3,7 +3,7 @@
  * streams), simulated with and without the timeline. Run: npx tsx bench/simulate.ts
  */
 import { simulate } from '../packages/sim/src/index.ts';
-import { oneFOneB } from '../packages/sim/src/testPlans.ts';
+import { oneFOneB } from '../packages/sim/test/testPlans.ts';
 
 const p = 8;
 const m = 4500;

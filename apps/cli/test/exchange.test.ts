@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { EXAMPLES, ROOT, stagecraft, tempFile, tempPath } from './run.ts';
 
-const TORCH_FIXTURES = join(ROOT, 'packages', 'passes', 'test', 'fixtures', 'torch');
+const TORCH_FIXTURES = join(ROOT, 'test', 'fixtures', 'torch');
 const DUALPIPEV_CSV = join(TORCH_FIXTURES, 'dualpipev_4rank_10mb.csv');
 const ZB1P_CSV = join(TORCH_FIXTURES, 'zb1p_2rank_2stagep_compute.csv');
 const STACK_LINE = /^\s+at /m;

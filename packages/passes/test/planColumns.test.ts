@@ -12,7 +12,7 @@ import {
   UNIT_SEND,
 } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
-import { exampleDesigns } from '../src/builders/testing/repoFile.ts';
+import { exampleDesigns } from '../../../test/repoFiles.ts';
 import { compile } from '../src/driver/compile.ts';
 
 const examples = await exampleDesigns();

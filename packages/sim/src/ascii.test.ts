@@ -1,8 +1,8 @@
 import type { Plan } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
+import { compute, device, oneFOneB, overlap, plan } from '../test/testPlans.ts';
 import { renderAsciiTimeline } from './ascii.ts';
 import { simulate } from './simulate.ts';
-import { compute, device, oneFOneB, overlap, plan } from './testPlans.ts';
 
 function render(p: Plan, width?: number): string {
   const r = simulate(p);

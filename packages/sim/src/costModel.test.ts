@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { TWO_NODES_OF_4 } from '../test/testPlans.ts';
 import {
   allGatherMs,
   allReduceMs,
@@ -11,7 +12,6 @@ import {
   reduceScatterMs,
   resolveCluster,
 } from './costModel.ts';
-import { TWO_NODES_OF_4 } from './testPlans.ts';
 
 const link: Link = { bytesPerMs: 1e6, latencyMs: 0.01 }; // 1 GB/s, 10 µs
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { collective, compute, device, plan, recv, send } from '../test/testPlans.ts';
 import { simulate } from './simulate.ts';
-import { collective, compute, device, plan, recv, send } from './testPlans.ts';
 import type { SimulationResult } from './types.ts';
 
 function deadlock(r: SimulationResult) {

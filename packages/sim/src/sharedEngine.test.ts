@@ -1,8 +1,8 @@
 import type { DevicePlan } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
+import { collective, compute, device, plan, recv, send, TWO_NODES_OF_4 } from '../test/testPlans.ts';
 import { allReduceMs } from './costModel.ts';
 import { simulate } from './simulate.ts';
-import { collective, compute, device, plan, recv, send, TWO_NODES_OF_4 } from './testPlans.ts';
 import type { Simulation } from './types.ts';
 
 const cluster = TWO_NODES_OF_4;

@@ -1,8 +1,8 @@
 import type { Instruction, Plan } from '@stagecraft/ir';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { collective, compute, device, plan, recv, send } from '../test/testPlans.ts';
 import { simulate } from './simulate.ts';
-import { collective, compute, device, plan, recv, send } from './testPlans.ts';
 import type { Simulation, TimelineEvent } from './types.ts';
 
 type Step =

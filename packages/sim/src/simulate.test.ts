@@ -1,8 +1,8 @@
 import { type CustomCluster, type Design, validatePlan } from '@stagecraft/ir';
 import { compile } from '@stagecraft/passes';
 import { describe, expect, it } from 'vitest';
+import { collective, compute, device, oneFOneB, overlap, plan, recv, send } from '../test/testPlans.ts';
 import { simulate } from './simulate.ts';
-import { collective, compute, device, oneFOneB, overlap, plan, recv, send } from './testPlans.ts';
 import type { Simulation, SimulationResult } from './types.ts';
 
 function ok(r: SimulationResult): Simulation {

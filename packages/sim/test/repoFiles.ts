@@ -1,14 +1,11 @@
 /**
- * The example designs and the reference fixtures (packages/passes/test/fixtures/), for tests, read synchronously so that a test
- * file can list a case per example. Node's file system and the examples come from the passes
- * package's test reader (packages/* are type-checked without Node's types; it explains how).
+ * The example designs and the reference fixtures (test/fixtures/ at the repository root), read
+ * synchronously so that a test file can list a case per example. Node's file system and the
+ * examples come from the repository's test reader (test/repoFiles.ts explains why it is loaded
+ * the way it is).
  */
 import type { Design } from '@stagecraft/ir';
-import {
-  fixturesDirectory,
-  nodeFs,
-  exampleDesigns as readExampleDesigns,
-} from '../../passes/src/builders/testing/repoFile.ts';
+import { fixturesDirectory, nodeFs, exampleDesigns as readExampleDesigns } from '../../../test/repoFiles.ts';
 
 const fs = await nodeFs();
 const FIXTURES = await fixturesDirectory();

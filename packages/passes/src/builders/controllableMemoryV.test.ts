@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import { inputFor } from '../../test/builders/builderInput.ts';
+import { peakStash } from '../../test/builders/programInvariants.ts';
+import { runUnitCost } from '../../test/builders/unitCostRun.ts';
 import { oneFOneB } from './oneFOneB.ts';
-import { inputFor } from './testing/builderInput.ts';
-import { peakStash } from './testing/programInvariants.ts';
-import { runUnitCost } from './testing/unitCostRun.ts';
 import { vHalf, vHalfActivations } from './vHalf.ts';
 import { vMin, vMinActivations } from './vMin.ts';
 

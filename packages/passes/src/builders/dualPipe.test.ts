@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import { inputFor } from '../../test/builders/builderInput.ts';
+import { peakStash } from '../../test/builders/programInvariants.ts';
+import { runUnitCost } from '../../test/builders/unitCostRun.ts';
 import type { Action } from './builder.ts';
 import { dualPipe } from './dualPipe.ts';
-import { inputFor } from './testing/builderInput.ts';
-import { peakStash } from './testing/programInvariants.ts';
-import { runUnitCost } from './testing/unitCostRun.ts';
 
 test('DualPipe puts down-stage r and up-stage p−1−r on rank r', () => {
   expect(dualPipe.build(inputFor(dualPipe, 4, 8)).placement).toEqual({

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import { readFixture } from '../../../../test/repoFiles.ts';
+import { inputFor } from '../../test/builders/builderInput.ts';
+import { peakStash } from '../../test/builders/programInvariants.ts';
+import { runUnitCost } from '../../test/builders/unitCostRun.ts';
 import { dualPipeV } from './dualPipeV.ts';
-import { inputFor } from './testing/builderInput.ts';
-import { peakStash } from './testing/programInvariants.ts';
-import { readFixture } from './testing/repoFile.ts';
-import { runUnitCost } from './testing/unitCostRun.ts';
 import { torchCsv } from './torchActions.ts';
 
 test('DualPipeV on 4 ranks and 10 microbatches reproduces torch.distributed.pipelining’s dualpipev_4rank_10mb.csv cell for cell', async () => {

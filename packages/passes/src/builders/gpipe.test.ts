@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import { inputFor } from '../../test/builders/builderInput.ts';
+import { passListing } from '../../test/builders/listing.ts';
+import { peakStash } from '../../test/builders/programInvariants.ts';
+import { runUnitCost } from '../../test/builders/unitCostRun.ts';
 import { gpipe } from './gpipe.ts';
-import { inputFor } from './testing/builderInput.ts';
-import { passListing } from './testing/listing.ts';
-import { peakStash } from './testing/programInvariants.ts';
-import { runUnitCost } from './testing/unitCostRun.ts';
 
 test('GPipe runs every rank as all forwards in microbatch order, then all backwards in microbatch order', () => {
   const { programs, placement } = gpipe.build(inputFor(gpipe, 3, 4));

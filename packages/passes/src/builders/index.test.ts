@@ -1,11 +1,11 @@
 import { SCHEDULE_BUILDERS, type ScheduleBuilderName } from '@stagecraft/ir';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { inputFor, microbatchesPerStage } from '../../test/builders/builderInput.ts';
+import { programViolations } from '../../test/builders/programInvariants.ts';
+import { runUnitCost } from '../../test/builders/unitCostRun.ts';
 import type { BuilderInput } from './builder.ts';
 import { BUILDERS, getBuilder } from './index.ts';
-import { inputFor, microbatchesPerStage } from './testing/builderInput.ts';
-import { programViolations } from './testing/programInvariants.ts';
-import { runUnitCost } from './testing/unitCostRun.ts';
 
 /** (p, m, v) each builder accepts, drawn around its constraints. */
 function validInput(name: ScheduleBuilderName): fc.Arbitrary<BuilderInput> {

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import { readFixture } from '../../../../test/repoFiles.ts';
+import { inputFor } from '../../test/builders/builderInput.ts';
+import { peakStash } from '../../test/builders/programInvariants.ts';
+import { runUnitCost } from '../../test/builders/unitCostRun.ts';
 import { interleaved1F1B } from './interleaved1F1B.ts';
-import { inputFor } from './testing/builderInput.ts';
-import { peakStash } from './testing/programInvariants.ts';
-import { readFixture } from './testing/repoFile.ts';
-import { runUnitCost } from './testing/unitCostRun.ts';
 import { torchRow } from './torchActions.ts';
 
 test('interleaved 1F1B places stage s on rank s mod p', () => {

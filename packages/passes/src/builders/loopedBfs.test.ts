@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
+import { inputFor } from '../../test/builders/builderInput.ts';
+import { peakStash } from '../../test/builders/programInvariants.ts';
 import { loopedBfs } from './loopedBfs.ts';
-import { inputFor } from './testing/builderInput.ts';
-import { peakStash } from './testing/programInvariants.ts';
 import { torchRow } from './torchActions.ts';
 
 test('looped BFS on 2 ranks, 3 microbatches, 2 chunks runs chunk by chunk: all forwards, then backwards newest first in reverse chunk order', () => {

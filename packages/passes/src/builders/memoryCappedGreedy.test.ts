@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import { peakStash, programViolations } from '../../test/builders/programInvariants.ts';
+import { runUnitCost } from '../../test/builders/unitCostRun.ts';
 import { memoryCappedGreedy } from './memoryCappedGreedy.ts';
 import { linearPlacement, vPlacement } from './placement.ts';
-import { peakStash, programViolations } from './testing/programInvariants.ts';
-import { runUnitCost } from './testing/unitCostRun.ts';
 
 test('the memory-capped greedy completes under any cap of at least one slot per stage, and respects it', () => {
   fc.assert(

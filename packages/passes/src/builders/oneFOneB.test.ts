@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import { inputFor } from '../../test/builders/builderInput.ts';
+import { passListing } from '../../test/builders/listing.ts';
+import { peakStash } from '../../test/builders/programInvariants.ts';
+import { runUnitCost } from '../../test/builders/unitCostRun.ts';
 import { oneFOneB } from './oneFOneB.ts';
-import { inputFor } from './testing/builderInput.ts';
-import { passListing } from './testing/listing.ts';
-import { peakStash } from './testing/programInvariants.ts';
-import { runUnitCost } from './testing/unitCostRun.ts';
 
 test('1F1B on 4 ranks and 8 microbatches warms rank 0 up with 3 forwards, then alternates, then drains', () => {
   const { programs } = oneFOneB.build(inputFor(oneFOneB, 4, 8));

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { inputFor } from './testing/builderInput.ts';
-import { passListing } from './testing/listing.ts';
-import { peakStash } from './testing/programInvariants.ts';
-import { runUnitCost } from './testing/unitCostRun.ts';
+import { inputFor } from '../../test/builders/builderInput.ts';
+import { passListing } from '../../test/builders/listing.ts';
+import { peakStash } from '../../test/builders/programInvariants.ts';
+import { runUnitCost } from '../../test/builders/unitCostRun.ts';
 import { zbH1 } from './zbH1.ts';
 
 test('ZB-H1 on 4 ranks and 8 microbatches runs rank 0 as F0 F1 F2 F3 BI0 BW0 F4 BI1 BW1 … BI7 BW7', () => {

@@ -1,6 +1,6 @@
 /** Bad files get an error naming where (row and cell, or directive index) and what; nothing throws. */
 import { expect, test } from 'vitest';
-import { readFixture } from '../builders/testing/repoFile.ts';
+import { readFixture } from '../../../../test/repoFiles.ts';
 import { importPiper } from './piperProgram.ts';
 import { importTorchCsv } from './torchImport.ts';
 

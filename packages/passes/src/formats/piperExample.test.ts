@@ -3,7 +3,7 @@
  * unchanged; these tests hold it to Piper's order, where one slot overlaps two passes.
  */
 import { expect, test } from 'vitest';
-import { exampleDesigns } from '../builders/testing/repoFile.ts';
+import { exampleDesigns } from '../../../../test/repoFiles.ts';
 import { compile } from '../driver/compile.ts';
 import { importPiper } from './piperProgram.ts';
 

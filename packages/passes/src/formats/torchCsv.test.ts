@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { readFixture } from '../builders/testing/repoFile.ts';
+import { readFixture } from '../../../../test/repoFiles.ts';
 import { compile } from '../driver/compile.ts';
 import { exportTorchCsv } from './torchExport.ts';
 import { importTorchCsv } from './torchImport.ts';

@@ -1,4 +1,4 @@
-import type { Slot } from '../builder.ts';
+import type { Slot } from '../../src/builders/builder.ts';
 
 /** A rank's program as schedules.md lists single-stage ranks: `F0 F1 BI0 BW0 …`. */
 export function passListing(program: readonly Slot[]): string {

@@ -4,7 +4,7 @@
  * or one BI and one BW; on a rank F precedes the backward and BI precedes BW; a slot is one
  * action or an overlapped forward + backward pair.
  */
-import type { Action, BuiltSchedule, Slot } from '../builder.ts';
+import type { Action, BuiltSchedule, Slot } from '../../src/builders/builder.ts';
 
 const key = (a: Pick<Action, 'stage' | 'mb' | 'dir'>) => `${a.dir ?? 0}|${a.stage}|${a.mb}`;
 

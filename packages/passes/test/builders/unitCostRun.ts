@@ -4,7 +4,7 @@
  * and free communication it is the timeline the published closed forms describe, so builders can
  * be checked against them without the simulator package.
  */
-import type { Action, BuiltSchedule, Slot } from '../builder.ts';
+import type { Action, BuiltSchedule, Slot } from '../../src/builders/builder.ts';
 
 export interface Costs {
   readonly F: number;

@@ -1,6 +1,6 @@
 /**
  * Reads the repository's own files for tests: the examples and the reference fixtures under
- * packages/passes/test/fixtures/. The repository root is the nearest directory above this file
+ * test/fixtures/. The repository root is the nearest directory above this file
  * holding package-lock.json; nothing outside it is read, so a fresh clone passes its tests.
  *
  * packages/* are type-checked without Node's types because they must also run in a browser. These
@@ -46,9 +46,9 @@ export async function repositoryRoot(): Promise<string> {
   throw new Error(`no package-lock.json above ${ownDirectory()}`);
 }
 
-/** The fixtures directory, packages/passes/test/fixtures/ (its README names each file's source). */
+/** The fixtures directory, test/fixtures/ (its README names each file's source). */
 export async function fixturesDirectory(): Promise<string> {
-  return `${await repositoryRoot()}/packages/passes/test/fixtures`;
+  return `${await repositoryRoot()}/test/fixtures`;
 }
 
 /** A fixture file, e.g. `torch/dualpipev_4rank_10mb.csv`. */

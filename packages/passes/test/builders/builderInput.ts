@@ -1,4 +1,4 @@
-import type { BuilderInput, ScheduleBuilder } from '../builder.ts';
+import type { BuilderInput, ScheduleBuilder } from '../../src/builders/builder.ts';
 
 /** The input the `schedule` macro would hand a builder; chunks default to the builder's own. */
 export function inputFor(

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { action, overlapped, solo } from '../action.ts';
+import { action, overlapped, solo } from '../../src/builders/action.ts';
 import { Deadlock, runUnitCost } from './unitCostRun.ts';
 
 test('the unit-cost executor reports a deadlock when two ranks wait on each other', () => {
