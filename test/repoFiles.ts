@@ -71,3 +71,13 @@ export async function exampleDesigns(): Promise<{ file: string; design: Design }
       return { file, design: r.design };
     });
 }
+
+/** PyTorch's ScheduleInterleaved1F1B orders in fixtures/torch/, 4 ranks: file, microbatches, stages per rank. */
+export const TORCH_INTERLEAVED_ORDERS = [
+  ['interleaved1f1b_4rank_2stagep_5mb.csv', 5, 2],
+  ['interleaved1f1b_4rank_2stagep_6mb.csv', 6, 2],
+  ['interleaved1f1b_4rank_2stagep_7mb.csv', 7, 2],
+  ['interleaved1f1b_4rank_1stagep_4mb.csv', 4, 1],
+  ['interleaved1f1b_4rank_1stagep_6mb.csv', 6, 1],
+  ['interleaved1f1b_4rank_1stagep_8mb.csv', 8, 1],
+] as const;

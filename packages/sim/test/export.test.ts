@@ -11,6 +11,7 @@ import {
   type TorchCell,
 } from '@stagecraft/passes';
 import { describe, expect, test } from 'vitest';
+import { TORCH_INTERLEAVED_ORDERS } from '../../../test/repoFiles.ts';
 import { exportDesign, simulate } from '../src/index.ts';
 import { exampleDesigns, readFixture } from './repoFiles.ts';
 
@@ -116,14 +117,7 @@ describe('torch-csv export', () => {
     expect(exported(imported.design, 'torch-csv', { torchDialect: dialect }).text).toBe(text);
   });
 
-  test.each([
-    ['interleaved1f1b_4rank_2stagep_5mb.csv', 5, 2],
-    ['interleaved1f1b_4rank_2stagep_6mb.csv', 6, 2],
-    ['interleaved1f1b_4rank_2stagep_7mb.csv', 7, 2],
-    ['interleaved1f1b_4rank_1stagep_4mb.csv', 4, 1],
-    ['interleaved1f1b_4rank_1stagep_6mb.csv', 6, 1],
-    ['interleaved1f1b_4rank_1stagep_8mb.csv', 8, 1],
-  ] as const)(
+  test.each(TORCH_INTERLEAVED_ORDERS)(
     'an interleaved 1F1B design on 4 ranks exports torch’s ScheduleInterleaved1F1B actions in order (%s)',
     (file, m, v) => {
       const example = examples.find((e) => e.file === 'interleaved-1f1b-p4-v2-m8.json')!.design;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { readFixture } from '../../../../test/repoFiles.ts';
+import { readFixture, TORCH_INTERLEAVED_ORDERS } from '../../../../test/repoFiles.ts';
 import { inputFor } from '../../test/builders/builderInput.ts';
 import { peakStash } from '../../test/builders/programInvariants.ts';
 import { runUnitCost } from '../../test/builders/unitCostRun.ts';
@@ -94,14 +94,7 @@ function torchActionsByRank(csv: string): string[][] {
     );
 }
 
-test.each([
-  ['interleaved1f1b_4rank_2stagep_5mb.csv', 5, 2],
-  ['interleaved1f1b_4rank_2stagep_6mb.csv', 6, 2],
-  ['interleaved1f1b_4rank_2stagep_7mb.csv', 7, 2],
-  ['interleaved1f1b_4rank_1stagep_4mb.csv', 4, 1],
-  ['interleaved1f1b_4rank_1stagep_6mb.csv', 6, 1],
-  ['interleaved1f1b_4rank_1stagep_8mb.csv', 8, 1],
-] as const)(
+test.each(TORCH_INTERLEAVED_ORDERS)(
   'interleaved 1F1B on 4 ranks runs torch’s ScheduleInterleaved1F1B order action for action (%s)',
   async (file, m, v) => {
     const reference = torchActionsByRank(await readFixture(`torch/${file}`));

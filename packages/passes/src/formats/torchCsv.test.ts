@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { readFixture } from '../../../../test/repoFiles.ts';
+import { readFixture, TORCH_INTERLEAVED_ORDERS } from '../../../../test/repoFiles.ts';
 import { compile } from '../driver/compile.ts';
 import { exportTorchCsv } from './torchExport.ts';
 import { importTorchCsv } from './torchImport.ts';
@@ -25,14 +25,7 @@ test('the interleaved ZB1P artifact (legacy dialect, idle cells) imports and exp
   expect(out).toBe(text);
 });
 
-test.each([
-  'interleaved1f1b_4rank_2stagep_5mb.csv',
-  'interleaved1f1b_4rank_2stagep_6mb.csv',
-  'interleaved1f1b_4rank_2stagep_7mb.csv',
-  'interleaved1f1b_4rank_1stagep_4mb.csv',
-  'interleaved1f1b_4rank_1stagep_6mb.csv',
-  'interleaved1f1b_4rank_1stagep_8mb.csv',
-])(
+test.each(TORCH_INTERLEAVED_ORDERS.map(([file]) => file))(
   'PyTorch’s ScheduleInterleaved1F1B order %s (idle steps kept) imports and exports back byte for byte',
   async (file) => {
     const { text, out } = await roundTrip(file, 'current');
