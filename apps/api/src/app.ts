@@ -93,6 +93,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       req.headers['content-type'],
     );
     if (status >= 500) req.log.error({ err }, 'internal error');
+    if (err instanceof ApiError && err.retryAfterS !== undefined)
+      reply.header('retry-after', String(err.retryAfterS));
     return reply.code(status).type('application/json; charset=utf-8').send(errorBody(issues));
   });
 

@@ -11,12 +11,15 @@ export type ErrorStatus = 400 | 403 | 404 | 409 | 413 | 415 | 422 | 500 | 503;
 export class ApiError extends Error {
   readonly status: ErrorStatus;
   readonly issues: Issue[];
-  constructor(status: ErrorStatus, issues: Issue[] | Issue) {
+  /** Sent as Retry-After with a 503 for a busy server. */
+  readonly retryAfterS: number | undefined;
+  constructor(status: ErrorStatus, issues: Issue[] | Issue, retryAfterS?: number) {
     const list = Array.isArray(issues) ? issues : [issues];
     super(list[0]?.message ?? 'error');
     this.name = 'ApiError';
     this.status = status;
     this.issues = list.length > 0 ? list : [{ path: '', message: 'error' }];
+    this.retryAfterS = retryAfterS;
   }
 }
 

@@ -8,8 +8,13 @@ export interface Limits {
   jsonDepth: number;
   /** Largest DAG a design may compile to, in ops (413 above it). */
   maxOps: number;
-  /** Longest a compile may run, in milliseconds (503 after it). */
+  /** Longest a compile may take, waiting for a worker included, in milliseconds (503 after it). */
   compileMs: number;
+  /**
+   * Estimated ops from which a design is large: large designs share all workers but one, so a
+   * small design never waits behind them.
+   */
+  largeOps: number;
   /** Compiles waiting for a worker beyond which new ones are refused (503). */
   queueLength: number;
   /** Worker threads compiling designs. */
@@ -25,6 +30,8 @@ export const DEFAULT_LIMITS: Limits = {
   jsonDepth: 64,
   maxOps: 1_000_000,
   compileMs: 20_000,
+  // About half a second of compiling; a typical design (p=8, m=32) is under 2,000.
+  largeOps: 50_000,
   queueLength: 256,
   workers: Math.max(1, availableParallelism()),
   workerMemoryMb: 2048,

@@ -7,7 +7,9 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.ts';
 import { contentHash } from '../canonical.ts';
 import { type CompileInclude, DEFAULT_INCLUDE } from '../compileResponse.ts';
+import { estimatedOps } from '../designSize.ts';
 import { ApiError } from '../errors.ts';
+import { retryAfterOf } from '../pool/compilePool.ts';
 import { compilableDesign, compileBodySchema, parseBody } from '../schemas.ts';
 
 export function compileRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -41,10 +43,11 @@ export function compileRoutes(app: FastifyInstance, ctx: AppContext): void {
       // bytes it transferred: no copy, no encoding, no serialisation on the event loop.
       const outcome = await ctx.pool.run({
         task: { kind: 'compile', design, include, head: head(false) },
+        size: estimatedOps(design),
         ...(designId !== undefined ? { designId } : {}),
         ...(revision !== undefined ? { revision } : {}),
       });
-      if (!outcome.ok) throw new ApiError(outcome.status, outcome.errors);
+      if (!outcome.ok) throw new ApiError(outcome.status, outcome.errors, retryAfterOf(outcome));
       const { body: bytes } = outcome;
       answer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       ctx.cache.set(key, bytes);
