@@ -13,6 +13,7 @@ import {
   type PassSnapshot,
 } from '@stagecraft/passes';
 import { metricsReport, simulate } from '@stagecraft/sim';
+import { nonFinitePath } from './designMagnitude.ts';
 import { underPath } from './errors.ts';
 import { type NodeTexts, wireDagJson } from './wireDag.ts';
 
@@ -96,6 +97,12 @@ export function compileResponse(
   const timings = { compileMs, simulateMs };
   // Exactly the object of `stagecraft simulate --json` (docs/api.md).
   const metrics = metricsReport(design.name, result.ops, sim, timings);
+  // Bounded inputs keep totals finite; should one still overflow, say so rather than send `null`.
+  const overflow = nonFinitePath(metrics, ['metrics']);
+  if (overflow !== undefined) {
+    const message = `${overflow} is not a finite number: the design's costs or sizes are too large to simulate`;
+    return { outcome: { ok: false, status: 422, errors: [{ path: 'design', message }] }, state };
+  }
   const timingsAll = { compileMs, simulateMs, totalMs: performance.now() - t0 };
   const incremental = {
     reused: run.reused,

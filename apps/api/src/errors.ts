@@ -26,11 +26,28 @@ export class ApiError extends Error {
 export interface ErrorBody {
   error: Issue;
   errors?: Issue[];
+  /** All the issues found, when `errors` holds only the first of them. */
+  errorCount?: number;
 }
 
+/** Issues an answer lists; past them only their count (100,000 bad directives once made a 20 MB answer). */
+export const MAX_ISSUES = 100;
+/** Longest path or message sent: messages quote the input, which may be megabytes long. */
+const MAX_TEXT = 500;
+
 export function errorBody(issues: readonly Issue[]): ErrorBody {
-  const first = issues[0] ?? { path: '', message: 'error' };
-  return issues.length > 1 ? { error: first, errors: [...issues] } : { error: first };
+  const listed = issues.slice(0, MAX_ISSUES).map(bounded);
+  const first = listed[0] ?? { path: '', message: 'error' };
+  if (issues.length <= 1) return { error: first };
+  return issues.length > MAX_ISSUES
+    ? { error: first, errors: listed, errorCount: issues.length }
+    : { error: first, errors: listed };
+}
+
+function bounded(issue: Issue): Issue {
+  const cut = (s: string) =>
+    s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}… (${s.length.toLocaleString('en-US')} characters)` : s;
+  return { path: cut(issue.path), message: cut(issue.message) };
 }
 
 /**

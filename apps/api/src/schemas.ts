@@ -1,6 +1,7 @@
 /** Request bodies and parameters, parsed once at the edge into typed values or a 400 naming the path. */
 import { type Design, fromZod, type Issue, parseDesign } from '@stagecraft/ir';
 import { z } from 'zod';
+import { magnitudeIssues } from './designMagnitude.ts';
 import { designSizeIssue } from './designSize.ts';
 import { DESIGN_ID } from './designStore.ts';
 import { ApiError, underPath } from './errors.ts';
@@ -72,6 +73,8 @@ export function designField(value: unknown): Design {
 /** A design to compile: parsed as `designField`, and small enough for the op limit (413). */
 export function compilableDesign(value: unknown, maxOps: number): Design {
   const design = designField(value);
+  const huge = magnitudeIssues(design, ['design']);
+  if (huge.length > 0) throw new ApiError(400, huge);
   const tooLarge = designSizeIssue(design, maxOps);
   if (tooLarge) throw new ApiError(413, tooLarge);
   return design;
