@@ -13,6 +13,7 @@ import { compileRoutes } from './routes/compile.ts';
 import { designRoutes } from './routes/designs.ts';
 import { exportRoutes } from './routes/export.ts';
 import { healthRoutes } from './routes/health.ts';
+import { securityHeaders } from './securityHeaders.ts';
 import { WebApp } from './webApp.ts';
 
 export interface AppOptions {
@@ -61,6 +62,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
 
+  securityHeaders(app);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     try {
@@ -76,10 +78,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (allowed) {
     app.addHook('onRequest', async (req) => {
       const host = hostName(req.headers.host ?? '');
-      if (!allowed.has(host)) {
+      if (host === undefined || !allowed.has(host)) {
         throw new ApiError(403, {
           path: '',
-          message: `requests must be addressed to ${[...allowed].join(' or ')}, not ${JSON.stringify(host.slice(0, 100))}`,
+          message: `requests must be addressed to ${[...allowed].join(' or ')}, not ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`,
         });
       }
     });
@@ -104,7 +106,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if ((req.method === 'GET' || req.method === 'HEAD') && !isApi) {
       const file = web.lookup(req.url);
       reply.header('cache-control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-      reply.header('x-content-type-options', 'nosniff');
       return reply.code(200).type(file.type).send(file.body);
     }
     return reply
@@ -120,12 +121,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
-/** The name in a Host header: `[::1]:4173` → `::1`, `Localhost:80` → `localhost`. */
-function hostName(header: string): string {
-  const h = header.trim().toLowerCase();
-  if (h.startsWith('[')) return h.slice(1, h.indexOf(']') < 0 ? undefined : h.indexOf(']'));
-  const colon = h.lastIndexOf(':');
-  return colon < 0 ? h : h.slice(0, colon);
+/**
+ * The name in a Host header: `[::1]:4173` → `::1`, `Localhost:80` → `localhost`; undefined when
+ * the header is not a name and an optional numeric port (`localhost:evil`, `a:b:c`).
+ */
+function hostName(header: string): string | undefined {
+  const m = /^(?:\[([0-9a-f:.]+)\]|([^:[\]\s]+))(?::\d{1,5})?$/.exec(header.trim().toLowerCase());
+  return m ? (m[1] ?? m[2]) : undefined;
 }
 
 /** Fastify's own errors (body too large, bad media type, …) in the API's shape; anything else is internal. */

@@ -80,7 +80,8 @@ const MEAN_WEIGHT = 0.2;
 export class CompilePool {
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
-  private readonly latest = new Map<string, number>();
+  /** Per design, the latest revision and when it was claimed (performance.now()). */
+  private readonly latest = new Map<string, { revision: number; at: number }>();
   private nextId = 1;
   private closed = false;
   /** Workers that died before loading the compiler, in a row; past a few, the pool stops respawning. */
@@ -137,8 +138,11 @@ export class CompilePool {
    */
   claim(designId: string, revision: number): Refusal | undefined {
     const latest = this.latest.get(designId);
-    if (latest !== undefined && revision < latest)
-      return refusal(409, 'revision', `superseded by revision ${latest}`);
+    // A claim holds for one time limit: no compile it could supersede is still running after
+    // that, so a revision from far in the future cannot lock a designId for everyone else.
+    const live = latest !== undefined && performance.now() - latest.at < this.options.timeLimitMs;
+    if (live && revision < latest.revision)
+      return refusal(409, 'revision', `superseded by revision ${latest.revision}`);
     this.supersede(designId, revision);
     return undefined;
   }
@@ -200,7 +204,7 @@ export class CompilePool {
 
   private supersede(designId: string, revision: number): void {
     this.latest.delete(designId);
-    this.latest.set(designId, revision);
+    this.latest.set(designId, { revision, at: performance.now() });
     if (this.latest.size > REVISIONS_KEPT) this.latest.delete(this.latest.keys().next().value!);
     const answer = refusal(409, 'revision', `superseded by revision ${revision}`);
     for (let i = this.queue.length - 1; i >= 0; i--) {
