@@ -3,6 +3,7 @@
  * `inject()`: the design store, the compile pool, the limits and the web app's files.
  */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { clientErrorHandler, continueUnlessTooLarge, drainBody } from './clientErrors.ts';
 import type { DesignStore } from './designStore.ts';
 import { ApiError, errorBody } from './errors.ts';
 import { parseJsonBody } from './jsonBody.ts';
@@ -53,6 +54,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: limits.bodyBytes,
     logger: options.logger ? { level: 'warn' } : false,
     return503OnClosing: true,
+    // A body that stalls is a 408 after this; headers have to arrive within it too.
+    requestTimeout: limits.requestMs,
+    http: {
+      headersTimeout: Math.min(limits.requestMs, 10_000),
+      // How often Node looks for requests over their time: the default (30 s) would let a 1 s limit run 30 s.
+      connectionsCheckingInterval: Math.min(1_000, limits.requestMs),
+    } as object,
+    clientErrorHandler: clientErrorHandler(limits.requestMs),
     // Errors the router raises before any route (a malformed URL) get the same shape as the rest.
     frameworkErrors: (err, _req, reply) => {
       const { status, issues } = describeError(err, limits, undefined, undefined);
@@ -87,7 +96,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   }
 
-  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+  // Node answers `Expect: 100-continue` itself unless someone listens: listen, to refuse a body over the limit before it is sent.
+  app.server.on(
+    'checkContinue',
+    continueUnlessTooLarge(limits.bodyBytes, (req, res) => app.server.emit('request', req, res)),
+  );
+
+  app.setErrorHandler(async (err: FastifyError | ApiError, req, reply) => {
     const { status, issues } = describeError(
       err,
       limits,
@@ -95,6 +110,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       req.headers['content-type'],
     );
     if (status >= 500) req.log.error({ err }, 'internal error');
+    // The rest of an oversized body is still on its way: read it first, or the client, cut off
+    // while sending, never reads this answer.
+    if (status === 413 && !(err instanceof ApiError)) await drainBody(req.raw, limits.requestMs);
     if (err instanceof ApiError && err.retryAfterS !== undefined)
       reply.header('retry-after', String(err.retryAfterS));
     return reply.code(status).type('application/json; charset=utf-8').send(errorBody(issues));

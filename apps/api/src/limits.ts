@@ -4,6 +4,8 @@ import { availableParallelism } from 'node:os';
 export interface Limits {
   /** Largest request body, in bytes (413 above it). */
   bodyBytes: number;
+  /** Longest a request may take to arrive in full, headers and body, in milliseconds (408 after it). */
+  requestMs: number;
   /** Deepest nesting of a JSON body (400 above it). */
   jsonDepth: number;
   /** Largest DAG a design may compile to, in ops (413 above it). */
@@ -27,6 +29,7 @@ export interface Limits {
 
 export const DEFAULT_LIMITS: Limits = {
   bodyBytes: 4 * 1024 * 1024,
+  requestMs: 30_000,
   jsonDepth: 64,
   maxOps: 1_000_000,
   compileMs: 20_000,
