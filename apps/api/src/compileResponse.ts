@@ -31,6 +31,24 @@ export const DEFAULT_INCLUDE: CompileInclude = {
   dag: true,
 };
 
+/** The answer of a design over `detailOps` when `include` does not ask for more: metrics and program. */
+export const BRIEF_INCLUDE: CompileInclude = {
+  snapshots: 'none',
+  timeline: false,
+  plan: false,
+  dag: false,
+};
+
+/** The parts `BRIEF_INCLUDE` left out of an answer that the caller did not choose themselves. */
+export function omittedParts(include: CompileInclude, asked: Partial<CompileInclude>): string[] {
+  const out: string[] = [];
+  if (asked.snapshots === undefined && include.snapshots !== DEFAULT_INCLUDE.snapshots) out.push('snapshots');
+  for (const k of ['timeline', 'plan', 'dag'] as const) {
+    if (asked[k] === undefined && include[k] !== DEFAULT_INCLUDE[k]) out.push(k);
+  }
+  return out;
+}
+
 export type CompileOutcome =
   | {
       ok: true;

@@ -17,6 +17,11 @@ export interface Limits {
    * small design never waits behind them.
    */
   largeOps: number;
+  /**
+   * Estimated ops from which `/api/compile` leaves the bulky parts of its answer (DAG, plan,
+   * timeline, pass snapshots) out unless `include` asks for them: about 500 bytes an op.
+   */
+  detailOps: number;
   /** Compiles waiting for a worker beyond which new ones are refused (503). */
   queueLength: number;
   /** Worker threads compiling designs. */
@@ -35,6 +40,8 @@ export const DEFAULT_LIMITS: Limits = {
   compileMs: 20_000,
   // About half a second of compiling; a typical design (p=8, m=32) is under 2,000.
   largeOps: 50_000,
+  // About 50 MB of answer with every part included.
+  detailOps: 100_000,
   queueLength: 256,
   workers: Math.max(1, availableParallelism()),
   workerMemoryMb: 2048,

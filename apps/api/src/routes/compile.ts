@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.ts';
 import { contentHash } from '../canonical.ts';
-import { type CompileInclude, DEFAULT_INCLUDE } from '../compileResponse.ts';
+import { BRIEF_INCLUDE, type CompileInclude, DEFAULT_INCLUDE, omittedParts } from '../compileResponse.ts';
 import { estimatedOps } from '../designSize.ts';
 import { ApiError } from '../errors.ts';
 import { retryAfterOf } from '../pool/compilePool.ts';
@@ -22,11 +22,17 @@ export function compileRoutes(app: FastifyInstance, ctx: AppContext): void {
         message: 'a revision needs the designId it is a revision of',
       });
     }
-    const include: CompileInclude = { ...DEFAULT_INCLUDE, ...body.include };
+    const size = estimatedOps(design);
+    // A big design's whole answer runs to hundreds of MiB (292 MiB for interleaved p=32
+    // m=2048): by default it gets the metrics and the program, and says what it left out.
+    const defaults = size > ctx.limits.detailOps ? BRIEF_INCLUDE : DEFAULT_INCLUDE;
+    const include: CompileInclude = { ...defaults, ...body.include };
+    const omitted = omittedParts(include, body.include ?? {});
     const hash = contentHash(design);
-    const key = `${hash}|${include.snapshots}|${include.timeline}|${include.plan}|${include.dag}|${ctx.limits.maxOps}`;
+    const key = `${hash}|${include.snapshots}|${include.timeline}|${include.plan}|${include.dag}|${omitted.join(',')}|${ctx.limits.maxOps}`;
     const { designId, revision } = body;
-    const head = (cached: boolean) => `{"ok":true,"hash":"${hash}","cached":${cached},`;
+    const left = omitted.length > 0 ? `"omitted":${JSON.stringify(omitted)},` : '';
+    const head = (cached: boolean) => `{"ok":true,"hash":"${hash}","cached":${cached},${left}`;
     const stored = ctx.cache.get(key);
     let answer: Buffer;
     if (stored !== undefined) {
@@ -43,7 +49,7 @@ export function compileRoutes(app: FastifyInstance, ctx: AppContext): void {
       // bytes it transferred: no copy, no encoding, no serialisation on the event loop.
       const outcome = await ctx.pool.run({
         task: { kind: 'compile', design, include, head: head(false) },
-        size: estimatedOps(design),
+        size,
         ...(designId !== undefined ? { designId } : {}),
         ...(revision !== undefined ? { revision } : {}),
       });
