@@ -85,13 +85,13 @@ parentPort!.on('message', (job: JobMessage) => {
   }
 });
 
-/** Nice 10 on this thread alone (Linux's nice is per thread), so small compiles win the CPU. */
+/** Nice 19 (the lowest) on this thread alone (Linux's nice is per thread), so small compiles win the CPU. */
 let lowered = false;
 function lowerPriority(): void {
   if (lowered) return;
   lowered = true;
   try {
-    setPriority(0, 10);
+    setPriority(0, 19);
   } catch {
     // Not permitted or not supported here: the job runs at normal priority.
   }
