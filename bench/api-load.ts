@@ -7,12 +7,17 @@
  *
  *   npx tsx bench/api-load.ts                       # 300 requests per run, at most 20 s each
  *   npx tsx bench/api-load.ts --requests 1000 --seconds 60
+ *   npx tsx bench/api-load.ts --mode fairness       # small compiles while two big ones run
  *
  * Three workloads:
  * - same design: every request sends the same design (the content-hash cache answers);
  * - distinct designs: every request differs (a cost changes), so each one is compiled and simulated;
  * - edits (designId + revision, concurrency 1): each request is the next revision of one design
  *   with its last directive edited, so the worker reruns only the passes from that directive on.
+ *
+ * `--mode fairness` instead sends two big designs at once (interleaved 1F1B, p=32, m=2048: about
+ * 900,000 ops from a 300-byte request, asking for every part of the answer) and, while both are unanswered, small distinct designs one
+ * after another: their p50 / p99 is how long a user waits while someone else compiles big.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,7 +28,11 @@ import type { Design, Directive } from '@stagecraft/ir';
 import { compile } from '@stagecraft/passes';
 
 const { values } = parseArgs({
-  options: { requests: { type: 'string', default: '300' }, seconds: { type: 'string', default: '20' } },
+  options: {
+    requests: { type: 'string', default: '300' },
+    seconds: { type: 'string', default: '20' },
+    mode: { type: 'string', default: 'load' },
+  },
 });
 const REQUESTS = Number(values.requests);
 const SECONDS = Number(values.seconds);
@@ -145,12 +154,98 @@ function quantile(xs: number[], q: number): number {
 
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
 
+/** The big design of the fairness mode: interleaved 1F1B on 32 ranks, 2 chunks each, 2048 microbatches. */
+function bigDesign(i: number): Design {
+  return {
+    format: 'stagecraft/design@1',
+    name: `interleaved 1F1B, p=32, v=2, m=2048 (${i})`,
+    model: { kind: 'synthetic', stages: 64, costs: { F: 1, BI: 1, BW: 1 }, activationBytes: 2 ** 20 },
+    cluster: { kind: 'ideal', devices: 32 },
+    directives: [{ op: 'schedule', builder: 'interleaved-1f1b', microbatches: 2048, chunks: 2 }],
+  };
+}
+
+async function fairness(url: string): Promise<void> {
+  console.log('POST /api/compile: small designs (1F1B p=8 m=32, each distinct) at concurrency 1');
+  console.log('while two big ones (interleaved 1F1B p=32 v=2 m=2048, every part included) are unanswered');
+  console.log(
+    `node ${process.version}, ${cpus()[0]?.model.trim() ?? 'cpu'} × ${cpus().length}; at most ${REQUESTS} small requests or ${SECONDS} s; loopback`,
+  );
+  // The same small requests with nothing else running: what the machine gives them at all.
+  const alone: number[] = [];
+  let n = 0;
+  const aloneUntil = performance.now() + SECONDS * 500;
+  while (alone.length < REQUESTS / 2 && performance.now() < aloneUntil) {
+    const t = performance.now();
+    const res = await fetch(`${url}api/compile`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ design: design(2 + ++n / 1e6) }),
+    });
+    await res.arrayBuffer();
+    alone.push(performance.now() - t);
+  }
+  console.log('');
+  console.log(
+    `small, alone: ${alone.length} requests, p50 ${quantile(alone, 0.5).toFixed(1)} ms, p99 ${quantile(alone, 0.99).toFixed(1)} ms`,
+  );
+  const t0 = performance.now();
+  let pending = 2;
+  const bigs = [1, 2].map(async (i) => {
+    const res = await fetch(`${url}api/compile`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      // Every part asked for (the default before big answers were trimmed): the worst case.
+      body: JSON.stringify({
+        design: bigDesign(i),
+        include: { snapshots: 'summary', timeline: true, plan: true, dag: true },
+      }),
+    });
+    const bytes = (await res.arrayBuffer()).byteLength;
+    pending--;
+    return { status: res.status, ms: performance.now() - t0, bytes };
+  });
+  // Let both reach the server and a worker before measuring.
+  await new Promise((r) => setTimeout(r, 300));
+  const latencies: number[] = [];
+  let errors = 0;
+  const until = performance.now() + SECONDS * 1000;
+  while (pending === 2 && n < REQUESTS && performance.now() < until) {
+    const t = performance.now();
+    const res = await fetch(`${url}api/compile`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ design: design(2 + ++n / 1e6) }),
+    });
+    await res.arrayBuffer();
+    if (res.status !== 200) errors++;
+    // Only answers given while both big compiles were still unanswered count.
+    if (pending === 2) latencies.push(performance.now() - t);
+  }
+  const answered = await Promise.all(bigs);
+  console.log(
+    `small, two big compiling: ${latencies.length} requests, p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms, errors ${errors}`,
+  );
+  for (const [i, b] of answered.entries()) {
+    console.log(`big ${i + 1}: ${b.status} after ${(b.ms / 1000).toFixed(1)} s, ${mib(b.bytes)}`);
+  }
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(', ')}`,
+  );
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'stagecraft-bench-'));
   const { child, url } = await serve(join(dir, 'bench.sqlite'));
   try {
     // Let the workers load before measuring.
     for (let i = 0; i < 5; i++) await load(url, 1, () => ({ design: design(2 + i) }));
+    if (values.mode === 'fairness') {
+      await fairness(url);
+      return;
+    }
     console.log(`POST /api/compile, 1F1B p=8 m=32 (synthetic, ideal cluster), default include`);
     console.log(
       `node ${process.version}, ${cpus()[0]?.model.trim() ?? 'cpu'} × ${cpus().length}; ${REQUESTS} requests or ${SECONDS} s per run; loopback`,

@@ -3,6 +3,7 @@
  * `inject()`: the design store, the compile pool, the limits and the web app's files.
  */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { clientErrorHandler, continueUnlessTooLarge, drainBody } from './clientErrors.ts';
 import type { DesignStore } from './designStore.ts';
 import { ApiError, errorBody } from './errors.ts';
 import { parseJsonBody } from './jsonBody.ts';
@@ -13,6 +14,7 @@ import { compileRoutes } from './routes/compile.ts';
 import { designRoutes } from './routes/designs.ts';
 import { exportRoutes } from './routes/export.ts';
 import { healthRoutes } from './routes/health.ts';
+import { securityHeaders } from './securityHeaders.ts';
 import { WebApp } from './webApp.ts';
 
 export interface AppOptions {
@@ -52,6 +54,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: limits.bodyBytes,
     logger: options.logger ? { level: 'warn' } : false,
     return503OnClosing: true,
+    // A body that stalls is a 408 after this; headers have to arrive within it too.
+    requestTimeout: limits.requestMs,
+    http: {
+      headersTimeout: Math.min(limits.requestMs, 10_000),
+      // How often Node looks for requests over their time: the default (30 s) would let a 1 s limit run 30 s.
+      connectionsCheckingInterval: Math.min(1_000, limits.requestMs),
+    } as object,
+    clientErrorHandler: clientErrorHandler(limits.requestMs),
     // Errors the router raises before any route (a malformed URL) get the same shape as the rest.
     frameworkErrors: (err, _req, reply) => {
       const { status, issues } = describeError(err, limits, undefined, undefined);
@@ -61,6 +71,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
 
+  securityHeaders(app);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     try {
@@ -76,16 +87,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (allowed) {
     app.addHook('onRequest', async (req) => {
       const host = hostName(req.headers.host ?? '');
-      if (!allowed.has(host)) {
+      if (host === undefined || !allowed.has(host)) {
         throw new ApiError(403, {
           path: '',
-          message: `requests must be addressed to ${[...allowed].join(' or ')}, not ${JSON.stringify(host.slice(0, 100))}`,
+          message: `requests must be addressed to ${[...allowed].join(' or ')}, not ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`,
         });
       }
     });
   }
 
-  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+  // Node answers `Expect: 100-continue` itself unless someone listens: listen, to refuse a body over the limit before it is sent.
+  app.server.on(
+    'checkContinue',
+    continueUnlessTooLarge(limits.bodyBytes, (req, res) => app.server.emit('request', req, res)),
+  );
+
+  app.setErrorHandler(async (err: FastifyError | ApiError, req, reply) => {
     const { status, issues } = describeError(
       err,
       limits,
@@ -93,6 +110,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       req.headers['content-type'],
     );
     if (status >= 500) req.log.error({ err }, 'internal error');
+    // The rest of an oversized body is still on its way: read it first, or the client, cut off
+    // while sending, never reads this answer.
+    if (status === 413 && !(err instanceof ApiError)) await drainBody(req.raw, limits.requestMs);
+    if (err instanceof ApiError && err.retryAfterS !== undefined)
+      reply.header('retry-after', String(err.retryAfterS));
     return reply.code(status).type('application/json; charset=utf-8').send(errorBody(issues));
   });
 
@@ -102,7 +124,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if ((req.method === 'GET' || req.method === 'HEAD') && !isApi) {
       const file = web.lookup(req.url);
       reply.header('cache-control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-      reply.header('x-content-type-options', 'nosniff');
       return reply.code(200).type(file.type).send(file.body);
     }
     return reply
@@ -118,12 +139,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
-/** The name in a Host header: `[::1]:4173` → `::1`, `Localhost:80` → `localhost`. */
-function hostName(header: string): string {
-  const h = header.trim().toLowerCase();
-  if (h.startsWith('[')) return h.slice(1, h.indexOf(']') < 0 ? undefined : h.indexOf(']'));
-  const colon = h.lastIndexOf(':');
-  return colon < 0 ? h : h.slice(0, colon);
+/**
+ * The name in a Host header: `[::1]:4173` → `::1`, `Localhost:80` → `localhost`; undefined when
+ * the header is not a name and an optional numeric port (`localhost:evil`, `a:b:c`).
+ */
+function hostName(header: string): string | undefined {
+  const m = /^(?:\[([0-9a-f:.]+)\]|([^:[\]\s]+))(?::\d{1,5})?$/.exec(header.trim().toLowerCase());
+  return m ? (m[1] ?? m[2]) : undefined;
 }
 
 /** Fastify's own errors (body too large, bad media type, …) in the API's shape; anything else is internal. */

@@ -13,6 +13,7 @@ import {
   type PassSnapshot,
 } from '@stagecraft/passes';
 import { metricsReport, simulate } from '@stagecraft/sim';
+import { nonFinitePath } from './designMagnitude.ts';
 import { underPath } from './errors.ts';
 import { type NodeTexts, wireDagJson } from './wireDag.ts';
 
@@ -29,6 +30,24 @@ export const DEFAULT_INCLUDE: CompileInclude = {
   plan: true,
   dag: true,
 };
+
+/** The answer of a design over `detailOps` when `include` does not ask for more: metrics and program. */
+export const BRIEF_INCLUDE: CompileInclude = {
+  snapshots: 'none',
+  timeline: false,
+  plan: false,
+  dag: false,
+};
+
+/** The parts `BRIEF_INCLUDE` left out of an answer that the caller did not choose themselves. */
+export function omittedParts(include: CompileInclude, asked: Partial<CompileInclude>): string[] {
+  const out: string[] = [];
+  if (asked.snapshots === undefined && include.snapshots !== DEFAULT_INCLUDE.snapshots) out.push('snapshots');
+  for (const k of ['timeline', 'plan', 'dag'] as const) {
+    if (asked[k] === undefined && include[k] !== DEFAULT_INCLUDE[k]) out.push(k);
+  }
+  return out;
+}
 
 export type CompileOutcome =
   | {
@@ -96,6 +115,12 @@ export function compileResponse(
   const timings = { compileMs, simulateMs };
   // Exactly the object of `stagecraft simulate --json` (docs/api.md).
   const metrics = metricsReport(design.name, result.ops, sim, timings);
+  // Bounded inputs keep totals finite; should one still overflow, say so rather than send `null`.
+  const overflow = nonFinitePath(metrics, ['metrics']);
+  if (overflow !== undefined) {
+    const message = `${overflow} is not a finite number: the design's costs or sizes are too large to simulate`;
+    return { outcome: { ok: false, status: 422, errors: [{ path: 'design', message }] }, state };
+  }
   const timingsAll = { compileMs, simulateMs, totalMs: performance.now() - t0 };
   const incremental = {
     reused: run.reused,

@@ -11,23 +11,43 @@ export type ErrorStatus = 400 | 403 | 404 | 409 | 413 | 415 | 422 | 500 | 503;
 export class ApiError extends Error {
   readonly status: ErrorStatus;
   readonly issues: Issue[];
-  constructor(status: ErrorStatus, issues: Issue[] | Issue) {
+  /** Sent as Retry-After with a 503 for a busy server. */
+  readonly retryAfterS: number | undefined;
+  constructor(status: ErrorStatus, issues: Issue[] | Issue, retryAfterS?: number) {
     const list = Array.isArray(issues) ? issues : [issues];
     super(list[0]?.message ?? 'error');
     this.name = 'ApiError';
     this.status = status;
     this.issues = list.length > 0 ? list : [{ path: '', message: 'error' }];
+    this.retryAfterS = retryAfterS;
   }
 }
 
 export interface ErrorBody {
   error: Issue;
   errors?: Issue[];
+  /** All the issues found, when `errors` holds only the first of them. */
+  errorCount?: number;
 }
 
+/** Issues an answer lists; past them only their count (100,000 bad directives once made a 20 MB answer). */
+export const MAX_ISSUES = 100;
+/** Longest path or message sent: messages quote the input, which may be megabytes long. */
+const MAX_TEXT = 500;
+
 export function errorBody(issues: readonly Issue[]): ErrorBody {
-  const first = issues[0] ?? { path: '', message: 'error' };
-  return issues.length > 1 ? { error: first, errors: [...issues] } : { error: first };
+  const listed = issues.slice(0, MAX_ISSUES).map(bounded);
+  const first = listed[0] ?? { path: '', message: 'error' };
+  if (issues.length <= 1) return { error: first };
+  return issues.length > MAX_ISSUES
+    ? { error: first, errors: listed, errorCount: issues.length }
+    : { error: first, errors: listed };
+}
+
+function bounded(issue: Issue): Issue {
+  const cut = (s: string) =>
+    s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}… (${s.length.toLocaleString('en-US')} characters)` : s;
+  return { path: cut(issue.path), message: cut(issue.message) };
 }
 
 /**

@@ -4,12 +4,24 @@ import { availableParallelism } from 'node:os';
 export interface Limits {
   /** Largest request body, in bytes (413 above it). */
   bodyBytes: number;
+  /** Longest a request may take to arrive in full, headers and body, in milliseconds (408 after it). */
+  requestMs: number;
   /** Deepest nesting of a JSON body (400 above it). */
   jsonDepth: number;
   /** Largest DAG a design may compile to, in ops (413 above it). */
   maxOps: number;
-  /** Longest a compile may run, in milliseconds (503 after it). */
+  /** Longest a compile may take, waiting for a worker included, in milliseconds (503 after it). */
   compileMs: number;
+  /**
+   * Estimated ops from which a design is large: large designs share all workers but one, so a
+   * small design never waits behind them.
+   */
+  largeOps: number;
+  /**
+   * Estimated ops from which `/api/compile` leaves the bulky parts of its answer (DAG, plan,
+   * timeline, pass snapshots) out unless `include` asks for them: about 500 bytes an op.
+   */
+  detailOps: number;
   /** Compiles waiting for a worker beyond which new ones are refused (503). */
   queueLength: number;
   /** Worker threads compiling designs. */
@@ -22,9 +34,14 @@ export interface Limits {
 
 export const DEFAULT_LIMITS: Limits = {
   bodyBytes: 4 * 1024 * 1024,
+  requestMs: 30_000,
   jsonDepth: 64,
   maxOps: 1_000_000,
   compileMs: 20_000,
+  // About half a second of compiling; a typical design (p=8, m=32) is under 2,000.
+  largeOps: 50_000,
+  // About 50 MB of answer with every part included.
+  detailOps: 100_000,
   queueLength: 256,
   workers: Math.max(1, availableParallelism()),
   workerMemoryMb: 2048,

@@ -1,6 +1,7 @@
 /** Request bodies and parameters, parsed once at the edge into typed values or a 400 naming the path. */
 import { type Design, fromZod, type Issue, parseDesign } from '@stagecraft/ir';
 import { z } from 'zod';
+import { magnitudeIssues } from './designMagnitude.ts';
 import { designSizeIssue } from './designSize.ts';
 import { DESIGN_ID } from './designStore.ts';
 import { ApiError, underPath } from './errors.ts';
@@ -66,12 +67,25 @@ export function designField(value: unknown): Design {
       400,
       parsed.errors.map((i: Issue) => underPath('design', i)),
     );
-  return parsed.design;
+  const design = parsed.design;
+  // JSON may carry a lone surrogate ("\ud800"), which no UTF-8 text holds: the store's name
+  // column and a file name would each read it back differently. U+FFFD in its place makes every
+  // route read back one name.
+  if (typeof design.name === 'string' && LONE_SURROGATE.test(design.name)) {
+    return { ...design, name: design.name.replace(LONE_SURROGATES, '\uFFFD') };
+  }
+  return design;
 }
+
+/** With the u flag, a surrogate pair is one code point: only unpaired halves match. */
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATES = /\p{Cs}/gu;
 
 /** A design to compile: parsed as `designField`, and small enough for the op limit (413). */
 export function compilableDesign(value: unknown, maxOps: number): Design {
   const design = designField(value);
+  const huge = magnitudeIssues(design, ['design']);
+  if (huge.length > 0) throw new ApiError(400, huge);
   const tooLarge = designSizeIssue(design, maxOps);
   if (tooLarge) throw new ApiError(413, tooLarge);
   return design;

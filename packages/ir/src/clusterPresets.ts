@@ -68,7 +68,8 @@ export function unknownClusterPreset(name: string): string {
 export function expandPresetCluster(
   cluster: PresetCluster,
 ): { ok: true; cluster: CustomCluster } | { ok: false; errors: Issue[] } {
-  const p = CLUSTER_PRESETS[cluster.preset];
+  // Own keys only: "constructor" or "toString" name no preset.
+  const p = Object.hasOwn(CLUSTER_PRESETS, cluster.preset) ? CLUSTER_PRESETS[cluster.preset] : undefined;
   if (!p)
     return { ok: false, errors: [{ path: 'cluster.preset', message: unknownClusterPreset(cluster.preset) }] };
   const gpu = { ...p.gpu };
@@ -96,6 +97,6 @@ export function expandCluster(
 
 /** zod refinement: an unknown preset fails to parse, at `preset`, listing the known ones. */
 export function checkClusterPreset(c: PresetCluster, ctx: z.core.$RefinementCtx<PresetCluster>): void {
-  if (!CLUSTER_PRESETS[c.preset])
+  if (!Object.hasOwn(CLUSTER_PRESETS, c.preset))
     ctx.addIssue({ code: 'custom', message: unknownClusterPreset(c.preset), path: ['preset'] });
 }

@@ -134,7 +134,10 @@ export function resolveTransformer(
   const errors: Issue[] = [];
   let base: PresetFields = {};
   if (model.preset !== undefined) {
-    const p = TRANSFORMER_PRESETS[model.preset];
+    // Own keys only: "constructor" or "toString" name no preset.
+    const p = Object.hasOwn(TRANSFORMER_PRESETS, model.preset)
+      ? TRANSFORMER_PRESETS[model.preset]
+      : undefined;
     if (!p)
       return { ok: false, errors: [{ path: at('preset'), message: unknownTransformerPreset(model.preset) }] };
     base = p;

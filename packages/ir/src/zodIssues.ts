@@ -17,10 +17,16 @@ export function fromZod(error: z.ZodError, prefix: readonly PathSegment[] = []):
 
 function messageOf(zi: z.core.$ZodIssue): string {
   switch (zi.code) {
-    case 'invalid_type':
-      return (zi as { input?: unknown }).input === undefined
+    case 'invalid_type': {
+      const input = (zi as { input?: unknown }).input;
+      if (input !== undefined) return `expected ${zi.expected}, got ${describe(input)}`;
+      // zod gives the input only when parsing asked for it (reportInput), but its message always
+      // names the type it received: a present field of the wrong type is not a missing one.
+      const received = /received (\w+)/.exec(zi.message)?.[1];
+      return received === undefined || received === 'undefined'
         ? `required field missing (expected ${zi.expected})`
-        : `expected ${zi.expected}, got ${describe((zi as { input?: unknown }).input)}`;
+        : `expected ${zi.expected}, got ${received}`;
+    }
     case 'invalid_value':
       return `expected one of ${zi.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'too_small':

@@ -1,7 +1,10 @@
 /**
  * Compiles run on a pool of worker threads, so one large design never blocks the event loop or
- * other users. Each job has a time limit: a worker that overruns it is terminated and replaced,
- * and the request answers 503. A newer revision of a design supersedes the older ones, queued or
+ * other users. Each job has a time limit counted from the moment it is queued (a caller waits the
+ * same however the time splits between queue and worker): a job still queued at its deadline
+ * answers 503 with Retry-After, and a worker that overruns it is terminated and replaced. Large
+ * jobs (by the size estimated before they run) share a lane of all workers but one, so a small
+ * design always finds a worker however many large ones are waiting. A newer revision of a design supersedes the older ones, queued or
  * running: they answer 409 at once and a running one's worker is replaced, so its CPU goes to the
  * revision the user is looking at.
  */
@@ -15,26 +18,38 @@ export interface Job<T extends Task = Task> {
   /** With `revision`: a newer revision of the same design supersedes this job. */
   designId?: string;
   revision?: number;
+  /** Ops the design is estimated to compile to; at `largeOps` or more the job runs in the large lane. */
+  size?: number;
 }
 
-export type Refusal = { ok: false; status: 409 | 413 | 500 | 503; errors: Issue[] };
+export type Refusal = {
+  ok: false;
+  status: 409 | 413 | 500 | 503;
+  errors: Issue[];
+  /** With a 503 for a busy server: seconds after which a retry is likely to find room. */
+  retryAfterS?: number;
+};
 export type PoolAnswer<T extends Task = Task> = TaskOutcome<T> | Refusal;
 
 export interface PoolOptions {
   workers: number;
-  /** Per job, from the moment a worker takes it. */
+  /** Per job, from the moment it is queued. */
   timeLimitMs: number;
   maxOps: number;
   /** Jobs waiting for a worker beyond which new jobs are refused. */
   queueLength: number;
   /** Old-generation heap of each worker, in MiB. */
   memoryMb?: number;
+  /** Estimated ops from which a job is large (default: every job is small). */
+  largeOps?: number;
 }
 
 interface Pending {
   id: number;
   job: Job;
   resolve: (a: PoolAnswer) => void;
+  large: boolean;
+  queuedAt: number;
   timer?: NodeJS.Timeout;
   startedAt?: number;
 }
@@ -44,6 +59,8 @@ interface Slot {
   ready: boolean;
   job?: Pending;
   loadError?: string;
+  /** Has run a large job, so runs at a lower CPU priority: small jobs go elsewhere when they can. */
+  lowered?: boolean;
 }
 
 /**
@@ -57,10 +74,14 @@ const REVISIONS_KEPT = 10_000;
 
 const ENTRY = new URL('./workerEntry.mjs', import.meta.url);
 
+/** Weight of the newest job in the running mean of job times that Retry-After is estimated from. */
+const MEAN_WEIGHT = 0.2;
+
 export class CompilePool {
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
-  private readonly latest = new Map<string, number>();
+  /** Per design, the latest revision and when it was claimed (performance.now()). */
+  private readonly latest = new Map<string, { revision: number; at: number }>();
   private nextId = 1;
   private closed = false;
   /** Workers that died before loading the compiler, in a row; past a few, the pool stops respawning. */
@@ -68,6 +89,8 @@ export class CompilePool {
   private broken: string | undefined;
   /** Workers replaced after a time limit, a supersede or a crash. */
   replaced = 0;
+  /** Running mean of how long a worker holds a job, in ms. */
+  private meanJobMs = 100;
 
   /** The pool the server's limits describe: workers, per-compile time and size, queue, worker heap. */
   static forLimits(limits: Limits): CompilePool {
@@ -77,6 +100,7 @@ export class CompilePool {
       maxOps: limits.maxOps,
       queueLength: limits.queueLength,
       memoryMb: limits.workerMemoryMb,
+      largeOps: limits.largeOps,
     });
   }
 
@@ -86,6 +110,16 @@ export class CompilePool {
 
   get size(): number {
     return this.slots.length;
+  }
+
+  /** Workers large jobs may hold at once: all but one, so small jobs always have a worker. */
+  get largeLane(): number {
+    return Math.max(1, this.slots.length - 1);
+  }
+
+  /** Jobs waiting for a worker. */
+  get waiting(): number {
+    return this.queue.length;
   }
 
   /** Resolves once every worker has loaded the compiler. */
@@ -104,8 +138,11 @@ export class CompilePool {
    */
   claim(designId: string, revision: number): Refusal | undefined {
     const latest = this.latest.get(designId);
-    if (latest !== undefined && revision < latest)
-      return refusal(409, 'revision', `superseded by revision ${latest}`);
+    // A claim holds for one time limit: no compile it could supersede is still running after
+    // that, so a revision from far in the future cannot lock a designId for everyone else.
+    const live = latest !== undefined && performance.now() - latest.at < this.options.timeLimitMs;
+    if (live && revision < latest.revision)
+      return refusal(409, 'revision', `superseded by revision ${latest.revision}`);
     this.supersede(designId, revision);
     return undefined;
   }
@@ -119,18 +156,44 @@ export class CompilePool {
     }
     if (this.queue.length >= this.options.queueLength) {
       return Promise.resolve(
-        refusal(503, '', `the server is busy (${this.queue.length} compiles waiting); try again shortly`),
+        this.busy(`the server is busy (${this.queue.length} compiles waiting); try again shortly`),
       );
     }
     return new Promise((resolve) => {
-      this.queue.push({ id: this.nextId++, job, resolve });
+      const large = this.options.largeOps !== undefined && (job.size ?? 0) >= this.options.largeOps;
+      const p: Pending = { id: this.nextId++, job, resolve, large, queuedAt: performance.now() };
+      p.timer = setTimeout(() => this.expire(p), this.options.timeLimitMs);
+      this.queue.push(p);
       this.dispatch();
     });
   }
 
+  /** A job whose deadline passed while it waited: it never gets a worker. */
+  private expire(p: Pending): void {
+    const i = this.queue.indexOf(p);
+    if (i < 0) return;
+    this.queue.splice(i, 1);
+    const limit = this.options.timeLimitMs.toLocaleString('en-US');
+    p.resolve(
+      this.busy(
+        `the server is busy: the compile waited for a worker for the whole time limit of ${limit} ms; try again shortly`,
+      ),
+    );
+  }
+
+  /** A 503 for lack of room, with the time the jobs ahead are likely to take. */
+  private busy(message: string): Refusal {
+    const ahead = this.queue.length + this.slots.length;
+    const ms = Math.min(this.options.timeLimitMs, (ahead * this.meanJobMs) / this.slots.length);
+    return { ...refusal(503, '', message), retryAfterS: Math.max(1, Math.ceil(ms / 1000)) };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
-    for (const p of this.queue.splice(0)) p.resolve(refusal(503, '', 'the server is shutting down'));
+    for (const p of this.queue.splice(0)) {
+      clearTimeout(p.timer);
+      p.resolve(refusal(503, '', 'the server is shutting down'));
+    }
     await Promise.all(
       this.slots.map(async (s) => {
         if (s.job) this.finish(s, refusal(503, '', 'the server is shutting down'));
@@ -141,13 +204,14 @@ export class CompilePool {
 
   private supersede(designId: string, revision: number): void {
     this.latest.delete(designId);
-    this.latest.set(designId, revision);
+    this.latest.set(designId, { revision, at: performance.now() });
     if (this.latest.size > REVISIONS_KEPT) this.latest.delete(this.latest.keys().next().value!);
     const answer = refusal(409, 'revision', `superseded by revision ${revision}`);
     for (let i = this.queue.length - 1; i >= 0; i--) {
       const p = this.queue[i]!;
       if (p.job.designId === designId && p.job.revision !== undefined && p.job.revision < revision) {
         this.queue.splice(i, 1);
+        clearTimeout(p.timer);
         p.resolve(answer);
       }
     }
@@ -203,7 +267,10 @@ export class CompilePool {
       if (this.closed || !this.slots.includes(slot)) return;
       if (!slot.ready && ++this.startFailures >= 3) {
         this.broken = `the compile workers fail to start (${slot.loadError ?? 'no reason given'})`;
-        for (const p of this.queue.splice(0)) p.resolve(refusal(500, '', `internal error: ${this.broken}`));
+        for (const p of this.queue.splice(0)) {
+          clearTimeout(p.timer);
+          p.resolve(refusal(500, '', `internal error: ${this.broken}`));
+        }
         return;
       }
       // A worker that dies on its own (not terminated by us) is replaced like an overrunning one.
@@ -226,18 +293,33 @@ export class CompilePool {
     if (!p) return;
     if (p.timer) clearTimeout(p.timer);
     slot.job = undefined;
+    if (p.startedAt !== undefined) {
+      this.meanJobMs += MEAN_WEIGHT * (performance.now() - p.startedAt - this.meanJobMs);
+    }
     p.resolve(answer);
   }
 
   private dispatch(): void {
-    while (this.queue.length > 0 && !this.closed) {
+    if (this.closed) return;
+    let largeRunning = this.slots.filter((s) => s.job?.large).length;
+    // First come, first served, except that a large job past the lane's bound waits without
+    // holding up the small jobs queued behind it.
+    for (let i = 0; i < this.queue.length; ) {
       const idle = this.slots.filter((s) => s.ready && !s.job);
       if (idle.length === 0) return;
-      const p = this.queue.shift()!;
+      const p = this.queue[i]!;
+      if (p.large && largeRunning >= this.largeLane) {
+        i++;
+        continue;
+      }
+      this.queue.splice(i, 1);
+      if (p.large) largeRunning++;
       // The same design goes to the same worker when it can: that worker holds its last compile.
       const home =
         p.job.designId !== undefined ? this.slots[affinity(p.job.designId, this.slots.length)]! : undefined;
-      const slot = home && idle.includes(home) ? home : idle[0]!;
+      const fit = p.large ? idle : idle.filter((s) => !s.lowered);
+      const choice = fit.length > 0 ? fit : idle;
+      const slot = home && choice.includes(home) ? home : choice[0]!;
       this.start(slot, p);
     }
   }
@@ -246,23 +328,43 @@ export class CompilePool {
     slot.job = p;
     p.startedAt = performance.now();
     const { timeLimitMs, maxOps } = this.options;
-    p.timer = setTimeout(() => {
-      if (slot.job !== p) return;
-      this.finish(
-        slot,
-        refusal(
-          503,
-          '',
-          `the compile took longer than the time limit of ${timeLimitMs.toLocaleString('en-US')} ms`,
-        ),
-      );
-      this.replace(slot);
-      this.dispatch();
-    }, timeLimitMs);
+    clearTimeout(p.timer);
+    const left = timeLimitMs - (p.startedAt - p.queuedAt);
+    p.timer = setTimeout(
+      () => {
+        if (slot.job !== p) return;
+        const waited = (p.startedAt ?? p.queuedAt) - p.queuedAt;
+        // Worth saying when the wait, not the design, used a good part of the time.
+        const of =
+          waited >= 100
+            ? ` (${Math.round(waited).toLocaleString('en-US')} ms of it waiting for a worker)`
+            : '';
+        this.finish(
+          slot,
+          refusal(
+            503,
+            '',
+            `the compile took longer than the time limit of ${timeLimitMs.toLocaleString('en-US')} ms${of}`,
+          ),
+        );
+        this.replace(slot);
+        this.dispatch();
+      },
+      Math.max(0, left),
+    );
     const m: JobMessage = { type: 'job', id: p.id, task: p.job.task, maxOps };
     if (p.job.designId !== undefined) m.designId = p.job.designId;
+    if (p.large) {
+      m.large = true;
+      slot.lowered = true;
+    }
     slot.worker.postMessage(m);
   }
+}
+
+/** The Retry-After of an answer, when it is a refusal for lack of room. */
+export function retryAfterOf(answer: PoolAnswer): number | undefined {
+  return 'retryAfterS' in answer ? answer.retryAfterS : undefined;
 }
 
 function refusal(status: 409 | 500 | 503, path: string, message: string): Refusal {

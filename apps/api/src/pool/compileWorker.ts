@@ -3,6 +3,7 @@
  * response body or the issues. It remembers the last compile of each named design (a few dozen and a bounded number of DAG
  * nodes, least recently used out), so the next revision reruns only the passes its edit touched.
  */
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { nodeCount } from '@stagecraft/ir';
 import type { IncrementalState } from '@stagecraft/passes';
@@ -52,6 +53,7 @@ function postDone(id: number, outcome: CompileOutcome): void {
 
 parentPort!.on('message', (job: JobMessage) => {
   if (job.type !== 'job') return;
+  if (job.large) lowerPriority();
   try {
     const { task } = job;
     if (task.kind === 'export') {
@@ -82,5 +84,17 @@ parentPort!.on('message', (job: JobMessage) => {
     post({ type: 'failed', id: job.id, message: e instanceof Error ? e.message : String(e) });
   }
 });
+
+/** Nice 19 (the lowest) on this thread alone (Linux's nice is per thread), so small compiles win the CPU. */
+let lowered = false;
+function lowerPriority(): void {
+  if (lowered) return;
+  lowered = true;
+  try {
+    setPriority(0, 19);
+  } catch {
+    // Not permitted or not supported here: the job runs at normal priority.
+  }
+}
 
 post({ type: 'ready' });

@@ -23,6 +23,8 @@ export interface JobMessage {
   maxOps: number;
   /** Set when the caller names the design: the worker keeps its last compile for the next edit. */
   designId?: string;
+  /** A large job: the worker lowers its thread's CPU priority (for good: Linux lets no thread raise it back). */
+  large?: boolean;
 }
 
 export type WorkerMessage =

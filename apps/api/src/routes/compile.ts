@@ -6,8 +6,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.ts';
 import { contentHash } from '../canonical.ts';
-import { type CompileInclude, DEFAULT_INCLUDE } from '../compileResponse.ts';
+import { BRIEF_INCLUDE, type CompileInclude, DEFAULT_INCLUDE, omittedParts } from '../compileResponse.ts';
+import { estimatedOps } from '../designSize.ts';
 import { ApiError } from '../errors.ts';
+import { retryAfterOf } from '../pool/compilePool.ts';
 import { compilableDesign, compileBodySchema, parseBody } from '../schemas.ts';
 
 export function compileRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -20,11 +22,17 @@ export function compileRoutes(app: FastifyInstance, ctx: AppContext): void {
         message: 'a revision needs the designId it is a revision of',
       });
     }
-    const include: CompileInclude = { ...DEFAULT_INCLUDE, ...body.include };
+    const size = estimatedOps(design);
+    // A big design's whole answer runs to hundreds of MiB (292 MiB for interleaved p=32
+    // m=2048): by default it gets the metrics and the program, and says what it left out.
+    const defaults = size > ctx.limits.detailOps ? BRIEF_INCLUDE : DEFAULT_INCLUDE;
+    const include: CompileInclude = { ...defaults, ...body.include };
+    const omitted = omittedParts(include, body.include ?? {});
     const hash = contentHash(design);
-    const key = `${hash}|${include.snapshots}|${include.timeline}|${include.plan}|${include.dag}|${ctx.limits.maxOps}`;
+    const key = `${hash}|${include.snapshots}|${include.timeline}|${include.plan}|${include.dag}|${omitted.join(',')}|${ctx.limits.maxOps}`;
     const { designId, revision } = body;
-    const head = (cached: boolean) => `{"ok":true,"hash":"${hash}","cached":${cached},`;
+    const left = omitted.length > 0 ? `"omitted":${JSON.stringify(omitted)},` : '';
+    const head = (cached: boolean) => `{"ok":true,"hash":"${hash}","cached":${cached},${left}`;
     const stored = ctx.cache.get(key);
     let answer: Buffer;
     if (stored !== undefined) {
@@ -41,10 +49,11 @@ export function compileRoutes(app: FastifyInstance, ctx: AppContext): void {
       // bytes it transferred: no copy, no encoding, no serialisation on the event loop.
       const outcome = await ctx.pool.run({
         task: { kind: 'compile', design, include, head: head(false) },
+        size,
         ...(designId !== undefined ? { designId } : {}),
         ...(revision !== undefined ? { revision } : {}),
       });
-      if (!outcome.ok) throw new ApiError(outcome.status, outcome.errors);
+      if (!outcome.ok) throw new ApiError(outcome.status, outcome.errors, retryAfterOf(outcome));
       const { body: bytes } = outcome;
       answer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       ctx.cache.set(key, bytes);

@@ -1,7 +1,9 @@
 /** `POST /api/export`: the compiled design as a file an existing engine or viewer reads. */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.ts';
+import { estimatedOps } from '../designSize.ts';
 import { ApiError } from '../errors.ts';
+import { retryAfterOf } from '../pool/compilePool.ts';
 import { compilableDesign, exportBodySchema, parseBody } from '../schemas.ts';
 
 export function exportRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -10,8 +12,9 @@ export function exportRoutes(app: FastifyInstance, ctx: AppContext): void {
     const design = compilableDesign(body.design, ctx.limits.maxOps);
     const answer = await ctx.pool.run({
       task: { kind: 'export', design, format: body.format, options: body.options ?? {} },
+      size: estimatedOps(design),
     });
-    if (!answer.ok) throw new ApiError(answer.status, answer.errors);
+    if (!answer.ok) throw new ApiError(answer.status, answer.errors, retryAfterOf(answer));
     return reply
       .code(200)
       .type(answer.mediaType)
