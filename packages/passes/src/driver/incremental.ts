@@ -49,7 +49,8 @@ const PASS_INPUTS: Readonly<Record<string, PassInputs>> = {
   'shard-tensor': { ops: ['shard_tensor'] },
   recompute: { ops: ['recompute'] },
   offload: { ops: ['offload'] },
-  order: { ops: ['order'] },
+  // A B the order names runs as BI then BW where a split_backward split it (splitHalves.ts).
+  order: { ops: ['order', 'split_backward'] },
   partition: { ops: [] },
   'stream-order': { ops: [] },
   'lower-plan': { ops: [], name: true },

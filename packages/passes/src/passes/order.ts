@@ -3,10 +3,15 @@
  * before it. A slot's filters that select independent ops form an overlap unit (DualPipe's F&B
  * pair); filters whose ops feed each other (the regions of one stage) run in data order. An order
  * must stay on one group, order each op once, and agree with the data dependencies.
+ *
+ * A slot naming the fused B of a region `split_backward` split runs its halves: BI in the B's
+ * place and BW in a slot of its own right after (splitHalves.ts), never BI and BW in one slot,
+ * which would make them one overlap unit and lose the BI → BW dependency.
  */
 import {
   CompileError,
   EDGE_TEMPORAL,
+  type Filter,
   formatPath,
   grow,
   Names,
@@ -15,6 +20,8 @@ import {
   type OrderDirective,
   type OrderSlots,
   type OverlapSlot,
+  PASS_NAMES,
+  type PassName,
   type PathSegment,
   slotsOf,
   tableOf,
@@ -27,6 +34,7 @@ import { type Pass, rewritten } from '../driver/pass.ts';
 import { interleavedSlot } from '../program/interleaveSlot.ts';
 import { NodeIndex } from '../program/nodeIndex.ts';
 import { directivesOf } from '../program/program.ts';
+import { splitHalves } from '../program/splitHalves.ts';
 
 /** Above this many prev×next pairs, consecutive slots are joined through an ORDER_SINK node. */
 const DIRECT_EDGE_LIMIT = 4;
@@ -58,16 +66,21 @@ export const orderPass: Pass = {
       rowBase[oi + 1] = rowBase[oi]! + slotCount(orders[oi]!.d, columns[oi]);
     // Mostly one edge joins a slot to the one before: about one per row.
     const edges = new EdgeAppend(rowBase[orders.length]);
+    // A slot number is twice its row's number, plus one for the slot of the BW halves of the
+    // split backwards the row names as B (splitHalves.ts), which runs right after the row.
     const slotPath = (slot: number): PathSegment[] => {
+      const row = slot >> 1;
       let oi = 0;
-      while (rowBase[oi + 1]! <= slot) oi++;
-      return [...orders[oi]!.path, 'filters', slot - rowBase[oi]!];
+      while (rowBase[oi + 1]! <= row) oi++;
+      return [...orders[oi]!.path, 'filters', row - rowBase[oi]!];
     };
+    const halves = splitHalves(dag, ctx.program);
     // Filter (within its slot) of each node of the current slot, for overlap detection.
     const filterOf = ctx.scratch.int32(N);
-    // The ops of the slot before and of this one: two buffers, swapped slot by slot.
+    // The ops of the slot before, of this one, and of its BW halves: buffers passed round.
     let prev = ctx.scratch.int32(N);
     let members = ctx.scratch.int32(N);
+    let after = ctx.scratch.int32(N);
     for (let oi = 0; oi < orders.length; oi++) {
       const { d, index: di, path } = orders[oi]!;
       let group = -1;
@@ -77,70 +90,105 @@ export const orderPass: Pass = {
       let fj = 0;
       let fq = 0;
       const fpath = () => [...path, 'filters', fj, fq];
+      /** Orders the `n` nodes `index` found in slot `slot` as filter `q` of it, into `into`. */
+      const take = (n: number, slot: number, q: number, into: Int32Array, count: number): number => {
+        const found = index.found();
+        for (let k = 0; k < n; k++) {
+          const x = found[k]!;
+          const g = nodeGroup[x]!;
+          if (group < 0) {
+            group = g;
+            groupPath = formatPath(fpath());
+          } else if (g !== group) {
+            throw new CompileError({
+              path: formatPath(fpath()),
+              message: `matches ${nodeIdOf(dag, x)} on devices [${dag.groups[g]!.join(', ')}], but this order runs on devices [${dag.groups[group]!.join(', ')}] (from ${groupPath}); an order stays on one device group`,
+            });
+          }
+          if (slotOf[x]! >= 0) {
+            throw new CompileError({
+              path: formatPath(fpath()),
+              message: `${nodeIdOf(dag, x)} is already ordered by ${formatPath(slotPath(slotOf[x]!))}`,
+            });
+          }
+          slotOf[x] = slot;
+          filterOf[x] = q;
+          into[count++] = x;
+        }
+        return count;
+      };
+      /**
+       * Runs the `count` ops of `ops` (`width` filters), slot `slot` of row `row`, after the slot
+       * before.
+       */
+      const close = (ops: Int32Array, count: number, width: number, slot: number, row: number) => {
+        if (width > 1) {
+          // Slots of several filters (DualPipe's F&B, regions of a stage) decide how they run.
+          const list = Array.from(ops.subarray(0, count));
+          const adjacency = (out ??= outEdges(N, dag.edges, ctx.scratch));
+          const zipper = interleavedSlot(dag, list, adjacency);
+          if (zipper)
+            for (let k = 1; k < zipper.length; k++) edges.add(zipper[k - 1]!, zipper[k]!, EDGE_TEMPORAL, 0);
+          else if (independentParts(list, width, slot, slotOf, filterOf, adjacency, dag.edges.to) > 1)
+            overlaps.push({ nodes: list, directive: di });
+        }
+        if (prevCount > 0) {
+          if (prevCount * count <= DIRECT_EDGE_LIMIT) {
+            for (let a = 0; a < prevCount; a++)
+              for (let b = 0; b < count; b++) edges.add(prev[a]!, ops[b]!, EDGE_TEMPORAL, 0);
+          } else {
+            const sink = N + sinkId.length;
+            sinkGroup.push(group);
+            sinkDirective.push(di);
+            // The BW halves' slot is not a row of the order: its sink is named after the row's.
+            const at: PathSegment[] = [...path, 'filters', row, ...(slot & 1 ? ['BW'] : [])];
+            sinkId.push(`ORDER_SINK.${formatPath(at)}`);
+            for (let a = 0; a < prevCount; a++) edges.add(prev[a]!, sink, EDGE_TEMPORAL, 0);
+            for (let b = 0; b < count; b++) edges.add(sink, ops[b]!, EDGE_TEMPORAL, 0);
+          }
+        }
+        prevCount = count;
+      };
       const slots = columns[oi];
       const rows = slotCount(d, slots);
       for (let j = 0; j < rows; j++) {
         const slot = slots ? undefined : d.filters[j]!;
         const width = slots ? slots.at[j + 1]! - slots.at[j]! : slot!.length;
         if (width === 0) continue; // an idle step: nothing to order
-        const here = rowBase[oi]! + j;
+        const here = 2 * (rowBase[oi]! + j);
         let count = 0;
+        // The BW halves of the split backwards this row names as B, and how many filters name them.
+        let bwCount = 0;
+        let bwWidth = 0;
         for (let q = 0; q < width; q++) {
           fj = j;
           fq = q;
-          const n = slots ? index.findSlot(slots, slots.at[j]! + q, fpath) : index.find(slot![q]!, fpath);
-          if (n === 0) throw new CompileError({ path: formatPath(fpath()), message: 'matches no op' });
-          const found = index.found();
-          for (let k = 0; k < n; k++) {
-            const x = found[k]!;
-            const g = nodeGroup[x]!;
-            if (group < 0) {
-              group = g;
-              groupPath = formatPath(fpath());
-            } else if (g !== group) {
-              throw new CompileError({
-                path: formatPath(fpath()),
-                message: `matches ${nodeIdOf(dag, x)} on devices [${dag.groups[g]!.join(', ')}], but this order runs on devices [${dag.groups[group]!.join(', ')}] (from ${groupPath}); an order stays on one device group`,
-              });
-            }
-            if (slotOf[x]! >= 0) {
-              throw new CompileError({
-                path: formatPath(fpath()),
-                message: `${nodeIdOf(dag, x)} is already ordered by ${formatPath(slotPath(slotOf[x]!))}`,
-              });
-            }
-            slotOf[x] = here;
-            filterOf[x] = q;
-            members[count++] = x;
+          const k = slots ? slots.at[j]! + q : -1;
+          const pass = slots ? slots.pass[k]! : PASS_NAMES.indexOf(slot![q]!.PASS as PassName);
+          const n = slots ? index.findSlot(slots, k, fpath) : index.find(slot![q]!, fpath);
+          const before = count;
+          count = take(n, here, q, members, count);
+          if (halves && pass === PASS_B) {
+            // A B of a region split_backward split: its BI runs here, its BW right after.
+            const bi = keepMarked(index, findAs(index, slots, k, slot?.[q], fpath, PASS_BI), halves);
+            count = take(bi, here, q, members, count);
+            const bw = keepMarked(index, findAs(index, slots, k, slot?.[q], fpath, PASS_BW), halves);
+            bwCount = take(bw, here + 1, bwWidth, after, bwCount);
+            if (bw > 0) bwWidth++;
           }
+          if (count === before)
+            throw new CompileError({ path: formatPath(fpath()), message: 'matches no op' });
         }
-        if (width > 1) {
-          // Slots of several filters (DualPipe's F&B, regions of a stage) decide how they run.
-          const list = Array.from(members.subarray(0, count));
-          const adjacency = (out ??= outEdges(N, dag.edges, ctx.scratch));
-          const zipper = interleavedSlot(dag, list, adjacency);
-          if (zipper)
-            for (let k = 1; k < zipper.length; k++) edges.add(zipper[k - 1]!, zipper[k]!, EDGE_TEMPORAL, 0);
-          else if (independentParts(list, width, here, slotOf, filterOf, adjacency, dag.edges.to) > 1)
-            overlaps.push({ nodes: list, directive: di });
-        }
-        if (prevCount > 0) {
-          if (prevCount * count <= DIRECT_EDGE_LIMIT) {
-            for (let a = 0; a < prevCount; a++)
-              for (let b = 0; b < count; b++) edges.add(prev[a]!, members[b]!, EDGE_TEMPORAL, 0);
-          } else {
-            const sink = N + sinkId.length;
-            sinkGroup.push(group);
-            sinkDirective.push(di);
-            sinkId.push(`ORDER_SINK.${formatPath([...path, 'filters', j])}`);
-            for (let a = 0; a < prevCount; a++) edges.add(prev[a]!, sink, EDGE_TEMPORAL, 0);
-            for (let b = 0; b < count; b++) edges.add(sink, members[b]!, EDGE_TEMPORAL, 0);
-          }
-        }
+        close(members, count, width, here, j);
         const done = prev;
         prev = members;
         members = done;
-        prevCount = count;
+        if (bwCount > 0) {
+          close(after, bwCount, bwWidth, here + 1, j);
+          const spare = prev;
+          prev = after;
+          after = spare;
+        }
       }
     }
     let table = t;
@@ -177,6 +225,35 @@ export const orderPass: Pass = {
     return next;
   },
 };
+
+const PASS_B = PASS_NAMES.indexOf('B');
+const PASS_BI = PASS_NAMES.indexOf('BI');
+const PASS_BW = PASS_NAMES.indexOf('BW');
+
+/** `find` of filter k of `slots`, or of `filter`, with PASS `pass` (an index into PASS_NAMES). */
+function findAs(
+  index: NodeIndex,
+  slots: OrderSlots | undefined,
+  k: number,
+  filter: Filter | undefined,
+  path: () => PathSegment[],
+  pass: number,
+): number {
+  return slots
+    ? index.findSlot(slots, k, path, pass)
+    : index.find({ ...filter!, PASS: PASS_NAMES[pass]! }, path);
+}
+
+/**
+ * Keeps, of the `n` nodes `index` found, those `marked` (moved to the front of its list): the
+ * halves of backwards `split_backward` split. Returns how many.
+ */
+function keepMarked(index: NodeIndex, n: number, marked: Uint8Array): number {
+  const found = index.found();
+  let kept = 0;
+  for (let k = 0; k < n; k++) if (marked[found[k]!] === 1) found[kept++] = found[k]!;
+  return kept;
+}
 
 /** Slots of an order: its columns' when it has them. */
 function slotCount(d: OrderDirective, slots: OrderSlots | undefined): number {
