@@ -54,13 +54,13 @@ export function exportDesign(
     };
   const compiled = compile(design, { keepSnapshots: false });
   if (!compiled.ok) return { ok: false, errors: compiled.errors };
-  const { plan, program, ops } = compiled;
+  const { plan, program, ops, dag } = compiled;
   const done = (text: string): ExportResult => ({ ok: true, text, ...FILE[format] });
   switch (format) {
     case 'plan':
       return done(`${JSON.stringify(plan, null, ops > INDENT_LIMIT ? undefined : 2)}\n`);
     case 'piper': {
-      const r = exportPiperProgram(design, program, plan);
+      const r = exportPiperProgram(design, program, plan, dag);
       return r.ok ? done(r.text) : r;
     }
     case 'torch-csv': {

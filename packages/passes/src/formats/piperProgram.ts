@@ -4,10 +4,16 @@
  * runtime takes it. Export expands Stagecraft's macros and drops its resource knobs (`stream`),
  * then proves the program still compiles to the same plan; import validates every directive and
  * every tag, and runs the program on a synthetic model (or a given one).
+ *
+ * Piper has no `split_backward`: it splits a backward whose BI or BW an order names. So a B slot
+ * of a region `split_backward` split is written as the halves it runs (splitHalves.ts): BI in the
+ * B's row and BW in a row of its own right after, never both in one row, which Piper reads as
+ * ops that may overlap.
  */
 import {
   type Cluster,
   CompileError,
+  type Dag,
   DESIGN_FORMAT,
   type Design,
   type DesignResult,
@@ -17,6 +23,7 @@ import {
   formatPath,
   type Issue,
   type Model,
+  type OrderDirective,
   type PathSegment,
   PIPER_OPS,
   type Plan,
@@ -26,6 +33,8 @@ import {
 import { compile } from '../driver/compile.ts';
 import type { ExpandedDirective } from '../driver/compileTypes.ts';
 import { lowerModel } from '../model/lowerModel.ts';
+import { NodeIndex } from '../program/nodeIndex.ts';
+import { splitHalves } from '../program/splitHalves.ts';
 
 export type PiperResult = { ok: true; text: string; program: Directive[] } | { ok: false; errors: Issue[] };
 
@@ -36,15 +45,18 @@ const NO_PIPER_OP: Partial<Record<Directive['op'], string>> = {
 };
 
 /**
- * The Piper program of a compiled design. `plan` is the design's compiled plan: the program is
- * compiled again without the Stagecraft-only directives and must give the same plan, so a
- * `split_backward` that no order makes redundant is refused rather than silently lost.
+ * The Piper program of a compiled design. `plan` and `dag` are the design's compiled plan and
+ * DAG: the program is compiled again without the Stagecraft-only directives and must give the
+ * same plan, so a `split_backward` that no order makes redundant is refused rather than silently
+ * lost.
  */
 export function exportPiperProgram(
   design: Design,
   program: readonly ExpandedDirective[],
   plan: Plan,
+  dag: Dag,
 ): PiperResult {
+  const halves = splitHalves(dag, program);
   const out: Directive[] = [];
   for (const e of program) {
     const d = e.directive;
@@ -52,7 +64,7 @@ export function exportPiperProgram(
     if (reason) return { ok: false, errors: [{ path: formatPath(e.path), message: reason }] };
     if (!PIPER_OPS.includes(d.op)) continue;
     const { enabled: _enabled, ...rest } = d;
-    out.push(rest as Directive);
+    out.push(halves && d.op === 'order' ? withHalves(d, NodeIndex.of(dag), halves) : (rest as Directive));
   }
   const again = compile({ ...design, directives: out }, { keepSnapshots: false });
   const dropped = program.filter((e) => !PIPER_OPS.includes(e.directive.op));
@@ -69,6 +81,29 @@ export function exportPiperProgram(
     };
   }
   return { ok: true, text: formatProgram(out), program: out };
+}
+
+/**
+ * `order` with every B filter that names only split halves written as the halves: BI in its
+ * row, BW in a row right after. A filter naming fused backwards too is left as it is: no filter
+ * says "these halves and those fused", so the plan check refuses the program.
+ */
+function withHalves(d: OrderDirective, index: NodeIndex, halves: Uint8Array): OrderDirective {
+  const names = (f: Filter, pass: 'B' | 'BI') => {
+    const n = index.find({ ...f, PASS: pass }, []);
+    const found = index.found();
+    let marked = 0;
+    for (let k = 0; k < n; k++) marked += halves[found[k]!]!;
+    return { n, marked };
+  };
+  const splitB = (f: Filter) => f.PASS === 'B' && names(f, 'B').n === 0 && names(f, 'BI').marked > 0;
+  const filters: Filter[][] = [];
+  for (const slot of d.filters) {
+    const split = slot.filter(splitB);
+    filters.push(split.length === 0 ? slot : slot.map((f) => (split.includes(f) ? { ...f, PASS: 'BI' } : f)));
+    if (split.length > 0) filters.push(split.map((f) => ({ ...f, PASS: 'BW' })));
+  }
+  return { op: 'order', filters };
 }
 
 function samePlan(a: Plan, b: Plan): boolean {
