@@ -21,7 +21,6 @@ import {
   type OrderSlots,
   type OverlapSlot,
   PASS_NAMES,
-  type PassName,
   type PathSegment,
   slotsOf,
   tableOf,
@@ -164,11 +163,10 @@ export const orderPass: Pass = {
           fj = j;
           fq = q;
           const k = slots ? slots.at[j]! + q : -1;
-          const pass = slots ? slots.pass[k]! : PASS_NAMES.indexOf(slot![q]!.PASS as PassName);
           const n = slots ? index.findSlot(slots, k, fpath) : index.find(slot![q]!, fpath);
           const before = count;
           count = take(n, here, q, members, count);
-          if (halves && pass === PASS_B) {
+          if (halves && (slots ? slots.pass[k] === PASS_B : slot![q]!.PASS === 'B')) {
             // A B of a region split_backward split: its BI runs here, its BW right after.
             const bi = keepMarked(index, findAs(index, slots, k, slot?.[q], fpath, PASS_BI), halves);
             count = take(bi, here, q, members, count);
