@@ -19,6 +19,7 @@ export * from './plan/plan.ts';
 export * from './plan/planColumns.ts';
 export * from './plan/planInstructions.ts';
 export * from './plan/planIssues.ts';
+export * from './plan/unitKind.ts';
 export * from './plan/validatePlan.ts';
 export * from './plan/waitLookup.ts';
 export * from './transformerPresets.ts';

@@ -31,6 +31,12 @@ import {
   type P2PInstruction,
   type Plan,
   type ProvenColumns,
+  UNIT_COLLECTIVE,
+  UNIT_COMPUTE,
+  UNIT_MEMORY,
+  UNIT_OVERLAP,
+  UNIT_RECV,
+  UNIT_SEND,
   type UnitCosts,
 } from '@stagecraft/ir';
 import {
@@ -42,13 +48,19 @@ import {
   p2pMs,
 } from './costModel.ts';
 
-/** Unit kinds. */
-export const K_COMPUTE = 0;
-export const K_OVERLAP = 1;
-export const K_SEND = 2;
-export const K_RECV = 3;
-export const K_COLLECTIVE = 4;
-export const K_MEMORY = 5;
+/**
+ * The unit kinds (ir's unitKind.ts) under the names engine.ts and sharedEngine.ts still import
+ * from here: aliases, not definitions, kept until those files (being merged into one event loop)
+ * import UNIT_* themselves.
+ */
+export {
+  UNIT_COLLECTIVE as K_COLLECTIVE,
+  UNIT_COMPUTE as K_COMPUTE,
+  UNIT_MEMORY as K_MEMORY,
+  UNIT_OVERLAP as K_OVERLAP,
+  UNIT_RECV as K_RECV,
+  UNIT_SEND as K_SEND,
+} from '@stagecraft/ir';
 
 const MAX_ERRORS = 100;
 
@@ -230,14 +242,14 @@ function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns, arrays: Ar
         const i = node[u]!;
         let d = 0;
         switch (kind[u]) {
-          case K_SEND:
+          case UNIT_SEND:
             peer[u] = plan.groups[costs.peer[i]!]![rank]!;
             d = p2pMs(cost, here, peer[u]!, costs.bytes[i]!);
             break;
-          case K_RECV:
+          case UNIT_RECV:
             peer[u] = plan.groups[costs.peer[i]!]![rank]!;
             break;
-          case K_COLLECTIVE: {
+          case UNIT_COLLECTIVE: {
             let g = groupOf.get(i);
             if (g === undefined) {
               g = groupFirst.length;
@@ -249,12 +261,12 @@ function fromColumns(plan: Plan, cost: CostCluster, c: ProvenColumns, arrays: Ar
             groupCount[g]!++;
             break;
           }
-          case K_MEMORY:
+          case UNIT_MEMORY:
             d = hostTransferMs(cost, costs.bytes[i]!);
             if (costs.op[i] === OP_OFFLOAD) freeB[u] = costs.bytes[i]!;
             else allocB[u] = costs.bytes[i]!;
             break;
-          case K_OVERLAP: {
+          case UNIT_OVERLAP: {
             const { members: ms, ms: own } = c.overlaps.get(u)!;
             members += ms.length - 1;
             let a = 0;
@@ -447,7 +459,7 @@ function fromObjects(plan: Plan, cost: CostCluster, arrays: ArraySource): Flatte
         let d = 0;
         switch (x.op) {
           case 'SEND': {
-            kind[u] = K_SEND;
+            kind[u] = UNIT_SEND;
             peer[u] = x.peer;
             d = p2pMs(cost, here, x.peer, x.bytes);
             const c = channel(di, x.peer);
@@ -456,7 +468,7 @@ function fromObjects(plan: Plan, cost: CostCluster, arrays: ArraySource): Flatte
             break;
           }
           case 'RECV': {
-            kind[u] = K_RECV;
+            kind[u] = UNIT_RECV;
             peer[u] = x.peer;
             const c = channel(di, x.peer);
             if (c < 0) err(path(u, 'peer'), `peer device ${x.peer} is not in the plan`);
@@ -467,7 +479,7 @@ function fromObjects(plan: Plan, cost: CostCluster, arrays: ArraySource): Flatte
           case 'REDUCE_SCATTER':
           case 'ALL_GATHER':
           case 'ALL_TO_ALL': {
-            kind[u] = K_COLLECTIVE;
+            kind[u] = UNIT_COLLECTIVE;
             let g = groupKey.get(x.collective);
             if (g === undefined) {
               g = groupFirst.length;
@@ -480,17 +492,17 @@ function fromObjects(plan: Plan, cost: CostCluster, arrays: ArraySource): Flatte
             break;
           }
           case 'OFFLOAD':
-            kind[u] = K_MEMORY;
+            kind[u] = UNIT_MEMORY;
             d = hostTransferMs(cost, x.bytes);
             freeB[u] = x.bytes;
             break;
           case 'RELOAD':
-            kind[u] = K_MEMORY;
+            kind[u] = UNIT_MEMORY;
             d = hostTransferMs(cost, x.bytes);
             allocB[u] = x.bytes;
             break;
           case 'OVERLAP': {
-            kind[u] = K_OVERLAP;
+            kind[u] = UNIT_OVERLAP;
             members += x.members.length - 1;
             let sum = 0;
             let a = 0;
@@ -513,7 +525,7 @@ function fromObjects(plan: Plan, cost: CostCluster, arrays: ArraySource): Flatte
             break;
           }
           default: {
-            kind[u] = K_COMPUTE;
+            kind[u] = UNIT_COMPUTE;
             const cd = computeMs(x, cost);
             if (typeof cd === 'string') err(path(u), cd);
             else d = cd;

@@ -13,14 +13,6 @@
 import type { Plan } from './plan.ts';
 import { isUnread } from './planInstructions.ts';
 
-/** Unit kinds (a unit is a top-level instruction; an OVERLAP counts once). */
-export const UNIT_COMPUTE = 0;
-export const UNIT_OVERLAP = 1;
-export const UNIT_SEND = 2;
-export const UNIT_RECV = 3;
-export const UNIT_COLLECTIVE = 4;
-export const UNIT_MEMORY = 5;
-
 export interface PlanColumns {
   /** Units, global streams (every device's, in order), device plans. */
   readonly N: number;
@@ -31,6 +23,7 @@ export interface PlanColumns {
   /** Global stream s holds units streamStart[s] .. streamStart[s+1]−1. */
   readonly streamStart: Int32Array;
   readonly unitStream: Int32Array;
+  /** Kind of each unit (unitKind.ts). */
   readonly kind: Uint8Array;
   /** What each unit's `waits` (and its overlapped members' waits) name, as unit indices (CSR). */
   readonly waitOff: Int32Array;

@@ -16,8 +16,9 @@ import type { Issue } from '../issue.ts';
 import { type ArraySource, FRESH } from '../memory/arrayPool.ts';
 import { blockedWaits } from './blockedWaits.ts';
 import type { CollectiveInstruction, Instruction, P2PInstruction, Plan } from './plan.ts';
-import { type PlanColumns, UNIT_COLLECTIVE, UNIT_RECV, UNIT_SEND } from './planColumns.ts';
+import type { PlanColumns } from './planColumns.ts';
 import { planIssues } from './planIssues.ts';
+import { UNIT_COLLECTIVE, UNIT_RECV, UNIT_SEND } from './unitKind.ts';
 import { deviceWaitLookup } from './waitLookup.ts';
 
 export interface ValidateOptions {

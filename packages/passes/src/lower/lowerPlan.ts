@@ -21,9 +21,6 @@ import {
   type DevicePlan,
   lazyStream,
   type NodeTable,
-  OP_ALL_TO_ALL,
-  OP_RECV,
-  OP_RELOAD,
   OP_SEND,
   OP_UPD,
   opFlops,
@@ -36,12 +33,11 @@ import {
   tableOf,
   transferOf,
   UNIT_COLLECTIVE,
-  UNIT_COMPUTE,
-  UNIT_MEMORY,
   UNIT_OVERLAP,
   UNIT_RECV,
   UNIT_SEND,
   type UnitCosts,
+  unitKindOfOp,
 } from '@stagecraft/ir';
 import { predecessors } from '../dag/adjacency.ts';
 import type { Units } from '../dag/topo.ts';
@@ -351,17 +347,13 @@ class ColumnWriter {
           continue;
         }
         this.waitsOf(i, i, lane);
-        const code = t.op[i]!;
-        if (code <= OP_UPD) kind[u] = UNIT_COMPUTE;
-        else if (code <= OP_RECV) {
-          kind[u] = code === OP_SEND ? UNIT_SEND : UNIT_RECV;
+        const uk = unitKindOfOp(t.op[i]!);
+        if (uk < 0) throw new Error(`lower-plan: control node ${i} has a lane`);
+        kind[u] = uk;
+        if (uk === UNIT_SEND || uk === UNIT_RECV) {
           this.peerIndex[u] = peers[t.peer[i]!]!;
-          this.transferKey[u] = code === OP_SEND ? i : this.sendOfRecv(i);
-        } else if (code <= OP_ALL_TO_ALL) {
-          kind[u] = UNIT_COLLECTIVE;
-          this.devices.set(u, collectiveDevices(this.dag, t, i));
-        } else if (code <= OP_RELOAD) kind[u] = UNIT_MEMORY;
-        else throw new Error(`lower-plan: control node ${i} has a lane`);
+          this.transferKey[u] = uk === UNIT_SEND ? i : this.sendOfRecv(i);
+        } else if (uk === UNIT_COLLECTIVE) this.devices.set(u, collectiveDevices(this.dag, t, i));
       }
       this.s++;
     }
