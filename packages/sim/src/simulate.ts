@@ -29,7 +29,6 @@ import {
   type ArraySource,
   lend,
   type Plan,
-  provenColumnsOf,
   UNIT_COLLECTIVE,
   UNIT_COMPUTE,
   UNIT_MEMORY,
@@ -60,7 +59,7 @@ function simulateWith(plan: Plan, options: SimulateOptions, arrays: ArraySource)
   const keep = options.keepTimeline ?? true;
   const resolved = resolveCluster(plan.cluster);
   if (!resolved.ok) return resolved;
-  const flat = flatten(plan, resolved.cost, provenColumnsOf(plan), arrays);
+  const flat = flatten(plan, resolved.cost, arrays);
   if (!flat.ok) return flat;
   const f = flat.flat;
   const cost = resolved.cost;

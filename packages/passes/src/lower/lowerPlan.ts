@@ -6,7 +6,8 @@
  *
  * Lowering writes the plan's columns (planColumns.ts): per unit (an instruction; an overlapped
  * group of ops counts once) its stream, kind, waits as unit indices, peers, transfer, cost fields
- * and DAG node. Validation and the simulator read only those. The plan object's instructions
+ * and DAG node. Validation and the simulator read only those, through the plan's layout
+ * (layoutFromColumns.ts), which the plan then carries (compiledLayout.ts). The plan object's instructions
  * are made from the columns and the DAG when first read (planInstructions.ts), so that a compile
  * nobody inspects costs no object per instruction.
  *
@@ -15,7 +16,9 @@
  */
 import {
   type ArraySource,
+  attachCompiledLayout,
   COST_STRIDE,
+  CompiledLayout,
   collectiveDevices,
   type Dag,
   type DevicePlan,
@@ -155,6 +158,9 @@ export const lowerPlanPass: Pass = {
       members,
       updMs,
     });
+    // The plan's link to the layout validation will prove on the columns, which its streams drop
+    // when their instructions are first read (compiledLayout.ts).
+    const compiled = new CompiledLayout();
     const streamSpec = new Map(dag.streams.map((sp) => [sp.name, sp]));
     const planDevices: DevicePlan[] = [];
     let ops = 0;
@@ -170,7 +176,11 @@ export const lowerPlanPass: Pass = {
       const first = deviceStreams[loweredAt[g]!]!;
       const streams: StreamPlan[] = sortedLanes[g]!.map((lane, k) => {
         const name = lanes[lane]!.stream;
-        return lazyStream(name, () => instructions.stream(first + k, r), streamSpec.get(name));
+        return lazyStream(
+          name,
+          { program: instructions, stream: first + k, rank: r, compiled },
+          streamSpec.get(name),
+        );
       });
       const blocks = held[g]!;
       const stages: number[] = [];
@@ -197,6 +207,7 @@ export const lowerPlanPass: Pass = {
     };
     if (census.tokens !== undefined) plan.tokensPerStep = census.tokens;
     if (census.flops !== undefined) plan.modelFlopsPerStep = census.flops;
+    attachCompiledLayout(plan, compiled);
     ctx.plan = plan;
     ctx.planColumns = w.columnsHold
       ? {
