@@ -19,7 +19,7 @@ import { jointSteps, waitCycleIssue, waitsAcyclic } from './waitCycle.ts';
  * caller guarantees ids unique per device (a compiled plan's are its DAG's node ids), which skips
  * the one check that hashes every id.
  */
-export function layoutIssues(
+export function planIssues(
   layout: PlanLayout,
   issues: IssueList,
   uniqueIds: boolean,

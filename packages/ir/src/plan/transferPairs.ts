@@ -66,14 +66,15 @@ export function pairTransfers(
   const sends = scratch.int32(sendAt[channels]!);
   for (let v = 0; v < N; v++)
     if (kind[v] === UNIT_SEND && chan[v]! >= 0) sends[sendAt[chan[v]!]! + seq[v]!] = v;
-  // A channel is in order when it has as many SENDs as RECVs and the k-th of each agree.
-  const outOfOrder = new Uint8Array(channels);
-  for (let c = 0; c < channels; c++) if (sendCount[c] !== recvCount[c]) outOfOrder[c] = 1;
+  // A channel pairs in order when it has as many SENDs as RECVs and the k-th of each agree;
+  // any other is matched by transfer.
+  const byTransferOnly = new Uint8Array(channels);
+  for (let c = 0; c < channels; c++) if (sendCount[c] !== recvCount[c]) byTransferOnly[c] = 1;
   for (let v = 0; v < N; v++) {
     if (kind[v] !== UNIT_RECV) continue;
     const c = chan[v]!;
-    if (c >= 0 && outOfOrder[c] === 0 && transfer[sends[sendAt[c]! + seq[v]!]!] !== transfer[v])
-      outOfOrder[c] = 1;
+    if (c >= 0 && byTransferOnly[c] === 0 && transfer[sends[sendAt[c]! + seq[v]!]!] !== transfer[v])
+      byTransferOnly[c] = 1;
   }
   const recvsOutOfOrder: number[] = [];
   let byTransfer: Map<number, Map<unknown, number>> | undefined;
@@ -82,7 +83,7 @@ export function pairTransfers(
     const c = chan[v]!;
     if (c < 0) continue;
     const k = seq[v]!;
-    if (outOfOrder[c] === 0) {
+    if (byTransferOnly[c] === 0) {
       const sd = sends[sendAt[c]! + k]!;
       sendOf[v] = sd;
       recvOf[sd] = v;

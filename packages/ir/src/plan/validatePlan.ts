@@ -14,7 +14,7 @@ import { type ArraySource, FRESH } from '../memory/arrayPool.ts';
 import { IssueList } from './issueList.ts';
 import { layoutFromObjects } from './layoutFromObjects.ts';
 import type { Plan } from './plan.ts';
-import { layoutIssues } from './planIssues.ts';
+import { planIssues } from './planIssues.ts';
 import type { PlanLayout } from './planLayout.ts';
 
 export interface ValidateOptions {
@@ -31,7 +31,7 @@ export function validatePlan(plan: Plan, options: number | ValidateOptions = {})
   const o = typeof options === 'number' ? { maxIssues: options } : options;
   const issues = new IssueList(o.maxIssues ?? 20);
   const layout = layoutFromObjects(plan, issues);
-  if (layout !== undefined && issues.count === 0) layoutIssues(layout, issues, o.uniqueIds === true);
+  if (layout !== undefined && issues.count === 0) planIssues(layout, issues, o.uniqueIds === true);
   return issues.list;
 }
 
@@ -41,6 +41,6 @@ export function validatePlan(plan: Plan, options: number | ValidateOptions = {})
  */
 export function provesLayout(layout: PlanLayout, scratch: ArraySource = FRESH): boolean {
   const issues = new IssueList(1);
-  layoutIssues(layout, issues, true, scratch);
+  planIssues(layout, issues, true, scratch);
   return issues.count === 0;
 }
