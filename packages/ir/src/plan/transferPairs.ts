@@ -66,30 +66,74 @@ export function pairTransfers(
   const sends = scratch.int32(sendAt[channels]!);
   for (let v = 0; v < N; v++)
     if (kind[v] === UNIT_SEND && chan[v]! >= 0) sends[sendAt[chan[v]!]! + seq[v]!] = v;
-  // A channel pairs in order when it has as many SENDs as RECVs and the k-th of each agree;
-  // any other is matched by transfer.
+  // A channel pairs in order when it has as many SENDs as RECVs and the k-th of each agree (the
+  // pairs are written as that is checked); any other is matched by transfer, below.
   const byTransferOnly = new Uint8Array(channels);
-  for (let c = 0; c < channels; c++) if (sendCount[c] !== recvCount[c]) byTransferOnly[c] = 1;
-  for (let v = 0; v < N; v++) {
-    if (kind[v] !== UNIT_RECV) continue;
-    const c = chan[v]!;
-    if (c >= 0 && byTransferOnly[c] === 0 && transfer[sends[sendAt[c]! + seq[v]!]!] !== transfer[v])
+  let anyByTransfer = false;
+  for (let c = 0; c < channels; c++)
+    if (sendCount[c] !== recvCount[c]) {
       byTransferOnly[c] = 1;
-  }
-  const recvsOutOfOrder: number[] = [];
-  let byTransfer: Map<number, Map<unknown, number>> | undefined;
+      anyByTransfer = true;
+    }
   for (let v = 0; v < N; v++) {
     if (kind[v] !== UNIT_RECV) continue;
     const c = chan[v]!;
-    if (c < 0) continue;
-    const k = seq[v]!;
-    if (byTransferOnly[c] === 0) {
-      const sd = sends[sendAt[c]! + k]!;
+    if (c < 0 || byTransferOnly[c] === 1) continue;
+    const sd = sends[sendAt[c]! + seq[v]!]!;
+    if (transfer[sd] === transfer[v]) {
       sendOf[v] = sd;
       recvOf[sd] = v;
-      continue;
+    } else {
+      byTransferOnly[c] = 1;
+      anyByTransfer = true;
     }
-    byTransfer ??= new Map();
+  }
+  const recvsOutOfOrder: number[] = [];
+  if (anyByTransfer)
+    pairByTransfer(u, { chan, seq, sendAt, sends, sendCount, byTransferOnly }, transfer, issues, {
+      sendOf,
+      recvOf,
+      recvsOutOfOrder,
+    });
+  return { sendOf, recvOf, recvsOutOfOrder };
+}
+
+/** The channels of a plan's SENDs and RECVs, as pairTransfers numbers them. */
+interface Channels {
+  readonly chan: Int32Array;
+  readonly seq: Int32Array;
+  readonly sendAt: Int32Array;
+  readonly sends: Int32Array;
+  readonly sendCount: readonly number[];
+  readonly byTransferOnly: Uint8Array;
+}
+
+/**
+ * The channels not in order, matched by transfer: each RECV takes the SEND of its transfer, and
+ * one taken out of the channel's order is kept for validation; what has no partner is an issue.
+ */
+function pairByTransfer(
+  u: UnitPlacement,
+  ch: Channels,
+  transfer: ArrayLike<unknown>,
+  issues: IssueList,
+  out: { sendOf: Int32Array; recvOf: Int32Array; recvsOutOfOrder: number[] },
+): void {
+  const { N, kind } = u;
+  const { chan, seq, sendAt, sends, sendCount, byTransferOnly } = ch;
+  const { sendOf, recvOf } = out;
+  // Pairs written before the channel turned out of order are undone.
+  for (let v = 0; v < N; v++)
+    if (kind[v] === UNIT_RECV && chan[v]! >= 0 && byTransferOnly[chan[v]!] === 1 && sendOf[v]! >= 0) {
+      recvOf[sendOf[v]!] = -1;
+      sendOf[v] = -1;
+    }
+  const byTransfer = new Map<number, Map<unknown, number>>();
+  for (let v = 0; v < N; v++) {
+    if (kind[v] !== UNIT_RECV) continue;
+    const c = chan[v]!;
+    if (c < 0 || byTransferOnly[c] === 0) continue;
+    const k = seq[v]!;
     let ofChannel = byTransfer.get(c);
     if (ofChannel === undefined)
       byTransfer.set(c, (ofChannel = sendsByTransfer(u, sends, sendAt, c, transfer, issues)));
@@ -105,15 +149,15 @@ export function pairTransfers(
     else {
       sendOf[v] = sd;
       recvOf[sd] = v;
-      if (k >= sendCount[c]! || transfer[sends[sendAt[c]! + k]!] !== transfer[v]) recvsOutOfOrder.push(v);
+      if (k >= sendCount[c]! || transfer[sends[sendAt[c]! + k]!] !== transfer[v]) out.recvsOutOfOrder.push(v);
     }
   }
+  // Channels in order paired every SEND; here one may be left over.
   for (let v = 0; v < N; v++)
     if (kind[v] === UNIT_SEND && chan[v]! >= 0 && recvOf[v] === -1) {
       const x = instructionOf(u, v) as P2PInstruction;
       issues.add(unitPath(u, v), `${x.id} sends to device ${x.peer}, which never receives it`);
     }
-  return { sendOf, recvOf, recvsOutOfOrder };
 }
 
 /** The SENDs of channel c by transfer; a transfer sent twice is an issue (the first SEND keeps it). */
