@@ -12,9 +12,10 @@
  *
  * The rules both share (transferPairs.ts, collectiveGroups.ts) are written once, with one text
  * per problem. Cost is not part of a layout: a unit's peer is a device, whatever links reach it,
- * so a step whose transfers cross several link classes needs nothing here; and a collective group
- * is a list of units (CSR), so groups resolved per replica of a multi-dimensional mesh would be
- * more groups, not another shape.
+ * so a step whose transfers cross several link classes needs nothing here. A collective group is
+ * a list of units (CSR) with its own devices, so groups resolved per replica of a
+ * multi-dimensional mesh (one unit of a group lowered once standing for a collective per replica
+ * rank) would be more groups, numbered consecutively from the unit's `collGroup`, not another shape.
  */
 import type { CollectiveGroups } from './collectiveGroups.ts';
 import type { CollectiveInstruction, Instruction, Plan } from './plan.ts';
