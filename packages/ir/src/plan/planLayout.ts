@@ -93,6 +93,12 @@ export function unitPath(u: UnitPlacement, v: number, field?: string): string {
   return field === undefined ? p : `${p}.${field}`;
 }
 
+/** The name of unit v's stream. */
+export function streamNameOf(u: UnitPlacement, v: number): string {
+  const d = u.unitDev[v]!;
+  return u.plan.devices[d]!.streams[u.unitStream[v]! - u.deviceStreams[d]!]!.stream;
+}
+
 /** The device number of unit v. */
 export function deviceOf(u: UnitPlacement, v: number): number {
   return u.plan.devices[u.unitDev[v]!]!.device;

@@ -12,7 +12,7 @@
 import { type ArraySource, FRESH } from '../memory/arrayPool.ts';
 import { blockedWaits } from './blockedWaits.ts';
 import type { IssueList } from './issueList.ts';
-import { deviceOf, instructionOf, type PlanLayout, unitPath } from './planLayout.ts';
+import { deviceOf, instructionOf, type PlanLayout, streamNameOf, unitPath } from './planLayout.ts';
 import { UNIT_RECV } from './unitKind.ts';
 
 /** The joint step of each unit: the first unit of its collective group, itself for any other unit. */
@@ -143,7 +143,7 @@ export function waitCycleIssue(layout: PlanLayout, joint: Int32Array, issues: Is
   // Drop the RECV post→end step, which is the same instruction on both sides.
   const cycle = path.slice(seen.get(cur)!).filter((e) => e.from !== e.to);
   const where = (v: number) =>
-    `device ${deviceOf(layout, v)} ${layout.plan.devices[layout.unitDev[v]!]!.streams[layout.unitStream[v]! - layout.deviceStreams[layout.unitDev[v]!]!]!.stream} ${instructionOf(layout, v).id}`;
+    `device ${deviceOf(layout, v)} ${streamNameOf(layout, v)} ${instructionOf(layout, v).id}`;
   issues.add(
     unitPath(layout, cycle[0]!.from),
     `deadlock: ${cycle.map((c) => `${where(c.from)} waits for ${where(c.to)} (${c.why})`).join('; ')}; and around again`,
