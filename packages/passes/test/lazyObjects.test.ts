@@ -5,11 +5,11 @@
  * are exactly those of any other plan.
  */
 import {
+  compiledLayoutOf,
   type Design,
   hasNodeObjects,
   isUnread,
   parsePlan,
-  provenColumnsOf,
   slotsOf,
   tableOf,
   validatePlan,
@@ -43,7 +43,7 @@ describe('a compile nobody inspects', () => {
     for (const e of orders) expect(slotsOf(e.directive as never)).toBeDefined();
     expect(hasNodeObjects(r.dag)).toBe(false);
     expect(streamsOf(r).every(isUnread)).toBe(true);
-    expect(provenColumnsOf(r.plan)).toBeDefined();
+    expect(compiledLayoutOf(r.plan)).toBeDefined();
   });
 
   it('makes, once read, the plan an eager lowering would: it parses, validates and is the same text every time', () => {
@@ -59,21 +59,21 @@ describe('a compile nobody inspects', () => {
 });
 
 describe('a compiled plan read and edited', () => {
-  it('keeps its columns only until a stream is read, since read instructions may be edited in place', () => {
+  it('keeps its proven layout only until a stream is read, since read instructions may be edited in place', () => {
     const r = compiled(interleaved(8));
-    expect(provenColumnsOf(r.plan)).toBeDefined();
+    expect(compiledLayoutOf(r.plan)).toBeDefined();
     const sp = r.plan.devices[0]!.streams[0]!;
     expect(sp.instructions.length).toBeGreaterThan(0);
     expect(isUnread(sp)).toBe(false);
-    expect(provenColumnsOf(r.plan)).toBeUndefined();
+    expect(compiledLayoutOf(r.plan)).toBeUndefined();
   });
 
-  it('keeps no columns once a stream is replaced', () => {
+  it('keeps no proven layout once a stream is replaced', () => {
     const r = compiled(interleaved(8));
     const sp = r.plan.devices[1]!.streams[0]!;
     sp.instructions = [];
     expect(isUnread(sp)).toBe(false);
-    expect(provenColumnsOf(r.plan)).toBeUndefined();
+    expect(compiledLayoutOf(r.plan)).toBeUndefined();
   });
 
   it('shares the node objects of unchanged rows between the snapshots of a compile', () => {

@@ -1,15 +1,17 @@
-import type { Instruction, Plan } from '@stagecraft/ir';
+import type { Instruction, Plan, PlanColumns, PlanLayout } from '@stagecraft/ir';
 import {
-  type ProvenColumns,
-  provenColumnsOf,
-  provesColumns,
-  provesValid,
+  compiledLayoutOf,
+  IssueList,
+  layoutFromColumns,
+  layoutFromObjects,
+  provesLayout,
   UNIT_COLLECTIVE,
   UNIT_COMPUTE,
   UNIT_MEMORY,
   UNIT_OVERLAP,
   UNIT_RECV,
   UNIT_SEND,
+  validatePlan,
 } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { exampleDesigns } from '../../../test/repoFiles.ts';
@@ -42,8 +44,8 @@ function units(plan: Plan): { ins: Instruction; device: number }[] {
   );
 }
 
-/** Everything the columns say, checked against the plan's objects. */
-function expectFaithful(plan: Plan, c: ProvenColumns): void {
+/** Everything the layout of the columns says, checked against the plan's objects. */
+function expectFaithful(plan: Plan, c: PlanLayout): void {
   const all = units(plan);
   expect(c.N).toBe(all.length);
   const indexOf = new Map(plan.devices.map((dp, i) => [dp.device, i]));
@@ -58,9 +60,11 @@ function expectFaithful(plan: Plan, c: ProvenColumns): void {
     expect(targets).toEqual(named);
     if (ins.op === 'SEND' || ins.op === 'RECV') {
       expect(c.peerIndex[v]).toBe(indexOf.get(ins.peer) ?? -1);
-      const seen = transferOf.get(c.transferKey[v]!);
+      expect(c.peer[v]).toBe(ins.peer);
+      const key = c.columns!.transferKey[v]!;
+      const seen = transferOf.get(key);
       if (seen !== undefined) expect(ins.transfer).toBe(seen);
-      transferOf.set(c.transferKey[v]!, ins.transfer);
+      transferOf.set(key, ins.transfer);
     }
     if (ins.op === 'RECV') {
       const send = all[c.sendOf[v]!]!;
@@ -71,25 +75,65 @@ function expectFaithful(plan: Plan, c: ProvenColumns): void {
   });
 }
 
-describe('plan columns', () => {
+/** The layout's arrays, for comparing two layouts of one plan. */
+function arraysOf(l: PlanLayout) {
+  return {
+    N: l.N,
+    S: l.S,
+    D: l.D,
+    deviceStreams: [...l.deviceStreams],
+    streamStart: [...l.streamStart],
+    unitStream: [...l.unitStream],
+    unitDev: [...l.unitDev],
+    unitPos: [...l.unitPos],
+    kind: [...l.kind],
+    waitOff: [...l.waitOff],
+    waitTgt: [...l.waitTgt.subarray(0, l.waitOff[l.N]!)],
+    peer: [...l.peer],
+    peerIndex: [...l.peerIndex],
+    sendOf: [...l.sendOf],
+    recvOf: [...l.recvOf],
+    recvsOutOfOrder: l.recvsOutOfOrder,
+    collGroup: [...l.collGroup],
+    groupOff: [...l.groupOff],
+    groupUnits: [...l.groupUnits],
+    groupDevices: l.groupDevices.map((d) => [...d].sort((a, b) => a - b)),
+    groupOp: l.groupOp,
+    groupBytes: [...l.groupBytes],
+  };
+}
+
+describe('plan layout of the columns', () => {
   it.each(examples)(
-    '$file: compiling proves the plan on columns that say what its objects say',
+    '$file: compiling proves the plan on a layout that says what its objects say',
     ({ design }) => {
       const r = compile(design, { keepSnapshots: false });
       if (!r.ok) throw new Error(JSON.stringify(r.errors));
-      const c = provenColumnsOf(r.plan);
+      const c = compiledLayoutOf(r.plan);
       expect(c).toBeDefined();
       expectFaithful(r.plan, c!);
-      expect(provesValid(r.plan, false)).toBe(true);
+      expect(validatePlan(r.plan)).toEqual([]);
     },
   );
 
-  it('belong to the compiled plan object only, not to a copy or an edited plan', () => {
+  it.each(examples)('$file: is the layout the plan read from its objects has', ({ design }) => {
+    const r = compile(design, { keepSnapshots: false });
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    const fromColumns = compiledLayoutOf(r.plan)!;
+    const issues = new IssueList(20);
+    const fromObjects = layoutFromObjects(JSON.parse(JSON.stringify(r.plan)) as Plan, issues)!;
+    expect(issues.list).toEqual([]);
+    expect(arraysOf(fromObjects)).toEqual(arraysOf(fromColumns));
+  });
+
+  it('belongs to the compiled plan object only, not to a copy or an edited plan', () => {
     const r = compile(examples[0]!.design, { keepSnapshots: false });
     if (!r.ok) throw new Error(JSON.stringify(r.errors));
-    expect(provenColumnsOf(JSON.parse(JSON.stringify(r.plan)) as Plan)).toBeUndefined();
+    expect(r.plan.compiled).toBeDefined();
+    expect(compiledLayoutOf(JSON.parse(JSON.stringify(r.plan)) as Plan)).toBeUndefined();
+    expect(compiledLayoutOf({ ...r.plan })).toBeUndefined();
     r.plan.devices[0]!.streams[0]!.instructions.pop();
-    expect(provenColumnsOf(r.plan)).toBeUndefined();
+    expect(compiledLayoutOf(r.plan)).toBeUndefined();
   });
 });
 
@@ -98,26 +142,34 @@ describe('proof on columns', () => {
     keepSnapshots: false,
   });
   if (!r.ok) throw new Error(JSON.stringify(r.errors));
-  const proven = provenColumnsOf(r.plan)!;
+  const proven = compiledLayoutOf(r.plan)!;
+  const columns = proven.columns!;
+  /** Each RECV's SEND when the columns prove the plan, else undefined. */
+  const proves = (c: PlanColumns) => {
+    const layout = layoutFromColumns(r.plan, c);
+    return layout !== undefined && provesLayout(layout) ? layout.sendOf : undefined;
+  };
 
   it('still proves a valid plan when the ranks do not follow its waits', () => {
-    const rank = proven.rank.slice().reverse();
-    expect(provesColumns(r.plan, { ...proven, rank })).toEqual(proven.sendOf);
+    const rank = columns.rank.slice().reverse();
+    expect(proves({ ...columns, rank })).toEqual(proven.sendOf);
   });
 
   it('finds a wait cycle the ranks would hide', () => {
     // A SEND waits for the compute op whose output it carries; that op now waits for the SEND.
-    const waitsOf = (v: number) => proven.waitOff[v + 1]! - proven.waitOff[v]!;
-    const send = [...proven.kind.keys()].find(
+    const waitsOf = (v: number) => columns.waitOff[v + 1]! - columns.waitOff[v]!;
+    const send = [...columns.kind.keys()].find(
       (v) =>
-        proven.kind[v] === UNIT_SEND && waitsOf(v) === 1 && waitsOf(proven.waitTgt[proven.waitOff[v]!]!) > 0,
+        columns.kind[v] === UNIT_SEND &&
+        waitsOf(v) === 1 &&
+        waitsOf(columns.waitTgt[columns.waitOff[v]!]!) > 0,
     )!;
-    const op = proven.waitTgt[proven.waitOff[send]!]!;
-    const waitTgt = proven.waitTgt.slice();
-    waitTgt[proven.waitOff[op]!] = send;
-    const rank = proven.rank.slice();
+    const op = columns.waitTgt[columns.waitOff[send]!]!;
+    const waitTgt = columns.waitTgt.slice();
+    waitTgt[columns.waitOff[op]!] = send;
+    const rank = columns.rank.slice();
     rank[send] = rank[op]! - 1;
-    expect(provesColumns(r.plan, { ...proven, waitTgt })).toBeUndefined();
-    expect(provesColumns(r.plan, { ...proven, waitTgt, rank })).toBeUndefined();
+    expect(proves({ ...columns, waitTgt })).toBeUndefined();
+    expect(proves({ ...columns, waitTgt, rank })).toBeUndefined();
   });
 });

@@ -8,9 +8,9 @@
  * its blocker" is a function on stuck units. Following it from any stuck unit must revisit one:
  * that loop is the reported wait cycle. The analysis is O(n) and allocates per stuck unit only.
  */
-import type { Issue } from '@stagecraft/ir';
+import { type Issue, UNIT_RECV } from '@stagecraft/ir';
 import { S_ARRIVED, S_BLOCKED, S_DONE, S_RECV_WAIT } from './engine.ts';
-import { type Flat, instAt, K_RECV, unitPath } from './flat.ts';
+import { type Flat, instAt, unitPath } from './flat.ts';
 import type { Deadlock, InstructionRef, StuckInstruction } from './types.ts';
 
 type Reason = 'wait' | 'send' | 'collective';
@@ -18,7 +18,7 @@ type Reason = 'wait' | 'send' | 'collective';
 export function findDeadlock(f: Flat, state: Uint8Array): { ok: false; errors: Issue[]; deadlock: Deadlock } {
   /** A posted RECV no longer holds its stream. */
   const holdsStream = (p: number) =>
-    state[p] !== S_DONE && !(f.kind[p] === K_RECV && state[p] === S_RECV_WAIT);
+    state[p] !== S_DONE && !(f.kind[p] === UNIT_RECV && state[p] === S_RECV_WAIT);
   /** Walk back along the stream to the unit that is stuck on its own (not behind its predecessor). */
   const frontier = (w: number) => {
     while (w > f.streamStart[f.unitStream[w]!]! && holdsStream(w - 1)) w--;

@@ -323,6 +323,17 @@ describe('a compiled plan', () => {
     );
   });
 
+  it('simulates as edited after a stream is replaced by a new object, its old instructions never read', () => {
+    const p = compiled();
+    const q = compiled();
+    const k = q.devices[0]!.streams.findIndex((s) => s.stream === 'compute');
+    const instructions = q.devices[0]!.streams[k]!.instructions.map((x, j) =>
+      j === 0 ? { ...x, ms: 100 } : x,
+    );
+    p.devices[0]!.streams[k] = { stream: 'compute', instructions };
+    expect(ok(simulate(p, { keepTimeline: false })).makespanMs).toBe((8 + 3) * 3 + 99);
+  });
+
   it('simulated twice, with its timeline read in between, gives the same step', () => {
     const p = compiled();
     const a = ok(simulate(p));

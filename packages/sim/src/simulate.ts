@@ -25,21 +25,21 @@
  * Pipeline: resolveCluster (costModel.ts) → flatten (flat.ts: setup, validation of references)
  * → run (engine.ts, or sharedEngine.ts on a real cluster) → metrics (below, stepMetrics.ts).
  */
-import { type ArraySource, lend, type Plan, provenColumnsOf } from '@stagecraft/ir';
+import {
+  type ArraySource,
+  lend,
+  type Plan,
+  UNIT_COLLECTIVE,
+  UNIT_COMPUTE,
+  UNIT_MEMORY,
+  UNIT_OVERLAP,
+  UNIT_RECV,
+  UNIT_SEND,
+} from '@stagecraft/ir';
 import { resolveCluster } from './costModel.ts';
 import { findDeadlock } from './deadlock.ts';
 import { run } from './engine.ts';
-import {
-  type Flat,
-  flatten,
-  instAt,
-  K_COLLECTIVE,
-  K_COMPUTE,
-  K_MEMORY,
-  K_OVERLAP,
-  K_RECV,
-  K_SEND,
-} from './flat.ts';
+import { type Flat, flatten, instAt } from './flat.ts';
 import { EXPOSED_KINDS, runShared } from './sharedEngine.ts';
 import { gpuFacts, mfuOf, oomWarnings } from './stepMetrics.ts';
 import type { DeviceMetrics, SimulateOptions, Simulation, SimulationResult, TimelineEvent } from './types.ts';
@@ -59,7 +59,7 @@ function simulateWith(plan: Plan, options: SimulateOptions, arrays: ArraySource)
   const keep = options.keepTimeline ?? true;
   const resolved = resolveCluster(plan.cluster);
   if (!resolved.ok) return resolved;
-  const flat = flatten(plan, resolved.cost, provenColumnsOf(plan), arrays);
+  const flat = flatten(plan, resolved.cost, arrays);
   if (!flat.ok) return flat;
   const f = flat.flat;
   const cost = resolved.cost;
@@ -76,7 +76,7 @@ function simulateWith(plan: Plan, options: SimulateOptions, arrays: ArraySource)
   const last = new Float64Array(D);
   for (let v = 0; v < N; v++) {
     const k = kind[v];
-    if (k !== K_COMPUTE && k !== K_OVERLAP) continue;
+    if (k !== UNIT_COMPUTE && k !== UNIT_OVERLAP) continue;
     const d = unitDev[v]!;
     if (start[v]! < first[d]!) first[d] = start[v]!;
     if (end[v]! > last[d]!) last[d] = end[v]!;
@@ -149,7 +149,7 @@ function timeline(f: Flat, start: Float64Array, end: Float64Array, order: Int32A
     const device = deviceOf[f.unitDev[v]!]!;
     const stream = f.streamName[f.unitStream[v]!]!;
     const k = f.kind[v];
-    if (k === K_COMPUTE)
+    if (k === UNIT_COMPUTE)
       out.push({ device, stream, id: x.id, op: x.op, startMs: start[v]!, endMs: end[v]!, tags: x.tags });
     else if (x.op === 'OVERLAP')
       out.push({
@@ -174,7 +174,7 @@ function timeline(f: Flat, start: Float64Array, end: Float64Array, order: Int32A
         peer: x.peer,
         bytes: x.bytes,
       });
-    else if (k === K_COLLECTIVE || k === K_MEMORY || k === K_RECV || k === K_SEND)
+    else if (k === UNIT_COLLECTIVE || k === UNIT_MEMORY || k === UNIT_RECV || k === UNIT_SEND)
       out.push({
         device,
         stream,
@@ -193,7 +193,7 @@ function timeline(f: Flat, start: Float64Array, end: Float64Array, order: Int32A
 function measuredBusy(f: Flat, start: Float64Array, end: Float64Array): Float64Array {
   const busy = new Float64Array(f.D);
   for (let v = 0; v < f.N; v++)
-    if (f.kind[v] === K_COMPUTE || f.kind[v] === K_OVERLAP) busy[f.unitDev[v]!]! += end[v]! - start[v]!;
+    if (f.kind[v] === UNIT_COMPUTE || f.kind[v] === UNIT_OVERLAP) busy[f.unitDev[v]!]! += end[v]! - start[v]!;
   return busy;
 }
 

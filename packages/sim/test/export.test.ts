@@ -49,7 +49,7 @@ describe('plan export', () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.errors[0]).toEqual({
-      path: 'devices[1].streams[0].instructions[0]',
+      path: 'devices[1].streams[0].instructions[0].waits[0]',
       message: 'F.b1.mb0 waits for RECV.nowhere, which device 1 never runs',
     });
     expect(loadPlan('{"format": "stagecraft/plan@2"}')).toEqual({

@@ -10,6 +10,7 @@ import { type Cluster, customClusterSchema, idealClusterSchema, presetClusterSch
 import type { Issue } from '../issue.ts';
 import { parseJsonText } from '../json.ts';
 import { fromZod } from '../zodIssues.ts';
+import type { CompiledLayout } from './compiledLayout.ts';
 
 export const PLAN_FORMAT = 'stagecraft/plan@1';
 
@@ -126,6 +127,12 @@ export type StreamPlan = z.infer<typeof streamPlanSchema>;
 export type DevicePlan = z.infer<typeof devicePlanSchema>;
 export interface Plan extends z.infer<typeof planSchema> {
   cluster: Cluster;
+  /**
+   * A compiled plan's link to the layout validation proved on its columns (compiledLayout.ts):
+   * non-enumerable, so no copy, file or parse of the plan has it. Read it through
+   * `compiledLayoutOf`, which also checks the plan was not changed since.
+   */
+  readonly compiled?: CompiledLayout;
 }
 
 export type PlanResult = { ok: true; plan: Plan } | { ok: false; errors: Issue[] };

@@ -1,25 +1,15 @@
 /**
  * A compiled plan as integer columns, in the plan's own order of instructions (device by device as
- * `plan.devices` lists them, stream by stream, position by position): the facts validation and
- * the simulator would otherwise re-derive from the plan's objects, resolving every wait id by
- * string comparison. Lowering fills them while it builds the plan; validation proves the plan on
- * them; the simulator reads the proven waits and SEND/RECV pairs.
+ * `plan.devices` lists them, stream by stream, position by position): what lowering knows of each
+ * unit while it builds the plan, so that nothing after it re-derives those facts from the plan's
+ * objects, resolving every wait id by string comparison. layoutFromColumns.ts reads them into the
+ * plan's layout (the one structure validation and the simulator read); the simulator also reads
+ * what units cost from them.
  *
- * They are kept by the identity of the plan object, because the public plan stays plain objects:
- * a plan read from a file, or a copy of a compiled one, has no columns and is read from its
- * objects. A compiled plan is a value; code that edits one edits a copy (columns do not follow an
- * edit in place).
+ * They travel with the compile, not with the plan: the plan carries only the layout validation
+ * proved on them (compiledLayout.ts). A compiled plan is a value; code that edits one edits a
+ * copy, or the plan is read from its objects from then on.
  */
-import type { Plan } from './plan.ts';
-import { isUnread } from './planInstructions.ts';
-
-/** Unit kinds (a unit is a top-level instruction; an OVERLAP counts once). */
-export const UNIT_COMPUTE = 0;
-export const UNIT_OVERLAP = 1;
-export const UNIT_SEND = 2;
-export const UNIT_RECV = 3;
-export const UNIT_COLLECTIVE = 4;
-export const UNIT_MEMORY = 5;
 
 export interface PlanColumns {
   /** Units, global streams (every device's, in order), device plans. */
@@ -31,6 +21,7 @@ export interface PlanColumns {
   /** Global stream s holds units streamStart[s] .. streamStart[s+1]−1. */
   readonly streamStart: Int32Array;
   readonly unitStream: Int32Array;
+  /** Kind of each unit (unitKind.ts). */
   readonly kind: Uint8Array;
   /** What each unit's `waits` (and its overlapped members' waits) name, as unit indices (CSR). */
   readonly waitOff: Int32Array;
@@ -84,60 +75,3 @@ export interface UnitCosts {
 
 /** Op codes per block in UnitCosts' tables (F, B, BI, BW, RECOMPUTE, UPD). */
 export const COST_STRIDE = 6;
-
-/** Columns whose plan validation proved, with each RECV's SEND (−1 for other units). */
-export interface ProvenColumns extends PlanColumns {
-  readonly sendOf: Int32Array;
-}
-
-const proven = new WeakMap<Plan, ProvenColumns>();
-
-/**
- * The proven columns: `c` and each RECV's SEND. Built field by field, not by a spread: copies
- * of a large literal made by spreading it got a new hidden class per compile once V8 stopped
- * caching the copy's class, and every reader of them was deoptimised again each time.
- */
-export function provenColumns(c: PlanColumns, sendOf: Int32Array): ProvenColumns {
-  return {
-    N: c.N,
-    S: c.S,
-    D: c.D,
-    deviceStreams: c.deviceStreams,
-    streamStart: c.streamStart,
-    unitStream: c.unitStream,
-    kind: c.kind,
-    waitOff: c.waitOff,
-    waitTgt: c.waitTgt,
-    peerIndex: c.peerIndex,
-    transferKey: c.transferKey,
-    rank: c.rank,
-    node: c.node,
-    costs: c.costs,
-    overlaps: c.overlaps,
-    devices: c.devices,
-    sendOf,
-  };
-}
-
-/** Records the columns of a plan that validation proved valid on them. */
-export function keepProvenColumns(plan: Plan, columns: ProvenColumns): void {
-  proven.set(plan, columns);
-}
-
-/**
- * The proven columns of this very plan object, if `compile` made it and nothing could have changed
- * it since; undefined for any other plan. A stream's instructions, once read (or replaced), are
- * objects the caller may edit in place (a duration, a wait), which the columns would not see: from
- * then on the plan is read from its objects, as a plan loaded from a file is. Streams whose
- * instructions were never read are exactly as lowered (planInstructions.ts).
- */
-export function provenColumnsOf(plan: Plan): ProvenColumns | undefined {
-  const c = proven.get(plan);
-  if (c === undefined || plan.devices.length !== c.D) return undefined;
-  for (let d = 0; d < c.D; d++) {
-    const streams = plan.devices[d]!.streams;
-    if (streams.length !== c.deviceStreams[d + 1]! - c.deviceStreams[d]!) return undefined;
-    for (let k = 0; k < streams.length; k++) if (!isUnread(streams[k]!)) return undefined;
-  }
-  return c;
-}

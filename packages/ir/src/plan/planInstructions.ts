@@ -2,7 +2,7 @@
  * The instructions of a compiled plan, made when first read. Lowering leaves the plan as columns
  * (planColumns.ts) and a `stagecraft/plan@1` object whose streams build their instruction objects
  * from those columns and the DAG the first time `instructions` is read: validating and simulating
- * a compiled plan read only the columns, so a compile + simulate of hundreds of thousands of ops
+ * a compiled plan read only the layout of its columns (layoutFromColumns.ts, compiledLayout.ts), so a compile + simulate of hundreds of thousands of ops
  * never makes an object per instruction, while writing the plan to a file, exporting it or
  * drawing it sees exactly the plan an eager lowering would have built.
  *
@@ -25,25 +25,43 @@ import {
   OP_SEND,
   OP_UPD,
 } from '../nodeTable.ts';
+import type { CompiledLayout } from './compiledLayout.ts';
 import type { ComputeInstruction, Instruction, P2PInstruction, StreamPlan } from './plan.ts';
 
-const unread = new WeakSet<StreamPlan>();
+/**
+ * Where a lowered stream's instructions come from: global stream `stream` of the group's first
+ * lowering, as the device of `rank` runs it. A stream holds it (in its non-enumerable `lowered`
+ * field) until its instructions are first read or replaced, and then tells `compiled`.
+ */
+export interface LoweredStream {
+  readonly program: PlanInstructions;
+  readonly stream: number;
+  readonly rank: number;
+  readonly compiled: CompiledLayout;
+}
+
+type LazyStream = StreamPlan & { lowered: LoweredStream | undefined };
+
+/** What a compiled plan's stream is made from while its instructions were never read (nor replaced). */
+export function loweredStreamOf(sp: StreamPlan): LoweredStream | undefined {
+  return (sp as Partial<LazyStream>).lowered;
+}
 
 /** True for a compiled plan's stream whose instructions were never read (nor replaced). */
 export function isUnread(sp: StreamPlan): boolean {
-  return unread.has(sp);
+  return loweredStreamOf(sp) !== undefined;
 }
 
 /**
- * A stream plan whose `instructions` are made by `make` when first read; writing them replaces
- * them as for any plan. Fields keep the order of an eagerly built one (stream, instructions,
- * priority, smFraction), so both serialise to the same text. The accessor is one pair of
- * functions shared by all streams, added to a fresh object, so every stream plan keeps one fast
- * hidden class (JSON and the readers of a plan walk thousands of them).
+ * A stream plan whose `instructions` are made from `lowered` when first read; writing them
+ * replaces them as for any plan. Fields keep the order of an eagerly built one (stream,
+ * instructions, priority, smFraction), so both serialise to the same text. The accessor is one
+ * pair of functions shared by all streams, added to a fresh object, so every stream plan keeps one
+ * fast hidden class (JSON and the readers of a plan walk thousands of them).
  */
 export function lazyStream(
   stream: string,
-  make: () => Instruction[],
+  lowered: LoweredStream,
   spec: { priority?: number | undefined; smFraction?: number | undefined } | undefined,
 ): StreamPlan {
   const sp = { stream } as LazyStream;
@@ -55,16 +73,13 @@ export function lazyStream(
   });
   if (spec?.priority !== undefined) sp.priority = spec.priority;
   if (spec?.smFraction !== undefined) sp.smFraction = spec.smFraction;
-  Object.defineProperty(sp, MAKE, { value: make });
-  unread.add(sp);
+  Object.defineProperty(sp, 'lowered', { value: lowered, writable: true });
   return sp;
 }
 
-const MAKE = Symbol('stagecraft.makeInstructions');
-type LazyStream = StreamPlan & { [MAKE]: () => Instruction[] };
-
 function instructionsOfStream(this: LazyStream): Instruction[] {
-  const list = this[MAKE]();
+  const { program, stream, rank } = this.lowered!;
+  const list = program.stream(stream, rank);
   settle(this, list);
   return list;
 }
@@ -73,8 +88,9 @@ function replaceInstructions(this: LazyStream, list: Instruction[]): void {
   settle(this, list);
 }
 
-function settle(sp: StreamPlan, list: Instruction[]): void {
-  unread.delete(sp);
+function settle(sp: LazyStream, list: Instruction[]): void {
+  sp.lowered?.compiled.streamRead();
+  sp.lowered = undefined;
   Object.defineProperty(sp, 'instructions', {
     value: list,
     writable: true,

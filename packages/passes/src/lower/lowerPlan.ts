@@ -6,7 +6,8 @@
  *
  * Lowering writes the plan's columns (planColumns.ts): per unit (an instruction; an overlapped
  * group of ops counts once) its stream, kind, waits as unit indices, peers, transfer, cost fields
- * and DAG node. Validation and the simulator read only those. The plan object's instructions
+ * and DAG node. Validation and the simulator read only those, through the plan's layout
+ * (layoutFromColumns.ts), which the plan then carries (compiledLayout.ts). The plan object's instructions
  * are made from the columns and the DAG when first read (planInstructions.ts), so that a compile
  * nobody inspects costs no object per instruction.
  *
@@ -15,15 +16,14 @@
  */
 import {
   type ArraySource,
+  attachCompiledLayout,
   COST_STRIDE,
+  CompiledLayout,
   collectiveDevices,
   type Dag,
   type DevicePlan,
   lazyStream,
   type NodeTable,
-  OP_ALL_TO_ALL,
-  OP_RECV,
-  OP_RELOAD,
   OP_SEND,
   OP_UPD,
   opFlops,
@@ -36,12 +36,11 @@ import {
   tableOf,
   transferOf,
   UNIT_COLLECTIVE,
-  UNIT_COMPUTE,
-  UNIT_MEMORY,
   UNIT_OVERLAP,
   UNIT_RECV,
   UNIT_SEND,
   type UnitCosts,
+  unitKindOfOp,
 } from '@stagecraft/ir';
 import { predecessors } from '../dag/adjacency.ts';
 import type { Units } from '../dag/topo.ts';
@@ -159,6 +158,9 @@ export const lowerPlanPass: Pass = {
       members,
       updMs,
     });
+    // The plan's link to the layout validation will prove on the columns, which its streams drop
+    // when their instructions are first read (compiledLayout.ts).
+    const compiled = new CompiledLayout();
     const streamSpec = new Map(dag.streams.map((sp) => [sp.name, sp]));
     const planDevices: DevicePlan[] = [];
     let ops = 0;
@@ -174,7 +176,11 @@ export const lowerPlanPass: Pass = {
       const first = deviceStreams[loweredAt[g]!]!;
       const streams: StreamPlan[] = sortedLanes[g]!.map((lane, k) => {
         const name = lanes[lane]!.stream;
-        return lazyStream(name, () => instructions.stream(first + k, r), streamSpec.get(name));
+        return lazyStream(
+          name,
+          { program: instructions, stream: first + k, rank: r, compiled },
+          streamSpec.get(name),
+        );
       });
       const blocks = held[g]!;
       const stages: number[] = [];
@@ -201,6 +207,7 @@ export const lowerPlanPass: Pass = {
     };
     if (census.tokens !== undefined) plan.tokensPerStep = census.tokens;
     if (census.flops !== undefined) plan.modelFlopsPerStep = census.flops;
+    attachCompiledLayout(plan, compiled);
     ctx.plan = plan;
     ctx.planColumns = w.columnsHold
       ? {
@@ -351,17 +358,13 @@ class ColumnWriter {
           continue;
         }
         this.waitsOf(i, i, lane);
-        const code = t.op[i]!;
-        if (code <= OP_UPD) kind[u] = UNIT_COMPUTE;
-        else if (code <= OP_RECV) {
-          kind[u] = code === OP_SEND ? UNIT_SEND : UNIT_RECV;
+        const uk = unitKindOfOp(t.op[i]!);
+        if (uk < 0) throw new Error(`lower-plan: control node ${i} has a lane`);
+        kind[u] = uk;
+        if (uk === UNIT_SEND || uk === UNIT_RECV) {
           this.peerIndex[u] = peers[t.peer[i]!]!;
-          this.transferKey[u] = code === OP_SEND ? i : this.sendOfRecv(i);
-        } else if (code <= OP_ALL_TO_ALL) {
-          kind[u] = UNIT_COLLECTIVE;
-          this.devices.set(u, collectiveDevices(this.dag, t, i));
-        } else if (code <= OP_RELOAD) kind[u] = UNIT_MEMORY;
-        else throw new Error(`lower-plan: control node ${i} has a lane`);
+          this.transferKey[u] = uk === UNIT_SEND ? i : this.sendOfRecv(i);
+        } else if (uk === UNIT_COLLECTIVE) this.devices.set(u, collectiveDevices(this.dag, t, i));
       }
       this.s++;
     }

@@ -1,4 +1,4 @@
-import { CompileError, keepProvenColumns, provenColumns, provesColumns, validatePlan } from '@stagecraft/ir';
+import { CompileError, layoutFromColumns, provesLayout, validatePlan } from '@stagecraft/ir';
 import type { Pass } from '../driver/pass.ts';
 
 /** The last pass: a plan that fails validation is a compile error, never output. */
@@ -6,12 +6,12 @@ export const validatePlanPass: Pass = {
   name: 'validate-plan',
   run(dag, ctx) {
     const plan = ctx.plan!;
-    // The columns lowering made prove a compiled plan without reading its objects; the simulator
-    // then takes the proven waits and pairs from them.
+    // A compiled plan is proven on the layout of the columns lowering made, without reading its
+    // objects; the plan then carries that layout for the simulator (compiledLayout.ts in ir).
     const columns = ctx.planColumns?.plan === plan ? ctx.planColumns.columns : undefined;
-    const sendOf = columns && provesColumns(plan, columns, ctx.scratch);
-    if (columns && sendOf) {
-      keepProvenColumns(plan, provenColumns(columns, sendOf));
+    const layout = columns && layoutFromColumns(plan, columns, ctx.scratch);
+    if (layout && provesLayout(layout, ctx.scratch)) {
+      plan.compiled?.prove(layout);
       return dag;
     }
     const issues = validatePlan(plan, { uniqueIds: true });

@@ -1,0 +1,48 @@
+/**
+ * Device numbers → device plans (indices into plan.devices). A plan lists each device it runs
+ * once, and a group lowered once (`replicas`) stands for its replicas, whose numbers resolve to
+ * the same device plan. Numbers are usually dense, so an array answers; a Map only where not.
+ */
+import type { IssueList } from './issueList.ts';
+import type { Plan } from './plan.ts';
+
+export class DeviceIndex {
+  private constructor(
+    private readonly dense: Int32Array | undefined,
+    private readonly sparse: Map<number, number> | undefined,
+  ) {}
+
+  /** The index of `plan`, or undefined (with the issues) when a device appears twice. */
+  static of(plan: Plan, issues: IssueList): DeviceIndex | undefined {
+    const devs = plan.devices;
+    let maxDevice = 0;
+    for (const dp of devs) {
+      if (dp.device > maxDevice) maxDevice = dp.device;
+      for (const r of dp.replicas ?? []) if (r > maxDevice) maxDevice = r;
+    }
+    const isDense = maxDevice <= 4 * devs.length + 1024;
+    const index = new DeviceIndex(
+      isDense ? new Int32Array(maxDevice + 1).fill(-1) : undefined,
+      isDense ? undefined : new Map(),
+    );
+    const before = issues.count;
+    for (let di = 0; di < devs.length; di++) {
+      const dp = devs[di]!;
+      index.put(dp.device, di, issues);
+      for (const r of dp.replicas ?? []) index.put(r, di, issues);
+    }
+    return issues.count === before ? index : undefined;
+  }
+
+  /** The device plan running device number d, or −1 if the plan has none. */
+  indexOf(d: number): number {
+    if (this.dense !== undefined) return d >= 0 && d < this.dense.length ? this.dense[d]! : -1;
+    return this.sparse!.get(d) ?? -1;
+  }
+
+  private put(d: number, di: number, issues: IssueList): void {
+    if (this.indexOf(d) >= 0) issues.add(`devices[${di}].device`, `device ${d} appears twice`);
+    else if (this.dense !== undefined) this.dense[d] = di;
+    else this.sparse!.set(d, di);
+  }
+}

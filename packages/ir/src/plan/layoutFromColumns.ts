@@ -1,0 +1,78 @@
+/**
+ * The layout of a compiled plan from the columns its lowering wrote (planColumns.ts): waits are
+ * unit indices already and ids unique by construction, so nothing is looked up and no
+ * instruction object is made (a compiled plan makes them only when something reads them). The
+ * pairs and collective groups still go through the shared rules (transferPairs.ts,
+ * collectiveGroups.ts); where one fails, the columns cannot tell what the objects say (equal
+ * transfer names may have different numbers here), so the answer is no layout and the plan is
+ * read from its objects, which names what is wrong.
+ */
+import { type ArraySource, FRESH } from '../memory/arrayPool.ts';
+import { NODE_OPS } from '../nodeTable.ts';
+import { type CollectiveFacts, groupCollectives } from './collectiveGroups.ts';
+import { DeviceIndex } from './deviceIndex.ts';
+import { IssueList } from './issueList.ts';
+import type { CollectiveInstruction, Plan } from './plan.ts';
+import type { PlanColumns } from './planColumns.ts';
+import { assembleLayout, type PlanLayout, type UnitPlacement } from './planLayout.ts';
+import { pairTransfers } from './transferPairs.ts';
+import { UNIT_RECV, UNIT_SEND } from './unitKind.ts';
+
+/** `scratch`: where the build's own arrays come from; the layout's are fresh (a compiled plan keeps them). */
+export function layoutFromColumns(
+  plan: Plan,
+  c: PlanColumns,
+  scratch: ArraySource = FRESH,
+): PlanLayout | undefined {
+  const issues = new IssueList(1);
+  const devices = DeviceIndex.of(plan, issues);
+  if (devices === undefined) return undefined;
+  const { N, D, deviceStreams, streamStart, kind, node, costs } = c;
+  const unitDev = new Int32Array(N);
+  const unitPos = new Int32Array(N);
+  const peer = new Int32Array(N).fill(-1);
+  for (let di = 0; di < D; di++) {
+    const dp = plan.devices[di]!;
+    // SEND/RECV peers: the members of this device's rank in the peer groups.
+    const rank = dp.group >= 0 ? plan.groups[dp.group]!.indexOf(dp.device) : -1;
+    for (let s = deviceStreams[di]!; s < deviceStreams[di + 1]!; s++) {
+      const s0 = streamStart[s]!;
+      for (let v = s0; v < streamStart[s + 1]!; v++) {
+        unitDev[v] = di;
+        unitPos[v] = v - s0;
+        const k = kind[v];
+        if (k === UNIT_SEND || k === UNIT_RECV) peer[v] = plan.groups[costs.peer[node[v]!]!]![rank]!;
+      }
+    }
+  }
+  const u: UnitPlacement = {
+    plan,
+    N,
+    S: c.S,
+    D,
+    deviceStreams,
+    streamStart,
+    unitStream: c.unitStream,
+    unitDev,
+    unitPos,
+    kind,
+    instructions: undefined,
+  };
+  const pairs = pairTransfers(u, c.peerIndex, c.transferKey, issues, FRESH, scratch);
+  if (issues.count > 0) return undefined;
+  const groups = groupCollectives(u, columnFacts(c), devices, issues);
+  if (issues.count > 0) return undefined;
+  const refs = { waitOff: c.waitOff, waitTgt: c.waitTgt, peer, peerIndex: c.peerIndex };
+  return assembleLayout(u, refs, pairs, groups, c.rank, c);
+}
+
+/** A collective's facts from the columns: its key is its DAG node (the units of one node are one collective). */
+function columnFacts(c: PlanColumns): CollectiveFacts {
+  const { node, costs } = c;
+  return {
+    key: (v) => node[v],
+    devices: (v) => c.devices.get(v) ?? [],
+    op: (v) => NODE_OPS[costs.op[node[v]!]!] as CollectiveInstruction['op'],
+    bytes: (v) => costs.bytes[node[v]!]!,
+  };
+}
