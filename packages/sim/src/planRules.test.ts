@@ -6,8 +6,8 @@
  */
 import { type Plan, validatePlan } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
+import { collective, compute, device, plan, recv, send } from '../test/testPlans.ts';
 import { simulate } from './simulate.ts';
-import { collective, compute, device, plan, recv, send } from './testPlans.ts';
 
 function simulationErrors(p: Plan) {
   const r = simulate(p);
