@@ -5,8 +5,8 @@
 import type { Issue } from '@stagecraft/ir';
 import { useState } from 'react';
 import { deleteDirectiveAction, moveDirectiveAction, toggleDirectiveAction } from '../core/actions.ts';
+import { directiveSummary } from '../core/directiveSummary.ts';
 import { useStore } from '../store/index.ts';
-import { directiveSummary } from './directiveSummary.ts';
 
 const PROGRAM_MIME = 'application/x-stagecraft-directive-index';
 
