@@ -1,7 +1,8 @@
 /** Every user operation, one action each (see action.ts): the design's edits, then the session's. */
 import type { Cluster, Design, Directive, Model, ScheduleBuilderName } from '@stagecraft/ir';
 import type { ExpandedDirective } from '@stagecraft/passes';
-import { action, sessionAction } from './action.ts';
+import { action, type Confirmable, sessionAction } from './action.ts';
+import { switchBuilder } from './builderSwitch.ts';
 import type { DropTarget } from './dropTarget.ts';
 import { redo, undo } from './history.ts';
 import { type DirectiveItem, dropItem } from './palette.ts';
@@ -13,7 +14,7 @@ import {
   toggleDirective,
 } from './program.ts';
 import { type CompiledDesign, moveOp, type OpMove } from './reorder.ts';
-import { expandSchedule, setSchedule } from './schedule.ts';
+import { expandSchedule } from './schedule.ts';
 
 export const addDirectiveAction = action('add-directive', (d, a: { directive: Directive; at?: number }) => {
   const design = insertDirective(d, a.directive, a.at);
@@ -50,8 +51,10 @@ export const dropItemAction = action(
     dropItem(d, a.item, a.target, a.program),
 );
 
-export const setScheduleAction = action('set-schedule', (d, a: { builder: ScheduleBuilderName }) =>
-  setSchedule(d, a.builder),
+/** A palette schedule item: asks before it drops hand-edited orders (see builderSwitch.ts). */
+export const switchBuilderAction = action(
+  'switch-builder',
+  (d, a: { builder: ScheduleBuilderName } & Confirmable) => switchBuilder(d, a.builder, a.confirmed),
 );
 
 export const expandScheduleAction = action(
