@@ -5,7 +5,7 @@
  */
 import type { Dag, Design, Issue, Plan } from '@stagecraft/ir';
 import { create, type StateCreator } from 'zustand';
-import type { Action } from '../core/action.ts';
+import type { Action, Confirmable, Confirmation } from '../core/action.ts';
 import type { ComputeOk } from '../core/computeDesign.ts';
 
 /**
@@ -65,8 +65,16 @@ export interface ViewSlice {
   expandedStages: string[];
   /** Pass inspector: the DAG after this pass instead of the final one. */
   passView: { pass: string; graph: DagGraph | null } | null;
-  notice: { kind: 'error' | 'info'; text: string } | null;
+  /**
+   * A refused action's reason (error), a passing word (info), or what an edit changed beyond what
+   * was asked (warning: it stays until dismissed or the next edit, so it is not missed).
+   */
+  notice: { kind: NoticeKind; text: string } | null;
+  /** A question an action asked before going ahead; `go` performs it confirmed. */
+  confirm: { question: Confirmation; go: () => void } | null;
 }
+
+export type NoticeKind = 'error' | 'info' | 'warning';
 
 export interface Pin {
   id: string;
@@ -83,7 +91,10 @@ export interface HistorySlice {
 }
 
 export interface Commands {
-  dispatch<A>(action: Action<A>, args: A): boolean;
+  /** Performs an action; one that asks first waits in `confirm` for `answer`. */
+  dispatch<A extends object>(action: Action<A>, args: A): boolean;
+  /** The user's answer to the question in `confirm`. */
+  answer(yes: boolean): void;
   /** Puts back a design from the history (undo and redo are actions: core/actions.ts). */
   restore(design: Design, history: History): void;
   select(index: number | null): void;
@@ -95,7 +106,7 @@ export interface Commands {
   inspectPass(pass: string | null): void;
   pin(name?: string): void;
   unpin(index: number): void;
-  notify(kind: 'error' | 'info', text: string): void;
+  notify(kind: NoticeKind, text: string): void;
   setSave(p: Partial<Pick<DesignSlice, 'designId' | 'savedVersion' | 'saveStatus' | 'saveMessage'>>): void;
 }
 
@@ -151,6 +162,7 @@ const createViewSlice: StateCreator<State, [], [], ViewSlice> = () => ({
   expandedStages: [],
   passView: null,
   notice: null,
+  confirm: null,
 });
 
 const createCompareSlice: StateCreator<State, [], [], CompareSlice> = () => ({ pins: [] });
@@ -166,16 +178,22 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
     requestCompute();
   };
   return {
-    dispatch(action, args) {
+    dispatch<A extends object>(action: Action<A>, args: A) {
       const s = get();
       const out = action.perform(s.design, args);
       if (!out.ok) {
-        set({ notice: { kind: 'error', text: out.error } });
+        if (out.confirm) {
+          const confirmed: A & Confirmable = { ...args, confirmed: true };
+          set({ confirm: { question: out.confirm, go: () => get().dispatch(action, confirmed) } });
+        } else set({ notice: { kind: 'error', text: out.error } });
         return false;
       }
       if (out.design === s.design) return true;
       const history = action.history === 'record' ? record(s.history, s.design) : emptyHistory;
-      const extra: Partial<State> = { history, notice: null };
+      const extra: Partial<State> = {
+        history,
+        notice: out.notice ? { kind: 'warning', text: out.notice } : null,
+      };
       if (out.select !== undefined) extra.selectedDirective = out.select;
       else if (action.history === 'replace') extra.selectedDirective = null;
       if (action.history === 'replace') {
@@ -184,6 +202,11 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
       }
       changed(out.design, extra);
       return true;
+    },
+    answer(yes) {
+      const pending = get().confirm;
+      set({ confirm: null });
+      if (yes) pending?.go();
     },
     restore(design, history) {
       changed(design, { history });
