@@ -5,7 +5,7 @@ import { expandScheduleAction, updateDirectiveAction } from '../core/actions.ts'
 import { currentResult } from '../store/current.ts';
 import { useStore } from '../store/index.ts';
 import { FIELDS, type FieldSpec } from './fields.ts';
-import { errorsAt } from './ProgramList.tsx';
+import { CausedError, errorsAt, useCausedErrors } from './ProgramList.tsx';
 
 type Value = unknown;
 
@@ -249,6 +249,7 @@ export function Inspector() {
   const directive = useStore((s) => (index === null ? undefined : s.design.directives[index]));
   const errors = useStore((s) => s.errors);
   const dispatch = useStore((s) => s.dispatch);
+  const caused = useCausedErrors();
   if (index === null || !directive)
     return (
       <section className="panel inspector">
@@ -268,6 +269,9 @@ export function Inspector() {
       <h2>
         <span className={`program-op op-${directive.op}`}>{directive.op}</span> directives[{index}]
       </h2>
+      {(caused.get(index) ?? []).map((e) => (
+        <CausedError key={`cause ${e.path} ${e.message}`} issue={e} />
+      ))}
       <div className="fields">
         {FIELDS[directive.op].map((spec) => {
           const path = `directives[${index}].${spec.key}`;

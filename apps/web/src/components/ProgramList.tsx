@@ -1,11 +1,13 @@
 /**
  * The directive program in order: select to edit, drag (or ↑ ↓) to reorder, toggle, delete.
- * Errors of the last compile show at the directive their path names.
+ * Errors of the last compile show at the directive their path names, and at the directive the
+ * user edited when that edit caused them (core/errorCause.ts).
  */
 import type { Issue } from '@stagecraft/ir';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { deleteDirectiveAction, moveDirectiveAction, toggleDirectiveAction } from '../core/actions.ts';
 import { directiveSummary } from '../core/directiveSummary.ts';
+import { causedErrors } from '../core/errorCause.ts';
 import { useStore } from '../store/index.ts';
 
 const PROGRAM_MIME = 'application/x-stagecraft-directive-index';
@@ -16,6 +18,23 @@ export function errorsAt(errors: readonly Issue[], i: number): Issue[] {
   return errors.filter((e) => e.path === p || e.path.startsWith(`${p}.`) || e.path.startsWith(`${p}[`));
 }
 
+/** Errors the user's edits caused elsewhere, by the index of the edited directive. */
+export function useCausedErrors(): Map<number, Issue[]> {
+  const errors = useStore((s) => s.errors);
+  const design = useStore((s) => s.design);
+  const suspects = useStore((s) => s.suspects);
+  return useMemo(() => causedErrors(errors, design, suspects), [errors, design, suspects]);
+}
+
+/** An error this directive's edit caused elsewhere: the compiler's path and message, led by the cause. */
+export function CausedError({ issue }: { issue: Issue }) {
+  return (
+    <div className="inline-error caused" data-testid="directive-cause" role="alert">
+      after this edit: {issue.path && <code>{issue.path}</code>} {issue.message}
+    </div>
+  );
+}
+
 export function ProgramList() {
   const directives = useStore((s) => s.design.directives);
   const errors = useStore((s) => s.errors);
@@ -23,6 +42,7 @@ export function ProgramList() {
   const select = useStore((s) => s.select);
   const dispatch = useStore((s) => s.dispatch);
   const [dragOver, setDragOver] = useState<number | null>(null);
+  const caused = useCausedErrors();
   const general = errors.filter((e) => !e.path.startsWith('directives['));
   return (
     <section className="panel program">
@@ -35,14 +55,16 @@ export function ProgramList() {
       <ol className="program-list" data-testid="program-list">
         {directives.map((d, i) => {
           const errs = errorsAt(errors, i);
+          const blamed = caused.get(i) ?? [];
           const off = d.enabled === false;
           return (
             <li
               // biome-ignore lint/suspicious/noArrayIndexKey: a directive's identity is its position in the program
               key={i}
-              className={`program-item${selected === i ? ' selected' : ''}${off ? ' disabled' : ''}${errs.length ? ' has-error' : ''}${dragOver === i ? ' drag-over' : ''}`}
+              className={`program-item${selected === i ? ' selected' : ''}${off ? ' disabled' : ''}${errs.length || blamed.length ? ' has-error' : ''}${dragOver === i ? ' drag-over' : ''}`}
               data-testid={`directive-${i}`}
               data-op={d.op}
+              data-cause={blamed.length > 0 || undefined}
               draggable
               onDragStart={(e) => {
                 e.dataTransfer.setData(PROGRAM_MIME, String(i));
@@ -118,6 +140,9 @@ export function ProgramList() {
                 >
                   <code>{e.path}</code> {e.message}
                 </div>
+              ))}
+              {blamed.map((e) => (
+                <CausedError key={`cause ${e.path} ${e.message}`} issue={e} />
               ))}
             </li>
           );

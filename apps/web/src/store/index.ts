@@ -3,7 +3,7 @@
  * compile/simulate), `selection`, `view` (never saved), `compare` pins and `history`. React Flow
  * nodes and Gantt bars are derived from these, never the source of truth.
  */
-import type { Dag, Design, Issue, Plan } from '@stagecraft/ir';
+import type { Dag, Design, Directive, Issue, Plan } from '@stagecraft/ir';
 import { create, type StateCreator } from 'zustand';
 import type { Action, Confirmable, Confirmation } from '../core/action.ts';
 import type { ComputeOk } from '../core/computeDesign.ts';
@@ -16,6 +16,7 @@ export type ResultView = Omit<ComputeOk, 'dag' | 'graph' | 'plan'> & { plan: Tim
 
 import type { DagGraph, GraphNodeData } from '../core/dagGraph.ts';
 import type { DropTarget } from '../core/dropTarget.ts';
+import { touchedDirective } from '../core/errorCause.ts';
 import { emptyHistory, type History, record } from '../core/history.ts';
 import type { TimelinePlan } from '../gantt/timelinePlan.ts';
 import type { WorkerReply } from '../workerProtocol.ts';
@@ -45,6 +46,11 @@ export interface ResultSlice {
   dagRevision: number;
   /** Errors of the latest revision (empty when it compiled). */
   errors: Issue[];
+  /**
+   * The directives the user edited since the design last compiled, by identity: the errors they
+   * caused elsewhere are shown at them too (core/errorCause.ts).
+   */
+  suspects: Directive[];
   status: 'computing' | 'ok' | 'error';
   /** Edit to result, in ms (worker round trip included). */
   lastLatencyMs: number;
@@ -120,6 +126,9 @@ export type State = DesignSlice &
 
 export const MAX_PINS = 4;
 
+/** Edits remembered as suspects while the design does not compile: the latest ones. */
+const MAX_SUSPECTS = 20;
+
 /** The errors of a design that compiled: one array, so panels reading `errors` keep their render. */
 const NO_ERRORS: Issue[] = [];
 
@@ -146,6 +155,7 @@ const createResultSlice: StateCreator<State, [], [], ResultSlice> = () => ({
   plan: null,
   dagRevision: -1,
   errors: NO_ERRORS,
+  suspects: [],
   status: 'computing',
   lastLatencyMs: 0,
   lastWorkerMs: 0,
@@ -194,6 +204,10 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
         history,
         notice: out.notice ? { kind: 'warning', text: out.notice } : null,
       };
+      // A new document has no edits to blame; an edit adds the directive it touched.
+      const touched = touchedDirective(s.design, out.design, out.select);
+      if (action.history === 'replace') extra.suspects = [];
+      else if (touched) extra.suspects = [...s.suspects.slice(-(MAX_SUSPECTS - 1)), touched];
       if (out.select !== undefined) extra.selectedDirective = out.select;
       else if (action.history === 'replace') extra.selectedDirective = null;
       if (action.history === 'replace') {
@@ -250,7 +264,7 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
       }
       const label = name ?? pinName(s);
       pinCounter += 1;
-      // With the whole plan once it has arrived (else onReply completes the pin), for op details.
+      // With the whole plan once it has arrived (else receive completes the pin), for op details.
       const plan = compiledOfResult(s)?.plan;
       const result = plan ? { ...current, plan } : current;
       set({
@@ -279,7 +293,8 @@ function requestCompute(): void {
   recompute?.send({ type: 'compute', revision: s.revision, design: s.design, expanded: s.expandedStages });
 }
 
-function onReply(msg: WorkerReply): void {
+/** The page's side of a worker reply (exported for tests that play the worker). */
+export function receive(msg: WorkerReply): void {
   const s = useStore.getState();
   if (msg.type === 'computed') {
     if (msg.revision !== s.revision) return;
@@ -289,6 +304,7 @@ function onReply(msg: WorkerReply): void {
         result: msg.result,
         resultRevision: msg.revision,
         errors: NO_ERRORS,
+        suspects: [],
         status: 'ok',
         lastLatencyMs: latency,
         lastWorkerMs: msg.workerMs,
@@ -359,7 +375,7 @@ export function initStore(initial: Design): void {
 /** Creates the page's store and its worker, and computes the first design. */
 export function startStore(initial: Design): void {
   useStore = createAppStore(initial);
-  recompute = new Recompute(onReply);
+  recompute = new Recompute(receive);
   editStartedAt = performance.now();
   requestCompute();
 }

@@ -4,14 +4,17 @@ import { example } from '../../test/testDesigns.ts';
 import {
   addDirectiveAction,
   deleteDirectiveAction,
+  openDesignAction,
   pinAction,
   redoAction,
   switchBuilderAction,
   toggleDirectiveAction,
   undoAction,
+  updateDirectiveAction,
 } from '../core/actions.ts';
+import { causedErrors } from '../core/errorCause.ts';
 import { moveOp } from '../core/reorder.ts';
-import { initStore, MAX_PINS, useStore } from './index.ts';
+import { initStore, MAX_PINS, receive, useStore } from './index.ts';
 import { performSession } from './session.ts';
 
 describe('the store commands', () => {
@@ -90,5 +93,19 @@ describe('the store commands', () => {
     expect(s().design.directives).toEqual([{ op: 'schedule', builder: 'zb-h1', microbatches: 8 }]);
     expect(s().history.past).toEqual([moved.design]);
     expect(s().notice?.text).toContain('dropped the hand-edited directives[8]');
+  });
+
+  test('the directive an edit touched is blamed for the errors the compile then reports elsewhere', () => {
+    const s = () => useStore.getState();
+    s().dispatch(addDirectiveAction, { directive: { op: 'split_backward', filter: { PP: 1 } } });
+    s().dispatch(updateDirectiveAction, { index: 1, directive: { op: 'split_backward', filter: { PP: 0 } } });
+    const edited = s().design.directives[1]!;
+    expect(s().suspects.at(-1)).toBe(edited);
+    const errors = [{ path: 'directives[0].expansion[5].filters[4][0]', message: 'matches no op' }];
+    receive({ type: 'computed', revision: s().revision, result: { ok: false, errors }, workerMs: 1 });
+    expect(causedErrors(s().errors, s().design, s().suspects).get(1)).toEqual(errors);
+    // Another document has no edits to blame.
+    s().dispatch(openDesignAction, { design: example('gpipe-p4-m8') });
+    expect(s().suspects).toEqual([]);
   });
 });
