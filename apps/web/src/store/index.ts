@@ -29,7 +29,8 @@ export interface DesignSlice {
   revision: number;
   designId: string | null;
   savedVersion: number | null;
-  saveStatus: 'clean' | 'dirty' | 'saving' | 'saved' | 'error' | 'offline';
+  /** `invalid`: held back, the design schema refuses the design (the API would answer 400). */
+  saveStatus: 'clean' | 'dirty' | 'saving' | 'saved' | 'error' | 'offline' | 'invalid';
   saveMessage: string;
 }
 
