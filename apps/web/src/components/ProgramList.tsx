@@ -3,12 +3,13 @@
  * Errors of the last compile show at the directive their path names, and at the directive the
  * user edited when that edit caused them (core/errorCause.ts).
  */
-import type { Issue } from '@stagecraft/ir';
+import type { Directive, Issue } from '@stagecraft/ir';
 import { useMemo, useState } from 'react';
 import { deleteDirectiveAction, moveDirectiveAction, toggleDirectiveAction } from '../core/actions.ts';
 import { directiveSummary } from '../core/directiveSummary.ts';
-import { causedErrors } from '../core/errorCause.ts';
+import { causedErrors, filterAtPath } from '../core/errorCause.ts';
 import { useStore } from '../store/index.ts';
+import { useFittedSummary } from './summaryRoom.ts';
 
 const PROGRAM_MIME = 'application/x-stagecraft-directive-index';
 
@@ -28,10 +29,48 @@ export function useCausedErrors(): Map<number, Issue[]> {
 
 /** An error this directive's edit caused elsewhere: the compiler's path and message, led by the cause. */
 export function CausedError({ issue }: { issue: Issue }) {
+  const filter = useStore((s) => filterAtPath(s.design, issue.path));
   return (
     <div className="inline-error caused" data-testid="directive-cause" role="alert">
-      after this edit: {issue.path && <code>{issue.path}</code>} {issue.message}
+      after this edit: {issue.path && <code>{issue.path}</code>}
+      {filter && ` (${filter})`} {issue.message}
     </div>
+  );
+}
+
+/** A row's op and summary: the summary cut between words to the room it has (core/summaryFit.ts). */
+function ProgramMain({
+  index,
+  directive,
+  onSelect,
+}: {
+  index: number;
+  directive: Directive;
+  onSelect: () => void;
+}) {
+  const full = directiveSummary(directive);
+  const { main, op, summary, fit } = useFittedSummary(full);
+  return (
+    <button
+      type="button"
+      className="program-main"
+      title={`${directive.op} ${full}`}
+      onClick={onSelect}
+      ref={main}
+    >
+      <span className="program-index">{index}</span>
+      <span className={`program-op op-${directive.op}`} ref={op}>
+        {directive.op}
+      </span>
+      <span
+        className={`program-summary${fit.below ? ' below' : ''}`}
+        ref={summary}
+        data-testid="program-summary"
+        style={fit.below ? { paddingLeft: fit.indent } : undefined}
+      >
+        {fit.text}
+      </span>
+    </button>
   );
 }
 
@@ -83,16 +122,7 @@ export function ProgramList() {
               }}
             >
               <div className="program-row">
-                <button
-                  type="button"
-                  className="program-main"
-                  title={`${d.op} ${directiveSummary(d)}`}
-                  onClick={() => select(i)}
-                >
-                  <span className="program-index">{i}</span>
-                  <span className={`program-op op-${d.op}`}>{d.op}</span>
-                  <span className="program-summary">{directiveSummary(d)}</span>
-                </button>
+                <ProgramMain index={i} directive={d} onSelect={() => select(i)} />
                 <span className="program-actions">
                   <button
                     type="button"

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { computed, example } from '../../test/testDesigns.ts';
 import { updateDirectiveAction } from './actions.ts';
 import { computeDesign } from './computeDesign.ts';
-import { causedErrors, directiveOfPath, touchedDirective } from './errorCause.ts';
+import { causedErrors, directiveOfPath, filterAtPath, touchedDirective } from './errorCause.ts';
 import { dropItem } from './palette.ts';
 import { moveDirective } from './program.ts';
 
@@ -31,6 +31,8 @@ describe('errors at the directive the user edited', () => {
     const caused = causedErrors(result.errors, edit.design, touched ? [touched] : []);
     expect([...caused.keys()]).toEqual([at]);
     expect(caused.get(at)).toEqual(result.errors);
+    // The path's filter says which op was not found: stage 2's fused B, now split.
+    expect(filterAtPath(edit.design, 'directives[7].filters[2][0]')).toBe('PP=2 MB=0 PASS=B');
   });
 
   test('a suspect is followed by identity when directives move around it', () => {
@@ -53,5 +55,7 @@ describe('errors at the directive the user edited', () => {
     expect(touchedDirective(design, dropped.design)).toBeUndefined();
     expect(directiveOfPath('directives[12].expansion[3].filters[1][0]')).toBe(12);
     expect(directiveOfPath('model.stages')).toBeUndefined();
+    expect(filterAtPath(design, 'directives[0].expansion[3].filters[0][0]')).toBeUndefined();
+    expect(filterAtPath(design, 'directives[0].microbatches')).toBeUndefined();
   });
 });

@@ -6,7 +6,8 @@
  * A suspect is remembered by identity, not index: edits copy only what they change, so the
  * directive object outlives moves and inserts around it, and a new edit of it is a new suspect.
  */
-import type { Design, Directive, Issue } from '@stagecraft/ir';
+import type { Design, Directive, Filter, Issue } from '@stagecraft/ir';
+import { filterText } from './directiveSummary.ts';
 
 /** The directive an edit is about: the one it selects, else the one directive it made anew. */
 export function touchedDirective(before: Design, after: Design, select?: number): Directive | undefined {
@@ -40,4 +41,22 @@ export function causedErrors(
   });
   if (downstream.length > 0) for (const i of at) caused.set(i, downstream);
   return caused;
+}
+
+/**
+ * The filter a path of the design points at, as text ("PP=2 MB=0 PASS=B"), so "matches no op"
+ * says which op was not found; undefined when the path names no filter of the design (a
+ * schedule's expansion is the compiler's, not the design's).
+ */
+export function filterAtPath(design: Design, path: string): string | undefined {
+  let at: unknown = design;
+  for (const m of path.matchAll(/\.?([A-Za-z_$][\w$]*)|\[(\d+)\]/g)) {
+    if (typeof at !== 'object' || at === null) return undefined;
+    at = (at as Record<string, unknown>)[m[1] ?? Number(m[2])];
+  }
+  if (typeof at !== 'object' || at === null || Array.isArray(at)) return undefined;
+  const values = Object.values(at);
+  if (values.length === 0 || !values.every((v) => typeof v === 'number' || typeof v === 'string'))
+    return undefined;
+  return filterText(at as Filter);
 }
