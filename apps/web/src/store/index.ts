@@ -195,7 +195,11 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
       if (!out.ok) {
         if (out.confirm) {
           const confirmed: A & Confirmable = { ...args, confirmed: true };
-          set({ confirm: { question: out.confirm, go: () => get().dispatch(action, confirmed) } });
+          // The yes answers the question about this design: should it have changed meanwhile
+          // (a key binding under the dialog), the action asks again about the new one.
+          const asked = s.design;
+          const go = () => get().dispatch(action, get().design === asked ? confirmed : args);
+          set({ confirm: { question: out.confirm, go } });
         } else set({ notice: { kind: 'error', text: out.error } });
         return false;
       }

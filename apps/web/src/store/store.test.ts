@@ -108,4 +108,18 @@ describe('the store commands', () => {
     s().dispatch(openDesignAction, { design: example('gpipe-p4-m8') });
     expect(s().suspects).toEqual([]);
   });
+
+  test('a yes to a question about a design that changed meanwhile asks again instead', () => {
+    const r = runExample('1f1b-p4-m8');
+    const moved = moveOp(r.design, r.compiled, { op: 'F.b3.mb1', target: 'F.b3.mb0', position: 'before' });
+    if (!moved.ok) throw new Error(moved.reason);
+    initStore(moved.design);
+    const s = () => useStore.getState();
+    s().dispatch(switchBuilderAction, { builder: 'zb-h1' });
+    s().dispatch(addDirectiveAction, { directive: { op: 'recompute', filter: { PP: 0 } } });
+    const changed = s().design;
+    s().answer(true);
+    expect(s().design).toBe(changed);
+    expect(s().confirm?.question.title).toBe('Switch to zb-h1?');
+  });
 });
