@@ -58,7 +58,8 @@ export function switchBuilder(design: Design, builder: ScheduleBuilderName, conf
   const dropped = design.directives.flatMap((d, i) =>
     d.op === 'order' || (!current && SCHEDULE_PARTS.has(d.op)) ? [i] : [],
   );
-  const hand = handOrders(design).filter((i) => dropped.includes(i));
+  const drop = new Set(dropped);
+  const hand = handOrders(design).filter((i) => drop.has(i));
   if (hand.length > 0 && !confirmed)
     return {
       ok: false,
@@ -94,7 +95,6 @@ export function switchBuilder(design: Design, builder: ScheduleBuilderName, conf
         : 'the explicit split, place and order give way to the schedule',
     );
   else if (hand.length > 0) changes.push(`dropped the hand-edited ${handNames}`);
-  const drop = new Set(dropped);
   const directives: Directive[] = [];
   // In the macro's place, or where the first of the directives it replaces stood.
   let scheduleAt = -1;
