@@ -196,7 +196,8 @@ test('edits are saved through the API with a version each, and an older version 
   await expect(page.getByTestId('directive-0')).toContainText('gpipe');
   await expect(page.getByTestId('save-status')).toHaveText('saved · v3');
   await page.getByTestId('open-saved').click();
-  await expect(page.getByTestId('open-dialog')).toContainText('1F1B, p=4, m=8');
+  // The generated name followed the builder; restoring version 1 brought back its name too.
+  await expect(page.getByTestId('open-dialog')).toContainText('GPipe, p=4, m=8');
 });
 
 test('on canvas, the hit element of an op in the last device answers the pointer', async ({ page }) => {
@@ -216,4 +217,89 @@ test('on canvas, the hit element of an op in the last device answers the pointer
   const op = page.getByTestId('gantt-hit-layer').locator('[data-op-id="F.b7.mb5"]');
   await op.hover();
   await expect(page.getByTestId('gantt-tooltip')).toHaveAttribute('data-tooltip-op', 'F.b7.mb5');
+});
+
+test('split backward dropped on stage 1, then zb-h1, then DualPipeV ends in a valid design and names what it removed', async ({
+  page,
+}) => {
+  await page.getByTestId('palette-split_backward').dragTo(dagNode(page, 'B.b1.mb0'));
+  await expect(page.getByTestId('program-list').locator('li[data-op="split_backward"]')).toHaveCount(1);
+  await expect(page.getByTestId('compute-status')).toContainText('recomputed');
+  await page.getByTestId('palette-zb-h1').click();
+  // The drop's orders are zb-h1's to replace: nothing of the user's is lost, so nothing is asked.
+  await expect(page.getByTestId('confirm-dialog')).toHaveCount(0);
+  const notice = page.getByTestId('notice');
+  await expect(notice).toHaveAttribute('data-kind', 'warning');
+  await expect(notice).toContainText('removed split_backward PP=1: zb-h1 splits that backward already');
+  await expect(page.getByTestId('compute-status')).toContainText('recomputed');
+  await page.getByTestId('palette-dualpipev').click();
+  await expect(notice).toContainText('the model is cut into 8 stages instead of 4');
+  await expect(page.getByTestId('program-list').locator('li')).toHaveCount(1);
+  await expect(page.getByTestId('directive-0')).toContainText('dualpipev');
+  // The timeline is DualPipeV's own (8 stages), not the last valid result kept beside an error.
+  await expect(ganttOp(page, 'F.b7.mb0')).toBeAttached();
+  await expect(page.getByTestId('compute-status')).toContainText('recomputed');
+  await expect(page.getByTestId('program-list').getByTestId('directive-error')).toHaveCount(0);
+  await expect(page.getByTestId('design-name')).toHaveValue('DualPipeV, p=4, m=8');
+  await expect(page.getByTestId('save-status')).toHaveText(/^saved · v\d+$/);
+});
+
+test('switching builder after a hand reorder asks first: Cancel keeps the order, confirming drops it', async ({
+  page,
+}) => {
+  await dragOp(page, 'F.b3.mb1', 'F.b3.mb0', 'before');
+  await expect(page.getByTestId('program-list').locator('li[data-op="order"]')).toHaveCount(4);
+  await expect(page.getByTestId('compute-status')).toContainText('recomputed');
+  await page.getByTestId('palette-zb-h1').click();
+  const dialog = page.getByTestId('confirm-dialog');
+  // Only the last device's order was moved by hand.
+  await expect(dialog).toContainText('directives[8]: order of 16 slots');
+  await page.getByTestId('confirm-cancel').click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByTestId('program-list').locator('li[data-op="order"]')).toHaveCount(4);
+  await expect(page.getByTestId('directive-0')).toContainText('split');
+  await page.getByTestId('palette-zb-h1').click();
+  await page.getByTestId('confirm-accept').click();
+  await expect(page.getByTestId('program-list').locator('li')).toHaveCount(1);
+  await expect(page.getByTestId('directive-0')).toContainText('zb-h1');
+  await expect(page.getByTestId('notice')).toContainText('dropped the hand-edited directives[8]');
+});
+
+test('microbatches 0 or -3 are refused at the field with the message, never applied nor saved', async ({
+  page,
+}) => {
+  await page.getByTestId('directive-0').locator('.program-main').click();
+  const field = page.getByTestId('field-microbatches');
+  const error = page.getByTestId('field-microbatches-error');
+  await field.fill('0');
+  await field.press('Enter');
+  await expect(error).toHaveText('must be ≥ 1');
+  await field.fill('-3');
+  await field.press('Enter');
+  await expect(error).toHaveText('must be ≥ 1');
+  await expect(page.getByTestId('directive-0')).toContainText('m=8');
+  await expect(page.getByTestId('undo')).toBeDisabled();
+  await expect(page.getByTestId('save-status')).toHaveText('not saved');
+  // The message goes as soon as the value is valid, before it is committed.
+  await field.fill('12');
+  await expect(error).toHaveCount(0);
+  await field.press('Enter');
+  await expect(page.getByTestId('directive-0')).toContainText('m=12');
+  await expect(page.getByTestId('save-status')).toHaveText('saved · v1');
+});
+
+test('an edit that breaks a later order is marked as the cause, with the compiler’s message', async ({
+  page,
+}) => {
+  await page.getByTestId('palette-split_backward').dragTo(dagNode(page, 'B.b1.mb0'));
+  await expect(page.getByTestId('compute-status')).toContainText('recomputed');
+  const pp = page.getByTestId('field-filter-PP');
+  await pp.fill('2');
+  await pp.press('Enter');
+  const edited = page.getByTestId('program-list').locator('li[data-op="split_backward"]');
+  await expect(edited.getByTestId('directive-cause')).toContainText(
+    /after this edit: directives\[\d+\]\.filters\[\d+\]\[0\] \(PP=2 MB=0 PASS=B\) matches no op/,
+  );
+  await expect(edited).toHaveClass(/has-error/);
+  await expect(page.getByTestId('compute-status')).toContainText('last valid result');
 });

@@ -2,6 +2,7 @@
  * Autosave: a changed design is saved through the API after a pause in editing, each save a new
  * version. The API is the source of truth; the page only remembers which design it edits (#design=id).
  */
+import { designProblems, issuesText } from '../core/directiveCheck.ts';
 import { useStore } from '../store/index.ts';
 import { saveDesign } from './designsApi.ts';
 
@@ -31,6 +32,13 @@ async function saveNow(): Promise<void> {
   }
   const s = useStore.getState();
   if (s.saveStatus !== 'dirty') return;
+  // The API refuses what the design schema refuses: such a design is held, not sent, and the
+  // status says why; the next edit that makes it valid saves it.
+  const problems = designProblems(s.design);
+  if (problems.length > 0) {
+    s.setSave({ saveStatus: 'invalid', saveMessage: `not saved: ${issuesText(problems.slice(0, 3))}` });
+    return;
+  }
   const id = s.designId ?? newId(s.design.name);
   const revision = s.revision;
   inFlight = true;
@@ -73,6 +81,7 @@ export function saveSoon(): void {
   if (
     s.saveStatus === 'offline' ||
     s.saveStatus === 'error' ||
+    s.saveStatus === 'invalid' ||
     s.saveStatus === 'saved' ||
     s.saveStatus === 'clean'
   )

@@ -1,5 +1,6 @@
 import { memo, useEffect } from 'react';
 import { useStore } from '../store/index.ts';
+import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { DagCanvas } from './DagCanvas.tsx';
 import { Inspector } from './Inspector.tsx';
 import { onKeyDown } from './keyboard.ts';
@@ -37,6 +38,7 @@ const Page = memo(function Page() {
     <>
       <Toolbar />
       <Notice />
+      <ConfirmDialog />
       {tab === 'design' ? (
         <main className="workspace">
           <aside className="sidebar left">

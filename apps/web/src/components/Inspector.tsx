@@ -1,11 +1,20 @@
 /** Edits the fields of the selected directive; every committed change is one undoable action. */
-import { type Directive, type Filter, type FilterValue, SCHEDULE_BUILDERS } from '@stagecraft/ir';
+import {
+  type Directive,
+  type Filter,
+  type FilterValue,
+  SCHEDULE_BUILDERS,
+  type ScheduleBuilderName,
+} from '@stagecraft/ir';
 import { useEffect, useState } from 'react';
-import { expandScheduleAction, updateDirectiveAction } from '../core/actions.ts';
+import { expandScheduleAction, switchBuilderAction, updateDirectiveAction } from '../core/actions.ts';
+import { fieldProblem } from '../core/directiveCheck.ts';
+import { isBuilder } from '../core/palette.ts';
+import { scheduleIndex } from '../core/schedule.ts';
 import { currentResult } from '../store/current.ts';
 import { useStore } from '../store/index.ts';
 import { FIELDS, type FieldSpec } from './fields.ts';
-import { errorsAt } from './ProgramList.tsx';
+import { CausedError, errorsAt, useCausedErrors } from './ProgramList.tsx';
 
 type Value = unknown;
 
@@ -16,7 +25,13 @@ function parseFilterValue(text: string): FilterValue | null {
   return null;
 }
 
-/** A text input that commits on Enter or blur, and says what is wrong with its text. */
+type Parse = (text: string) => { ok: true; value: Value } | { ok: false; message: string };
+
+/**
+ * A text input that commits on Enter or blur, and says what is wrong with its text. A value it
+ * refuses is never committed; its message goes as soon as the text is valid again (or back to
+ * the committed value), not only on the next commit.
+ */
 export function CommitInput({
   value,
   onCommit,
@@ -28,7 +43,7 @@ export function CommitInput({
   value: string;
   onCommit: (v: Value) => void;
   testid: string;
-  parse: (text: string) => { ok: true; value: Value } | { ok: false; message: string };
+  parse: Parse;
   multiline?: boolean;
   /** What an empty field stands for (a preset's value the design does not override). */
   placeholder?: string;
@@ -39,8 +54,20 @@ export function CommitInput({
     setText(value);
     setErr(null);
   }, [value]);
+  const edit = (next: string) => {
+    setText(next);
+    if (err === null) return;
+    if (next === value) setErr(null);
+    else {
+      const r = parse(next);
+      setErr(r.ok ? null : r.message);
+    }
+  };
   const commit = () => {
-    if (text === value) return;
+    if (text === value) {
+      setErr(null);
+      return;
+    }
     const r = parse(text);
     if (!r.ok) {
       setErr(r.message);
@@ -54,6 +81,7 @@ export function CommitInput({
     value: text,
     onBlur: commit,
     className: err ? 'invalid' : '',
+    'aria-invalid': err !== null,
     ...(placeholder !== undefined ? { placeholder } : {}),
   };
   return (
@@ -62,7 +90,7 @@ export function CommitInput({
         <textarea
           {...common}
           rows={Math.min(12, Math.max(3, text.split('\n').length))}
-          onChange={(e) => setText(e.target.value)}
+          onChange={(e) => edit(e.target.value)}
           onKeyDown={(e) => {
             if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) commit();
           }}
@@ -70,13 +98,17 @@ export function CommitInput({
       ) : (
         <input
           {...common}
-          onChange={(e) => setText(e.target.value)}
+          onChange={(e) => edit(e.target.value)}
           onKeyDown={(e) => {
             if (e.key === 'Enter') commit();
           }}
         />
       )}
-      {err && <span className="field-error">{err}</span>}
+      {err && (
+        <span className="field-error" data-testid={`${testid}-error`} role="alert">
+          {err}
+        </span>
+      )}
     </span>
   );
 }
@@ -150,9 +182,15 @@ function Field({
 }) {
   const raw = (directive as unknown as Record<string, unknown>)[spec.key];
   const testid = `field-${spec.key}`;
+  // The text's own form first (a number, JSON), then the design schema's word on the value.
   const clearable =
-    (parseText: (t: string) => { ok: true; value: Value } | { ok: false; message: string }) => (t: string) =>
-      spec.optional && t.trim() === '' ? { ok: true as const, value: undefined } : parseText(t);
+    (parseText: Parse): Parse =>
+    (t) => {
+      const r = spec.optional && t.trim() === '' ? { ok: true as const, value: undefined } : parseText(t);
+      if (!r.ok) return r;
+      const problem = fieldProblem(directive, spec.key, r.value);
+      return problem === undefined ? r : { ok: false, message: problem };
+    };
   switch (spec.kind) {
     case 'filter':
       return (
@@ -167,12 +205,12 @@ function Field({
         <CommitInput
           testid={testid}
           value={Array.isArray(raw) ? raw.join(', ') : ''}
-          parse={(t) => {
+          parse={clearable((t) => {
             const parts = t.split(/[\s,]+/).filter(Boolean);
             if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p)))
               return { ok: false, message: 'device ids separated by commas' };
             return { ok: true, value: parts.map(Number) };
-          }}
+          })}
           onCommit={(v) => onChange(spec.key, v)}
         />
       );
@@ -249,6 +287,7 @@ export function Inspector() {
   const directive = useStore((s) => (index === null ? undefined : s.design.directives[index]));
   const errors = useStore((s) => s.errors);
   const dispatch = useStore((s) => s.dispatch);
+  const caused = useCausedErrors();
   if (index === null || !directive)
     return (
       <section className="panel inspector">
@@ -257,6 +296,11 @@ export function Inspector() {
       </section>
     );
   const onChange = (key: string, v: Value | undefined) => {
+    // The program's schedule changes builder as the palette switches it: adapted, and asked.
+    if (key === 'builder' && isBuilder(String(v)) && index === scheduleIndex(useStore.getState().design)) {
+      dispatch(switchBuilderAction, { builder: String(v) as ScheduleBuilderName });
+      return;
+    }
     const next = { ...directive } as Record<string, unknown>;
     if (v === undefined) delete next[key];
     else next[key] = v;
@@ -268,6 +312,9 @@ export function Inspector() {
       <h2>
         <span className={`program-op op-${directive.op}`}>{directive.op}</span> directives[{index}]
       </h2>
+      {(caused.get(index) ?? []).map((e) => (
+        <CausedError key={`cause ${e.path} ${e.message}`} issue={e} />
+      ))}
       <div className="fields">
         {FIELDS[directive.op].map((spec) => {
           const path = `directives[${index}].${spec.key}`;

@@ -3,7 +3,10 @@ import { useStore } from '../store/index.ts';
 
 const clear = () => useStore.setState({ notice: null });
 
-/** A refused action's reason (an invalid timeline move, a failed export), until dismissed or replaced. */
+/**
+ * A refused action's reason (an invalid timeline move, a failed export), or what an edit changed
+ * beyond what was asked, until dismissed or replaced; a passing word (info) goes by itself.
+ */
 export function Notice() {
   const notice = useStore((s) => s.notice);
   useEffect(() => {
@@ -17,6 +20,7 @@ export function Notice() {
       className={`notice ${notice.kind}`}
       role={notice.kind === 'error' ? 'alert' : 'status'}
       data-testid="notice"
+      data-kind={notice.kind}
     >
       <span>{notice.text}</span>
       <button type="button" aria-label="dismiss" onClick={clear}>

@@ -34,4 +34,21 @@ describe('<ProgramList>', () => {
     fireEvent.click(screen.getByTestId('directive-delete-0'));
     expect(useStore.getState().design.directives.map((d) => d.op)).toEqual(['split_backward']);
   });
+
+  test('an error the edit of a directive caused elsewhere also shows at the edited directive', () => {
+    const edited = useStore.getState().design.directives[1]!;
+    useStore.setState({
+      errors: [{ path: 'directives[0].expansion[7].filters[2][0]', message: 'matches no op' }],
+      suspects: [edited],
+      status: 'error',
+    });
+    render(<ProgramList />);
+    const item = screen.getByTestId('directive-1');
+    expect(item.className).toContain('has-error');
+    expect(within(item).getByTestId('directive-cause').textContent).toBe(
+      'after this edit: directives[0].expansion[7].filters[2][0] matches no op',
+    );
+    // Where the compiler found it, it shows as well.
+    expect(within(screen.getByTestId('directive-0')).getByTestId('directive-error')).toBeTruthy();
+  });
 });

@@ -1,12 +1,15 @@
 /**
  * The directive program in order: select to edit, drag (or ↑ ↓) to reorder, toggle, delete.
- * Errors of the last compile show at the directive their path names.
+ * Errors of the last compile show at the directive their path names, and at the directive the
+ * user edited when that edit caused them (core/errorCause.ts).
  */
-import type { Issue } from '@stagecraft/ir';
-import { useState } from 'react';
+import type { Directive, Issue } from '@stagecraft/ir';
+import { useMemo, useState } from 'react';
 import { deleteDirectiveAction, moveDirectiveAction, toggleDirectiveAction } from '../core/actions.ts';
+import { directiveSummary } from '../core/directiveSummary.ts';
+import { causedErrors, filterAtPath } from '../core/errorCause.ts';
 import { useStore } from '../store/index.ts';
-import { directiveSummary } from './directiveSummary.ts';
+import { useFittedSummary } from './summaryRoom.ts';
 
 const PROGRAM_MIME = 'application/x-stagecraft-directive-index';
 
@@ -16,6 +19,61 @@ export function errorsAt(errors: readonly Issue[], i: number): Issue[] {
   return errors.filter((e) => e.path === p || e.path.startsWith(`${p}.`) || e.path.startsWith(`${p}[`));
 }
 
+/** Errors the user's edits caused elsewhere, by the index of the edited directive. */
+export function useCausedErrors(): Map<number, Issue[]> {
+  const errors = useStore((s) => s.errors);
+  const design = useStore((s) => s.design);
+  const suspects = useStore((s) => s.suspects);
+  return useMemo(() => causedErrors(errors, design, suspects), [errors, design, suspects]);
+}
+
+/** An error this directive's edit caused elsewhere: the compiler's path and message, led by the cause. */
+export function CausedError({ issue }: { issue: Issue }) {
+  const filter = useStore((s) => filterAtPath(s.design, issue.path));
+  return (
+    <div className="inline-error caused" data-testid="directive-cause" role="alert">
+      after this edit: {issue.path && <code>{issue.path}</code>}
+      {filter && ` (${filter})`} {issue.message}
+    </div>
+  );
+}
+
+/** A row's op and summary: the summary cut between words to the room it has (core/summaryFit.ts). */
+function ProgramMain({
+  index,
+  directive,
+  onSelect,
+}: {
+  index: number;
+  directive: Directive;
+  onSelect: () => void;
+}) {
+  const full = directiveSummary(directive);
+  const { main, op, summary, fit } = useFittedSummary(full);
+  return (
+    <button
+      type="button"
+      className="program-main"
+      title={`${directive.op} ${full}`}
+      onClick={onSelect}
+      ref={main}
+    >
+      <span className="program-index">{index}</span>
+      <span className={`program-op op-${directive.op}`} ref={op}>
+        {directive.op}
+      </span>
+      <span
+        className={`program-summary${fit.below ? ' below' : ''}`}
+        ref={summary}
+        data-testid="program-summary"
+        style={fit.below ? { paddingLeft: fit.indent } : undefined}
+      >
+        {fit.text}
+      </span>
+    </button>
+  );
+}
+
 export function ProgramList() {
   const directives = useStore((s) => s.design.directives);
   const errors = useStore((s) => s.errors);
@@ -23,6 +81,7 @@ export function ProgramList() {
   const select = useStore((s) => s.select);
   const dispatch = useStore((s) => s.dispatch);
   const [dragOver, setDragOver] = useState<number | null>(null);
+  const caused = useCausedErrors();
   const general = errors.filter((e) => !e.path.startsWith('directives['));
   return (
     <section className="panel program">
@@ -35,14 +94,16 @@ export function ProgramList() {
       <ol className="program-list" data-testid="program-list">
         {directives.map((d, i) => {
           const errs = errorsAt(errors, i);
+          const blamed = caused.get(i) ?? [];
           const off = d.enabled === false;
           return (
             <li
               // biome-ignore lint/suspicious/noArrayIndexKey: a directive's identity is its position in the program
               key={i}
-              className={`program-item${selected === i ? ' selected' : ''}${off ? ' disabled' : ''}${errs.length ? ' has-error' : ''}${dragOver === i ? ' drag-over' : ''}`}
+              className={`program-item${selected === i ? ' selected' : ''}${off ? ' disabled' : ''}${errs.length || blamed.length ? ' has-error' : ''}${dragOver === i ? ' drag-over' : ''}`}
               data-testid={`directive-${i}`}
               data-op={d.op}
+              data-cause={blamed.length > 0 || undefined}
               draggable
               onDragStart={(e) => {
                 e.dataTransfer.setData(PROGRAM_MIME, String(i));
@@ -61,16 +122,7 @@ export function ProgramList() {
               }}
             >
               <div className="program-row">
-                <button
-                  type="button"
-                  className="program-main"
-                  title={`${d.op} ${directiveSummary(d)}`}
-                  onClick={() => select(i)}
-                >
-                  <span className="program-index">{i}</span>
-                  <span className={`program-op op-${d.op}`}>{d.op}</span>
-                  <span className="program-summary">{directiveSummary(d)}</span>
-                </button>
+                <ProgramMain index={i} directive={d} onSelect={() => select(i)} />
                 <span className="program-actions">
                   <button
                     type="button"
@@ -118,6 +170,9 @@ export function ProgramList() {
                 >
                   <code>{e.path}</code> {e.message}
                 </div>
+              ))}
+              {blamed.map((e) => (
+                <CausedError key={`cause ${e.path} ${e.message}`} issue={e} />
               ))}
             </li>
           );

@@ -21,6 +21,7 @@ const SAVE_LABEL = {
   saved: 'saved',
   error: 'save failed',
   offline: 'API offline',
+  invalid: 'not saved: the design has errors',
 } as const;
 
 export function Toolbar() {

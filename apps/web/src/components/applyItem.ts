@@ -1,5 +1,5 @@
 /** What the page does with a palette item on a target: the same action for a drop, a click and a test. */
-import { dropItemAction, setScheduleAction } from '../core/actions.ts';
+import { dropItemAction, switchBuilderAction } from '../core/actions.ts';
 import type { DropTarget } from '../core/dropTarget.ts';
 import { DIRECTIVE_ITEMS, type DirectiveItem, isBuilder } from '../core/palette.ts';
 import { currentResult } from '../store/current.ts';
@@ -7,7 +7,7 @@ import { useStore } from '../store/index.ts';
 
 export function applyItem(item: string, target: DropTarget | null): boolean {
   const s = useStore.getState();
-  if (isBuilder(item)) return s.dispatch(setScheduleAction, { builder: item });
+  if (isBuilder(item)) return s.dispatch(switchBuilderAction, { builder: item });
   if (!DIRECTIVE_ITEMS.some((d) => d.key === item)) return false;
   if (!target) {
     s.notify(

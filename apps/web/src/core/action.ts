@@ -8,7 +8,29 @@
 import type { Design } from '@stagecraft/ir';
 import type { History } from './history.ts';
 
-export type Outcome = { ok: true; design: Design; select?: number } | { ok: false; error: string };
+/**
+ * What an edit did. `notice` tells what it changed beyond what was asked (directives it adapted
+ * or removed), so nothing goes without a word. A refusal with `confirm` is one the user may
+ * overrule: performed again with `confirmed: true`, the action goes ahead.
+ */
+export type Outcome =
+  | { ok: true; design: Design; select?: number; notice?: string }
+  | { ok: false; error: string; confirm?: Confirmation };
+
+/** A question an action asks before it goes ahead, e.g. before it drops hand-made work. */
+export interface Confirmation {
+  title: string;
+  message: string;
+  /** What would be lost, one line each. */
+  items: string[];
+  /** The label of the button that goes ahead. */
+  accept: string;
+}
+
+/** Arguments of an action that may ask first: `confirmed` once the user said yes. */
+export interface Confirmable {
+  confirmed?: boolean;
+}
 
 export interface Action<A> {
   readonly name: string;

@@ -1,7 +1,9 @@
 /** Every user operation, one action each (see action.ts): the design's edits, then the session's. */
 import type { Cluster, Design, Directive, Model, ScheduleBuilderName } from '@stagecraft/ir';
 import type { ExpandedDirective } from '@stagecraft/passes';
-import { action, sessionAction } from './action.ts';
+import { action, type Confirmable, refused, sessionAction } from './action.ts';
+import { switchBuilder } from './builderSwitch.ts';
+import { directiveProblems, issuesText, partProblems } from './directiveCheck.ts';
 import type { DropTarget } from './dropTarget.ts';
 import { redo, undo } from './history.ts';
 import { type DirectiveItem, dropItem } from './palette.ts';
@@ -13,19 +15,27 @@ import {
   toggleDirective,
 } from './program.ts';
 import { type CompiledDesign, moveOp, type OpMove } from './reorder.ts';
-import { expandSchedule, setSchedule } from './schedule.ts';
+import { expandSchedule } from './schedule.ts';
+
+// Edits of directives, the model, the cluster and the name are refused when the design schema
+// refuses the result: a design the editor holds is always one the compiler reads and the API saves.
 
 export const addDirectiveAction = action('add-directive', (d, a: { directive: Directive; at?: number }) => {
+  const at = a.at ?? d.directives.length;
+  const problems = directiveProblems(a.directive, at);
+  if (problems.length > 0) return refused(issuesText(problems));
   const design = insertDirective(d, a.directive, a.at);
   return { ok: true, design, select: a.at ?? design.directives.length - 1 };
 });
 
 export const updateDirectiveAction = action(
   'update-directive',
-  (d, a: { index: number; directive: Directive }) =>
-    d.directives[a.index]
-      ? { ok: true, design: replaceDirective(d, a.index, a.directive), select: a.index }
-      : { ok: false, error: `directives[${a.index}] does not exist` },
+  (d, a: { index: number; directive: Directive }) => {
+    if (!d.directives[a.index]) return refused(`directives[${a.index}] does not exist`);
+    const problems = directiveProblems(a.directive, a.index);
+    if (problems.length > 0) return refused(issuesText(problems));
+    return { ok: true, design: replaceDirective(d, a.index, a.directive), select: a.index };
+  },
 );
 
 export const moveDirectiveAction = action('move-directive', (d, a: { from: number; to: number }) => ({
@@ -50,8 +60,10 @@ export const dropItemAction = action(
     dropItem(d, a.item, a.target, a.program),
 );
 
-export const setScheduleAction = action('set-schedule', (d, a: { builder: ScheduleBuilderName }) =>
-  setSchedule(d, a.builder),
+/** A palette schedule item: asks before it drops hand-edited orders (see builderSwitch.ts). */
+export const switchBuilderAction = action(
+  'switch-builder',
+  (d, a: { builder: ScheduleBuilderName } & Confirmable) => switchBuilder(d, a.builder, a.confirmed),
 );
 
 export const expandScheduleAction = action(
@@ -59,21 +71,24 @@ export const expandScheduleAction = action(
   (d, a: { index: number; program: readonly ExpandedDirective[] }) => expandSchedule(d, a.index, a.program),
 );
 
-export const setModelAction = action('set-model', (d, a: { model: Model }) => ({
-  ok: true,
-  design: { ...d, model: a.model },
-}));
+export const setModelAction = action('set-model', (d, a: { model: Model }) => {
+  const problems = partProblems(d, 'model', a.model);
+  return problems.length > 0 ? refused(issuesText(problems)) : { ok: true, design: { ...d, model: a.model } };
+});
 
-export const setClusterAction = action('set-cluster', (d, a: { cluster: Cluster }) => ({
-  ok: true,
-  design: { ...d, cluster: a.cluster },
-}));
+export const setClusterAction = action('set-cluster', (d, a: { cluster: Cluster }) => {
+  const problems = partProblems(d, 'cluster', a.cluster);
+  return problems.length > 0
+    ? refused(issuesText(problems))
+    : { ok: true, design: { ...d, cluster: a.cluster } };
+});
 
-export const renameAction = action('rename', (d, a: { name: string }) =>
-  a.name.trim() === ''
-    ? { ok: false, error: 'a design needs a name' }
-    : { ok: true, design: { ...d, name: a.name.trim() } },
-);
+export const renameAction = action('rename', (d, a: { name: string }) => {
+  const name = a.name.trim();
+  if (name === '') return refused('a design needs a name');
+  const problems = partProblems(d, 'name', name);
+  return problems.length > 0 ? refused(issuesText(problems)) : { ok: true, design: { ...d, name } };
+});
 
 /** Opening a saved design, a version or an example: a new document, not an undoable edit. */
 export const openDesignAction = action(

@@ -16,6 +16,7 @@ import { type DropTarget, exactFilter, regionFilter } from './dropTarget.ts';
 import { filterMatches } from './filterMatch.ts';
 import { insertDirective, withDirectives } from './program.ts';
 import { expandSchedule } from './schedule.ts';
+import { fusedBackwardOf, splitOrderBackward } from './splitBackwardOrder.ts';
 
 export const DIRECTIVE_ITEMS = [
   { key: 'split_backward', label: 'split backward', summary: 'split the fused backward into BI and BW' },
@@ -92,33 +93,20 @@ function expandSchedulesOrdering(
   return { ok: true, design: next };
 }
 
-/**
- * split_backward on a region: the directive, and every order slot that runs the region's fused B
- * runs BI there and BW in a slot right after it, so the input gradient leaves as soon as BI ends.
- */
+/** split_backward on a region: the directive, and the orders that run its fused B split (splitBackwardOrder.ts). */
 export function dropSplitBackward(
   design: Design,
   target: DropTarget,
   program: readonly ExpandedDirective[],
 ): Outcome {
   const region = regionFilter(target.tags);
-  const isFusedB = (f: Filter) =>
-    f.PASS === 'B' && filterMatches(region, f as Record<string, number | string>);
+  const isFusedB = fusedBackwardOf(region);
   const expanded = expandSchedulesOrdering(design, program, isFusedB);
   if (!expanded.ok) return expanded;
   const directives = expanded.design.directives.map((d): Directive => {
-    if (d.op !== 'order' || !d.filters.some((slot) => slot.some(isFusedB))) return d;
-    const filters: Filter[][] = [];
-    for (const slot of d.filters) {
-      const fused = slot.filter(isFusedB);
-      if (fused.length === 0) {
-        filters.push(slot.slice());
-        continue;
-      }
-      filters.push(slot.map((f) => (isFusedB(f) ? { ...f, PASS: 'BI' } : f)));
-      filters.push(fused.map((f) => ({ ...f, PASS: 'BW' })));
-    }
-    return { ...d, filters };
+    if (d.op !== 'order') return d;
+    const filters = splitOrderBackward(d.filters, isFusedB);
+    return filters ? { ...d, filters } : d;
   });
   const withOrders = withDirectives(expanded.design, directives);
   const next = insertDirective(withOrders, { op: 'split_backward', filter: region });

@@ -1,19 +1,12 @@
 /**
- * The `schedule` macro in the editor: switching its builder (the palette's schedule items) and
+ * The `schedule` macro in the editor: what it runs on (devices, the model's PP stages) and
  * expanding it into the place + split + order it stands for, so a user can edit what runs.
+ * Switching its builder is builderSwitch.ts.
  */
-import type {
-  Design,
-  Directive,
-  Model,
-  ScheduleBuilderName,
-  ScheduleDirective,
-  SplitDirective,
-} from '@stagecraft/ir';
+import type { Design, Model } from '@stagecraft/ir';
 import type { ExpandedDirective } from '@stagecraft/passes';
-import { getBuilder } from '@stagecraft/passes';
 import { type Outcome, refused } from './action.ts';
-import { replaceDirective, withDirectives } from './program.ts';
+import { withDirectives } from './program.ts';
 
 export function deviceCount(design: Design): number {
   const c = design.cluster;
@@ -56,54 +49,6 @@ export function recutModel(model: Model, stages: number): Model | undefined {
 /** The index of the program's schedule directive, if it has one. */
 export function scheduleIndex(design: Design): number {
   return design.directives.findIndex((d) => d.op === 'schedule' && d.enabled !== false);
-}
-
-const SCHEDULE_PARTS = new Set(['split', 'place', 'order']);
-
-/** The palette's schedule items: the program runs `builder` on the same ranks and microbatches. */
-export function setSchedule(design: Design, builder: ScheduleBuilderName): Outcome {
-  const b = getBuilder(builder);
-  const at = scheduleIndex(design);
-  const current = at >= 0 ? (design.directives[at] as ScheduleDirective) : undefined;
-  const microbatches =
-    current?.microbatches ??
-    design.directives.find(
-      (d): d is SplitDirective => d.op === 'split' && d.dim_name === 'MB' && d.enabled !== false,
-    )?.num_microbatches ??
-    8;
-  const ranks = current?.ranks ?? current?.groups?.length ?? deviceCount(design);
-  const chunks =
-    b.fixedChunks ?? (current?.chunks && builder === current.builder ? current.chunks : b.defaultChunks);
-  const next: ScheduleDirective = { op: 'schedule', builder, microbatches };
-  if (current?.ranks !== undefined) next.ranks = current.ranks;
-  if (current?.groups) next.groups = current.groups;
-  if (current?.stream) next.stream = current.stream;
-  if (chunks !== b.defaultChunks) next.chunks = chunks;
-  let model = design.model;
-  const stages = ppStages(model);
-  const virtual = ranks * chunks;
-  if (stages === undefined || stages % virtual !== 0) {
-    const recut = recutModel(model, virtual);
-    if (!recut)
-      return refused(
-        `${builder} runs ${virtual} stages (${ranks} ranks × ${chunks} chunks); the model's PP stages do not divide into them`,
-      );
-    model = recut;
-  }
-  let directives: Directive[];
-  if (current) {
-    directives = replaceDirective(design, at, next).directives;
-  } else {
-    // A hand-edited or expanded schedule: its split / place / order give way to the builder's.
-    const first = design.directives.findIndex((d) => SCHEDULE_PARTS.has(d.op));
-    directives = design.directives.filter((d) => !SCHEDULE_PARTS.has(d.op));
-    directives.splice(Math.max(first, 0), 0, next);
-  }
-  return {
-    ok: true,
-    design: { ...withDirectives(design, directives), model },
-    select: directives.indexOf(next),
-  };
 }
 
 /** Replaces the `schedule` at `index` by the directives the compiler expanded it into. */

@@ -3,9 +3,9 @@
  * compile/simulate), `selection`, `view` (never saved), `compare` pins and `history`. React Flow
  * nodes and Gantt bars are derived from these, never the source of truth.
  */
-import type { Dag, Design, Issue, Plan } from '@stagecraft/ir';
+import type { Dag, Design, Directive, Issue, Plan } from '@stagecraft/ir';
 import { create, type StateCreator } from 'zustand';
-import type { Action } from '../core/action.ts';
+import type { Action, Confirmable, Confirmation } from '../core/action.ts';
 import type { ComputeOk } from '../core/computeDesign.ts';
 
 /**
@@ -16,6 +16,7 @@ export type ResultView = Omit<ComputeOk, 'dag' | 'graph' | 'plan'> & { plan: Tim
 
 import type { DagGraph, GraphNodeData } from '../core/dagGraph.ts';
 import type { DropTarget } from '../core/dropTarget.ts';
+import { touchedDirective } from '../core/errorCause.ts';
 import { emptyHistory, type History, record } from '../core/history.ts';
 import type { TimelinePlan } from '../gantt/timelinePlan.ts';
 import type { WorkerReply } from '../workerProtocol.ts';
@@ -28,7 +29,8 @@ export interface DesignSlice {
   revision: number;
   designId: string | null;
   savedVersion: number | null;
-  saveStatus: 'clean' | 'dirty' | 'saving' | 'saved' | 'error' | 'offline';
+  /** `invalid`: held back, the design schema refuses the design (the API would answer 400). */
+  saveStatus: 'clean' | 'dirty' | 'saving' | 'saved' | 'error' | 'offline' | 'invalid';
   saveMessage: string;
 }
 
@@ -45,6 +47,11 @@ export interface ResultSlice {
   dagRevision: number;
   /** Errors of the latest revision (empty when it compiled). */
   errors: Issue[];
+  /**
+   * The directives the user edited since the design last compiled, by identity: the errors they
+   * caused elsewhere are shown at them too (core/errorCause.ts).
+   */
+  suspects: Directive[];
   status: 'computing' | 'ok' | 'error';
   /** Edit to result, in ms (worker round trip included). */
   lastLatencyMs: number;
@@ -65,8 +72,16 @@ export interface ViewSlice {
   expandedStages: string[];
   /** Pass inspector: the DAG after this pass instead of the final one. */
   passView: { pass: string; graph: DagGraph | null } | null;
-  notice: { kind: 'error' | 'info'; text: string } | null;
+  /**
+   * A refused action's reason (error), a passing word (info), or what an edit changed beyond what
+   * was asked (warning: it stays until dismissed or the next edit, so it is not missed).
+   */
+  notice: { kind: NoticeKind; text: string } | null;
+  /** A question an action asked before going ahead; `go` performs it confirmed. */
+  confirm: { question: Confirmation; go: () => void } | null;
 }
+
+export type NoticeKind = 'error' | 'info' | 'warning';
 
 export interface Pin {
   id: string;
@@ -83,7 +98,10 @@ export interface HistorySlice {
 }
 
 export interface Commands {
-  dispatch<A>(action: Action<A>, args: A): boolean;
+  /** Performs an action; one that asks first waits in `confirm` for `answer`. */
+  dispatch<A extends object>(action: Action<A>, args: A): boolean;
+  /** The user's answer to the question in `confirm`. */
+  answer(yes: boolean): void;
   /** Puts back a design from the history (undo and redo are actions: core/actions.ts). */
   restore(design: Design, history: History): void;
   select(index: number | null): void;
@@ -95,7 +113,7 @@ export interface Commands {
   inspectPass(pass: string | null): void;
   pin(name?: string): void;
   unpin(index: number): void;
-  notify(kind: 'error' | 'info', text: string): void;
+  notify(kind: NoticeKind, text: string): void;
   setSave(p: Partial<Pick<DesignSlice, 'designId' | 'savedVersion' | 'saveStatus' | 'saveMessage'>>): void;
 }
 
@@ -108,6 +126,9 @@ export type State = DesignSlice &
   Commands;
 
 export const MAX_PINS = 4;
+
+/** Edits remembered as suspects while the design does not compile: the latest ones. */
+const MAX_SUSPECTS = 20;
 
 /** The errors of a design that compiled: one array, so panels reading `errors` keep their render. */
 const NO_ERRORS: Issue[] = [];
@@ -135,6 +156,7 @@ const createResultSlice: StateCreator<State, [], [], ResultSlice> = () => ({
   plan: null,
   dagRevision: -1,
   errors: NO_ERRORS,
+  suspects: [],
   status: 'computing',
   lastLatencyMs: 0,
   lastWorkerMs: 0,
@@ -151,6 +173,7 @@ const createViewSlice: StateCreator<State, [], [], ViewSlice> = () => ({
   expandedStages: [],
   passView: null,
   notice: null,
+  confirm: null,
 });
 
 const createCompareSlice: StateCreator<State, [], [], CompareSlice> = () => ({ pins: [] });
@@ -166,16 +189,30 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
     requestCompute();
   };
   return {
-    dispatch(action, args) {
+    dispatch<A extends object>(action: Action<A>, args: A) {
       const s = get();
       const out = action.perform(s.design, args);
       if (!out.ok) {
-        set({ notice: { kind: 'error', text: out.error } });
+        if (out.confirm) {
+          const confirmed: A & Confirmable = { ...args, confirmed: true };
+          // The yes answers the question about this design: should it have changed meanwhile
+          // (a key binding under the dialog), the action asks again about the new one.
+          const asked = s.design;
+          const go = () => get().dispatch(action, get().design === asked ? confirmed : args);
+          set({ confirm: { question: out.confirm, go } });
+        } else set({ notice: { kind: 'error', text: out.error } });
         return false;
       }
       if (out.design === s.design) return true;
       const history = action.history === 'record' ? record(s.history, s.design) : emptyHistory;
-      const extra: Partial<State> = { history, notice: null };
+      const extra: Partial<State> = {
+        history,
+        notice: out.notice ? { kind: 'warning', text: out.notice } : null,
+      };
+      // A new document has no edits to blame; an edit adds the directive it touched.
+      const touched = touchedDirective(s.design, out.design, out.select);
+      if (action.history === 'replace') extra.suspects = [];
+      else if (touched) extra.suspects = [...s.suspects.slice(-(MAX_SUSPECTS - 1)), touched];
       if (out.select !== undefined) extra.selectedDirective = out.select;
       else if (action.history === 'replace') extra.selectedDirective = null;
       if (action.history === 'replace') {
@@ -184,6 +221,11 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
       }
       changed(out.design, extra);
       return true;
+    },
+    answer(yes) {
+      const pending = get().confirm;
+      set({ confirm: null });
+      if (yes) pending?.go();
     },
     restore(design, history) {
       changed(design, { history });
@@ -227,7 +269,7 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
       }
       const label = name ?? pinName(s);
       pinCounter += 1;
-      // With the whole plan once it has arrived (else onReply completes the pin), for op details.
+      // With the whole plan once it has arrived (else receive completes the pin), for op details.
       const plan = compiledOfResult(s)?.plan;
       const result = plan ? { ...current, plan } : current;
       set({
@@ -256,7 +298,8 @@ function requestCompute(): void {
   recompute?.send({ type: 'compute', revision: s.revision, design: s.design, expanded: s.expandedStages });
 }
 
-function onReply(msg: WorkerReply): void {
+/** The page's side of a worker reply (exported for tests that play the worker). */
+export function receive(msg: WorkerReply): void {
   const s = useStore.getState();
   if (msg.type === 'computed') {
     if (msg.revision !== s.revision) return;
@@ -266,6 +309,7 @@ function onReply(msg: WorkerReply): void {
         result: msg.result,
         resultRevision: msg.revision,
         errors: NO_ERRORS,
+        suspects: [],
         status: 'ok',
         lastLatencyMs: latency,
         lastWorkerMs: msg.workerMs,
@@ -336,7 +380,7 @@ export function initStore(initial: Design): void {
 /** Creates the page's store and its worker, and computes the first design. */
 export function startStore(initial: Design): void {
   useStore = createAppStore(initial);
-  recompute = new Recompute(onReply);
+  recompute = new Recompute(receive);
   editStartedAt = performance.now();
   requestCompute();
 }

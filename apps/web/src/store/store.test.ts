@@ -1,14 +1,20 @@
 import { beforeEach, describe, expect, test } from 'vitest';
+import { runExample } from '../../test/simulatedExamples.ts';
 import { example } from '../../test/testDesigns.ts';
 import {
   addDirectiveAction,
   deleteDirectiveAction,
+  openDesignAction,
   pinAction,
   redoAction,
+  switchBuilderAction,
   toggleDirectiveAction,
   undoAction,
+  updateDirectiveAction,
 } from '../core/actions.ts';
-import { initStore, MAX_PINS, useStore } from './index.ts';
+import { causedErrors } from '../core/errorCause.ts';
+import { moveOp } from '../core/reorder.ts';
+import { initStore, MAX_PINS, receive, useStore } from './index.ts';
 import { performSession } from './session.ts';
 
 describe('the store commands', () => {
@@ -56,5 +62,64 @@ describe('the store commands', () => {
     expect(useStore.getState().pins).toHaveLength(0);
     expect(useStore.getState().notice?.text).toMatch(/compiles/);
     expect(MAX_PINS).toBe(4);
+  });
+
+  test('an edit that adapts other directives leaves a notice naming them until the next edit', () => {
+    const s = () => useStore.getState();
+    s().dispatch(addDirectiveAction, { directive: { op: 'recompute', filter: { PP: 1 } } });
+    s().dispatch(switchBuilderAction, { builder: 'dualpipev' });
+    expect(s().notice).toEqual({
+      kind: 'warning',
+      text: expect.stringContaining('recompute PP=1 → PP=2, PP=3'),
+    });
+    s().dispatch(toggleDirectiveAction, { index: 1 });
+    expect(s().notice).toBeNull();
+  });
+
+  test('a switch that would drop hand reorders waits for the user, and cancelling keeps the design', () => {
+    const r = runExample('1f1b-p4-m8');
+    const moved = moveOp(r.design, r.compiled, { op: 'F.b3.mb1', target: 'F.b3.mb0', position: 'before' });
+    if (!moved.ok) throw new Error(moved.reason);
+    initStore(moved.design);
+    const s = () => useStore.getState();
+    expect(s().dispatch(switchBuilderAction, { builder: 'zb-h1' })).toBe(false);
+    expect(s().confirm?.question.items).toEqual(['directives[8]: order of 16 slots']);
+    expect(s().notice).toBeNull();
+    s().answer(false);
+    expect(s().confirm).toBeNull();
+    expect(s().design).toBe(moved.design);
+    s().dispatch(switchBuilderAction, { builder: 'zb-h1' });
+    s().answer(true);
+    expect(s().design.directives).toEqual([{ op: 'schedule', builder: 'zb-h1', microbatches: 8 }]);
+    expect(s().history.past).toEqual([moved.design]);
+    expect(s().notice?.text).toContain('dropped the hand-edited directives[8]');
+  });
+
+  test('the directive an edit touched is blamed for the errors the compile then reports elsewhere', () => {
+    const s = () => useStore.getState();
+    s().dispatch(addDirectiveAction, { directive: { op: 'split_backward', filter: { PP: 1 } } });
+    s().dispatch(updateDirectiveAction, { index: 1, directive: { op: 'split_backward', filter: { PP: 0 } } });
+    const edited = s().design.directives[1]!;
+    expect(s().suspects.at(-1)).toBe(edited);
+    const errors = [{ path: 'directives[0].expansion[5].filters[4][0]', message: 'matches no op' }];
+    receive({ type: 'computed', revision: s().revision, result: { ok: false, errors }, workerMs: 1 });
+    expect(causedErrors(s().errors, s().design, s().suspects).get(1)).toEqual(errors);
+    // Another document has no edits to blame.
+    s().dispatch(openDesignAction, { design: example('gpipe-p4-m8') });
+    expect(s().suspects).toEqual([]);
+  });
+
+  test('a yes to a question about a design that changed meanwhile asks again instead', () => {
+    const r = runExample('1f1b-p4-m8');
+    const moved = moveOp(r.design, r.compiled, { op: 'F.b3.mb1', target: 'F.b3.mb0', position: 'before' });
+    if (!moved.ok) throw new Error(moved.reason);
+    initStore(moved.design);
+    const s = () => useStore.getState();
+    s().dispatch(switchBuilderAction, { builder: 'zb-h1' });
+    s().dispatch(addDirectiveAction, { directive: { op: 'recompute', filter: { PP: 0 } } });
+    const changed = s().design;
+    s().answer(true);
+    expect(s().design).toBe(changed);
+    expect(s().confirm?.question.title).toBe('Switch to zb-h1?');
   });
 });

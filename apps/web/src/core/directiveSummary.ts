@@ -1,3 +1,4 @@
+/** Directives in a line of words: the program list, and notices naming what an edit changed. */
 import type { Directive, Filter } from '@stagecraft/ir';
 
 export function filterText(f: Filter): string {
@@ -5,7 +6,7 @@ export function filterText(f: Filter): string {
   return parts.length ? parts.join(' ') : 'all';
 }
 
-/** One line for the program list. */
+/** One line for the program list (without the op). */
 export function directiveSummary(d: Directive): string {
   switch (d.op) {
     case 'schedule':
@@ -24,4 +25,9 @@ export function directiveSummary(d: Directive): string {
     default:
       return filterText(d.filter);
   }
+}
+
+/** The op and its summary, as a notice names a directive. */
+export function directiveText(d: Directive): string {
+  return `${d.op} ${directiveSummary(d)}`;
 }

@@ -1,0 +1,38 @@
+/**
+ * A directive's summary in the program list's narrow rows. Cut mid-word, "split_backward PP=1"
+ * read "split_backward PP…", and a cut number reads as another number: a summary is cut only
+ * between words, with an ellipsis, and moves to a line of its own below the op when the row
+ * beside the op is too short for it (the full text stays in the row's tooltip).
+ */
+
+/** `text` if it fits, else its longest run of whole words that fits with " …", else "…". */
+export function clipAtWord(text: string, fits: (s: string) => boolean): string {
+  if (fits(text)) return text;
+  const words = text.split(' ');
+  for (let n = words.length - 1; n > 0; n--) {
+    // A separator left at the end ("m=8 ·", "[0, 1,") would read as the start of what was cut.
+    const head = words
+      .slice(0, n)
+      .join(' ')
+      .replace(/[\s·,;:→=-]+$/u, '');
+    if (head && fits(`${head} …`)) return `${head} …`;
+  }
+  return '…';
+}
+
+export interface SummaryRoom {
+  /** Width left beside the op on the row. */
+  beside: number;
+  /** Width of a line of its own. */
+  line: number;
+}
+
+/** Where the summary goes and what of it shows, for a `width` that measures text. */
+export function fitSummary(
+  text: string,
+  room: SummaryRoom,
+  width: (s: string) => number,
+): { text: string; below: boolean } {
+  if (width(text) <= room.beside) return { text, below: false };
+  return { text: clipAtWord(text, (s) => width(s) <= room.line), below: true };
+}
