@@ -14,6 +14,7 @@ import {
 import { lowerPlanPass } from '../lower/lowerPlan.ts';
 import { lowerModel, stageValues } from '../model/lowerModel.ts';
 import { buildDag } from '../passes/buildDag.ts';
+import { checkSupportedPass } from '../passes/checkSupported.ts';
 import { expandProgram } from '../passes/expandSchedule.ts';
 import { insertOptimizerStepPass } from '../passes/insertOptimizerStep.ts';
 import { insertSendRecvPass } from '../passes/insertSendRecv.ts';
@@ -29,7 +30,6 @@ import { splitPass } from '../passes/split.ts';
 import { splitBackwardPass } from '../passes/splitBackward.ts';
 import { streamOrderPass } from '../passes/streamOrder.ts';
 import { streamsPass } from '../passes/streams.ts';
-import { refusePendingPass } from '../passes/unsupported.ts';
 import { validatePlanPass } from '../passes/validatePlanPass.ts';
 import type { CompileOptions, CompileResult, PassSnapshot } from './compileTypes.ts';
 import { type Pass, type PassContext, runPasses } from './pass.ts';
@@ -38,7 +38,7 @@ export const DEFAULT_MAX_OPS = 2_000_000;
 
 /** The passes after the DAG is built, in the order they run. */
 export const PASSES: readonly Pass[] = [
-  refusePendingPass,
+  checkSupportedPass,
   splitPass,
   splitBackwardPass,
   placePass,
