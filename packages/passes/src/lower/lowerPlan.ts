@@ -49,7 +49,7 @@ import type { Pass } from '../driver/pass.ts';
 import { deviceCount } from '../model/cluster.ts';
 import { streamOrderPass } from '../passes/streamOrder.ts';
 import { compactGroups } from './replicaLayout.ts';
-import { computeCensus, tokensPerMicrobatch, trainingState } from './trainingState.ts';
+import { computeCensus, microbatchTokens, trainingState } from './trainingState.ts';
 
 export const lowerPlanPass: Pass = {
   name: 'lower-plan',
@@ -64,7 +64,7 @@ export const lowerPlanPass: Pass = {
     const inc = predecessors(N, dag.edges, ctx.scratch);
     const laneGroup = new Int32Array(lanes.length);
     for (let l = 0; l < lanes.length; l++) laneGroup[l] = lanes[l]!.group;
-    const census = computeCensus(dag, dag.blocks[0]?.tokens ?? tokensPerMicrobatch(ctx.design.model));
+    const census = computeCensus(dag, microbatchTokens(dag, ctx.design.model));
     const held = census.held;
     const updMs = held.map((blocks) => {
       let ms = 0;
