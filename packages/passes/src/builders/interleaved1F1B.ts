@@ -1,8 +1,8 @@
 import type { BuilderInput, ScheduleBuilder } from './builder.ts';
 import { oneFOneB } from './oneFOneB.ts';
-import { oneForwardOneBackward } from './oneForwardOneBackward.ts';
 import { loopPlacement } from './placement.ts';
 import { assertBuildable, commonProblems } from './problems.ts';
+import { warmupSteadyCooldown } from './warmupSteadyCooldown.ts';
 
 /**
  * Interleaved 1F1B (Megatron-LM, Narayanan et al. SC'21; torch ScheduleInterleaved1F1B): rank r
@@ -46,5 +46,5 @@ export const interleaved1F1B: ScheduleBuilder = {
 function interleavedRank({ ranks, microbatches, chunks }: BuilderInput, rank: number) {
   const forwards = microbatches * chunks;
   const warmup = Math.min((ranks - rank - 1) * 2 + (chunks - 1) * ranks, forwards);
-  return oneForwardOneBackward({ rank, ranks, chunks, forwards, warmup });
+  return warmupSteadyCooldown({ rank, ranks, chunks, forwards, warmup });
 }
