@@ -8,6 +8,8 @@ import type { Pass } from '../driver/pass.ts';
 
 export const checkSupportedPass: Pass = {
   name: 'check-supported',
+  // The model and the cluster only, which every pass may read.
+  reads: [],
   run(dag, ctx) {
     const { model, cluster } = ctx.design;
     if (model.kind === 'transformer' && 'kind' in cluster && cluster.kind === 'ideal')
