@@ -1,12 +1,12 @@
 /**
- * `POST /api/export` as a worker runs it: the design written by `exportDesign` (@stagecraft/sim)
+ * `POST /api/export` as a worker runs it: the design written by `exportDesign` (@stagecraft/workflow)
  * in one of the formats existing engines and viewers read. The design is compiled first under the
  * server's op limit, so bad input and size answer as on /api/compile (400 / 413 / 422 with the
  * same paths); what the format itself cannot express is a 422. Pure: no I/O, no threads.
  */
 import type { Design, Issue } from '@stagecraft/ir';
 import { compile } from '@stagecraft/passes';
-import { exportDesign } from '@stagecraft/sim';
+import { exportDesign } from '@stagecraft/workflow';
 import { compileFailure, opLimit } from './compileResponse.ts';
 import { underPath } from './errors.ts';
 import type { ExportFormat } from './schemas.ts';

@@ -10,8 +10,9 @@ import {
   type TorchAction,
   type TorchCell,
 } from '@stagecraft/passes';
+import { simulate } from '@stagecraft/sim';
 import { describe, expect, test } from 'vitest';
-import { exportDesign, simulate } from '../src/index.ts';
+import { exportDesign } from '../src/index.ts';
 import { exampleDesigns, readShared } from './repoFiles.ts';
 
 const examples = exampleDesigns();
