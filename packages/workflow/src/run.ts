@@ -60,6 +60,12 @@ export interface RunFailure {
   readonly incremental: IncrementalRun | undefined;
 }
 
+/** `design` compiled once, as `options` ask; the run carries the compile's state when incremental. */
+export function runDesign(
+  design: Design,
+  options: RunOptions & { incremental: { previous: IncrementalState | undefined } },
+): (DesignRun | RunFailure) & { readonly incremental: IncrementalRun };
+export function runDesign(design: Design, options?: RunOptions): DesignRun | RunFailure;
 export function runDesign(design: Design, options: RunOptions = {}): DesignRun | RunFailure {
   const t0 = now();
   let compiled: CompileResult;
