@@ -1,3 +1,8 @@
+/**
+ * The way from a design to what users take away (a simulated step, an export, a comparison), for
+ * the API, the CLI and the web app alike: they call this rather than wiring compile and simulate
+ * themselves, so each path compiles a design once.
+ */
 export { importPiper, importTorchCsv } from '@stagecraft/passes';
 export { type CompareRow, compareDesigns } from './compare.ts';
 export {

@@ -1,3 +1,8 @@
+/**
+ * Each export format checked against what reads it back (a loaded plan simulates the same, Piper
+ * and torch files import again) and against the reference files; what a format cannot express is
+ * refused with the reason, never written wrong.
+ */
 import type { Design } from '@stagecraft/ir';
 import {
   cellActions,

@@ -1,3 +1,4 @@
+/** The one pipeline both compile entry points take: its passes, their order, what they read. */
 import { type Design, DIRECTIVE_OPS } from '@stagecraft/ir';
 import { describe, expect, test } from 'vitest';
 import { compile } from './compile.ts';
