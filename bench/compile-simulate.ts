@@ -9,8 +9,9 @@
  * does, also pays for that: the `fresh process` line compiles the target size `--fresh` times
  * (10 by default) in a new process that has compiled nothing else, and prints each run, so it
  * shows the cold first run and how many compiles a worker takes to reach the steady state. Compiles
- * without snapshots and simulates without the timeline, as a batch run would. Not a test: it
- * asserts nothing.
+ * without snapshots and simulates without the timeline, as a batch run would, through the workflow
+ * (`runDesign`, `simulateRun`) the API, the CLI and the web worker take. Not a test: it asserts
+ * nothing.
  *
  *   npm run bench                 # the whole sweep
  *   npm run bench -- --max-m 512  # stop at m = 512
@@ -21,8 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { type Design, formatIssue } from '@stagecraft/ir';
-import { compile } from '@stagecraft/passes';
-import { simulate } from '@stagecraft/sim';
+import { runDesign, simulateRun } from '@stagecraft/workflow';
 
 interface Size {
   p: number;
@@ -86,13 +86,14 @@ function measure(size: Size, reps: number, warmup: number): Row {
   for (let i = 0; i < warmup + reps; i++) {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    const compiled = compile(d, { keepSnapshots: false });
+    const run = runDesign(d, { keepSnapshots: false });
     const t1 = performance.now();
-    if (!compiled.ok) return { size, error: compiled.errors.map(formatIssue).join('; ') };
-    const simulated = simulate(compiled.plan, { keepTimeline: false });
+    if (!run.ok) return { size, error: run.errors.map(formatIssue).join('; ') };
+    const simulated = simulateRun(run, false).result;
     const t2 = performance.now();
     const c1 = process.cpuUsage(c0);
     if (!simulated.ok) return { size, error: simulated.errors.map(formatIssue).join('; ') };
+    const compiled = run.compiled;
     ops = compiled.ops;
     if (i < warmup) continue;
     compileTimes.push(t1 - t0);
@@ -134,9 +135,9 @@ if (values.cold) {
   const runs: { compileMs: number; simulateMs: number }[] = [];
   for (let i = 0; i < fresh; i++) {
     const t0 = performance.now();
-    const compiled = compile(design(TARGET), { keepSnapshots: false });
+    const run = runDesign(design(TARGET), { keepSnapshots: false });
     const t1 = performance.now();
-    if (compiled.ok) simulate(compiled.plan, { keepTimeline: false });
+    if (run.ok) simulateRun(run, false);
     const t2 = performance.now();
     runs.push({ compileMs: t1 - t0, simulateMs: t2 - t1 });
   }

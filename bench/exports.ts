@@ -11,7 +11,7 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Design } from '@stagecraft/ir';
 import { compile } from '@stagecraft/passes';
-import { type ExportFormat, exportDesign } from '@stagecraft/sim';
+import { type ExportFormat, exportDesign } from '@stagecraft/workflow';
 
 const SIZES = [
   { p: 4, m: 8 },

@@ -6,13 +6,9 @@
  * re-serialisation). Pure: no I/O, no threads.
  */
 import { type Dag, type DagNode, type Design, type Issue, nodeCount } from '@stagecraft/ir';
-import {
-  type CompileResult,
-  compileIncremental,
-  type IncrementalState,
-  type PassSnapshot,
-} from '@stagecraft/passes';
-import { metricsReport, simulate } from '@stagecraft/sim';
+import type { CompileResult, IncrementalState, PassSnapshot } from '@stagecraft/passes';
+import { metricsReport } from '@stagecraft/sim';
+import { runDesign, simulateRun } from '@stagecraft/workflow';
 import { nonFinitePath } from './designMagnitude.ts';
 import { underPath } from './errors.ts';
 import { type NodeTexts, wireDagJson } from './wireDag.ts';
@@ -96,15 +92,19 @@ export function compileResponse(
   head = '{',
 ): { outcome: CompileOutcome; state: IncrementalState } {
   const t0 = performance.now();
-  const run = compileIncremental(design, previous, { maxOps, keepSnapshots: include.snapshots !== 'none' });
-  const { result, state } = run;
-  if (!result.ok) return { outcome: compileFailure(result), state };
+  const run = runDesign(design, {
+    maxOps,
+    keepSnapshots: include.snapshots !== 'none',
+    incremental: { previous },
+  });
+  const { incremental } = run;
+  const { state } = incremental;
+  if (!run.ok) return { outcome: compileFailure(run.compiled), state };
+  const result = run.compiled;
   const tooLarge = opLimit(result.ops, maxOps);
   if (tooLarge) return { outcome: tooLarge, state };
-  const compileMs = performance.now() - t0;
-  const ts = performance.now();
-  const simulated = simulate(result.plan, { keepTimeline: include.timeline });
-  const simulateMs = performance.now() - ts;
+  const { compileMs } = run;
+  const { result: simulated, ms: simulateMs } = simulateRun(run, include.timeline);
   if (!simulated.ok) {
     return {
       outcome: { ok: false, status: 422, errors: simulated.errors.map((i) => underPath('plan', i)) },
@@ -122,15 +122,15 @@ export function compileResponse(
     return { outcome: { ok: false, status: 422, errors: [{ path: 'design', message }] }, state };
   }
   const timingsAll = { compileMs, simulateMs, totalMs: performance.now() - t0 };
-  const incremental = {
-    reused: run.reused,
-    ...(run.rerunFrom !== undefined ? { rerunFrom: run.rerunFrom } : {}),
+  const reuse = {
+    reused: incremental.reused,
+    ...(incremental.rerunFrom !== undefined ? { rerunFrom: incremental.rerunFrom } : {}),
   };
   // The body's fields in the order of docs/api.md, written piece by piece: the DAGs through
   // their own writer, the rest through JSON.stringify.
   const texts: NodeTexts = new Map();
   const json =
-    `${head}"ops":${JSON.stringify(result.ops)},"timings":${JSON.stringify(timingsAll)},"incremental":${JSON.stringify(incremental)}` +
+    `${head}"ops":${JSON.stringify(result.ops)},"timings":${JSON.stringify(timingsAll)},"incremental":${JSON.stringify(reuse)}` +
     `,"passes":${include.snapshots === 'none' ? '[]' : passEntriesJson(result.snapshots, include.snapshots === 'full', texts)}` +
     (include.dag ? `,"dag":${wireDagJson(result.dag, texts)}` : '') +
     `,"program":${JSON.stringify(result.program)}` +
@@ -141,8 +141,7 @@ export function compileResponse(
       ok: true,
       body: utf8.encode(json),
       ops: result.ops,
-      reused: run.reused,
-      ...(run.rerunFrom !== undefined ? { rerunFrom: run.rerunFrom } : {}),
+      ...reuse,
     },
     state,
   };

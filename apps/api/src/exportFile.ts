@@ -1,12 +1,12 @@
 /**
- * `POST /api/export` as a worker runs it: the design written by `exportDesign` (@stagecraft/sim)
- * in one of the formats existing engines and viewers read. The design is compiled first under the
+ * `POST /api/export` as a worker runs it: the design written by `exportRun` (@stagecraft/workflow)
+ * in one of the formats existing engines and viewers read. The design is compiled once, under the
  * server's op limit, so bad input and size answer as on /api/compile (400 / 413 / 422 with the
- * same paths); what the format itself cannot express is a 422. Pure: no I/O, no threads.
+ * same paths), and that compile is what the format is written from; what the format itself cannot
+ * express is a 422. Pure: no I/O, no threads.
  */
 import type { Design, Issue } from '@stagecraft/ir';
-import { compile } from '@stagecraft/passes';
-import { exportDesign } from '@stagecraft/sim';
+import { exportRun, runDesign } from '@stagecraft/workflow';
 import { compileFailure, opLimit } from './compileResponse.ts';
 import { underPath } from './errors.ts';
 import type { ExportFormat } from './schemas.ts';
@@ -26,11 +26,11 @@ export function exportFile(
   options: ExportOptions,
   maxOps: number,
 ): ExportOutcome {
-  const compiled = compile(design, { maxOps, keepSnapshots: false });
-  if (!compiled.ok) return compileFailure(compiled);
-  const tooLarge = opLimit(compiled.ops, maxOps);
+  const run = runDesign(design, { maxOps, keepSnapshots: false });
+  if (!run.ok) return compileFailure(run.compiled);
+  const tooLarge = opLimit(run.compiled.ops, maxOps);
   if (tooLarge) return tooLarge;
-  const r = exportDesign(design, format, options);
+  const r = exportRun(run, format, options);
   if (r.ok) return { ok: true, text: r.text, mediaType: r.mediaType, fileExtension: r.fileExtension };
   // The design compiles, so what remains is the format (or a plan the simulator cannot run).
   const errors = r.errors.map((i) => underPath(i.path.startsWith('devices') ? 'plan' : 'design', i));

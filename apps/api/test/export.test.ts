@@ -1,4 +1,4 @@
-import { exportDesign } from '@stagecraft/sim';
+import { exportDesign } from '@stagecraft/workflow';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { errorOf, example, oneFOneB, post, type TestApp, testApp } from './harness.ts';
 

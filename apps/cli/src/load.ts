@@ -1,13 +1,11 @@
 /** Reading a design file and compiling it: the first steps every command shares. */
 import { basename, extname } from 'node:path';
 import { type Design, type Issue, parseDesignText } from '@stagecraft/ir';
-import { compile } from '@stagecraft/passes';
+import { type DesignRun, runDesign } from '@stagecraft/workflow';
 import type { GlobalOptions } from './args.ts';
 import { errorLine } from './format.ts';
 import { type InputOptions, readInputFile } from './inputFile.ts';
 import type { Io } from './io.ts';
-
-type Compiled = Extract<ReturnType<typeof compile>, { ok: true }>;
 
 /** Reads a file's text, or reports why it cannot be read as `error: <file>: <reason>`. */
 export function readText(file: string, io: Io, options: InputOptions = {}): string | undefined {
@@ -40,16 +38,14 @@ export function compileDesign(
   file: string,
   options: GlobalOptions,
   io: Io,
-): { result: Compiled; ms: number } | undefined {
-  const t0 = performance.now();
-  const result = compile(design, {
+): DesignRun | undefined {
+  const run = runDesign(design, {
     keepSnapshots: false,
     ...(options.maxOps !== undefined ? { maxOps: options.maxOps } : {}),
   });
-  const ms = performance.now() - t0;
-  if (!result.ok) {
-    reportIssues(result.errors, file, io);
+  if (!run.ok) {
+    reportIssues(run.errors, file, io);
     return undefined;
   }
-  return { result, ms };
+  return run;
 }

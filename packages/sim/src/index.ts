@@ -1,14 +1,5 @@
-export { importPiper, importTorchCsv } from '@stagecraft/passes';
 export { renderAsciiTimeline } from './ascii.ts';
-export { type CompareRow, compareDesigns } from './compare.ts';
 export * from './costModel.ts';
-export {
-  EXPORT_FORMATS,
-  type ExportFormat,
-  type ExportOptions,
-  type ExportResult,
-  exportDesign,
-} from './export.ts';
 export { type MetricsReport, type MetricsTimings, metricsReport } from './metricsReport.ts';
 export { simulate } from './simulate.ts';
 export { exposedCommPerDeviceMs } from './stepMetrics.ts';

@@ -1,5 +1,5 @@
 /** `stagecraft compare <design> <design> … [--json]`: schedules side by side. */
-import { type CompareRow, compareDesigns } from '@stagecraft/sim';
+import { type CompareRow, compareDesigns } from '@stagecraft/workflow';
 import { errorLine, formatBytes, formatCount, formatMs, formatPercent, table } from '../format.ts';
 import type { InputOptions } from '../inputFile.ts';
 import type { Io } from '../io.ts';

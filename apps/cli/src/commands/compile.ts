@@ -12,9 +12,9 @@ const INDENT_LIMIT = 100_000;
 export function compilePlan(cmd: Extract<Command, { kind: 'compile' }>, io: Io): number {
   const design = loadDesign(cmd.design, io, cmd);
   if (!design) return 1;
-  const compiled = compileDesign(design, cmd.design, cmd, io);
-  if (!compiled) return 1;
-  const { plan, ops } = compiled.result;
+  const run = compileDesign(design, cmd.design, cmd, io);
+  if (!run) return 1;
+  const { plan, ops } = run.compiled;
   const json = `${JSON.stringify(plan, null, ops > INDENT_LIMIT ? undefined : 2)}\n`;
   if (cmd.output === undefined) {
     io.out(json);
@@ -22,7 +22,7 @@ export function compilePlan(cmd: Extract<Command, { kind: 'compile' }>, io: Io):
   }
   if (!writeOutput(json, cmd.output, io)) return 1;
   io.out(
-    `wrote ${cmd.output}: ${formatCount(ops)} ops on ${plan.devices.length} devices (compiled in ${formatMs(compiled.ms)})`,
+    `wrote ${cmd.output}: ${formatCount(ops)} ops on ${plan.devices.length} devices (compiled in ${formatMs(run.compileMs)})`,
   );
   const stages = layersPerStage(design.model);
   if (stages) io.out(`layers per stage: ${formatStageLayers(stages)}`);

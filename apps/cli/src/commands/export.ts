@@ -1,5 +1,5 @@
 /** `stagecraft export <design> --format piper|torch-csv|chrome-trace|plan [-o <file>]`. */
-import { EXPORT_FORMATS, type ExportFormat, exportDesign } from '@stagecraft/sim';
+import { EXPORT_FORMATS, type ExportFormat, exportDesign } from '@stagecraft/workflow';
 import type { InputOptions } from '../inputFile.ts';
 import type { Io } from '../io.ts';
 import { loadDesign, reportIssues } from '../load.ts';

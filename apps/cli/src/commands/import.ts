@@ -8,7 +8,7 @@ import {
   parseDesign,
   parseJsonText,
 } from '@stagecraft/ir';
-import { importPiper, importTorchCsv } from '@stagecraft/sim';
+import { importPiper, importTorchCsv } from '@stagecraft/workflow';
 import { errorLine } from '../format.ts';
 import type { InputOptions } from '../inputFile.ts';
 import type { Io } from '../io.ts';

@@ -1,6 +1,7 @@
 /** `stagecraft simulate <design> [--json]`: one training step's timeline metrics. */
 import { formatStageLayers, layersPerStage } from '@stagecraft/passes';
-import { metricsReport, renderAsciiTimeline, simulate as simulatePlan } from '@stagecraft/sim';
+import { metricsReport, renderAsciiTimeline } from '@stagecraft/sim';
+import { simulateRun } from '@stagecraft/workflow';
 import type { Command } from '../args.ts';
 import { simulationSummary } from '../format.ts';
 import type { Io } from '../io.ts';
@@ -12,20 +13,18 @@ export const TIMELINE_MAX_OPS = 2_000;
 export function simulate(cmd: Extract<Command, { kind: 'simulate' }>, io: Io, columns?: number): number {
   const design = loadDesign(cmd.design, io, cmd);
   if (!design) return 1;
-  const compiled = compileDesign(design, cmd.design, cmd, io);
-  if (!compiled) return 1;
-  const { plan, ops } = compiled.result;
+  const run = compileDesign(design, cmd.design, cmd, io);
+  if (!run) return 1;
+  const { plan, ops } = run.compiled;
   const timeline = !cmd.json && ops <= TIMELINE_MAX_OPS;
 
-  const t0 = performance.now();
-  const simulated = simulatePlan(plan, { keepTimeline: timeline });
-  const simulateMs = performance.now() - t0;
+  const { result: simulated, ms: simulateMs } = simulateRun(run, timeline);
   if (!simulated.ok) {
     reportIssues(simulated.errors, cmd.design, io);
     return 1;
   }
   const { sim } = simulated;
-  const timings = { compileMs: compiled.ms, simulateMs };
+  const timings = { compileMs: run.compileMs, simulateMs };
 
   if (cmd.json) {
     const report = metricsReport(design.name, ops, sim, timings);

@@ -2,9 +2,10 @@
  * One recompute of the design: parse, compile, simulate, and lay the DAG out for the canvas.
  * The compile worker runs it on every edit; it is plain code so tests and the benchmark run it too.
  */
-import { type Dag, type Issue, nodeCount, now, type Plan, parseDesign } from '@stagecraft/ir';
-import { compileIncremental, type ExpandedDirective, type IncrementalState } from '@stagecraft/passes';
-import { type Simulation, simulate } from '@stagecraft/sim';
+import { type Dag, type Issue, nodeCount, type Plan, parseDesign } from '@stagecraft/ir';
+import type { ExpandedDirective, IncrementalState } from '@stagecraft/passes';
+import type { Simulation } from '@stagecraft/sim';
+import { runDesign, simulateRun } from '@stagecraft/workflow';
 import { buildDagGraph, type DagGraph } from './dagGraph.ts';
 
 export interface PassInfo {
@@ -54,23 +55,22 @@ export function computeDesign(
   const parsed = parseDesign(input);
   if (!parsed.ok) return { result: { ok: false, errors: parsed.errors } };
   // Only the passes whose inputs the edit changed run again.
-  const inc = compileIncremental(parsed.design, options.previous);
-  const c = inc.result;
-  if (!c.ok) return { result: { ok: false, errors: c.errors }, incremental: inc.state };
-  const t = now();
-  const s = simulate(c.plan);
-  const simulateMs = now() - t;
-  if (!s.ok) return { result: { ok: false, errors: s.errors }, incremental: inc.state };
+  const run = runDesign(parsed.design, { incremental: { previous: options.previous } });
+  const { state } = run.incremental;
+  if (!run.ok) return { result: { ok: false, errors: run.errors }, incremental: state };
+  const c = run.compiled;
+  const { result: s, ms: simulateMs } = simulateRun(run, true);
+  if (!s.ok) return { result: { ok: false, errors: s.errors }, incremental: state };
   const compiled: Compiled = {
     dag: c.dag,
     plan: c.plan,
     program: c.program,
     snapshots: c.snapshots,
-    incremental: inc.state,
+    incremental: state,
   };
   return {
     compiled,
-    incremental: inc.state,
+    incremental: state,
     result: {
       ok: true,
       simulation: s.sim,

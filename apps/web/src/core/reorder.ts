@@ -19,8 +19,8 @@ import {
   type PathSegment,
   type Plan,
 } from '@stagecraft/ir';
-import { type CompileResult, compile, NodeIndex } from '@stagecraft/passes';
-import { simulate } from '@stagecraft/sim';
+import { type CompileResult, NodeIndex } from '@stagecraft/passes';
+import { runDesign, simulateRun } from '@stagecraft/workflow';
 
 /** Move the op `op` (an instruction id, or an overlapped unit's id) just before or after `target`. */
 export interface OpMove {
@@ -162,12 +162,12 @@ export function moveOp(design: Design, compiled: CompiledDesign, move: OpMove): 
 
   const edited: OrderDirective = { ...order, filters: moved.map((s) => order.filters[s]!) };
   const next: Design = { ...design, directives: replace(edited) };
-  const check = compile(next, { keepSnapshots: false });
+  const check = runDesign(next, { keepSnapshots: false });
   if (!check.ok) {
     const e = check.errors[0]!;
     return refuse(`the moved order does not compile: ${e.path}: ${e.message}`);
   }
-  const run = simulate(check.plan, { keepTimeline: false });
+  const run = simulateRun(check, false).result;
   if (!run.ok) {
     const cycle = run.deadlock?.cycle.map((s) => `${s.instruction} on device ${s.device}`).join(' → ');
     return refuse(

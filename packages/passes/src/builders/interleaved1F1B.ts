@@ -1,7 +1,7 @@
 import type { BuilderInput, ScheduleBuilder } from './builder.ts';
-import { oneForwardOneBackward } from './oneForwardOneBackward.ts';
 import { loopPlacement } from './placement.ts';
 import { assertBuildable, commonProblems } from './problems.ts';
+import { warmupSteadyCooldown } from './warmupSteadyCooldown.ts';
 
 /**
  * Interleaved 1F1B (Megatron-LM, Narayanan et al. SC'21; torch ScheduleInterleaved1F1B): rank r
@@ -52,5 +52,5 @@ function interleavedRank(input: BuilderInput, rank: number) {
   const round = microbatches / roundsOf(input);
   const forwards = microbatches * chunks;
   const warmup = Math.min((chunks - 1) * round + 2 * (ranks - 1 - rank), forwards);
-  return oneForwardOneBackward({ rank, ranks, chunks, round, forwards, warmup });
+  return warmupSteadyCooldown({ rank, ranks, chunks, round, forwards, warmup });
 }

@@ -1,7 +1,7 @@
 import type { ScheduleBuilder } from './builder.ts';
-import { oneForwardOneBackward } from './oneForwardOneBackward.ts';
 import { linearPlacement } from './placement.ts';
 import { assertBuildable, commonProblems } from './problems.ts';
+import { warmupSteadyCooldown } from './warmupSteadyCooldown.ts';
 
 /**
  * 1F1B (PipeDream-Flush, Megatron's default): rank r runs min(m, p−r−1) warm-up forwards, then
@@ -26,7 +26,7 @@ export const oneFOneB: ScheduleBuilder = {
   byRank: {
     placement: (input) => linearPlacement(input.ranks),
     program: ({ ranks, microbatches }, rank) =>
-      oneForwardOneBackward({
+      warmupSteadyCooldown({
         forwards: microbatches,
         warmup: Math.min(microbatches, ranks - rank - 1),
         rank,

@@ -1,7 +1,7 @@
 import type { ScheduleBuilder } from './builder.ts';
-import { oneForwardOneBackward } from './oneForwardOneBackward.ts';
 import { linearPlacement } from './placement.ts';
 import { assertBuildable, commonProblems } from './problems.ts';
+import { warmupSteadyCooldown } from './warmupSteadyCooldown.ts';
 
 /**
  * ZB-H1 (Qi et al., ICLR 2024; torch's ZB1P with one chunk): 1F1B with every backward split into
@@ -28,7 +28,7 @@ export const zbH1: ScheduleBuilder = {
   byRank: {
     placement: (input) => linearPlacement(input.ranks),
     program: ({ ranks, microbatches }, rank) =>
-      oneForwardOneBackward({
+      warmupSteadyCooldown({
         forwards: microbatches,
         warmup: Math.min(microbatches, ranks - rank - 1),
         rank,

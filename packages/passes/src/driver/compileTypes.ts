@@ -1,3 +1,4 @@
+/** What a compile takes and answers, apart from the driver so formats can name it without the passes. */
 import type { Dag, Directive, Issue, PathSegment, Plan } from '@stagecraft/ir';
 
 export interface CompileOptions {

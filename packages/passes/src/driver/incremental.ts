@@ -1,69 +1,24 @@
 /**
  * Incremental compilation: after an edit of the directive program, rerun only the passes from the
- * first one whose inputs changed, starting from the DAG the previous compile fed that pass.
+ * first one whose inputs changed, starting from the DAG the previous compile fed that pass. It
+ * takes the pipeline `compile` takes, and keeps what each pass found before it ran.
  *
  * This is sound because passes never mutate their input (ir/dag.ts: a pass returns a new `Dag`
  * sharing what it did not change, and the context fields it sets are fresh objects), so the DAG a
  * pass started from stays valid after later passes ran. What each pass reads besides its input
- * DAG is listed in `PASS_INPUTS`; a pass missing from it is assumed to read everything, so a pass
- * added later is always rerun until it is listed.
+ * DAG it declares itself (`Pass.reads`).
  */
-import {
-  type ArraySource,
-  CompileError,
-  type Dag,
-  type Design,
-  type DirectiveOp,
-  lend,
-  now,
-  planOpCount,
-} from '@stagecraft/ir';
-import { lowerModel, stageValues } from '../model/lowerModel.ts';
-import { buildDag } from '../passes/buildDag.ts';
-import { expandProgram } from '../passes/expandSchedule.ts';
-import { DEFAULT_MAX_OPS, PASSES } from './compile.ts';
+import { type ArraySource, CompileError, type Dag, type Design, lend, now } from '@stagecraft/ir';
 import type { CompileOptions, CompileResult, ExpandedDirective, PassSnapshot } from './compileTypes.ts';
-import { type PassContext, runPasses } from './pass.ts';
-
-interface PassInputs {
-  /** Directive kinds of the expanded program the pass reads (with their index and path). */
-  ops: readonly DirectiveOp[];
-  /** The pass reads the design's name. */
-  name?: boolean;
-}
-
-/** Model, cluster and options are compared as a whole: any change there compiles from scratch. */
-const PASS_INPUTS: Readonly<Record<string, PassInputs>> = {
-  // Reads only the model and cluster, which are part of the state's key.
-  'check-supported': { ops: [] },
-  split: { ops: ['split'] },
-  // Piper's rule: an order naming BI or BW splits that backward.
-  'split-backward': { ops: ['split_backward', 'order'] },
-  place: { ops: ['place'] },
-  'insert-send-recv': { ops: [] },
-  streams: { ops: ['stream'] },
-  'insert-optimizer-step': { ops: [] },
-  // Replicate also reads the shard directives: expert blocks are left out of data parallelism.
-  replicate: { ops: ['replicate', 'shard'] },
-  shard: { ops: ['shard'] },
-  'shard-tensor': { ops: ['shard_tensor'] },
-  recompute: { ops: ['recompute'] },
-  offload: { ops: ['offload'] },
-  // A B the order names runs as BI then BW where a split_backward split it (splitHalves.ts).
-  order: { ops: ['order', 'split_backward'] },
-  partition: { ops: [] },
-  'stream-order': { ops: [] },
-  'lower-plan': { ops: [], name: true },
-  'validate-plan': { ops: [] },
-};
-
-/** What passes leave in the context for later passes (partition, stream order, plan, …). */
-type ContextState = Omit<PassContext, 'design' | 'options' | 'program'>;
-
-function contextState(ctx: PassContext): ContextState {
-  const { design: _d, options: _o, program: _p, ...state } = ctx;
-  return state;
-}
+import type { Pass, PassContext } from './pass.ts';
+import {
+  compiledResult,
+  DEFAULT_MAX_OPS,
+  expandAndBuild,
+  PASSES,
+  type PassStep,
+  runPipeline,
+} from './pipeline.ts';
 
 /** What the last compile of a design leaves for the next one. Treat as opaque. */
 export interface IncrementalState {
@@ -73,12 +28,7 @@ export interface IncrementalState {
   /** The `expand-schedule` and `build-dag` snapshots (with the built DAG). */
   readonly head: readonly PassSnapshot[];
   /** For each pass that ran, in order: its input DAG and context, what it read, and its snapshot. */
-  readonly steps: readonly {
-    input: Dag;
-    ctx: ContextState;
-    signature: string;
-    snapshot: PassSnapshot;
-  }[];
+  readonly steps: readonly PassStep[];
   /** The result when every pass ran and succeeded. */
   readonly result?: Extract<CompileResult, { ok: true }>;
 }
@@ -96,15 +46,14 @@ function stateKey(design: Design, maxOps: number): string {
   return JSON.stringify([design.model, design.cluster, maxOps]);
 }
 
-function signature(pass: string, program: readonly ExpandedDirective[], name: string): string {
-  const inputs = PASS_INPUTS[pass];
-  if (!inputs) return JSON.stringify([name, program]);
-  const reads = (op: DirectiveOp) => inputs.ops.includes(op);
+/** What `pass` reads of `program` and the design (`Pass.reads`), canonically. */
+function signature(pass: Pass, program: readonly ExpandedDirective[], name: string): string {
   const parts: unknown[] = [];
-  program.forEach((e, i) => {
-    if (reads(e.directive.op)) parts.push([i, e.path, e.directive]);
-  });
-  if (inputs.name) parts.push(name);
+  for (let i = 0; i < program.length; i++) {
+    const e = program[i]!;
+    if (pass.reads.includes(e.directive.op)) parts.push([i, e.path, e.directive]);
+  }
+  if (pass.reads.includes('name')) parts.push(name);
   return JSON.stringify(parts);
 }
 
@@ -146,33 +95,21 @@ function compileFrom(
   const ctx: PassContext = { design, options: { maxOps, keepSnapshots: true }, scratch, program: [] };
   const prev = previous?.key === key && previous.head.length === 2 ? previous : undefined;
 
-  let head: PassSnapshot[];
+  const head: PassSnapshot[] = [];
   let dag: Dag;
   try {
-    const t = now();
-    const blocks = prev ? prev.head[1]!.dag!.blocks : lowerModel(design.model);
-    ctx.program = expandProgram(ctx, stageValues(blocks), blocks.length);
-    const expand: PassSnapshot = { pass: 'expand-schedule', ms: now() - t };
-    if (prev) {
-      head = [expand, prev.head[1]!];
-    } else {
-      const tb = now();
-      const built = buildDag(blocks);
-      head = [expand, { pass: 'build-dag', ms: now() - tb, dag: built }];
-    }
-    dag = head[1]!.dag!;
+    dag = expandAndBuild(ctx, head, prev?.head[1]);
   } catch (e) {
     if (!(e instanceof CompileError)) throw e;
-    // As `compile`: no snapshot when the program does not expand. The previous state still
-    // describes the passes' inputs of its own program: keep it.
+    // The previous state still describes the passes' inputs of its own program: keep it.
     return {
-      result: { ok: false, errors: e.issues, snapshots: [] },
+      result: { ok: false, errors: e.issues, snapshots: head },
       state: previous ?? empty(key),
       reused: 0,
     };
   }
 
-  const signatures = PASSES.map((p) => signature(p.name, ctx.program, design.name));
+  const signatures = PASSES.map((p) => signature(p, ctx.program, design.name));
   let from = 0;
   if (prev) {
     while (
@@ -182,14 +119,13 @@ function compileFrom(
     )
       from++;
   }
-  const steps = prev ? prev.steps.slice(0, from) : [];
   if (prev?.result && from === PASSES.length) {
     const result = {
       ...prev.result,
       program: ctx.program,
       snapshots: [head[0]!, ...prev.result.snapshots.slice(1)],
     };
-    const state: IncrementalState = { key, name: design.name, head, steps, result };
+    const state: IncrementalState = { key, name: design.name, head, steps: prev.steps, result };
     return {
       result: { ...result, snapshots: shaped(result.snapshots, keep), compileMs: now() - t0 },
       state,
@@ -198,43 +134,24 @@ function compileFrom(
   }
   // A failed compile kept the inputs of every pass up to the one that failed, not beyond it.
   if (prev && from === prev.steps.length && from > 0 && !prev.result) from--;
-  steps.length = from;
+  const steps = prev ? prev.steps.slice(0, from) : [];
   if (from > 0) {
     const resume = prev!.steps[from]!;
     dag = resume.input;
     Object.assign(ctx, resume.ctx);
   }
 
-  for (let i = from; i < PASSES.length; i++) {
-    const pass = PASSES[i]!;
-    const input = dag;
-    const before = contextState(ctx);
-    const run = runPasses([pass], input, ctx);
-    const snapshot = run.snapshots[0]!;
-    steps.push({ input, ctx: before, signature: signatures[i]!, snapshot });
-    if (!run.ok) {
-      const snapshots = [...head, ...steps.map((s) => s.snapshot)];
-      const state: IncrementalState = { key, name: design.name, head, steps };
-      return {
-        result: { ok: false, errors: run.errors, snapshots: shaped(snapshots, keep) },
-        state,
-        rerunFrom: PASSES[from]!.name,
-        reused: from,
-      };
-    }
-    dag = run.dag;
-  }
-  const plan = ctx.plan!;
   const snapshots = [...head, ...steps.map((s) => s.snapshot)];
-  const result: Extract<CompileResult, { ok: true }> = {
-    ok: true,
-    plan,
-    dag,
-    program: ctx.program,
-    snapshots,
-    ops: ctx.planOps ?? planOpCount(plan),
-    compileMs: now() - t0,
-  };
+  const run = runPipeline(dag, ctx, from, snapshots, { steps, signatures });
+  if (!run.ok) {
+    return {
+      result: { ok: false, errors: run.errors, snapshots: shaped(snapshots, keep) },
+      state: { key, name: design.name, head, steps },
+      rerunFrom: PASSES[from]!.name,
+      reused: from,
+    };
+  }
+  const result = compiledResult(ctx, run.dag, snapshots, t0);
   const state: IncrementalState = { key, name: design.name, head, steps, result };
   return {
     result: { ...result, snapshots: shaped(snapshots, keep) },

@@ -1,7 +1,7 @@
 /**
- * A pass is a small named rewrite of the DAG. The manager (`runPasses`), not each pass, keeps a
- * snapshot after every pass and times it, so the DAG after any pass can be inspected and every
- * node says which directive and pass made it.
+ * A pass is a small named rewrite of the DAG that says what it reads. The manager (`runPass`),
+ * not each pass, keeps a snapshot after every pass and times it, so the DAG after any pass can be
+ * inspected and every node says which directive and pass made it.
  */
 
 import type { PlanColumns } from '@stagecraft/ir';
@@ -11,6 +11,7 @@ import {
   type Dag,
   type DagParts,
   type Design,
+  type DirectiveOp,
   type Issue,
   type NodeTable,
   now,
@@ -43,48 +44,51 @@ export interface PassContext {
   planColumns?: { readonly plan: Plan; readonly columns: PlanColumns };
 }
 
+/**
+ * What a pass reads of the design besides its input DAG and what earlier passes left in the
+ * context: directive kinds of the expanded program (each with its index and path), and `name`,
+ * the design's name. The model, the cluster and the op limit are not listed: every pass may read
+ * them, and a change there compiles from scratch.
+ */
+export type PassInput = DirectiveOp | 'name';
+
 export interface Pass {
   readonly name: string;
+  /**
+   * Everything the pass reads (`PassInput`): an incremental compile reruns it, and every pass
+   * after it, only when one of these changed. Too short a list gives stale plans; the property
+   * test of `compileIncremental` compares with full compiles after random edits.
+   */
+  readonly reads: readonly PassInput[];
   /** Returns the DAG after the pass; returning the input means the pass changed nothing. */
   run(dag: Dag, ctx: PassContext): Dag;
 }
 
-export type PassRun =
-  | { ok: true; dag: Dag; snapshots: PassSnapshot[] }
-  | { ok: false; errors: Issue[]; snapshots: PassSnapshot[]; failedPass: string };
+export type PassOutcome = { ok: true; dag: Dag } | { ok: false; errors: Issue[] };
 
-export function runPasses(passes: readonly Pass[], initial: Dag, ctx: PassContext): PassRun {
-  const snapshots: PassSnapshot[] = [];
-  let dag = initial;
-  for (const pass of passes) {
-    const t0 = now();
-    try {
-      const next = pass.run(dag, ctx);
-      const snap: PassSnapshot = { pass: pass.name, ms: now() - t0 };
-      if (ctx.options.keepSnapshots && next !== dag) snap.dag = next;
-      snapshots.push(snap);
-      dag = next;
-    } catch (e) {
-      snapshots.push({ pass: pass.name, ms: now() - t0 });
-      if (e instanceof CompileError) return { ok: false, errors: e.issues, snapshots, failedPass: pass.name };
-      if (e instanceof RangeError) {
-        // An allocation or call stack exhausted by a pathological program is still the user's input.
-        return {
-          ok: false,
-          errors: [
-            {
-              path: '',
-              message: `the design is too large to compile (${e.message}); lower --max-ops or its size`,
-            },
-          ],
-          snapshots,
-          failedPass: pass.name,
-        };
-      }
-      throw e;
+/**
+ * Runs one pass as the pass manager does for every pass: timed, its snapshot appended to
+ * `snapshots` (with the DAG after it when snapshots are kept and it changed the DAG), and a
+ * refusal of the design turned into its issues.
+ */
+export function runPass(pass: Pass, dag: Dag, ctx: PassContext, snapshots: PassSnapshot[]): PassOutcome {
+  const t0 = now();
+  try {
+    const next = pass.run(dag, ctx);
+    const snap: PassSnapshot = { pass: pass.name, ms: now() - t0 };
+    if (ctx.options.keepSnapshots && next !== dag) snap.dag = next;
+    snapshots.push(snap);
+    return { ok: true, dag: next };
+  } catch (e) {
+    snapshots.push({ pass: pass.name, ms: now() - t0 });
+    if (e instanceof CompileError) return { ok: false, errors: e.issues };
+    if (e instanceof RangeError) {
+      // An allocation or call stack exhausted by a pathological program is still the user's input.
+      const message = `the design is too large to compile (${e.message}); lower --max-ops or its size`;
+      return { ok: false, errors: [{ path: '', message }] };
     }
+    throw e;
   }
-  return { ok: true, dag, snapshots };
 }
 
 /**

@@ -46,24 +46,26 @@ import { predecessors } from '../dag/adjacency.ts';
 import type { Units } from '../dag/topo.ts';
 import type { Pass } from '../driver/pass.ts';
 import { deviceCount } from '../model/cluster.ts';
-import { streamOrderPass } from '../passes/streamOrder.ts';
 import { compactGroups } from './replicaLayout.ts';
-import { computeCensus, tokensPerMicrobatch, trainingState } from './trainingState.ts';
+import { computeCensus, microbatchTokens, trainingState } from './trainingState.ts';
 
 export const lowerPlanPass: Pass = {
   name: 'lower-plan',
+  // The plan carries the design's name.
+  reads: ['name'],
   run(dag, ctx) {
-    // A pass between stream-order and here that changed the DAG would leave the lanes stale.
-    if (ctx.streamOrder?.dag !== dag) streamOrderPass.run(dag, ctx);
+    const order = ctx.streamOrder;
+    // The pipeline runs stream-order right before this pass: lanes of another DAG are a bug there.
+    if (order?.dag !== dag) throw new Error('lower-plan: the stream order is not of its input DAG');
     const { laneOf, lanes, groupLanes } = ctx.partition!;
-    const { units, laneOff, laneUnits, laneRank } = ctx.streamOrder!;
+    const { units, laneOff, laneUnits, laneRank } = order;
     const { members } = units;
     const t = tableOf(dag);
     const N = t.length;
     const inc = predecessors(N, dag.edges, ctx.scratch);
     const laneGroup = new Int32Array(lanes.length);
     for (let l = 0; l < lanes.length; l++) laneGroup[l] = lanes[l]!.group;
-    const census = computeCensus(dag, dag.blocks[0]?.tokens ?? tokensPerMicrobatch(ctx.design.model));
+    const census = computeCensus(dag, microbatchTokens(dag, ctx.design.model));
     const held = census.held;
     const updMs = held.map((blocks) => {
       let ms = 0;

@@ -79,9 +79,11 @@ export function computeCensus(
   return out;
 }
 
-/** Tokens in one microbatch of one data-parallel rank, when the model says. */
-export function tokensPerMicrobatch(model: Model): number | undefined {
-  if (model.kind === 'transformer')
-    return model.seqLen !== undefined ? model.seqLen * (model.microbatchSize ?? 1) : undefined;
-  return 'blocks' in model ? model.tokensPerMicrobatch : undefined;
+/**
+ * Tokens in one microbatch of one data-parallel rank, when known. A transformer's blocks carry
+ * them (`tokensPerMicrobatch` of its resolved config, preset included); a synthetic chain of
+ * blocks may state them; synthetic stages never do.
+ */
+export function microbatchTokens(dag: Dag, model: Model): number | undefined {
+  return dag.blocks[0]?.tokens ?? ('blocks' in model ? model.tokensPerMicrobatch : undefined);
 }

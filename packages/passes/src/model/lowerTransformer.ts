@@ -18,6 +18,7 @@ import { assignStages } from './annotate.ts';
 import {
   type TransformerBlock,
   type TransformerUnit,
+  tokensPerMicrobatch,
   transformerUnits,
   type UnitKind,
 } from './transformerBlocks.ts';
@@ -53,7 +54,7 @@ export function lowerTransformer(
   const unitStages = assignStages(units, model.annotate, [...path, 'annotate']);
   const tp = model.annotate?.TP !== false;
   const ep = model.annotate?.EP !== false;
-  const tokens = config.microbatchSize * config.seqLen;
+  const tokens = tokensPerMicrobatch(config);
   const blocks: BlockInfo[] = [];
   units.forEach((u, i) => {
     const stage = unitStages[i]!;

@@ -228,7 +228,7 @@ function head(x: Ctx, name: string, layer?: number): TransformerBlock {
 
 /** The model's units in forward order: E, t × layers, m × mtpLayers, L. */
 export function transformerUnits(c: TransformerConfig): TransformerUnit[] {
-  const x: Ctx = { c, t: c.microbatchSize * c.seqLen, e: DTYPE_BYTES[c.dtype] };
+  const x: Ctx = { c, t: tokensPerMicrobatch(c), e: DTYPE_BYTES[c.dtype] };
   const h = c.hidden;
   const units: TransformerUnit[] = [
     {

@@ -30,6 +30,7 @@ export const DEFAULT_P2P_STREAM = 'p2p';
 
 export const insertSendRecvPass: Pass = {
   name: 'insert-send-recv',
+  reads: [],
   run(dag, ctx) {
     const e = dag.edges;
     const t = tableOf(dag);

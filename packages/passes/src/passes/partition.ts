@@ -24,6 +24,7 @@ export interface Partition {
 
 export const partitionPass: Pass = {
   name: 'partition',
+  reads: [],
   run(dag, ctx) {
     ctx.partition = partitionOf(dag);
     return dag;

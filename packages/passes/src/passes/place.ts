@@ -22,6 +22,7 @@ import { directivesOf } from '../program/program.ts';
 
 export const placePass: Pass = {
   name: 'place',
+  reads: ['place'],
   run(dag, ctx) {
     const places = directivesOf(ctx.program, 'place');
     const devices = deviceCount(ctx.design.cluster);

@@ -24,6 +24,7 @@ import { stashedForwards } from '../program/stashedForwards.ts';
 
 export const recomputePass: Pass = {
   name: 'recompute',
+  reads: ['recompute'],
   run(dag, ctx) {
     const list = directivesOf(ctx.program, 'recompute');
     if (list.length === 0) return dag;

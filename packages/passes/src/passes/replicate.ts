@@ -68,6 +68,8 @@ function computeOnGroup(dag: Dag, t: NodeTable, group: number): number[] {
 
 export const replicatePass: Pass = {
   name: 'replicate',
+  // The shard directives too: expert blocks are left out of data parallelism.
+  reads: ['replicate', 'shard'],
   run(dag, ctx) {
     const reps = directivesOf(ctx.program, 'replicate');
     if (reps.length === 0) return dag;

@@ -22,6 +22,9 @@ import { directivesOf } from '../program/program.ts';
 
 export const splitPass: Pass = {
   name: 'split',
+  // The places too, but only to size the table's room for transfers: a place edit leaves the
+  // result as it was, so it need not rerun this pass.
+  reads: ['split'],
   run(dag, ctx) {
     let out = dag;
     // Data crosses device groups only when places put blocks on more than one.

@@ -7,7 +7,6 @@
 import { CompileError, type Dag, nodeIdOf } from '@stagecraft/ir';
 import { topoOrderOf, type Units } from '../dag/topo.ts';
 import type { Pass } from '../driver/pass.ts';
-import { partitionOf } from './partition.ts';
 
 export interface StreamOrder {
   /** The DAG this order is of. */
@@ -22,8 +21,11 @@ export interface StreamOrder {
 
 export const streamOrderPass: Pass = {
   name: 'stream-order',
+  reads: [],
   run(dag, ctx) {
-    const partition = ctx.partition?.dag === dag ? ctx.partition : (ctx.partition = partitionOf(dag));
+    const partition = ctx.partition;
+    // The pipeline runs partition right before this pass: lanes of another DAG are a bug there.
+    if (partition?.dag !== dag) throw new Error('stream-order: the partition is not of its input DAG');
     const topo = topoOrderOf(dag, ctx.scratch);
     const { units } = topo;
     if (!topo.ok) {

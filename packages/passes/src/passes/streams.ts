@@ -6,6 +6,7 @@ import { directivesOf } from '../program/program.ts';
 
 export const streamsPass: Pass = {
   name: 'streams',
+  reads: ['stream'],
   run(dag, ctx) {
     const specs = directivesOf(ctx.program, 'stream');
     if (specs.length === 0) return dag;

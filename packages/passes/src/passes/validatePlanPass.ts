@@ -4,6 +4,7 @@ import type { Pass } from '../driver/pass.ts';
 /** The last pass: a plan that fails validation is a compile error, never output. */
 export const validatePlanPass: Pass = {
   name: 'validate-plan',
+  reads: [],
   run(dag, ctx) {
     const plan = ctx.plan!;
     // A compiled plan is proven on the layout of the columns lowering made, without reading its

@@ -6,7 +6,7 @@
 import { action, solo } from './action.ts';
 import type { Slot } from './builder.ts';
 
-export interface OneForwardOneBackwardRank {
+export interface WarmupSteadyCooldownRank {
   /** This rank, of `ranks`. */
   readonly rank: number;
   readonly ranks: number;
@@ -33,12 +33,12 @@ export interface OneForwardOneBackwardRank {
 }
 
 /** Stage of the k-th forward (`backward`: of the k-th backward) of a rank. */
-function stageOf(r: OneForwardOneBackwardRank, k: number, backward: boolean): number {
+function stageOf(r: WarmupSteadyCooldownRank, k: number, backward: boolean): number {
   const chunk = Math.floor(k / (r.round ?? r.ranks)) % r.chunks;
   return (backward ? r.chunks - 1 - chunk : chunk) * r.ranks + r.rank;
 }
 
-export function oneForwardOneBackward(rank: OneForwardOneBackwardRank): Slot[] {
+export function warmupSteadyCooldown(rank: WarmupSteadyCooldownRank): Slot[] {
   const { forwards, weightDelay } = rank;
   const warmup = Math.min(rank.warmup, forwards);
   const split = weightDelay !== undefined;

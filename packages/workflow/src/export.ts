@@ -1,18 +1,14 @@
 /**
- * `exportDesign`: a design as the file an engine or a viewer takes, the one function the API
- * (`POST /api/export`), the CLI and the web app build against. Every failure is a list of issues
- * (compile errors with their directive paths, a design torch cannot run, a deadlocked plan).
+ * Exports: a design as the file an engine or a viewer takes, the one implementation the API
+ * (`POST /api/export`), the CLI and the web app build against. An export reads a run (run.ts), so
+ * a caller that compiled the design already (the API, to check its size) does not compile it
+ * again. Every failure is a list of issues (compile errors with their directive paths, a design
+ * torch cannot run, a deadlocked plan).
  */
 import type { Design, Issue } from '@stagecraft/ir';
-import {
-  compile,
-  exportPiperProgram,
-  exportTorchCsv,
-  type TorchDialect,
-  type TorchFormat,
-} from '@stagecraft/passes';
-import { simulate } from './simulate.ts';
-import { chromeTrace } from './trace.ts';
+import { exportPiperProgram, exportTorchCsv, type TorchDialect, type TorchFormat } from '@stagecraft/passes';
+import { chromeTrace } from '@stagecraft/sim';
+import { type DesignRun, runDesign, simulateRun } from './run.ts';
 
 export type ExportFormat = 'piper' | 'torch-csv' | 'chrome-trace' | 'plan';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['piper', 'torch-csv', 'chrome-trace', 'plan'];
@@ -37,24 +33,26 @@ const FILE: Record<ExportFormat, { mediaType: string; fileExtension: string }> =
 /** Plans above this many ops are written without indentation. */
 const INDENT_LIMIT = 100_000;
 
+/** `design` compiled (under the compiler's default op limit) and written in `format`. */
 export function exportDesign(
   design: Design,
   format: ExportFormat,
   options: ExportOptions = {},
 ): ExportResult {
-  if (!EXPORT_FORMATS.includes(format))
-    return {
-      ok: false,
-      errors: [
-        {
-          path: 'format',
-          message: `unknown export format ${JSON.stringify(format)} (expected ${EXPORT_FORMATS.join(', ')})`,
-        },
-      ],
-    };
-  const compiled = compile(design, { keepSnapshots: false });
-  if (!compiled.ok) return { ok: false, errors: compiled.errors };
-  const { plan, program, ops, dag } = compiled;
+  // An unknown format is refused before the compile it would waste.
+  const unknown = unknownFormat(format);
+  if (unknown) return unknown;
+  const run = runDesign(design, { keepSnapshots: false });
+  if (!run.ok) return { ok: false, errors: run.errors };
+  return exportRun(run, format, options);
+}
+
+/** The compiled design of `run` written in `format`; simulates the run when the format needs it. */
+export function exportRun(run: DesignRun, format: ExportFormat, options: ExportOptions = {}): ExportResult {
+  const unknown = unknownFormat(format);
+  if (unknown) return unknown;
+  const { design } = run;
+  const { plan, program, ops, dag } = run.compiled;
   const done = (text: string): ExportResult => ({ ok: true, text, ...FILE[format] });
   switch (format) {
     case 'plan':
@@ -67,7 +65,7 @@ export function exportDesign(
       const torchFormat = options.torchFormat ?? 'compute_only';
       let startMs: ((device: number, id: string) => number | undefined) | undefined;
       if (torchFormat === 'compute_comms') {
-        const s = simulate(plan, { keepTimeline: true });
+        const s = simulateRun(run, true).result;
         if (!s.ok) return { ok: false, errors: s.errors };
         const starts = new Map<string, number>();
         for (const e of s.sim.timeline ?? []) starts.set(`${e.device}|${e.id}`, e.startMs);
@@ -81,10 +79,23 @@ export function exportDesign(
       return r.ok ? done(r.text) : r;
     }
     case 'chrome-trace': {
-      const s = simulate(plan, { keepTimeline: true });
+      const s = simulateRun(run, true).result;
       if (!s.ok) return { ok: false, errors: s.errors };
       const trace = chromeTrace(plan, s.sim, { program });
       return done(`${JSON.stringify(trace)}\n`);
     }
   }
+}
+
+function unknownFormat(format: string): ExportResult | undefined {
+  if ((EXPORT_FORMATS as readonly string[]).includes(format)) return undefined;
+  return {
+    ok: false,
+    errors: [
+      {
+        path: 'format',
+        message: `unknown export format ${JSON.stringify(format)} (expected ${EXPORT_FORMATS.join(', ')})`,
+      },
+    ],
+  };
 }

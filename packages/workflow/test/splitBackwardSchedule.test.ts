@@ -1,8 +1,9 @@
 import type { Design, ScheduleBuilderName } from '@stagecraft/ir';
 import { BUILDERS, compile, executedPlan, importPiper } from '@stagecraft/passes';
+import { simulate } from '@stagecraft/sim';
 import { describe, expect, it } from 'vitest';
 import { compactDesign, expandedDesign } from '../../../test/splitBackwardDesigns.ts';
-import { exportDesign, simulate } from '../src/index.ts';
+import { exportDesign } from '../src/index.ts';
 
 function compiled(design: Design) {
   const r = compile(design, { keepSnapshots: false });

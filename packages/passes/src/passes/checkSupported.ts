@@ -1,13 +1,15 @@
 /**
- * Refuses a design whose costs cannot be timed before any rewrite runs: a transformer's costs are
- * FLOPs, and the ideal cluster has no GPU to run them on. Every directive kind has its pass, so
- * none is refused by name any more.
+ * `check-supported`: refuses, before any rewrite runs, a design whose costs cannot be timed. A
+ * transformer's costs are FLOPs, and the ideal cluster has no GPU to run them on; failing here
+ * names the cluster rather than some later pass that first reads a cost.
  */
 import { CompileError } from '@stagecraft/ir';
 import type { Pass } from '../driver/pass.ts';
 
-export const refusePendingPass: Pass = {
+export const checkSupportedPass: Pass = {
   name: 'check-supported',
+  // The model and the cluster only, which every pass may read.
+  reads: [],
   run(dag, ctx) {
     const { model, cluster } = ctx.design;
     if (model.kind === 'transformer' && 'kind' in cluster && cluster.kind === 'ideal')

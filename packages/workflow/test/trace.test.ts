@@ -6,8 +6,9 @@
  */
 import { type Design, planOpCount } from '@stagecraft/ir';
 import { compile } from '@stagecraft/passes';
+import { type ChromeTrace, chromeTrace, simulate, type TraceEvent } from '@stagecraft/sim';
 import { describe, expect, test } from 'vitest';
-import { type ChromeTrace, chromeTrace, exportDesign, simulate, type TraceEvent } from '../src/index.ts';
+import { exportDesign } from '../src/index.ts';
 import { exampleDesigns } from './repoFiles.ts';
 
 const METADATA = ['process_name', 'thread_name', 'process_sort_index', 'thread_sort_index'];

@@ -1,3 +1,8 @@
+/**
+ * Each export format checked against what reads it back (a loaded plan simulates the same, Piper
+ * and torch files import again) and against the reference files; what a format cannot express is
+ * refused with the reason, never written wrong.
+ */
 import type { Design } from '@stagecraft/ir';
 import {
   cellActions,
@@ -10,9 +15,10 @@ import {
   type TorchAction,
   type TorchCell,
 } from '@stagecraft/passes';
+import { simulate } from '@stagecraft/sim';
 import { describe, expect, test } from 'vitest';
 import { TORCH_INTERLEAVED_ORDERS } from '../../../test/repoFiles.ts';
-import { exportDesign, simulate } from '../src/index.ts';
+import { exportDesign } from '../src/index.ts';
 import { exampleDesigns, readFixture } from './repoFiles.ts';
 
 const examples = exampleDesigns();

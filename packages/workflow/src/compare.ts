@@ -1,14 +1,13 @@
 /**
  * `compareDesigns`: the figures of several schedules side by side, one row per design, for the
- * CLI's `compare` and the web app's compare view. Bubble in both conventions of the reference:
+ * CLI's `compare` (the web app's compare view reads the simulations it already has). Bubble in both conventions of the reference:
  * of the total (Σ idle / (devices × step)) and of the ideal time (Σ idle / Σ busy, Megatron's).
  * A design that does not compile or simulate gets a row with its errors, so one bad design does
  * not hide the others.
  */
 import type { Design, Issue } from '@stagecraft/ir';
-import { compile } from '@stagecraft/passes';
-import { simulate } from './simulate.ts';
-import { exposedCommPerDeviceMs } from './stepMetrics.ts';
+import { exposedCommPerDeviceMs } from '@stagecraft/sim';
+import { runDesign, simulateRun } from './run.ts';
 
 export type CompareRow =
   | {
@@ -33,9 +32,9 @@ export type CompareRow =
 
 export function compareDesigns(designs: readonly Design[]): CompareRow[] {
   return designs.map((design): CompareRow => {
-    const compiled = compile(design, { keepSnapshots: false });
-    if (!compiled.ok) return { ok: false, name: design.name, errors: compiled.errors };
-    const s = simulate(compiled.plan, { keepTimeline: false });
+    const run = runDesign(design, { keepSnapshots: false });
+    if (!run.ok) return { ok: false, name: design.name, errors: run.errors };
+    const s = simulateRun(run, false).result;
     if (!s.ok) return { ok: false, name: design.name, errors: s.errors };
     const { sim } = s;
     const peaks = sim.devices.map((d) => ({ device: d.device, bytes: d.peakMemoryBytes }));

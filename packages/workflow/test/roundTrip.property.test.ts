@@ -7,8 +7,7 @@ import { type Design, SCHEDULE_BUILDERS, type ScheduleBuilderName } from '@stage
 import { BUILDERS, importTorchCsv } from '@stagecraft/passes';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { compareDesigns } from '../src/compare.ts';
-import { exportDesign } from '../src/index.ts';
+import { compareDesigns, exportDesign } from '../src/index.ts';
 
 const builders = SCHEDULE_BUILDERS.filter((b) => b !== 'dualpipe');
 
