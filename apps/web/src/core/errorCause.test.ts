@@ -17,22 +17,25 @@ describe('errors at the directive the user edited', () => {
   if (!dropped.ok) throw new Error(dropped.error);
   const at = dropped.design.directives.length - 1;
 
-  test('a split_backward moved to stage 2 is blamed for the order that no longer matches', () => {
+  test('a split cut to fewer microbatches is blamed for the order that no longer matches', () => {
+    const splitAt = dropped.design.directives.findIndex((d) => d.op === 'split');
+    const split = dropped.design.directives[splitAt]!;
     const edit = updateDirectiveAction.perform(dropped.design, {
-      index: at,
-      directive: { op: 'split_backward', filter: { PP: 2 } },
+      index: splitAt,
+      directive: { ...split, num_microbatches: 4 } as typeof split,
     });
     if (!edit.ok) throw new Error(edit.error);
     const { result } = computeDesign(edit.design, new Set());
     if (result.ok) throw new Error('the edit should break an order');
-    // The compiler says where it failed: device 2's order names a B that is now split.
-    expect(result.errors).toEqual([{ path: 'directives[7].filters[2][0]', message: 'matches no op' }]);
+    // The compiler says where it failed: device 0's order names microbatch 4, which is gone.
+    expect(result.errors).toEqual([
+      { path: 'directives[5].filters[5][0].MB', message: 'MB has 4 indices (0..3), not 4' },
+    ]);
     const touched = touchedDirective(dropped.design, edit.design, edit.select);
     const caused = causedErrors(result.errors, edit.design, touched ? [touched] : []);
-    expect([...caused.keys()]).toEqual([at]);
-    expect(caused.get(at)).toEqual(result.errors);
-    // The path's filter says which op was not found: stage 2's fused B, now split.
-    expect(filterAtPath(edit.design, 'directives[7].filters[2][0]')).toBe('PP=2 MB=0 PASS=B');
+    expect([...caused.keys()]).toEqual([splitAt]);
+    expect(caused.get(splitAt)).toEqual(result.errors);
+    expect(filterAtPath(edit.design, 'directives[5].filters[5][0]')).toBe('PP=0 MB=4 PASS=F');
   });
 
   test('a suspect is followed by identity when directives move around it', () => {
