@@ -34,3 +34,4 @@ export {
 } from './model/transformerBlocks.ts';
 export { lowerSchedule } from './passes/expandSchedule.ts';
 export { NodeIndex } from './program/nodeIndex.ts';
+export { fusedBackwardIn, regionHolds, splitOrderBackward } from './program/runningOrder.ts';
