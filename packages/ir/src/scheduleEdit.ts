@@ -59,9 +59,14 @@ export function scheduleOpText(op: ScheduleOp): string {
   return `${op.PP}${op.PASS}${op.MB}${op.DIR === undefined ? '' : ` DIR=${op.DIR}`}`;
 }
 
+/** What an edit does, after its kind: "2F3 before 2B1", "3F1 with the next slot". */
+export function scheduleEditDetail(e: ScheduleEdit): string {
+  if (e.kind === 'overlap') return `${scheduleOpText(e.op)} with the next slot`;
+  const [where, target] = e.before ? ['before', e.before] : ['after', e.after!];
+  return `${scheduleOpText(e.op)} ${where} ${scheduleOpText(target)}`;
+}
+
 /** One edit in words: "move 2F3 before 2B1", "overlap 3F1 with the next slot". */
 export function scheduleEditText(e: ScheduleEdit): string {
-  if (e.kind === 'overlap') return `overlap ${scheduleOpText(e.op)} with the next slot`;
-  const [where, target] = e.before ? ['before', e.before] : ['after', e.after!];
-  return `move ${scheduleOpText(e.op)} ${where} ${scheduleOpText(target)}`;
+  return `${e.kind} ${scheduleEditDetail(e)}`;
 }
