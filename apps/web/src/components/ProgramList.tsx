@@ -255,7 +255,8 @@ function ScheduleFoldView({
               >
                 <div className="program-row">
                   <span className="program-main">
-                    <span className="program-index">{k}</span>
+                    {/* Edits have no directive index: the column stays empty so the rows align. */}
+                    <span className="program-index" />
                     <span className={`program-op edit-${e.kind}`}>{e.kind}</span>
                     <span className="program-summary">{scheduleEditDetail(e)}</span>
                   </span>
