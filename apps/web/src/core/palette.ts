@@ -118,7 +118,9 @@ export function dropOverlap(
   if (entry.path.length > 2) {
     const op = scheduleOpOf(exact);
     if (!op) return refused(`${target.id} is not an op a schedule orders`);
-    return { ok: true, design: withScheduleEdit(design, at, { kind: 'overlap', op }), select: at };
+    const next = withScheduleEdit(design, at, { kind: 'overlap', op });
+    if (!next) return refused(`directives[${at}] is no longer the schedule that runs ${target.id}`);
+    return { ok: true, design: next, select: at };
   }
   const order = design.directives[at];
   if (order?.op !== 'order') return refused(`directives[${at}] is not an order`);

@@ -139,8 +139,13 @@ export function moveOp(design: Design, compiled: CompiledDesign, move: OpMove): 
       const op = scheduleOpOf(nodeTags(dag, dag.nodes[xs[0]!]!));
       const target = scheduleOpOf(nodeTags(dag, dag.nodes[ys[0]!]!));
       if (!op || !target) return refuse(`${move.op} is not an op a schedule orders`);
-      edit = () =>
-        withScheduleEdit(design, at, { kind: 'move', op, [move.position]: target } as ScheduleEdit);
+      const next = withScheduleEdit(design, at, {
+        kind: 'move',
+        op,
+        [move.position]: target,
+      } as ScheduleEdit);
+      if (!next) return refuse(`directives[${at}] is no longer the schedule that orders ${move.op}`);
+      edit = () => next;
     } else {
       const written = design.directives[at] as OrderDirective;
       edit = (moved) => ({

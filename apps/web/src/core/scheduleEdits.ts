@@ -29,10 +29,13 @@ export function scheduleOpOf(tags: Readonly<Record<string, number | string>>): S
   return op;
 }
 
-/** The design with `edit` appended to the schedule at `index`, in the format that holds edits. */
-export function withScheduleEdit(design: Design, index: number, edit: ScheduleEdit): Design {
+/**
+ * The design with `edit` appended to the schedule at `index`, in the format that holds edits;
+ * undefined when that is no schedule (a program compiled from another version of the design).
+ */
+export function withScheduleEdit(design: Design, index: number, edit: ScheduleEdit): Design | undefined {
   const d = design.directives[index];
-  if (d?.op !== 'schedule') throw new Error(`directives[${index}] is not a schedule`);
+  if (d?.op !== 'schedule') return undefined;
   const directives = design.directives.slice();
   directives[index] = { ...d, edits: [...(d.edits ?? []), edit] };
   return { ...withDirectives(design, directives), format: DESIGN_FORMAT };
