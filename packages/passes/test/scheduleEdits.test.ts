@@ -170,7 +170,7 @@ describe('a schedule with edits', () => {
     expect(r.ok ? [] : r.errors).toEqual([
       {
         path: 'directives[0].edits[0].op',
-        message: '1B0: a split_backward splits that backward; name its BI or its BW',
+        message: '1B0: the schedule runs that backward as BI and BW; name one of them',
       },
     ]);
   });

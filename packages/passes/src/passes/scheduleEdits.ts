@@ -159,7 +159,7 @@ function locate(slots: Slots, op: ScheduleOp, splits: readonly Filter[]): number
       : `${text}: the schedule runs that backward as one B; a split_backward on PP=${op.PP} splits it into BI and BW`;
   }
   if (op.PASS === 'B' && find('BI') >= 0)
-    return `${text}: a split_backward splits that backward; name its BI or its BW`;
+    return `${text}: the schedule runs that backward as BI and BW; name one of them`;
   return `the schedule runs no op ${text}`;
 }
 
