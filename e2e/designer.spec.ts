@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { dagNode, dragOp, ganttOp, metric, metricChange, openApp } from './app.ts';
 
 test.beforeEach(async ({ page }) => {
@@ -73,10 +73,11 @@ test('a reorder on the timeline that breaks a dependency is refused with the rea
   await expect(page.getByTestId('program-list').locator('li')).toHaveCount(1);
 });
 
-test('a valid reorder on the timeline edits the order and recomputes', async ({ page }) => {
+test('a valid reorder on the timeline is an edit of the schedule and recomputes', async ({ page }) => {
   // On the last stage, run microbatch 1's forward before microbatch 0's.
   await dragOp(page, 'F.b3.mb1', 'F.b3.mb0', 'before');
-  await expect(page.getByTestId('program-list')).toContainText('order');
+  await expect(page.getByTestId('schedule-fold-0')).toContainText('1 edit: move 3F1 before 3F0');
+  await expect(page.getByTestId('program-list').locator('li')).toHaveCount(1);
   await expect(page.getByTestId('gantt-refusal')).toHaveCount(0);
   await expect(page.getByTestId('compute-status')).toContainText('recomputed');
 });
@@ -123,7 +124,7 @@ test('an invalid directive shows its error inline while the last valid result st
   const pp = page.getByTestId('field-filter-PP');
   await pp.fill('9');
   await pp.press('Enter');
-  // The drop made the schedule's order explicit, so the new directive is the last of the program.
+  // The new directive stays selected, so the schedule's fold shows it.
   const item = page.getByTestId('program-list').locator('li[data-op="split_backward"]');
   const error = item.getByTestId('directive-error');
   await expect(error).toContainText(/directives\[\d+\]\.filter\.PP/);
@@ -244,25 +245,26 @@ test('split backward dropped on stage 1, then zb-h1, then DualPipeV ends in a va
   await expect(page.getByTestId('save-status')).toHaveText(/^saved · v\d+$/);
 });
 
-test('switching builder after a hand reorder asks first: Cancel keeps the order, confirming drops it', async ({
+test('switching builder after a hand reorder asks first: Cancel keeps the edit, confirming drops it', async ({
   page,
 }) => {
   await dragOp(page, 'F.b3.mb1', 'F.b3.mb0', 'before');
-  await expect(page.getByTestId('program-list').locator('li[data-op="order"]')).toHaveCount(4);
+  const fold = page.getByTestId('schedule-fold-0');
+  await expect(fold).toContainText('1 edit: move 3F1 before 3F0');
   await expect(page.getByTestId('compute-status')).toContainText('recomputed');
   await page.getByTestId('palette-zb-h1').click();
   const dialog = page.getByTestId('confirm-dialog');
-  // Only the last device's order was moved by hand.
-  await expect(dialog).toContainText('directives[8]: order of 16 slots');
+  await expect(dialog).toContainText('directives[0].edits[0]: move 3F1 before 3F0');
   await page.getByTestId('confirm-cancel').click();
   await expect(dialog).toHaveCount(0);
-  await expect(page.getByTestId('program-list').locator('li[data-op="order"]')).toHaveCount(4);
-  await expect(page.getByTestId('directive-0')).toContainText('split');
+  await expect(fold).toContainText('1 edit: move 3F1 before 3F0');
+  await expect(page.getByTestId('directive-0')).toContainText('1f1b');
   await page.getByTestId('palette-zb-h1').click();
   await page.getByTestId('confirm-accept').click();
   await expect(page.getByTestId('program-list').locator('li')).toHaveCount(1);
   await expect(page.getByTestId('directive-0')).toContainText('zb-h1');
-  await expect(page.getByTestId('notice')).toContainText('dropped the hand-edited directives[8]');
+  await expect(fold).toHaveCount(0);
+  await expect(page.getByTestId('notice')).toContainText("dropped the schedule's 1 hand edit");
 });
 
 test('microbatches 0 or -3 are refused at the field with the message, never applied nor saved', async ({
@@ -288,18 +290,73 @@ test('microbatches 0 or -3 are refused at the field with the message, never appl
   await expect(page.getByTestId('save-status')).toHaveText('saved · v1');
 });
 
-test('an edit that breaks a later order is marked as the cause, with the compiler’s message', async ({
+test('an edit that breaks a schedule edit is marked as the cause, with the compiler’s message', async ({
   page,
 }) => {
   await page.getByTestId('palette-split_backward').dragTo(dagNode(page, 'B.b1.mb0'));
   await expect(page.getByTestId('compute-status')).toContainText('recomputed');
+  // Device 1 runs microbatch 0's weight gradient later: an edit of the schedule naming that BW.
+  await dragOp(page, 'BW.b1.mb0', 'F.b1.mb3', 'after');
+  await expect(page.getByTestId('schedule-fold-0')).toContainText('move 1BW0 after 1F3');
+  await expect(page.getByTestId('compute-status')).toContainText('recomputed');
+  await openFold(page, 0);
+  await page.getByTestId('directive-1').locator('.program-main').click();
   const pp = page.getByTestId('field-filter-PP');
   await pp.fill('2');
   await pp.press('Enter');
   const edited = page.getByTestId('program-list').locator('li[data-op="split_backward"]');
   await expect(edited.getByTestId('directive-cause')).toContainText(
-    /after this edit: directives\[\d+\]\.filters\[\d+\]\[0\] \(PP=2 MB=0 PASS=B\) matches no op/,
+    'after this edit: directives[0].edits[0].op (PP=1 MB=0 PASS=BW) 1BW0: the schedule runs that backward as one B',
   );
   await expect(edited).toHaveClass(/has-error/);
+  await expect(page.getByTestId('schedule-edit-0-0').getByTestId('directive-error')).toContainText(
+    'directives[0].edits[0].op',
+  );
   await expect(page.getByTestId('compute-status')).toContainText('last valid result');
 });
+
+test('split backward on stage 1 then a timeline move: one schedule item with its edits folded, running as the hand-expanded program', async ({
+  page,
+}) => {
+  const list = page.getByTestId('program-list');
+  const status = page.getByTestId('compute-status');
+  await page.getByTestId('palette-split_backward').dragTo(dagNode(page, 'B.b1.mb0'));
+  await expect(ganttOp(page, 'BW.b1.mb0')).toBeAttached();
+  await expect(status).toContainText('recomputed');
+  await dragOp(page, 'BW.b1.mb0', 'F.b1.mb3', 'after');
+  const fold = page.getByTestId('schedule-fold-0');
+  await expect(fold).toContainText('2 edits: split backward PP=1, move 1BW0 after 1F3');
+  await expect(status).toContainText('recomputed');
+  // One item at the top of the program: the schedule, whatever is open beneath it.
+  await expect(list.locator(':scope > li')).toHaveCount(1);
+  await openFold(page, 0);
+  await expect(page.getByTestId('schedule-edit-0-0')).toContainText('move1BW0 after 1F3');
+  await expect(list.locator('li[data-op="split_backward"]')).toHaveCount(1);
+  const compact = { makespan: await metric(page, 'makespan'), bubble: await metric(page, 'bubble') };
+  expect(compact.makespan).toBeLessThan(33);
+
+  // The same by hand, as the designer used to write it: expand first, then drop and move.
+  for (let k = 0; k < 2; k++) await page.getByTestId('undo').click();
+  await expect(list.locator('li')).toHaveCount(1);
+  await expect.poll(() => metric(page, 'makespan')).toBe(33);
+  await page.getByTestId('directive-0').locator('.program-main').click();
+  await page.getByTestId('expand-schedule').click();
+  await expect(list.locator('li[data-op="order"]')).toHaveCount(4);
+  await expect(status).toContainText('recomputed');
+  await page.getByTestId('palette-split_backward').dragTo(dagNode(page, 'B.b1.mb0'));
+  await expect(ganttOp(page, 'BW.b1.mb0')).toBeAttached();
+  await expect(status).toContainText('recomputed');
+  await dragOp(page, 'BW.b1.mb0', 'F.b1.mb3', 'after');
+  await expect(page.getByTestId('gantt-refusal')).toHaveCount(0);
+  await expect.poll(() => metric(page, 'makespan')).toBe(compact.makespan);
+  expect(await metric(page, 'bubble')).toBe(compact.bubble);
+  await expect(list.locator('li[data-op="order"]')).toHaveCount(4);
+  await expect(list.locator('li[data-op="schedule"]')).toHaveCount(0);
+});
+
+/** Opens the fold beneath schedule `index` if it is closed. */
+async function openFold(page: Page, index: number): Promise<void> {
+  const toggle = page.getByTestId(`fold-toggle-${index}`);
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+}

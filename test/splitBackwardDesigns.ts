@@ -5,7 +5,13 @@
  * schedule's directives in its place, and every slot that runs a split region's B runs BI there
  * and that BW in a slot right after. Both must compile to one plan.
  */
-import type { Design, Directive, Filter, ScheduleBuilderName } from '@stagecraft/ir';
+import {
+  DESIGN_FORMAT,
+  type Design,
+  type Directive,
+  type Filter,
+  type ScheduleBuilderName,
+} from '@stagecraft/ir';
 
 export interface SplitSchedule {
   builder: ScheduleBuilderName;
@@ -26,7 +32,7 @@ export function compactDesign(s: SplitSchedule): Design {
   if (s.chunks !== 1) schedule.chunks = s.chunks;
   const split: Directive = { op: 'split_backward', filter: s.split };
   return {
-    format: 'stagecraft/design@1',
+    format: DESIGN_FORMAT,
     name: `${s.builder} with split_backward`,
     model: {
       kind: 'synthetic',

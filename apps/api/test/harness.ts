@@ -1,7 +1,7 @@
 /** An app on an in-memory store and a real worker pool, driven with `inject()`. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Design } from '@stagecraft/ir';
+import { DESIGN_FORMAT, type Design } from '@stagecraft/ir';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import { DesignStore } from '../src/designStore.ts';
@@ -46,7 +46,7 @@ export function example(name: string): Design {
 /** A synthetic 1F1B design on p ranks with m microbatches. */
 export function oneFOneB(p: number, m: number, name = `1F1B, p=${p}, m=${m}`): Design {
   return {
-    format: 'stagecraft/design@1',
+    format: DESIGN_FORMAT,
     name,
     model: { kind: 'synthetic', stages: p, costs: { F: 1, BI: 1, BW: 1 }, activationBytes: 2 ** 28 },
     cluster: { kind: 'ideal', devices: p },

@@ -6,13 +6,24 @@ import { parseJsonText } from './json.ts';
 import { type Model, syntheticBlocksSchema, syntheticStagesSchema, transformerSchema } from './model.ts';
 import { fromZod } from './zodIssues.ts';
 
-export const DESIGN_FORMAT = 'stagecraft/design@1';
-export const DESIGN_VERSION = 1;
+/**
+ * The format this version writes. Every design it writes says @2, whether or not it uses what @2
+ * added (a schedule's `edits`): one format per version, as tldraw stamps its schema, so a file
+ * says which reader it needs without anyone working out what it holds. Older files still load:
+ * they are migrated on read (`migrations`).
+ */
+export const DESIGN_FORMAT = 'stagecraft/design@2';
+export const DESIGN_VERSION = 2;
+/**
+ * The formats a design in memory may say: one parsed is always DESIGN_FORMAT, but one built in
+ * code may still say @1, which is an @2 design without edits.
+ */
+export type DesignFormat = 'stagecraft/design@1' | typeof DESIGN_FORMAT;
 /** The name of a design that has none and no file to take one from (a request body). */
 export const UNTITLED_DESIGN = 'untitled';
 
 export interface Design {
-  format: typeof DESIGN_FORMAT;
+  format: DesignFormat;
   name: string;
   description?: string;
   model: Model;
@@ -27,11 +38,33 @@ export interface ParseDesignOptions {
   defaultName?: string;
 }
 
+type Migrated = { doc: Record<string, unknown> } | { errors: Issue[] };
+
 /**
  * Older design formats and how to bring each up to the next version. A saved design is migrated on
  * load, never rewritten in place, so an older file stays readable by the version that wrote it.
  */
-const migrations: Record<number, (doc: Record<string, unknown>) => Record<string, unknown>> = {};
+const migrations: Record<number, (doc: Record<string, unknown>) => Migrated> = {
+  // @2 added a schedule's `edits` and changed nothing else: an @1 design is an @2 one as it is.
+  // One that has edits anyway was not written by an @1 reader, which would refuse them.
+  1: (doc) => {
+    const directives = Array.isArray(doc.directives) ? doc.directives : [];
+    const errors: Issue[] = [];
+    directives.forEach((d, i) => {
+      if (isRecord(d) && d.op === 'schedule' && 'edits' in d)
+        errors.push({
+          path: formatPath(['directives', i, 'edits']),
+          message: `a schedule's edits need format "stagecraft/design@2" (this design says @1)`,
+        });
+    });
+    return errors.length > 0 ? { errors } : { doc: { ...doc, format: 'stagecraft/design@2' } };
+  },
+};
+
+/** Whether a document's `format` names a Stagecraft design of any version. */
+export function isDesignFormat(format: unknown): boolean {
+  return typeof format === 'string' && /^stagecraft\/design@\d+$/.test(format);
+}
 
 const headerSchema = z.strictObject({
   format: z.string(),
@@ -47,7 +80,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function migrate(doc: Record<string, unknown>): { doc: Record<string, unknown> } | { errors: Issue[] } {
+function migrate(doc: Record<string, unknown>): Migrated {
   const format = doc.format;
   if (typeof format !== 'string')
     return { errors: [{ path: 'format', message: `required field missing (expected "${DESIGN_FORMAT}")` }] };
@@ -77,7 +110,9 @@ function migrate(doc: Record<string, unknown>): { doc: Record<string, unknown> }
     const step = migrations[version];
     if (!step)
       return { errors: [{ path: 'format', message: `no migration from design format version ${version}` }] };
-    current = step(current);
+    const next = step(current);
+    if ('errors' in next) return next;
+    current = next.doc;
     version += 1;
   }
   return { doc: current };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { filterSchema } from './filter.ts';
+import { scheduleEditSchema } from './scheduleEdit.ts';
 
 const devices = z.array(z.number().int().min(0)).min(1, 'a device group needs at least one device');
 const streamName = z.string().min(1).max(64);
@@ -112,6 +113,12 @@ export const scheduleSchema = z.strictObject({
   groups: z.array(devices).optional(),
   /** Stream the inserted SEND/RECV run on. */
   stream: streamName.optional(),
+  /**
+   * Hand edits of the builder's order (design format @2): moves and overlap slots, applied in
+   * this order when the schedule expands (scheduleEdit.ts). A program stays one schedule with
+   * what the user changed, not the thousands of order slots it amounts to.
+   */
+  edits: z.array(scheduleEditSchema).max(10_000).optional(),
   enabled,
 });
 

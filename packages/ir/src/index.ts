@@ -25,5 +25,6 @@ export * from './plan/planIssues.ts';
 export * from './plan/planLayout.ts';
 export * from './plan/unitKind.ts';
 export * from './plan/validatePlan.ts';
+export * from './scheduleEdit.ts';
 export * from './transformerPresets.ts';
 export { fromZod } from './zodIssues.ts';

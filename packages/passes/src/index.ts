@@ -35,3 +35,4 @@ export {
 } from './model/transformerBlocks.ts';
 export { lowerSchedule } from './passes/expandSchedule.ts';
 export { NodeIndex } from './program/nodeIndex.ts';
+export { fusedBackwardIn, regionHolds, splitOrderBackward } from './program/runningOrder.ts';

@@ -4,6 +4,7 @@ import {
   type Cluster,
   DESIGN_FORMAT,
   type Issue,
+  isDesignFormat,
   type Model,
   parseDesign,
   parseJsonText,
@@ -31,7 +32,7 @@ export const IMPORT_OPTIONS = ['output', 'format', 'dialect', 'model'] as const;
 
 export const IMPORT_USAGE = `Usage: stagecraft import <file> --format torch-csv|piper [--dialect current|legacy] [--model <file>] [-o design.json]
 
-Reads a schedule written for another engine and writes a stagecraft/design@1 whose split, place
+Reads a schedule written for another engine and writes a stagecraft/design@2 whose split, place
 and order directives reproduce it, to see, simulate and edit it:
   torch-csv   torch.distributed.pipelining actions, one row per rank (compute_only or
               compute_comms; communication actions are dropped, the compiler inserts its own)
@@ -88,7 +89,7 @@ function loadModel(
   };
   if (!json.ok) return fail(json.errors);
   const v = json.value as { format?: unknown };
-  if (typeof v === 'object' && v !== null && v.format === DESIGN_FORMAT) {
+  if (typeof v === 'object' && v !== null && isDesignFormat(v.format)) {
     const d = parseDesign(v);
     return d.ok ? { model: d.design.model, cluster: d.design.cluster } : fail(d.errors);
   }

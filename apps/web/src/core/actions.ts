@@ -16,6 +16,7 @@ import {
 } from './program.ts';
 import { type CompiledDesign, moveOp, type OpMove } from './reorder.ts';
 import { expandSchedule } from './schedule.ts';
+import { removeScheduleEdit } from './scheduleEdits.ts';
 
 // Edits of directives, the model, the cluster and the name are refused when the design schema
 // refuses the result: a design the editor holds is always one the compiler reads and the API saves.
@@ -69,6 +70,12 @@ export const switchBuilderAction = action(
 export const expandScheduleAction = action(
   'expand-schedule',
   (d, a: { index: number; program: readonly ExpandedDirective[] }) => expandSchedule(d, a.index, a.program),
+);
+
+/** The program list's ✕ on one of a schedule's folded edits. */
+export const removeScheduleEditAction = action(
+  'remove-schedule-edit',
+  (d, a: { index: number; edit: number }) => removeScheduleEdit(d, a.index, a.edit),
 );
 
 export const setModelAction = action('set-model', (d, a: { model: Model }) => {

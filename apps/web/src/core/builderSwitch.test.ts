@@ -131,9 +131,25 @@ describe('switching the schedule builder', () => {
     expect(r).toEqual({ ok: false, error: expect.stringContaining('even number of ranks') });
   });
 
-  test('orders reordered by hand are dropped only once the user confirms', () => {
+  test('a schedule’s hand edits are dropped only once the user confirms, and named', () => {
     const r1f1b = runExample('1f1b-p4-m8');
     const moved = moveOp(r1f1b.design, r1f1b.compiled, {
+      op: 'F.b3.mb1',
+      target: 'F.b3.mb0',
+      position: 'before',
+    });
+    if (!moved.ok) throw new Error(moved.reason);
+    const asked = switchBuilder(moved.design, 'zb-h1');
+    if (asked.ok || !asked.confirm) throw new Error('the switch did not ask');
+    expect(asked.confirm.items).toEqual(['directives[0].edits[0]: move 3F1 before 3F0']);
+    const r = switched(switchBuilder(moved.design, 'zb-h1', true));
+    expect(r.design.directives).toEqual([{ op: 'schedule', builder: 'zb-h1', microbatches: 8 }]);
+    expect(r.notice).toContain("dropped the schedule's 1 hand edit");
+  });
+
+  test('explicit orders reordered by hand are dropped only once the user confirms', () => {
+    const expanded = switched(expandSchedule(design, 0, computed(design).program)).design;
+    const moved = moveOp(expanded, computed(expanded), {
       op: 'F.b3.mb1',
       target: 'F.b3.mb0',
       position: 'before',

@@ -2,10 +2,17 @@
  * The palette's schedule items: the program runs another builder on the same ranks. The switch
  * keeps what it can (the model's stage count when the builder's ranks × chunks divide it, the
  * microbatches when the builder accepts them, the user's name) and adapts or removes the directives
- * that no longer apply, saying which in its notice. Explicit orders give way to the builder's; when
- * one of them holds hand edits the switch asks first (handOrders.ts).
+ * that no longer apply, saying which in its notice. Explicit orders and the schedule's hand edits
+ * give way to the builder's order; when there is hand work among them the switch asks first
+ * (handOrders.ts).
  */
-import type { Design, Directive, ScheduleBuilderName, ScheduleDirective } from '@stagecraft/ir';
+import {
+  type Design,
+  type Directive,
+  type ScheduleBuilderName,
+  type ScheduleDirective,
+  scheduleEditText,
+} from '@stagecraft/ir';
 import { type BuilderInput, getBuilder } from '@stagecraft/passes';
 import { type Outcome, refused } from './action.ts';
 import { type Adapted, adaptDirective } from './directiveAdaptation.ts';
@@ -60,14 +67,19 @@ export function switchBuilder(design: Design, builder: ScheduleBuilderName, conf
   );
   const drop = new Set(dropped);
   const hand = handOrders(design).filter((i) => drop.has(i));
-  if (hand.length > 0 && !confirmed)
+  // The schedule's own edits name ops of its builder's order: the new builder's order has its own.
+  const edits = current?.edits ?? [];
+  if ((hand.length > 0 || edits.length > 0) && !confirmed)
     return {
       ok: false,
       error: `switching to ${builder} would drop orders edited by hand`,
       confirm: {
         title: `Switch to ${builder}?`,
-        message: `${builder} orders every device itself. These orders hold your own reordering and would be dropped (undo brings them back):`,
-        items: hand.map((i) => `directives[${i}]: order of ${orderSlots(design.directives[i]!)} slots`),
+        message: `${builder} orders every device itself. These hold your own reordering and would be dropped (undo brings them back):`,
+        items: [
+          ...edits.map((e, k) => `directives[${at}].edits[${k}]: ${scheduleEditText(e)}`),
+          ...hand.map((i) => `directives[${i}]: order of ${orderSlots(design.directives[i]!)} slots`),
+        ],
         accept: `Drop them and switch to ${builder}`,
       },
     };
@@ -95,6 +107,8 @@ export function switchBuilder(design: Design, builder: ScheduleBuilderName, conf
         : 'the explicit split, place and order give way to the schedule',
     );
   else if (hand.length > 0) changes.push(`dropped the hand-edited ${handNames}`);
+  if (edits.length > 0)
+    changes.push(`dropped the schedule's ${edits.length} hand edit${edits.length === 1 ? '' : 's'}`);
   const directives: Directive[] = [];
   // In the macro's place, or where the first of the directives it replaces stood.
   let scheduleAt = -1;

@@ -5,6 +5,8 @@ import { computeDesign } from './computeDesign.ts';
 import { causedErrors, directiveOfPath, filterAtPath, touchedDirective } from './errorCause.ts';
 import { dropItem } from './palette.ts';
 import { moveDirective } from './program.ts';
+import { moveOp } from './reorder.ts';
+import { expandSchedule } from './schedule.ts';
 
 describe('errors at the directive the user edited', () => {
   const design = example('1f1b-p4-m8');
@@ -17,25 +19,35 @@ describe('errors at the directive the user edited', () => {
   if (!dropped.ok) throw new Error(dropped.error);
   const at = dropped.design.directives.length - 1;
 
-  test('a split cut to fewer microbatches is blamed for the order that no longer matches', () => {
-    const splitAt = dropped.design.directives.findIndex((d) => d.op === 'split');
-    const split = dropped.design.directives[splitAt]!;
-    const edit = updateDirectiveAction.perform(dropped.design, {
-      index: splitAt,
-      directive: { ...split, num_microbatches: 4 } as typeof split,
+  test('a split_backward moved to stage 2 is blamed for the schedule edit that named its BW', () => {
+    // Device 1 runs microbatch 0's BW after microbatch 3's forward: an edit of the schedule.
+    const moved = moveOp(dropped.design, computed(dropped.design), {
+      op: 'BW.b1.mb0',
+      target: 'F.b1.mb3',
+      position: 'after',
+    });
+    if (!moved.ok) throw new Error(moved.reason);
+    const edit = updateDirectiveAction.perform(moved.design, {
+      index: at,
+      directive: { op: 'split_backward', filter: { PP: 2 } },
     });
     if (!edit.ok) throw new Error(edit.error);
     const { result } = computeDesign(edit.design, new Set());
-    if (result.ok) throw new Error('the edit should break an order');
-    // The compiler says where it failed: device 0's order names microbatch 4, which is gone.
+    if (result.ok) throw new Error('the edit should break the schedule’s edit');
+    // The compiler says where it failed: the schedule's edit names a BW that is no longer split.
     expect(result.errors).toEqual([
-      { path: 'directives[5].filters[5][0].MB', message: 'MB has 4 indices (0..3), not 4' },
+      {
+        path: 'directives[0].edits[0].op',
+        message:
+          '1BW0: the schedule runs that backward as one B; a split_backward on PP=1 splits it into BI and BW',
+      },
     ]);
-    const touched = touchedDirective(dropped.design, edit.design, edit.select);
+    const touched = touchedDirective(moved.design, edit.design, edit.select);
     const caused = causedErrors(result.errors, edit.design, touched ? [touched] : []);
-    expect([...caused.keys()]).toEqual([splitAt]);
-    expect(caused.get(splitAt)).toEqual(result.errors);
-    expect(filterAtPath(edit.design, 'directives[5].filters[5][0]')).toBe('PP=0 MB=4 PASS=F');
+    expect([...caused.keys()]).toEqual([at]);
+    expect(caused.get(at)).toEqual(result.errors);
+    // The path's op says which op was not found.
+    expect(filterAtPath(edit.design, 'directives[0].edits[0].op')).toBe('PP=1 MB=0 PASS=BW');
   });
 
   test('a suspect is followed by identity when directives move around it', () => {
@@ -55,7 +67,9 @@ describe('errors at the directive the user edited', () => {
   });
 
   test('an edit that makes no single directive anew touches none', () => {
-    expect(touchedDirective(design, dropped.design)).toBeUndefined();
+    const expanded = expandSchedule(design, 0, computed(design).program);
+    if (!expanded.ok) throw new Error(expanded.error);
+    expect(touchedDirective(design, expanded.design)).toBeUndefined();
     expect(directiveOfPath('directives[12].expansion[3].filters[1][0]')).toBe(12);
     expect(directiveOfPath('model.stages')).toBeUndefined();
     expect(filterAtPath(design, 'directives[0].expansion[3].filters[0][0]')).toBeUndefined();

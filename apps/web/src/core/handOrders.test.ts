@@ -1,5 +1,6 @@
+import { fusedBackwardIn, splitOrderBackward } from '@stagecraft/passes';
 import { describe, expect, test } from 'vitest';
-import { runExample } from '../../test/simulatedExamples.ts';
+import { run } from '../../test/simulatedExamples.ts';
 import { computed, example } from '../../test/testDesigns.ts';
 import { handOrders } from './handOrders.ts';
 import { dropItem } from './palette.ts';
@@ -20,8 +21,8 @@ describe('telling hand-edited orders from a builder’s', () => {
     expect(handOrders(expanded('dualpipe-p4-m8'))).toEqual([]);
   });
 
-  test('orders a split_backward drop rewrote are still a builder’s', () => {
-    const design = example('1f1b-p4-m8');
+  test('orders of an expanded schedule stay a builder’s after a split_backward drop, or with its halves written out', () => {
+    const design = expanded('1f1b-p4-m8');
     const r = dropItem(
       design,
       'split_backward',
@@ -30,17 +31,32 @@ describe('telling hand-edited orders from a builder’s', () => {
     );
     if (!r.ok) throw new Error(r.error);
     expect(handOrders(r.design)).toEqual([]);
+    // Expand writes a rank some schedule edit touched with its halves out: still the builder's.
+    const compact = { ...example('1f1b-p4-m8') };
+    compact.directives = [...compact.directives, { op: 'split_backward', filter: { PP: 2 } }];
+    const again = expandSchedule(compact, 0, computed(compact).program);
+    if (!again.ok) throw new Error(again.error);
+    const written = again.design.directives.map((d, i) =>
+      i === 7 && d.op === 'order'
+        ? { ...d, filters: splitOrderBackward(d.filters, fusedBackwardIn([{ PP: 2 }]))! }
+        : d,
+    );
+    expect(handOrders({ ...again.design, directives: written })).toEqual([]);
   });
 
   test('the order of a device reordered on the timeline is a hand edit, the others are not', () => {
-    const r = runExample('1f1b-p4-m8');
-    const moved = moveOp(r.design, r.compiled, { op: 'F.b1.mb2', target: 'F.b1.mb1', position: 'before' });
+    const design = expanded('1f1b-p4-m8');
+    const moved = moveOp(design, run(design).compiled, {
+      op: 'F.b1.mb2',
+      target: 'F.b1.mb1',
+      position: 'before',
+    });
     if (!moved.ok) throw new Error(moved.reason);
     expect(handOrders(moved.design)).toEqual([6]);
   });
 
   test('an overlap slot dropped by hand makes its order a hand edit', () => {
-    const design = example('1f1b-p4-m8');
+    const design = expanded('1f1b-p4-m8');
     const r = dropItem(
       design,
       'overlap',

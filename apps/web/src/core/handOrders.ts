@@ -1,13 +1,13 @@
 /**
  * Which explicit `order` directives hold the user's own work. The editor makes orders explicit
- * when it expands a schedule (the Expand button, a split_backward or overlap drop, a timeline
- * move); an order that is still exactly what a builder makes, with split_backward drops applied,
+ * when the user expands a schedule (the Expand button); an order that is still exactly what a
+ * builder makes, with or without the program's split backwards written out as BI and BW slots,
  * loses nothing when a builder switch replaces it. Any other order was reordered or written by
- * hand, and the switch asks before it drops it.
+ * hand, and the switch asks before it drops it. (A schedule's own edits are asked about by the
+ * switch directly.)
  */
 import {
   type Design,
-  type Directive,
   type Filter,
   type OrderDirective,
   SCHEDULE_BUILDERS,
@@ -15,7 +15,7 @@ import {
 } from '@stagecraft/ir';
 import { getBuilder, lowerSchedule } from '@stagecraft/passes';
 import { ppStages } from './schedule.ts';
-import { fusedBackwardOf, splitOrderBackward } from './splitBackwardOrder.ts';
+import { runningSlots, splitRegions } from './scheduleEdits.ts';
 
 /** Indices (into the design's directives) of the orders a builder would not make as they are. */
 export function handOrders(design: Design): number[] {
@@ -28,7 +28,9 @@ export function handOrders(design: Design): number[] {
   });
   let best = new Set<number>();
   for (const candidate of builderOrders(design, orders.length)) {
-    const matched = new Set(orders.filter((_, r) => keys[r] !== undefined && candidate[r] === keys[r]));
+    const matched = new Set(
+      orders.filter((_, r) => keys[r] !== undefined && candidate[r]!.includes(keys[r])),
+    );
     if (matched.size > best.size) best = matched;
     if (best.size === orders.length) break;
   }
@@ -36,19 +38,18 @@ export function handOrders(design: Design): number[] {
 }
 
 /**
- * The orders (as keys, one per rank) every builder makes for the design's split, stages and
- * `ranks`, with the design's split_backward drops applied: the candidates an expanded order came from.
+ * The orders every builder makes for the design's split, stages and `ranks`: per rank, its key
+ * as built and as run with the design's split backwards written out, the two forms an expanded
+ * order of it takes.
  */
-function* builderOrders(design: Design, ranks: number): Generator<string[]> {
+function* builderOrders(design: Design, ranks: number): Generator<string[][]> {
   const stages = ppStages(design.model);
   const split = (dim: string) =>
     design.directives.find((d) => d.op === 'split' && d.dim_name === dim && d.enabled !== false);
   const mb = split('MB');
   if (stages === undefined || ranks === 0 || mb?.op !== 'split') return;
   const bidirectional = split('DIR') !== undefined;
-  const splits = design.directives
-    .filter((d) => d.op === 'split_backward' && d.enabled !== false)
-    .map((d) => fusedBackwardOf((d as Extract<Directive, { op: 'split_backward' }>).filter));
+  const regions = splitRegions(design);
   for (const builder of SCHEDULE_BUILDERS) {
     if ((builder === 'dualpipe') !== bidirectional) continue;
     const microbatches = bidirectional ? mb.num_microbatches * 2 : mb.num_microbatches;
@@ -66,9 +67,7 @@ function* builderOrders(design: Design, ranks: number): Generator<string[]> {
       });
       yield lowered.flatMap((d) => {
         if (d.op !== 'order') return [];
-        let filters: readonly (readonly Filter[])[] = d.filters;
-        for (const isFusedB of splits) filters = splitOrderBackward(filters, isFusedB) ?? filters;
-        return [orderKey(filters)];
+        return [[orderKey(d.filters), orderKey(runningSlots(d.filters, regions))]];
       });
     }
   }

@@ -15,8 +15,8 @@ import { type Outcome, refused } from './action.ts';
 import { type DropTarget, exactFilter, regionFilter } from './dropTarget.ts';
 import { filterMatches } from './filterMatch.ts';
 import { insertDirective, withDirectives } from './program.ts';
-import { expandSchedule } from './schedule.ts';
-import { fusedBackwardOf, splitOrderBackward } from './splitBackwardOrder.ts';
+import { runningSlots, scheduleOpOf, splitRegions, withScheduleEdit } from './scheduleEdits.ts';
+import { splitBackwardSlot } from './scheduleFold.ts';
 
 export const DIRECTIVE_ITEMS = [
   { key: 'split_backward', label: 'split backward', summary: 'split the fused backward into BI and BW' },
@@ -70,50 +70,20 @@ export function directiveFor(item: Exclude<DirectiveItem, 'overlap'>, target: Dr
 }
 
 /**
- * Expands every schedule macro whose `order` names an op `wanted` selects, so those orders can be
- * edited; returns the design with explicit orders only where needed.
+ * split_backward on a region: the directive alone, right after the program's schedule (folded
+ * beneath it in the program list). Orders need no rewrite: a slot naming a B it splits runs BI
+ * there and BW right after.
  */
-function expandSchedulesOrdering(
-  design: Design,
-  program: readonly ExpandedDirective[],
-  wanted: (f: Filter) => boolean,
-): Outcome {
-  const sources = new Set<number>();
-  for (const e of program) {
-    if (e.directive.op !== 'order' || e.path.length <= 2) continue;
-    if (e.directive.filters.some((slot) => slot.some(wanted))) sources.add(e.source);
-  }
-  let next = design;
-  // From the last so earlier indices stay valid while expanding.
-  for (const s of [...sources].sort((a, b) => b - a)) {
-    const r = expandSchedule(next, s, program);
-    if (!r.ok) return r;
-    next = r.design;
-  }
-  return { ok: true, design: next };
+export function dropSplitBackward(design: Design, target: DropTarget): Outcome {
+  const at = splitBackwardSlot(design);
+  const next = insertDirective(design, { op: 'split_backward', filter: regionFilter(target.tags) }, at);
+  return { ok: true, design: next, select: at };
 }
 
-/** split_backward on a region: the directive, and the orders that run its fused B split (splitBackwardOrder.ts). */
-export function dropSplitBackward(
-  design: Design,
-  target: DropTarget,
-  program: readonly ExpandedDirective[],
-): Outcome {
-  const region = regionFilter(target.tags);
-  const isFusedB = fusedBackwardOf(region);
-  const expanded = expandSchedulesOrdering(design, program, isFusedB);
-  if (!expanded.ok) return expanded;
-  const directives = expanded.design.directives.map((d): Directive => {
-    if (d.op !== 'order') return d;
-    const filters = splitOrderBackward(d.filters, isFusedB);
-    return filters ? { ...d, filters } : d;
-  });
-  const withOrders = withDirectives(expanded.design, directives);
-  const next = insertDirective(withOrders, { op: 'split_backward', filter: region });
-  return { ok: true, design: next, select: next.directives.length - 1 };
-}
-
-/** overlap slot on an op: its order slot and the next slot of the same device run as one unit. */
+/**
+ * overlap slot on an op: its order slot and the next slot of the same device run as one unit. On
+ * a schedule's order it is an edit of the schedule; an explicit order is edited in place.
+ */
 export function dropOverlap(
   design: Design,
   target: DropTarget,
@@ -121,16 +91,22 @@ export function dropOverlap(
 ): Outcome {
   const exact = exactFilter(target.tags);
   const isTarget = (f: Filter) => filterMatches(f, exact as Record<string, number | string>);
-  const expanded = expandSchedulesOrdering(design, program, isTarget);
-  if (!expanded.ok) return expanded;
-  const at = expanded.design.directives.findIndex(
-    (d) => d.op === 'order' && d.enabled !== false && d.filters.some((slot) => slot.some(isTarget)),
-  );
-  const order = expanded.design.directives[at];
-  if (order?.op !== 'order') return refused(`no order slot runs ${target.id}; add an order first`);
-  const k = order.filters.findIndex((slot) => slot.some(isTarget));
-  const slot = order.filters[k]!;
-  const following = order.filters[k + 1];
+  const regions = splitRegions(design);
+  let entry: ExpandedDirective | undefined;
+  let slots: readonly (readonly Filter[])[] = [];
+  let k = -1;
+  for (const e of program) {
+    if (e.directive.op !== 'order') continue;
+    slots = runningSlots(e.directive.filters, regions);
+    k = slots.findIndex((slot) => slot.some(isTarget));
+    if (k >= 0) {
+      entry = e;
+      break;
+    }
+  }
+  if (!entry) return refused(`no order slot runs ${target.id}; add an order first`);
+  const slot = slots[k]!;
+  const following = slots[k + 1];
   if (!following)
     return refused(`${target.id} is the last op of its device: there is nothing after it to overlap`);
   const passes = new Set([...slot, ...following].map((f) => f.PASS));
@@ -138,11 +114,21 @@ export function dropOverlap(
     return refused(
       `${target.id} and the next op of its device are not a forward and a backward: only an F&B pair overlaps`,
     );
-  const filters = order.filters.slice();
+  const at = entry.path[1] as number;
+  if (entry.path.length > 2) {
+    const op = scheduleOpOf(exact);
+    if (!op) return refused(`${target.id} is not an op a schedule orders`);
+    const next = withScheduleEdit(design, at, { kind: 'overlap', op });
+    if (!next) return refused(`directives[${at}] is no longer the schedule that runs ${target.id}`);
+    return { ok: true, design: next, select: at };
+  }
+  const order = design.directives[at];
+  if (order?.op !== 'order') return refused(`directives[${at}] is not an order`);
+  const filters = slots.map((x) => x.slice());
   filters.splice(k, 2, [...slot, ...following]);
-  const directives = expanded.design.directives.slice();
+  const directives = design.directives.slice();
   directives[at] = { ...order, filters };
-  return { ok: true, design: withDirectives(expanded.design, directives), select: at };
+  return { ok: true, design: withDirectives(design, directives), select: at };
 }
 
 /** A palette item dropped on a target. */
@@ -152,7 +138,7 @@ export function dropItem(
   target: DropTarget,
   program: readonly ExpandedDirective[],
 ): Outcome {
-  if (item === 'split_backward') return dropSplitBackward(design, target, program);
+  if (item === 'split_backward') return dropSplitBackward(design, target);
   if (item === 'overlap') return dropOverlap(design, target, program);
   const next = insertDirective(design, directiveFor(item, target));
   return { ok: true, design: next, select: next.directives.length - 1 };

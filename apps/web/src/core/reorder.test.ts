@@ -2,6 +2,7 @@ import type { Design } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { exampleDesign, run, runExample } from '../../test/simulatedExamples.ts';
 import { moveOp } from './reorder.ts';
+import { expandSchedule } from './schedule.ts';
 
 const computeOrder = (r: ReturnType<typeof run>, device: number) =>
   r.plan.devices
@@ -10,17 +11,53 @@ const computeOrder = (r: ReturnType<typeof run>, device: number) =>
     .instructions.map((i) => i.id);
 
 describe('moveOp', () => {
-  it('moves a forward before another on the same device, replacing the schedule by its editable expansion', () => {
+  it('moves a forward before another on the same device as an edit of the schedule, which stays one directive', () => {
     const r = runExample('1f1b-p4-m8');
     const moved = moveOp(r.design, r.compiled, { op: 'F.b0.mb1', target: 'F.b0.mb0', position: 'before' });
-    expect(moved.ok).toBe(true);
-    if (!moved.ok) return;
-    const ops = moved.design.directives.map((d) => d.op);
-    expect(ops).toEqual(['split', 'place', 'place', 'place', 'place', 'order', 'order', 'order', 'order']);
+    if (!moved.ok) throw new Error(moved.reason);
+    expect(moved.design.directives).toEqual([
+      {
+        ...r.design.directives[0],
+        edits: [{ kind: 'move', op: { PP: 0, MB: 1, PASS: 'F' }, before: { PP: 0, MB: 0, PASS: 'F' } }],
+      },
+    ]);
     const after = run(moved.design);
     expect(computeOrder(after, 0).slice(0, 3)).toEqual(['F.b0.mb1', 'F.b0.mb0', 'F.b0.mb2']);
     // The other devices keep their order.
     expect(computeOrder(after, 1)).toEqual(computeOrder(r, 1));
+  });
+
+  it('runs a move kept on the schedule exactly as the same move on the expanded program', () => {
+    const r = runExample('1f1b-p4-m8');
+    const move = { op: 'F.b3.mb1', target: 'F.b3.mb0', position: 'before' } as const;
+    const compact = moveOp(r.design, r.compiled, move);
+    const expanded = expandSchedule(r.design, 0, r.compiled.program);
+    if (!compact.ok || !expanded.ok) throw new Error('the move and the expansion apply');
+    const byHand = moveOp(expanded.design, run(expanded.design).compiled, move);
+    if (!byHand.ok) throw new Error(byHand.reason);
+    expect(byHand.design.directives).toHaveLength(9);
+    const a = run(compact.design);
+    const b = run(byHand.design);
+    expect(JSON.stringify(a.plan)).toBe(JSON.stringify(b.plan));
+    expect(a.sim.makespanMs).toBe(b.sim.makespanMs);
+  });
+
+  it('after a split backward drop, moves the BW half alone, named as such in the schedule’s edit', () => {
+    const base = exampleDesign('1f1b-p4-m8');
+    const design: Design = {
+      ...base,
+      directives: [...base.directives, { op: 'split_backward', filter: { PP: 1 } }],
+    };
+    const r = run(design);
+    const moved = moveOp(design, r.compiled, { op: 'BW.b1.mb0', target: 'F.b1.mb3', position: 'after' });
+    if (!moved.ok) throw new Error(moved.reason);
+    expect(moved.design.directives.map((d) => d.op)).toEqual(['schedule', 'split_backward']);
+    expect(moved.design.directives[0]).toMatchObject({
+      edits: [{ kind: 'move', op: { PP: 1, MB: 0, PASS: 'BW' }, after: { PP: 1, MB: 3, PASS: 'F' } }],
+    });
+    const order = computeOrder(run(moved.design), 1);
+    expect(order.indexOf('BW.b1.mb0')).toBe(order.indexOf('F.b1.mb3') + 1);
+    expect(order.indexOf('BI.b1.mb0')).toBeLessThan(order.indexOf('F.b1.mb3'));
   });
 
   it('moves an op after another and edits a hand-written order in place', () => {

@@ -1,26 +1,29 @@
 /**
  * Reordering on the timeline: moving op X before or after op Y on the same device is an edit of
- * that device group's `order` directive. A `schedule` macro is first replaced by its editable
- * expansion (the split + place + order it amounts to), so the moved slot can be edited. The move
- * is refused, in words naming which op must come before which, when it would break a dependency;
- * otherwise the edited design is compiled and simulated once more to prove it still runs.
+ * that device group's order. On an explicit `order` directive the slots are moved in place; on the
+ * order a `schedule` expands into, the move is kept as an edit of the schedule (scheduleEdits.ts),
+ * so the program still reads as that schedule. Orders are read as they run (a split backward as
+ * its BI and BW slots), so either half moves on its own. The move is refused, in words naming
+ * which op must come before which, when it would break a dependency; otherwise the edited design
+ * is compiled and simulated once more to prove it still runs.
  *
  * Pure and React-free: it runs in the compile worker as well as on the main thread.
  */
 import {
   type Dag,
   type Design,
-  type Directive,
   EDGE_TEMPORAL,
   type Filter,
   formatPath,
   type Instruction,
+  nodeTags,
   type OrderDirective,
-  type PathSegment,
   type Plan,
+  type ScheduleEdit,
 } from '@stagecraft/ir';
 import { type CompileResult, NodeIndex } from '@stagecraft/passes';
 import { runDesign, simulateRun } from '@stagecraft/workflow';
+import { runningSlots, scheduleOpOf, splitRegions, withScheduleEdit } from './scheduleEdits.ts';
 
 /** Move the op `op` (an instruction id, or an overlapped unit's id) just before or after `target`. */
 export interface OpMove {
@@ -83,11 +86,12 @@ export function moveOp(design: Design, compiled: CompiledDesign, move: OpMove): 
   const ys = nodesOf(b);
   if (xs.length === 0 || ys.length === 0) return refuse(`${move.op} has no op in the compiled DAG`);
 
-  const slotOf = orderSlots(dag, program);
+  const running = runningOrders(design, program);
+  const slotOf = orderSlots(dag, program, running);
   const sx = slotOf.get(xs[0]!);
   const sy = slotOf.get(ys[0]!);
   let order: OrderDirective;
-  let replace: (edited: OrderDirective) => Directive[];
+  let edit: (moved: number[]) => Design;
   let slotX: number;
   let slotY: number;
   let slotNodes: number[][];
@@ -105,7 +109,11 @@ export function moveOp(design: Design, compiled: CompiledDesign, move: OpMove): 
     slotX = slotNodes.findIndex((s) => s.includes(xs[0]!));
     slotY = slotNodes.findIndex((s) => s.includes(ys[0]!));
     if (slotX < 0 || slotY < 0) return refuse(`${move.op} cannot be ordered by its tags alone`);
-    replace = (edited) => [...design.directives, edited];
+    const started = order;
+    edit = (moved) => ({
+      ...design,
+      directives: [...design.directives, { ...started, filters: moved.map((s) => started.filters[s]!) }],
+    });
   } else {
     if (sx === undefined || sy === undefined) {
       const [free, ordered] = sx === undefined ? [move.op, sy!] : [move.target, sx];
@@ -119,12 +127,32 @@ export function moveOp(design: Design, compiled: CompiledDesign, move: OpMove): 
       );
     }
     const entry = program[sx.entry]!;
-    order = entry.directive as OrderDirective;
+    order = { op: 'order', filters: running.get(sx.entry)!.map((slot) => slot.slice()) };
     const index = new NodeIndex(dag);
     slotNodes = order.filters.map((slot) => slot.flatMap((f) => index.match(f, [])));
     slotX = sx.slot;
     slotY = sy.slot;
-    replace = (edited) => withEdited(design, compiled, entry.path, edited);
+    const at = entry.path[1] as number;
+    const slots = order.filters;
+    if (entry.path.length > 2) {
+      // The order of a schedule: the move is an edit of the schedule, naming the two ops.
+      const op = scheduleOpOf(nodeTags(dag, dag.nodes[xs[0]!]!));
+      const target = scheduleOpOf(nodeTags(dag, dag.nodes[ys[0]!]!));
+      if (!op || !target) return refuse(`${move.op} is not an op a schedule orders`);
+      const next = withScheduleEdit(design, at, {
+        kind: 'move',
+        op,
+        [move.position]: target,
+      } as ScheduleEdit);
+      if (!next) return refuse(`directives[${at}] is no longer the schedule that orders ${move.op}`);
+      edit = () => next;
+    } else {
+      const written = design.directives[at] as OrderDirective;
+      edit = (moved) => ({
+        ...design,
+        directives: design.directives.with(at, { ...written, filters: moved.map((s) => slots[s]!) }),
+      });
+    }
   }
   if (slotX === slotY) return refuse(`${move.op} and ${move.target} run in the same slot, overlapped`);
   const strays = slotNodes[slotX]!.filter((n) => !sameUnit(dag, n, xs));
@@ -160,8 +188,7 @@ export function moveOp(design: Design, compiled: CompiledDesign, move: OpMove): 
     return { ok: true, design };
   }
 
-  const edited: OrderDirective = { ...order, filters: moved.map((s) => order.filters[s]!) };
-  const next: Design = { ...design, directives: replace(edited) };
+  const next = edit(moved);
   const check = runDesign(next, { keepSnapshots: false });
   if (!check.ok) {
     const e = check.errors[0]!;
@@ -200,39 +227,35 @@ function locate(plan: Plan): Map<string, Located> {
   return out;
 }
 
-/** Which order slot every ordered node sits in. */
-function orderSlots(dag: Dag, program: CompiledDesign['program']): Map<number, SlotRef> {
-  const index = new NodeIndex(dag);
-  const out = new Map<number, SlotRef>();
+/** The slots of every order of the program, by entry, as they run (scheduleEdits.ts). */
+function runningOrders(
+  design: Design,
+  program: CompiledDesign['program'],
+): Map<number, readonly (readonly Filter[])[]> {
+  const regions = splitRegions(design);
+  const out = new Map<number, readonly (readonly Filter[])[]>();
   program.forEach((e, entry) => {
-    if (e.directive.op !== 'order') return;
-    e.directive.filters.forEach((slot, j) => {
-      for (const f of slot)
-        for (const n of index.match(f, [...e.path, 'filters', j])) out.set(n, { entry, slot: j });
-    });
+    if (e.directive.op === 'order') out.set(entry, runningSlots(e.directive.filters, regions));
   });
   return out;
 }
 
-/** The program with the order at `path` edited; a schedule it came from is replaced by its expansion. */
-function withEdited(
-  design: Design,
-  compiled: CompiledDesign,
-  path: PathSegment[],
-  edited: OrderDirective,
-): Directive[] {
-  const i = path[1] as number;
-  const directives = design.directives.slice();
-  if (path.length === 2) {
-    directives[i] = edited;
-    return directives;
+/** Which running order slot every ordered node sits in. */
+function orderSlots(
+  dag: Dag,
+  program: CompiledDesign['program'],
+  running: Map<number, readonly (readonly Filter[])[]>,
+): Map<number, SlotRef> {
+  const index = new NodeIndex(dag);
+  const out = new Map<number, SlotRef>();
+  for (const [entry, slots] of running) {
+    slots.forEach((slot, j) => {
+      for (const f of slot)
+        for (const n of index.match(f, [...program[entry]!.path, 'filters', j]))
+          out.set(n, { entry, slot: j });
+    });
   }
-  const j = path[3] as number;
-  const expansion = compiled.program
-    .filter((e) => e.source === i && e.path.length === 4)
-    .map((e) => (e.path[3] === j ? edited : e.directive));
-  directives.splice(i, 1, ...expansion);
-  return directives;
+  return out;
 }
 
 /** Nodes of the dragged unit, and other regions of the same stage and pass that share its filter. */

@@ -83,7 +83,7 @@ describe('the store commands', () => {
     initStore(moved.design);
     const s = () => useStore.getState();
     expect(s().dispatch(switchBuilderAction, { builder: 'zb-h1' })).toBe(false);
-    expect(s().confirm?.question.items).toEqual(['directives[8]: order of 16 slots']);
+    expect(s().confirm?.question.items).toEqual(['directives[0].edits[0]: move 3F1 before 3F0']);
     expect(s().notice).toBeNull();
     s().answer(false);
     expect(s().confirm).toBeNull();
@@ -92,7 +92,7 @@ describe('the store commands', () => {
     s().answer(true);
     expect(s().design.directives).toEqual([{ op: 'schedule', builder: 'zb-h1', microbatches: 8 }]);
     expect(s().history.past).toEqual([moved.design]);
-    expect(s().notice?.text).toContain('dropped the hand-edited directives[8]');
+    expect(s().notice?.text).toContain("dropped the schedule's 1 hand edit");
   });
 
   test('the directive an edit touched is blamed for the errors the compile then reports elsewhere', () => {

@@ -1,6 +1,7 @@
 /**
  * `schedule` is a macro: it expands into the `split` + `place` + `order` a named schedule
- * amounts to, in place, so the user can see and edit exactly what runs. A virtual stage of the
+ * amounts to, in place, so the user can see and edit exactly what runs. The schedule's hand
+ * edits (moves, overlap slots) reorder those orders as it expands (scheduleEdits.ts). A virtual stage of the
  * builder covers `k` consecutive PP regions when the model has k·ranks·chunks of them.
  */
 import {
@@ -8,6 +9,7 @@ import {
   type Directive,
   formatPath,
   type Issue,
+  type OrderDirective,
   orderOfSlots,
   PASS_NAMES,
   type PathSegment,
@@ -20,6 +22,7 @@ import type { PassContext } from '../driver/pass.ts';
 import { deviceCount } from '../model/cluster.ts';
 import { stageValues } from '../model/lowerModel.ts';
 import { isEnabled } from '../program/program.ts';
+import { applyScheduleEdits } from './scheduleEdits.ts';
 
 export function expandProgram(ctx: PassContext, blocksPP: number[], blockCount: number): ExpandedDirective[] {
   const out: ExpandedDirective[] = [];
@@ -112,14 +115,28 @@ function expandSchedule(
   const schedule: Schedule = builder.byRank
     ? new RankedSchedule(builder.byRank, input, ranks)
     : new BuiltPrograms(builder.build(input));
-  return lowerSchedule(schedule, {
+  const bidirectional = d.builder === 'dualpipe';
+  const lowered = lowerSchedule(schedule, {
     regionsPerStage: stages.length / virtualStages,
     stages,
     groups,
     microbatches: d.microbatches,
-    bidirectional: d.builder === 'dualpipe',
+    bidirectional,
     stream: d.stream,
   });
+  if (!d.edits || d.edits.length === 0) return lowered;
+  // The orders come last, one per rank: the user's edits reorder them (scheduleEdits.ts).
+  const first = lowered.findIndex((x) => x.op === 'order');
+  const splits = ctx.design.directives.flatMap((x) =>
+    x.op === 'split_backward' && isEnabled(x) ? [x.filter] : [],
+  );
+  const orders = applyScheduleEdits(lowered.slice(first) as OrderDirective[], d.edits, {
+    path,
+    builder: d.builder,
+    bidirectional,
+    splits,
+  });
+  return [...lowered.slice(0, first), ...orders];
 }
 
 interface Lowering {

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { DESIGN_FORMAT, parseDesign } from './design.ts';
+
+const design = (format: string, schedule: Record<string, unknown>) => ({
+  format,
+  name: 'd',
+  model: { kind: 'synthetic', stages: 4, costs: { F: 1, BI: 1, BW: 1 } },
+  cluster: { kind: 'ideal', devices: 4 },
+  directives: [schedule, { op: 'split_backward', filter: { PP: 1 } }],
+});
+
+const move = { kind: 'move', op: { PP: 3, MB: 1, PASS: 'F' }, before: { PP: 3, MB: 0, PASS: 'F' } };
+
+describe('design format versions', () => {
+  it('an @1 design loads as an @2 one with the same model, cluster and directives', () => {
+    const old = design('stagecraft/design@1', { op: 'schedule', builder: '1f1b', microbatches: 8 });
+    const r = parseDesign(old);
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    expect(r.design.format).toBe('stagecraft/design@2');
+    expect(r.design.format).toBe(DESIGN_FORMAT);
+    expect(r.design.directives).toEqual(old.directives);
+    expect(r.design.model).toEqual(old.model);
+  });
+
+  it('an @1 design whose schedule has edits is refused at the edits, which @1 does not have', () => {
+    const r = parseDesign(
+      design('stagecraft/design@1', { op: 'schedule', builder: '1f1b', microbatches: 8, edits: [move] }),
+    );
+    expect(r.ok ? [] : r.errors).toEqual([
+      {
+        path: 'directives[0].edits',
+        message: `a schedule's edits need format "stagecraft/design@2" (this design says @1)`,
+      },
+    ]);
+  });
+
+  it('an @2 design keeps its schedule’s edits in their order', () => {
+    const overlap = { kind: 'overlap', op: { PP: 3, MB: 2, PASS: 'F' } };
+    const r = parseDesign(
+      design(DESIGN_FORMAT, { op: 'schedule', builder: '1f1b', microbatches: 8, edits: [move, overlap] }),
+    );
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    expect(r.design.directives[0]).toEqual({
+      op: 'schedule',
+      builder: '1f1b',
+      microbatches: 8,
+      edits: [move, overlap],
+    });
+  });
+
+  it('a design newer than this version reads is refused at its format', () => {
+    const r = parseDesign(
+      design('stagecraft/design@3', { op: 'schedule', builder: '1f1b', microbatches: 8 }),
+    );
+    expect(r.ok ? [] : r.errors.map((e) => e.path)).toEqual(['format']);
+  });
+});
+
+describe('schedule edits', () => {
+  const errorsOf = (edit: unknown) => {
+    const r = parseDesign(
+      design(DESIGN_FORMAT, { op: 'schedule', builder: '1f1b', microbatches: 8, edits: [move, edit] }),
+    );
+    return r.ok ? [] : r.errors;
+  };
+
+  it('a move names exactly one of before and after, reported at that edit', () => {
+    expect(errorsOf({ kind: 'move', op: move.op })).toEqual([
+      {
+        path: 'directives[0].edits[1]',
+        message: 'a move names where its op goes: exactly one of before and after',
+      },
+    ]);
+    expect(errorsOf({ ...move, after: move.before }).map((e) => e.path)).toEqual([
+      'directives[0].edits[1].after',
+    ]);
+  });
+
+  it('an op is named by PP, MB and PASS, and nothing else', () => {
+    expect(errorsOf({ kind: 'overlap', op: { PP: 1, PASS: 'F' } }).map((e) => e.path)).toEqual([
+      'directives[0].edits[1].op.MB',
+    ]);
+    expect(errorsOf({ kind: 'overlap', op: { PP: 1, MB: 0, PASS: 'F', EP: 0 } }).length).toBe(1);
+    expect(errorsOf({ kind: 'overlap', op: { PP: 1, MB: 0, PASS: 'X' } }).map((e) => e.path)).toEqual([
+      'directives[0].edits[1].op.PASS',
+    ]);
+  });
+
+  it('an edit of an unknown kind is refused at its kind', () => {
+    expect(errorsOf({ kind: 'swap', op: move.op }).map((e) => e.path)).toEqual([
+      'directives[0].edits[1].kind',
+    ]);
+  });
+});
