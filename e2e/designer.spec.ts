@@ -360,3 +360,38 @@ async function openFold(page: Page, index: number): Promise<void> {
   if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
   await expect(toggle).toHaveAttribute('aria-expanded', 'true');
 }
+
+test('split backward dropped on stage 1, then its filter widened to every stage, runs as four drops on the expanded program', async ({
+  page,
+}) => {
+  const list = page.getByTestId('program-list');
+  const status = page.getByTestId('compute-status');
+  await page.getByTestId('palette-split_backward').dragTo(dagNode(page, 'B.b1.mb0'));
+  await expect(status).toContainText('recomputed');
+  const pp = page.getByTestId('field-filter-PP');
+  await pp.fill('*');
+  await pp.press('Enter');
+  await expect(status).toContainText('recomputed');
+  await expect(list.getByTestId('directive-error')).toHaveCount(0);
+  for (const stage of [0, 1, 2, 3]) await expect(ganttOp(page, `BW.b${stage}.mb0`)).toBeAttached();
+  // One item at the top of the program: the schedule, with the split folded beneath it.
+  await expect(list.locator(':scope > li')).toHaveCount(1);
+  await expect(page.getByTestId('schedule-fold-0')).toContainText('split backward PP=*');
+  const compact = { makespan: await metric(page, 'makespan'), bubble: await metric(page, 'bubble') };
+  expect(compact.makespan).toBeLessThan(33);
+
+  // The same by hand: the schedule expanded, then a drop on every stage's backward.
+  for (let k = 0; k < 2; k++) await page.getByTestId('undo').click();
+  await expect.poll(() => metric(page, 'makespan')).toBe(33);
+  await page.getByTestId('directive-0').locator('.program-main').click();
+  await page.getByTestId('expand-schedule').click();
+  await expect(list.locator('li[data-op="order"]')).toHaveCount(4);
+  await expect(status).toContainText('recomputed');
+  for (const stage of [0, 1, 2, 3]) {
+    await page.getByTestId('palette-split_backward').dragTo(dagNode(page, `B.b${stage}.mb0`));
+    await expect(ganttOp(page, `BW.b${stage}.mb0`)).toBeAttached();
+    await expect(status).toContainText('recomputed');
+  }
+  await expect.poll(() => metric(page, 'makespan')).toBe(compact.makespan);
+  expect(await metric(page, 'bubble')).toBe(compact.bubble);
+});
