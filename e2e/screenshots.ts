@@ -40,6 +40,9 @@ async function main(): Promise<void> {
     await page.getByTestId('palette-dualpipev').click();
     await settled(page);
     await page.getByTestId('pin').click();
+    // The builder switch's notice has been read: the picture is of the comparison.
+    const notice = page.getByTestId('notice');
+    if (await notice.count()) await notice.getByRole('button', { name: 'dismiss' }).click();
     await page.getByTestId('tab-compare').click();
     await expect(page.getByTestId('compare').locator('figure[data-variant]')).toHaveCount(3);
     await page.waitForTimeout(500);
