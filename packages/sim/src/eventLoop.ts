@@ -174,56 +174,65 @@ export class EventLoop {
     const f = this.f;
     const k = f.kind[v]!;
     const d = f.unitDev[v]!;
-    if (k === K_COMPUTE || k === K_OVERLAP) {
-      this.exposure.mark(d, 1, 0, -1);
-      if (f.allocB[v] !== 0) this.memory.effect(d, 0, f.allocB[v]!);
-      this.begin(v);
-      this.pace.start(v);
-    } else if (k === K_SEND) {
-      this.exposure.mark(d, 0, 1, v);
-      this.begin(v);
-      this.pace.start(v);
+    if (k === K_RECV) {
+      this.postRecv(v);
+      return;
+    }
+    if (k === K_COLLECTIVE) {
+      this.arrive(v);
+      return;
+    }
+    // Compute, OVERLAP, SEND, OFFLOAD, RELOAD start now, told to the pace at one call site (one
+    // inlined copy of it, not one per kind).
+    if (k === K_COMPUTE || k === K_OVERLAP) this.exposure.mark(d, 1, 0, -1);
+    else if (k === K_SEND) this.exposure.mark(d, 0, 1, v);
+    if (k !== K_SEND && f.allocB[v] !== 0) this.memory.effect(d, 0, f.allocB[v]!);
+    this.begin(v);
+    this.pace.start(v);
+    if (k === K_SEND) {
       const r = f.recvOf[v]!;
       if (r >= 0 && this.state[r] === S_RECV_WAIT) {
         this.wire[r] = 1;
         this.exposure.mark(f.unitDev[r]!, 0, 1, r);
       }
-    } else if (k === K_RECV) {
-      const sd = f.sendOf[v]!;
-      this.start[v] = this.now[0]!;
-      if (this.keep) this.order[this.started] = v;
-      this.started++;
-      // Posted: release the stream's next instruction now (queued, not recursed: RECVs come in runs).
-      const nx = v + 1;
-      if (nx < f.N && f.unitStream[nx] === f.unitStream[v] && --this.dep[nx]! === 0) this.post(nx);
-      if (this.state[sd] === S_DONE) {
-        this.end[v] = this.now[0]!;
-        this.state[v] = S_RUNNING;
-        this.queue.push(v);
-      } else {
-        this.state[v] = S_RECV_WAIT;
-        if (this.state[sd] === S_RUNNING) {
-          this.wire[v] = 1;
-          this.exposure.mark(d, 0, 1, v);
-        }
-      }
-    } else if (k === K_COLLECTIVE) {
-      this.state[v] = S_ARRIVED;
-      const g = f.collGroup[v]!;
-      if (--this.remaining[g]! === 0) {
-        // All members start now.
-        for (let j = f.groupOff[g]!; j < f.groupOff[g + 1]!; j++) {
-          const m = f.groupUnits[j]!;
-          this.exposure.mark(f.unitDev[m]!, 0, 1, m);
-          this.begin(m);
-        }
-        this.pace.startCollective(g);
-      }
-    } else {
-      if (f.allocB[v] !== 0) this.memory.effect(d, 0, f.allocB[v]!);
-      this.begin(v);
-      this.pace.start(v);
     }
+  }
+
+  /** RECV v is posted now: it frees its stream, and ends now if its SEND has. */
+  private postRecv(v: number): void {
+    const f = this.f;
+    const sd = f.sendOf[v]!;
+    this.start[v] = this.now[0]!;
+    if (this.keep) this.order[this.started] = v;
+    this.started++;
+    // Release the stream's next instruction now (queued, not recursed: RECVs come in runs).
+    const nx = v + 1;
+    if (nx < f.N && f.unitStream[nx] === f.unitStream[v] && --this.dep[nx]! === 0) this.post(nx);
+    if (this.state[sd] === S_DONE) {
+      this.end[v] = this.now[0]!;
+      this.state[v] = S_RUNNING;
+      this.queue.push(v);
+    } else {
+      this.state[v] = S_RECV_WAIT;
+      if (this.state[sd] === S_RUNNING) {
+        this.wire[v] = 1;
+        this.exposure.mark(f.unitDev[v]!, 0, 1, v);
+      }
+    }
+  }
+
+  /** Collective member v arrives now; the last to arrive starts them all. */
+  private arrive(v: number): void {
+    const f = this.f;
+    this.state[v] = S_ARRIVED;
+    const g = f.collGroup[v]!;
+    if (--this.remaining[g]! !== 0) return;
+    for (let j = f.groupOff[g]!; j < f.groupOff[g + 1]!; j++) {
+      const m = f.groupUnits[j]!;
+      this.exposure.mark(f.unitDev[m]!, 0, 1, m);
+      this.begin(m);
+    }
+    this.pace.startCollective(g);
   }
 
   /** The pace's job of collective group g ended now: every member ends. */
