@@ -13,7 +13,7 @@
  * time order and need no sorting. No objects or closures are created per instruction.
  */
 import type { ArraySource } from '@stagecraft/ir';
-import { ExposedComm, ExposedCommByKind } from './exposedComm.ts';
+import { ExposedByKind } from './exposedByKind.ts';
 import type { FinishQueue } from './finishQueue.ts';
 import { type Flat, K_COLLECTIVE, K_COMPUTE, K_OVERLAP, K_RECV, K_SEND } from './flat.ts';
 import { MemoryTrack } from './memoryTrack.ts';
@@ -65,7 +65,13 @@ export class EventLoop {
   /** The pace's, read once: a boolean field, not a property load on the pace per collective. */
   private readonly collectiveIsOneJob: boolean;
   private readonly now: Float64Array;
-  private readonly exposure: ExposedComm;
+  // Exposed communication: per device, time with communication in flight and no compute running.
+  private readonly compActive: Int32Array;
+  private readonly commActive: Int32Array;
+  private readonly lastT: Float64Array;
+  private readonly exposed: Float64Array;
+  /** The same per kind of communication, on real clusters only (null on the ideal one). */
+  private readonly exposedByKind: ExposedByKind | null;
   private readonly memory: MemoryTrack;
   // Units a posted RECV released, with the time it did, taken last in first out (a few at a
   // time: the stack starts small and doubles).
@@ -79,7 +85,7 @@ export class EventLoop {
     private readonly pace: Pace,
     { keep, exposedByKind, arrays }: LoopOptions,
   ) {
-    const { N, groupOff, groupDur } = f;
+    const { N, D, groupOff, groupDur } = f;
     this.keep = keep;
     this.collectiveIsOneJob = pace.collectiveIsOneJob;
     this.now = queue.now;
@@ -93,7 +99,11 @@ export class EventLoop {
     this.order = arrays.int32(keep ? N : 0);
     this.remaining = new Int32Array(groupDur.length);
     for (let g = 0; g < this.remaining.length; g++) this.remaining[g] = groupOff[g + 1]! - groupOff[g]!;
-    this.exposure = exposedByKind ? new ExposedCommByKind(f, this.now) : new ExposedComm(f, this.now);
+    this.compActive = new Int32Array(D);
+    this.commActive = new Int32Array(D);
+    this.lastT = new Float64Array(D);
+    this.exposed = new Float64Array(D);
+    this.exposedByKind = exposedByKind ? new ExposedByKind(f, this.now, this.lastT) : null;
     this.memory = new MemoryTrack(f.plan.devices, keep, this.now);
   }
 
@@ -125,7 +135,7 @@ export class EventLoop {
       this.drainPosted();
     }
     for (let d = 0; d < D; d++) this.memory.flush(d);
-    const { start, order, started, done, exposure, memory } = this;
+    const { start, order, started, done, exposed, memory } = this;
     const r: Run = {
       start,
       end,
@@ -133,12 +143,28 @@ export class EventLoop {
       order,
       started,
       done,
-      exposed: exposure.exposed,
+      exposed,
       peak: memory.peak,
       points: memory.points,
     };
-    if (exposure instanceof ExposedCommByKind) r.exposedByKind = exposure.byKind;
+    if (this.exposedByKind !== null) r.exposedByKind = this.exposedByKind.exposed;
     return r;
+  }
+
+  /**
+   * At now, device d gains (or with −1, loses) `dComp` running compute and `dComm` running
+   * communication; `v`: the communication unit (−1 for compute), for the breakdown by kind.
+   */
+  private mark(d: number, dComp: number, dComm: number, v: number): void {
+    const t = this.now[0]!;
+    if (this.commActive[d]! > 0 && this.compActive[d] === 0) {
+      if (this.exposedByKind !== null) this.exposedByKind.expose(d);
+      this.exposed[d]! += t - this.lastT[d]!;
+    }
+    this.lastT[d] = t;
+    this.compActive[d]! += dComp;
+    this.commActive[d]! += dComm;
+    if (dComm !== 0 && v >= 0 && this.exposedByKind !== null) this.exposedByKind.count(d, v, dComm);
   }
 
   private post(v: number): void {
@@ -174,65 +200,56 @@ export class EventLoop {
     const f = this.f;
     const k = f.kind[v]!;
     const d = f.unitDev[v]!;
-    if (k === K_RECV) {
-      this.postRecv(v);
-      return;
-    }
-    if (k === K_COLLECTIVE) {
-      this.arrive(v);
-      return;
-    }
-    // Compute, OVERLAP, SEND, OFFLOAD, RELOAD start now, told to the pace at one call site (one
-    // inlined copy of it, not one per kind).
-    if (k === K_COMPUTE || k === K_OVERLAP) this.exposure.mark(d, 1, 0, -1);
-    else if (k === K_SEND) this.exposure.mark(d, 0, 1, v);
-    if (k !== K_SEND && f.allocB[v] !== 0) this.memory.effect(d, 0, f.allocB[v]!);
-    this.begin(v);
-    this.pace.start(v);
-    if (k === K_SEND) {
+    if (k === K_COMPUTE || k === K_OVERLAP) {
+      this.mark(d, 1, 0, -1);
+      if (f.allocB[v] !== 0) this.memory.effect(d, 0, f.allocB[v]!);
+      this.begin(v);
+      this.pace.start(v);
+    } else if (k === K_SEND) {
+      this.mark(d, 0, 1, v);
+      this.begin(v);
+      this.pace.start(v);
       const r = f.recvOf[v]!;
       if (r >= 0 && this.state[r] === S_RECV_WAIT) {
         this.wire[r] = 1;
-        this.exposure.mark(f.unitDev[r]!, 0, 1, r);
+        this.mark(f.unitDev[r]!, 0, 1, r);
       }
-    }
-  }
-
-  /** RECV v is posted now: it frees its stream, and ends now if its SEND has. */
-  private postRecv(v: number): void {
-    const f = this.f;
-    const sd = f.sendOf[v]!;
-    this.start[v] = this.now[0]!;
-    if (this.keep) this.order[this.started] = v;
-    this.started++;
-    // Release the stream's next instruction now (queued, not recursed: RECVs come in runs).
-    const nx = v + 1;
-    if (nx < f.N && f.unitStream[nx] === f.unitStream[v] && --this.dep[nx]! === 0) this.post(nx);
-    if (this.state[sd] === S_DONE) {
-      this.end[v] = this.now[0]!;
-      this.state[v] = S_RUNNING;
-      this.queue.push(v);
+    } else if (k === K_RECV) {
+      const sd = f.sendOf[v]!;
+      this.start[v] = this.now[0]!;
+      if (this.keep) this.order[this.started] = v;
+      this.started++;
+      // Posted: release the stream's next instruction now (queued, not recursed: RECVs come in runs).
+      const nx = v + 1;
+      if (nx < f.N && f.unitStream[nx] === f.unitStream[v] && --this.dep[nx]! === 0) this.post(nx);
+      if (this.state[sd] === S_DONE) {
+        this.end[v] = this.now[0]!;
+        this.state[v] = S_RUNNING;
+        this.queue.push(v);
+      } else {
+        this.state[v] = S_RECV_WAIT;
+        if (this.state[sd] === S_RUNNING) {
+          this.wire[v] = 1;
+          this.mark(d, 0, 1, v);
+        }
+      }
+    } else if (k === K_COLLECTIVE) {
+      this.state[v] = S_ARRIVED;
+      const g = f.collGroup[v]!;
+      if (--this.remaining[g]! === 0) {
+        // All members start now.
+        for (let j = f.groupOff[g]!; j < f.groupOff[g + 1]!; j++) {
+          const m = f.groupUnits[j]!;
+          this.mark(f.unitDev[m]!, 0, 1, m);
+          this.begin(m);
+        }
+        this.pace.startCollective(g);
+      }
     } else {
-      this.state[v] = S_RECV_WAIT;
-      if (this.state[sd] === S_RUNNING) {
-        this.wire[v] = 1;
-        this.exposure.mark(f.unitDev[v]!, 0, 1, v);
-      }
+      if (f.allocB[v] !== 0) this.memory.effect(d, 0, f.allocB[v]!);
+      this.begin(v);
+      this.pace.start(v);
     }
-  }
-
-  /** Collective member v arrives now; the last to arrive starts them all. */
-  private arrive(v: number): void {
-    const f = this.f;
-    this.state[v] = S_ARRIVED;
-    const g = f.collGroup[v]!;
-    if (--this.remaining[g]! !== 0) return;
-    for (let j = f.groupOff[g]!; j < f.groupOff[g + 1]!; j++) {
-      const m = f.groupUnits[j]!;
-      this.exposure.mark(f.unitDev[m]!, 0, 1, m);
-      this.begin(m);
-    }
-    this.pace.startCollective(g);
   }
 
   /** The pace's job of collective group g ended now: every member ends. */
@@ -250,9 +267,9 @@ export class EventLoop {
     this.done++;
     const k = f.kind[v]!;
     const d = f.unitDev[v]!;
-    if (k === K_COMPUTE || k === K_OVERLAP) this.exposure.mark(d, -1, 0, -1);
+    if (k === K_COMPUTE || k === K_OVERLAP) this.mark(d, -1, 0, -1);
     else if (k === K_SEND) {
-      this.exposure.mark(d, 0, -1, v);
+      this.mark(d, 0, -1, v);
       const r = f.recvOf[v]!;
       if (r >= 0 && this.state[r] === S_RECV_WAIT) {
         this.end[r] = this.now[0]!;
@@ -260,8 +277,8 @@ export class EventLoop {
         this.queue.push(r);
       }
     } else if (k === K_RECV) {
-      if (this.wire[v] === 1) this.exposure.mark(d, 0, -1, v);
-    } else if (k === K_COLLECTIVE) this.exposure.mark(d, 0, -1, v);
+      if (this.wire[v] === 1) this.mark(d, 0, -1, v);
+    } else if (k === K_COLLECTIVE) this.mark(d, 0, -1, v);
     if (f.freeB[v] !== 0) this.memory.effect(d, f.freeB[v]!, 0);
     const next = v + 1;
     const dep = this.dep;

@@ -30,7 +30,7 @@ import { type ArraySource, lend, type Plan, provenColumnsOf } from '@stagecraft/
 import { resolveCluster } from './costModel.ts';
 import { findDeadlock } from './deadlock.ts';
 import { EventLoop } from './eventLoop.ts';
-import { EXPOSED_KINDS } from './exposedComm.ts';
+import { EXPOSED_KINDS } from './exposedByKind.ts';
 import { FinishQueue } from './finishQueue.ts';
 import {
   type Flat,
