@@ -188,12 +188,23 @@ export class EventLoop {
     }
   }
 
-  /** Marks unit v started now; its pace is told separately (a collective's once per group). */
+  /** Marks unit v started now; a collective's members are queued by its pace (startCollective). */
   private begin(v: number): void {
     this.start[v] = this.now[0]!;
     this.state[v] = S_RUNNING;
     if (this.keep) this.order[this.started] = v;
     this.started++;
+  }
+
+  /**
+   * Starts unit v now and queues it at its end at full rate; its pace may move that end (and
+   * queue it again) when it shares resources.
+   */
+  private launch(v: number): void {
+    this.begin(v);
+    this.end[v] = this.now[0]! + this.f.dur[v]!;
+    this.queue.push(v);
+    this.pace.start(v);
   }
 
   private ready(v: number): void {
@@ -203,12 +214,10 @@ export class EventLoop {
     if (k === K_COMPUTE || k === K_OVERLAP) {
       this.mark(d, 1, 0, -1);
       if (f.allocB[v] !== 0) this.memory.effect(d, 0, f.allocB[v]!);
-      this.begin(v);
-      this.pace.start(v);
+      this.launch(v);
     } else if (k === K_SEND) {
       this.mark(d, 0, 1, v);
-      this.begin(v);
-      this.pace.start(v);
+      this.launch(v);
       const r = f.recvOf[v]!;
       if (r >= 0 && this.state[r] === S_RECV_WAIT) {
         this.wire[r] = 1;
@@ -247,8 +256,7 @@ export class EventLoop {
       }
     } else {
       if (f.allocB[v] !== 0) this.memory.effect(d, 0, f.allocB[v]!);
-      this.begin(v);
-      this.pace.start(v);
+      this.launch(v);
     }
   }
 

@@ -7,7 +7,8 @@
  * - A compute job runs at 1 − (Σ SM share of the communication kernels running on its device),
  *   never below MIN_COMPUTE_RATE, split equally among the compute jobs running there.
  * A job's time at rate 1 is its cost-model time (latency included: the whole transfer stretches).
- * When a job's rate changes its end moves and it is queued again; the old entry goes stale.
+ * The loop queues a started job at its end at full rate; whenever its rate changes (starting
+ * included) its end moves and it is queued again, and the old entry goes stale.
  * A collective is one job, under its first member, spanning every member's device.
  */
 import type { CostCluster } from './costModel.ts';
