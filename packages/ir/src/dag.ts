@@ -5,6 +5,7 @@
  * pass costs only what that pass changed.
  */
 
+import type { DagRows } from './dagTable.ts';
 import type { PassName } from './filter.ts';
 import { lengthened, newColumn, shortened } from './memory/columns.ts';
 
@@ -157,6 +158,13 @@ export interface Dag {
   readonly dataParallel?: readonly DataParallelRegion[];
   /** Set by `shard_tensor`: groups whose members split blocks (they all see the same tokens). */
   readonly tensorParallel?: readonly { readonly group: number; readonly blocks: readonly number[] }[];
+  /**
+   * The nodes as columns, set when the DAG is made from them (`dagOf`, dagTable.ts), as every
+   * pass makes its output; `nodes` is then made from them when first read. Absent on a DAG given
+   * as node objects (a test's, a deserialised one). Not enumerable: a DAG serialises, clones and
+   * spreads as the fields above.
+   */
+  readonly rows?: DagRows;
 }
 
 export function emptyEdges(): EdgeList {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { collectiveNode } from './commNodes.ts';
 import { computeNode, type Dag, type DagNode, emptyEdges, p2pNode } from './dag.ts';
-import { dagOf, nodeIdOf, partsOf, tableOf, transferOf } from './dagTable.ts';
+import { dagOf, nodeCount, nodeIdOf, partsOf, tableOf, transferOf } from './dagTable.ts';
 
 const provenance = { pass: 'test', directive: 2 };
 
@@ -135,5 +135,37 @@ describe('a DAG as a node table', () => {
     expect(next.nodes[0]).not.toBe(base.nodes[0]);
     const first = next.nodes[0]!;
     expect(first.kind === 'compute' && first.allocBytes).toBe(99);
+  });
+
+  test('a DAG made from a table carries it in its rows, which its keys and JSON leave out', () => {
+    const dag = objectDag();
+    const table = tableOf(dag);
+    const again = dagOf(partsOf(dag), table);
+    expect(again.rows?.table).toBe(table);
+    expect(again.rows?.parent).toBeUndefined();
+    expect(Object.keys(again)).not.toContain('rows');
+    expect(JSON.parse(JSON.stringify(again))).not.toHaveProperty('rows');
+    expect({ ...again }).not.toHaveProperty('rows');
+  });
+
+  test("a DAG given as node objects has no rows: its ids, transfers and size are its nodes'", () => {
+    const dag = objectDag();
+    expect(dag.rows).toBeUndefined();
+    expect(dag.nodes.map((_, i) => nodeIdOf(dag, i))).toEqual(dag.nodes.map((n) => n.id));
+    expect(transferOf(dag, 2)).toBe('F.b0.mb1.d2');
+    expect(transferOf(dag, 3)).toBe('custom');
+    expect(nodeCount(dag)).toBe(6);
+    // Reading it leaves it as it was: nothing is attached to it, nor kept aside for it.
+    expect(Object.getOwnPropertyNames(dag)).toEqual(Object.keys(objectDag()));
+  });
+
+  test("ids made once are kept in the DAG's rows, per DAG, not per table", () => {
+    const dag = objectDag();
+    const table = tableOf(dag);
+    const a = dagOf(partsOf(dag), table);
+    const b = dagOf({ ...partsOf(dag), groups: [[5], [6, 7]] }, table);
+    expect(nodeIdOf(a, 2)).toBe('SEND.F.b0.mb1.d2');
+    expect(nodeIdOf(b, 2)).toBe('SEND.F.b0.mb1.d6');
+    expect(a.rows?.ids?.[2]).toBe('SEND.F.b0.mb1.d2');
   });
 });

@@ -6,8 +6,13 @@
  * Ids are not stored: they follow from what a node is (`<op>.b<block>` and its split indices,
  * `UPD.d<first device>`, `SEND.<transfer>` with the transfer named by the producer's id and the
  * first device of the receiving group), and only the ids that do not (collectives, ORDER_SINK)
- * are kept in `table.ids`. A DAG built from node objects (a test's, a deserialised one) gets a
- * table on first use with every id, transfer and device list that the rule would not give.
+ * are kept in `table.ids`. A DAG built from node objects (a test's, a deserialised one) has no
+ * table; `tableOf` makes one from its nodes, keeping every id, transfer and device list that the
+ * rule would not give.
+ *
+ * What a DAG made from a table carries is one declared field, `dag.rows` (the table, the parent,
+ * the ids made so far), not side tables keyed by the DAG: which path a function takes is read
+ * off the DAG itself.
  *
  * A DAG made with a `parent` (the DAG the pass read, when snapshots are kept) reuses the parent's
  * node object for every row the pass did not change: snapshots then share their unchanged nodes,
@@ -37,14 +42,25 @@ import {
   opCode,
 } from './nodeTable.ts';
 
-/** Every field of a `Dag` but its nodes. */
-export type DagParts = Omit<Dag, 'nodes'>;
+/** Every field of a `Dag` but its nodes (and the columns they are made from). */
+export type DagParts = Omit<Dag, 'nodes' | 'rows'>;
 
-const TABLE = Symbol('stagecraft.nodeTable');
-type WithTable = Dag & { [TABLE]?: NodeTable; [PARENT]?: Dag };
-const PARENT = Symbol('stagecraft.parent');
-/** Tables made for DAGs that were built from node objects. */
-const madeFor = new WeakMap<Dag, NodeTable>();
+/** A DAG's `rows`: what a DAG made from a node table carries besides its public fields. */
+export interface DagRows {
+  /** The columns its nodes are read from. */
+  readonly table: NodeTable;
+  /**
+   * The DAG whose rows 0..its length−1 are this one's rows in the same order (the pass kept or
+   * edited them in place and appended the rest), when its node objects are to be shared.
+   */
+  readonly parent: Dag | undefined;
+  /**
+   * Ids by row, made as `nodeIdOf` asks for them (the array on the first ask). The DAG's, not the
+   * table's: the naming rule reads the DAG's groups and split dimensions too, which DAGs sharing
+   * a table need not share.
+   */
+  ids: (string | undefined)[] | undefined;
+}
 
 /**
  * The DAG of `parts` with the nodes of `table`. `parent`: the DAG whose rows 0..parent's length−1
@@ -55,7 +71,7 @@ export function dagOf(parts: DagParts, table: NodeTable, parent?: Dag): Dag {
   // Built property by property, with one getter shared by every DAG, so that all DAGs share one
   // hidden class in fast mode (an object literal with a getter, or a data property redefined as
   // one, makes each a dictionary): passes read DAG fields in code V8 optimises for that class.
-  const dag = { blocks: parts.blocks, dims: parts.dims, groups: parts.groups } as WithTable;
+  const dag = { blocks: parts.blocks, dims: parts.dims, groups: parts.groups } as Dag;
   Object.defineProperty(dag, 'nodes', { get: nodesOfTable, enumerable: true, configurable: true });
   const mutable = dag as { -readonly [K in keyof Dag]: Dag[K] };
   mutable.edges = parts.edges;
@@ -63,13 +79,13 @@ export function dagOf(parts: DagParts, table: NodeTable, parent?: Dag): Dag {
   mutable.streams = parts.streams;
   if (parts.dataParallel !== undefined) mutable.dataParallel = parts.dataParallel;
   if (parts.tensorParallel !== undefined) mutable.tensorParallel = parts.tensorParallel;
-  Object.defineProperty(dag, TABLE, { value: table });
-  Object.defineProperty(dag, PARENT, { value: parent });
+  const rows: DagRows = { table, parent, ids: undefined };
+  Object.defineProperty(dag, 'rows', { value: rows });
   return dag;
 }
 
 /** `dag.nodes` of a DAG made by `dagOf`: the objects, made on first read and kept. */
-function nodesOfTable(this: WithTable): readonly DagNode[] {
+function nodesOfTable(this: Dag): readonly DagNode[] {
   const nodes = materialize(this);
   Object.defineProperty(this, 'nodes', {
     value: nodes,
@@ -104,13 +120,13 @@ export function withParts(dag: Dag, parts: Partial<DagParts>, table?: NodeTable,
   return dagOf({ ...partsOf(dag), ...parts }, table ?? tableOf(dag), shareNodes ? dag : undefined);
 }
 
-/** The nodes of `dag` as columns: its own table, or one made once from its node objects. */
+/**
+ * The nodes of `dag` as columns: its own table, or, for a DAG given as node objects, one made from
+ * them on every call (such DAGs are a test's or a deserialised one: the compiler makes each DAG it
+ * reads with a table).
+ */
 export function tableOf(dag: Dag): NodeTable {
-  const own = (dag as WithTable)[TABLE];
-  if (own) return own;
-  let made = madeFor.get(dag);
-  if (!made) madeFor.set(dag, (made = fromNodes(dag)));
-  return made;
+  return dag.rows?.table ?? fromNodes(dag);
 }
 
 /** Whether `dag.nodes` exists as objects already (reading it would not build them). */
@@ -120,25 +136,28 @@ export function hasNodeObjects(dag: Dag): boolean {
 
 // ---- ids ----
 
-const idCache = new WeakMap<Dag, (string | undefined)[]>();
-
 /**
- * The id of node `i`: by the naming rule and the table's own ids (cached per DAG). A DAG of node
- * objects has a table that keeps every id the rule would not give, so this is its nodes' id too.
+ * The id of node `i`: by the naming rule and the table's own ids (kept in the DAG's rows once
+ * made), or a node object's own for a DAG given as node objects.
  */
 export function nodeIdOf(dag: Dag, i: number): string {
-  let cache = idCache.get(dag);
-  if (!cache) idCache.set(dag, (cache = new Array(tableOf(dag).length)));
-  return (cache[i] ??= ruleId(dag, tableOf(dag), i, cache));
+  const rows = dag.rows;
+  if (rows === undefined) return dag.nodes[i]!.id;
+  const ids = (rows.ids ??= new Array(rows.table.length));
+  return (ids[i] ??= ruleId(dag, rows.table, i, ids));
 }
 
 /** How many nodes the DAG has, without making its node objects. */
 export function nodeCount(dag: Dag): number {
-  return tableOf(dag).length;
+  return dag.rows?.table.length ?? dag.nodes.length;
 }
 
 /** The transfer a SEND or RECV belongs to. */
 export function transferOf(dag: Dag, i: number): string {
+  if (dag.rows === undefined) {
+    const x = dag.nodes[i]!;
+    if (x.kind === 'p2p') return x.transfer;
+  }
   const t = tableOf(dag);
   return t.transfers.get(i) ?? ruleTransfer(dag, t, i, (k) => nodeIdOf(dag, k));
 }
@@ -202,9 +221,8 @@ function dimsOf(s: Shared, t: NodeTable, i: number): readonly number[] {
   return dims;
 }
 
-function materialize(dag: WithTable): readonly DagNode[] {
-  const t = dag[TABLE]!;
-  const parent = dag[PARENT];
+function materialize(dag: Dag): readonly DagNode[] {
+  const { table: t, parent } = dag.rows!;
   const reuse = parent ? reusable(dag, t, parent) : undefined;
   const shared: Shared = { provenance: [], dims: new Map(), radix: dag.dims.map((d) => d.size + 2) };
   const nodes = new Array<DagNode>(t.length);

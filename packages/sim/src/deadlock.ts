@@ -9,9 +9,9 @@
  * that loop is the reported wait cycle. The analysis is O(n) and allocates per stuck unit only.
  */
 import { type Issue, UNIT_RECV } from '@stagecraft/ir';
-import { S_ARRIVED, S_BLOCKED, S_DONE, S_RECV_WAIT } from './engine.ts';
 import { type Flat, instAt, unitPath } from './flat.ts';
 import type { Deadlock, InstructionRef, StuckInstruction } from './types.ts';
+import { S_ARRIVED, S_BLOCKED, S_DONE, S_RECV_WAIT } from './unitStates.ts';
 
 type Reason = 'wait' | 'send' | 'collective';
 

@@ -26,20 +26,6 @@ import {
 import { type CostCluster, collectiveMs } from './costModel.ts';
 import { timesFromColumns, timesFromObjects } from './unitTimes.ts';
 
-/**
- * The unit kinds (ir's unitKind.ts) under the names engine.ts and sharedEngine.ts still import
- * from here: aliases, not definitions, kept until those files (being merged into one event loop)
- * import UNIT_* themselves.
- */
-export {
-  UNIT_COLLECTIVE as K_COLLECTIVE,
-  UNIT_COMPUTE as K_COMPUTE,
-  UNIT_MEMORY as K_MEMORY,
-  UNIT_OVERLAP as K_OVERLAP,
-  UNIT_RECV as K_RECV,
-  UNIT_SEND as K_SEND,
-} from '@stagecraft/ir';
-
 const MAX_ERRORS = 100;
 
 export interface Flat {

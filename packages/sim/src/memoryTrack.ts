@@ -1,5 +1,5 @@
 /**
- * Allocated bytes of every device over time, as both engines track them. The frees and
+ * Allocated bytes of every device over time, as the event loop tracks them. The frees and
  * allocations of one device at one instant form a group, frees first, so an op that frees a
  * stash as another allocates one at the same time shows no peak that never existed.
  */
@@ -16,7 +16,7 @@ export class MemoryTrack {
   private readonly pendingAlloc: Float64Array;
 
   /**
-   * `now[0]`: the time of the effects being reported. An engine keeps its clock there, so that no
+   * `now[0]`: the time of the effects being reported. The event loop keeps its clock there, so that no
    * double is passed per effect (a double argument is boxed unless the call is inlined).
    */
   constructor(

@@ -13,9 +13,10 @@
  *   transfer); whatever lists it in `waits` starts after that end.
  * - A collective starts when every member device has reached (is ready at) the instruction with
  *   the same `collective` key; all members end together after the alpha-beta time.
- * - On a real (custom or preset) cluster, sharedEngine.ts runs instead: concurrent jobs share link
- *   bandwidth and compute yields the SM share of running communication (rates change as jobs
- *   start and end); the ideal cluster keeps engine.ts, whose fixed durations keep closed forms exact.
+ * - On a real (custom or preset) cluster the loop runs at sharedPace.ts's pace: concurrent jobs
+ *   share link bandwidth and compute yields the SM share of running communication (rates change as
+ *   jobs start and end); the ideal cluster runs at idealPace.ts's, whose fixed durations keep
+ *   closed forms exact.
  * - Memory: each device starts at its resident training state (staticBytes, else paramBytes); allocBytes apply at a unit's start, freeBytes at its
  *   end (OFFLOAD releases `bytes` at its end, RELOAD allocates `bytes` at its start); at equal
  *   times frees apply before allocations.
@@ -23,7 +24,7 @@
  *   cycle (deadlock.ts). Nothing here throws on a well-typed plan.
  *
  * Pipeline: resolveCluster (costModel.ts) → flatten (flat.ts: setup, validation of references)
- * → run (engine.ts, or sharedEngine.ts on a real cluster) → metrics (below, stepMetrics.ts).
+ * → run (eventLoop.ts, at the cluster's pace) → metrics (below, stepMetrics.ts).
  */
 import {
   type ArraySource,
@@ -38,9 +39,12 @@ import {
 } from '@stagecraft/ir';
 import { resolveCluster } from './costModel.ts';
 import { findDeadlock } from './deadlock.ts';
-import { run } from './engine.ts';
+import { EventLoop } from './eventLoop.ts';
+import { EXPOSED_KINDS } from './exposedByKind.ts';
+import { FinishQueue } from './finishQueue.ts';
 import { type Flat, flatten, instAt } from './flat.ts';
-import { EXPOSED_KINDS, runShared } from './sharedEngine.ts';
+import { IdealPace } from './idealPace.ts';
+import { SharedPace } from './sharedPace.ts';
 import { gpuFacts, mfuOf, oomWarnings } from './stepMetrics.ts';
 import type { DeviceMetrics, SimulateOptions, Simulation, SimulationResult, TimelineEvent } from './types.ts';
 
@@ -63,13 +67,16 @@ function simulateWith(plan: Plan, options: SimulateOptions, arrays: ArraySource)
   if (!flat.ok) return flat;
   const f = flat.flat;
   const cost = resolved.cost;
-  const r = cost.kind === 'custom' ? runShared(f, keep, cost) : run(f, keep, arrays);
+  const real = cost.kind === 'custom';
+  const queue = new FinishQueue(f.N, arrays);
+  const pace = real ? new SharedPace(f, cost, queue) : new IdealPace(f, queue);
+  const r = new EventLoop(f, queue, pace, { keep, exposedByKind: real, arrays }).run();
   if (r.done < f.N) return findDeadlock(f, r.state);
 
   const { N, D, kind, unitDev } = f;
   const { start, end } = r;
   // Shared resources stretch compute on a real cluster: busy is what ran, not the nominal cost.
-  const busy = cost.kind === 'custom' ? measuredBusy(f, start, end) : f.busy;
+  const busy = real ? measuredBusy(f, start, end) : f.busy;
   let makespan = 0;
   for (let v = 0; v < N; v++) if (end[v]! > makespan) makespan = end[v]!;
   const first = new Float64Array(D).fill(Number.POSITIVE_INFINITY);

@@ -5,7 +5,7 @@
  * a longer view of the same memory, written only past the rows its input uses.
  *
  * The input's view still ends where it did, so it never sees the new rows: columns stay values
- * (a pass never writes its input's rows). Each buffer records how many of its rows some column
+ * (a pass never writes its input's rows). The memory records how many of its rows some column
  * uses; only a column that ends there may be lengthened in place, so two passes that append to
  * the same input (a compile and a later incremental one) never write the same rows: the second
  * gets a copy.
@@ -14,10 +14,20 @@
 export type Column = Int32Array | Float64Array | Uint8Array;
 
 /**
- * Rows of each buffer `newColumn` made that some column uses. Only those buffers lengthen in
- * place: any other column may be a view of memory that something else uses past its end.
+ * The memory of columns `newColumn` made: an ArrayBuffer that says how many of its rows some
+ * column uses. Only this memory lengthens in place: a column over any other buffer may be a view
+ * of memory that something else uses past its end. (A copy of it made by structured cloning is a
+ * plain ArrayBuffer, and is copied again to grow.)
  */
-const used = new WeakMap<ArrayBufferLike, number>();
+class ColumnMemory extends ArrayBuffer {
+  /** Rows some column over this memory uses: the only column that may lengthen in place ends here. */
+  usedRows: number;
+
+  constructor(bytes: number, usedRows: number) {
+    super(bytes);
+    this.usedRows = usedRows;
+  }
+}
 
 /**
  * Spare rows given to a column copied to grow: a third more, and at least 1024. Enough for the
@@ -35,9 +45,7 @@ export function newColumn<T extends Column>(
   length: number,
   spare: number,
 ): T {
-  const buffer = new ArrayBuffer((length + spare) * bytesPerRow);
-  used.set(buffer, length);
-  return new Kind(buffer, 0, length);
+  return new Kind(new ColumnMemory((length + spare) * bytesPerRow, length), 0, length);
 }
 
 /**
@@ -55,10 +63,15 @@ export function lengthened<T extends Column>(
   const buffer = c.buffer;
   const bytes = c.BYTES_PER_ELEMENT;
   const Kind = c.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => T;
-  if (c.byteOffset !== 0 || buffer.byteLength < length * bytes || used.get(buffer) !== old)
+  if (
+    !(buffer instanceof ColumnMemory) ||
+    c.byteOffset !== 0 ||
+    buffer.byteLength < length * bytes ||
+    buffer.usedRows !== old
+  )
     return copied(c, length, fill, spare);
-  used.set(buffer, length);
-  const out = new Kind(buffer as ArrayBuffer, 0, length);
+  buffer.usedRows = length;
+  const out = new Kind(buffer, 0, length);
   // Rows past the used ones may hold what an abandoned lengthening wrote: set them all.
   out.fill(fill, old);
   return out;
@@ -87,6 +100,7 @@ export function editable<T extends Column>(c: T): T {
 export function shortened<T extends Column>(c: T, length: number): T {
   if (length >= c.length) return c;
   const buffer = c.buffer;
-  if (c.byteOffset === 0 && used.get(buffer) === c.length) used.set(buffer, length);
+  if (buffer instanceof ColumnMemory && c.byteOffset === 0 && buffer.usedRows === c.length)
+    buffer.usedRows = length;
   return c.subarray(0, length) as T;
 }
