@@ -10,6 +10,7 @@
  */
 import {
   CompileError,
+  type Dag,
   EDGE_TEMPORAL,
   type Filter,
   formatPath,
@@ -29,7 +30,7 @@ import {
 import { type Adjacency, outEdges } from '../dag/adjacency.ts';
 import { EdgeAppend } from '../dag/edgeAppend.ts';
 import { topoOrderOf } from '../dag/topo.ts';
-import { type Pass, rewritten } from '../driver/pass.ts';
+import { type Pass, type PassContext, rewritten } from '../driver/pass.ts';
 import { interleavedSlot } from '../program/interleaveSlot.ts';
 import { NodeIndex } from '../program/nodeIndex.ts';
 import { directivesOf } from '../program/program.ts';
@@ -44,111 +45,20 @@ export const orderPass: Pass = {
   run(dag, ctx) {
     const orders = directivesOf(ctx.program, 'order');
     if (orders.length === 0) return dag;
-    const index = NodeIndex.of(dag);
-    // Out-edges only matter to slots of several filters (overlap detection): built on first use.
-    let out: Adjacency | undefined;
     const t = tableOf(dag);
     const N = t.length;
-    const nodeGroup = t.group;
-    // ORDER_SINKs added, as rows appended after the others: group, directive, id.
-    const sinkGroup: number[] = [];
-    const sinkDirective: number[] = [];
-    const sinkId: string[] = [];
-    const overlaps: OverlapSlot[] = [...dag.overlaps];
-    // Where each node was ordered: a slot number, the rows of all orders counted in sequence
-    // (rowBase[oi] is the number of order oi's first row), so no per-slot record is kept; the
-    // slot's path is recovered only for a message.
-    const slotOf = ctx.scratch.int32(N, -1);
     const rowBase = new Int32Array(orders.length + 1);
     // A schedule's orders are slot columns (ir/orderSlots.ts): read as such, not as filter objects.
     const columns = orders.map(({ d }) => slotsOf(d));
     for (let oi = 0; oi < orders.length; oi++)
       rowBase[oi + 1] = rowBase[oi]! + slotCount(orders[oi]!.d, columns[oi]);
     // Mostly one edge joins a slot to the one before: about one per row.
-    const edges = new EdgeAppend(rowBase[orders.length]);
-    // A slot number is twice its row's number, plus one for the slot of the BW halves of the
-    // split backwards the row names as B (splitHalves.ts), which runs right after the row.
-    const slotPath = (slot: number): PathSegment[] => {
-      const row = slot >> 1;
-      let oi = 0;
-      while (rowBase[oi + 1]! <= row) oi++;
-      return [...orders[oi]!.path, 'filters', row - rowBase[oi]!];
-    };
+    const w = new SlotWriter(dag, ctx, orders, rowBase, new EdgeAppend(rowBase[orders.length]));
+    const { index } = w;
     const halves = splitHalves(dag, ctx.program);
-    // Filter (within its slot) of each node of the current slot, for overlap detection.
-    const filterOf = ctx.scratch.int32(N);
-    // The ops of the slot before, of this one, and of its BW halves: buffers passed round.
-    let prev = ctx.scratch.int32(N);
-    let members = ctx.scratch.int32(N);
-    let after = ctx.scratch.int32(N);
     for (let oi = 0; oi < orders.length; oi++) {
-      const { d, index: di, path } = orders[oi]!;
-      let group = -1;
-      let groupPath = '';
-      let prevCount = 0;
-      // Path of the filter being matched, built only for a message (one closure per order).
-      let fj = 0;
-      let fq = 0;
-      const fpath = () => [...path, 'filters', fj, fq];
-      /** Orders the `n` nodes `index` found in slot `slot` as filter `q` of it, into `into`. */
-      const take = (n: number, slot: number, q: number, into: Int32Array, count: number): number => {
-        const found = index.found();
-        for (let k = 0; k < n; k++) {
-          const x = found[k]!;
-          const g = nodeGroup[x]!;
-          if (group < 0) {
-            group = g;
-            groupPath = formatPath(fpath());
-          } else if (g !== group) {
-            throw new CompileError({
-              path: formatPath(fpath()),
-              message: `matches ${nodeIdOf(dag, x)} on devices [${dag.groups[g]!.join(', ')}], but this order runs on devices [${dag.groups[group]!.join(', ')}] (from ${groupPath}); an order stays on one device group`,
-            });
-          }
-          if (slotOf[x]! >= 0) {
-            throw new CompileError({
-              path: formatPath(fpath()),
-              message: `${nodeIdOf(dag, x)} is already ordered by ${formatPath(slotPath(slotOf[x]!))}`,
-            });
-          }
-          slotOf[x] = slot;
-          filterOf[x] = q;
-          into[count++] = x;
-        }
-        return count;
-      };
-      /**
-       * Runs the `count` ops of `ops` (`width` filters), slot `slot` of row `row`, after the slot
-       * before.
-       */
-      const close = (ops: Int32Array, count: number, width: number, slot: number, row: number) => {
-        if (width > 1) {
-          // Slots of several filters (DualPipe's F&B, regions of a stage) decide how they run.
-          const list = Array.from(ops.subarray(0, count));
-          const adjacency = (out ??= outEdges(N, dag.edges, ctx.scratch));
-          const zipper = interleavedSlot(dag, list, adjacency);
-          if (zipper)
-            for (let k = 1; k < zipper.length; k++) edges.add(zipper[k - 1]!, zipper[k]!, EDGE_TEMPORAL, 0);
-          else if (independentParts(list, width, slot, slotOf, filterOf, adjacency, dag.edges.to) > 1)
-            overlaps.push({ nodes: list, directive: di });
-        }
-        if (prevCount > 0) {
-          if (prevCount * count <= DIRECT_EDGE_LIMIT) {
-            for (let a = 0; a < prevCount; a++)
-              for (let b = 0; b < count; b++) edges.add(prev[a]!, ops[b]!, EDGE_TEMPORAL, 0);
-          } else {
-            const sink = N + sinkId.length;
-            sinkGroup.push(group);
-            sinkDirective.push(di);
-            // The BW halves' slot is not a row of the order: its sink is named after the row's.
-            const at: PathSegment[] = [...path, 'filters', row, ...(slot & 1 ? ['BW'] : [])];
-            sinkId.push(`ORDER_SINK.${formatPath(at)}`);
-            for (let a = 0; a < prevCount; a++) edges.add(prev[a]!, sink, EDGE_TEMPORAL, 0);
-            for (let b = 0; b < count; b++) edges.add(sink, ops[b]!, EDGE_TEMPORAL, 0);
-          }
-        }
-        prevCount = count;
-      };
+      const { d } = orders[oi]!;
+      w.startOrder(oi);
       const slots = columns[oi];
       const rows = slotCount(d, slots);
       for (let j = 0; j < rows; j++) {
@@ -161,35 +71,32 @@ export const orderPass: Pass = {
         let bwCount = 0;
         let bwWidth = 0;
         for (let q = 0; q < width; q++) {
-          fj = j;
-          fq = q;
+          w.fj = j;
+          w.fq = q;
           const k = slots ? slots.at[j]! + q : -1;
-          const n = slots ? index.findSlot(slots, k, fpath) : index.find(slot![q]!, fpath);
+          const n = slots ? index.findSlot(slots, k, w.fpath) : index.find(slot![q]!, w.fpath);
           const before = count;
-          count = take(n, here, q, members, count);
+          count = w.take(n, here, q, w.members, count);
           if (halves && (slots ? slots.pass[k] === PASS_B : slot![q]!.PASS === 'B')) {
             // A B of a region split_backward split: its BI runs here, its BW right after.
-            const bi = keepMarked(index, findAs(index, slots, k, slot?.[q], fpath, PASS_BI), halves);
-            count = take(bi, here, q, members, count);
-            const bw = keepMarked(index, findAs(index, slots, k, slot?.[q], fpath, PASS_BW), halves);
-            bwCount = take(bw, here + 1, bwWidth, after, bwCount);
+            const bi = keepMarked(index, findAs(index, slots, k, slot?.[q], w.fpath, PASS_BI), halves);
+            count = w.take(bi, here, q, w.members, count);
+            const bw = keepMarked(index, findAs(index, slots, k, slot?.[q], w.fpath, PASS_BW), halves);
+            bwCount = w.take(bw, here + 1, bwWidth, w.after, bwCount);
             if (bw > 0) bwWidth++;
           }
           if (count === before)
-            throw new CompileError({ path: formatPath(fpath()), message: 'matches no op' });
+            throw new CompileError({ path: formatPath(w.fpath()), message: 'matches no op' });
         }
-        close(members, count, width, here, j);
-        const done = prev;
-        prev = members;
-        members = done;
+        w.close(w.members, count, width, here, j);
+        w.swapMembers();
         if (bwCount > 0) {
-          close(after, bwCount, bwWidth, here + 1, j);
-          const spare = prev;
-          prev = after;
-          after = spare;
+          w.close(w.after, bwCount, bwWidth, here + 1, j);
+          w.swapAfter();
         }
       }
     }
+    const { slotOf, sinkId, sinkGroup, sinkDirective, overlaps, edges } = w;
     let table = t;
     if (sinkId.length > 0) {
       const grown = grow(t, sinkId.length);
@@ -217,13 +124,166 @@ export const orderPass: Pass = {
       const names = topo.cycle.map((n) => nodeIdOf(next, n));
       const placed = topo.cycle.map((n) => (n < slotOf.length ? slotOf[n]! : -1)).find((s) => s >= 0);
       throw new CompileError({
-        path: placed !== undefined ? formatPath(slotPath(placed)) : 'directives',
+        path: placed !== undefined ? formatPath(w.slotPath(placed)) : 'directives',
         message: `the order forms a cycle with the data dependencies: ${[...names, names[0]].join(' → ')}`,
       });
     }
     return next;
   },
 };
+
+/**
+ * The state of one order pass as it writes slot after slot: where each node was ordered, the
+ * temporal edges, ORDER_SINKs and overlaps it adds, and the order being written. A class rather
+ * than closures made per order, so the hot calls keep one target from compile to compile.
+ */
+class SlotWriter {
+  readonly index: NodeIndex;
+  readonly N: number;
+  readonly nodeGroup: Int32Array;
+  /**
+   * Where each node was ordered: a slot number, twice the row's number (the rows of all orders
+   * counted in sequence; rowBase[oi] is order oi's first) plus one for the BW halves' slot, so no
+   * per-slot record is kept and a slot's path is recovered only for a message.
+   */
+  readonly slotOf: Int32Array;
+  /** Filter (within its slot) of each node of the current slot, for overlap detection. */
+  readonly filterOf: Int32Array;
+  /** ORDER_SINKs added, as rows appended after the others: group, directive, id. */
+  readonly sinkGroup: number[] = [];
+  readonly sinkDirective: number[] = [];
+  readonly sinkId: string[] = [];
+  readonly overlaps: OverlapSlot[];
+  /** The ops of the slot before, of this one, and of its BW halves: buffers passed round. */
+  prev: Int32Array;
+  members: Int32Array;
+  after: Int32Array;
+  /** Out-edges only matter to slots of several filters (overlap detection): built on first use. */
+  private out: Adjacency | undefined;
+  // The order being written.
+  private path: PathSegment[] = [];
+  private directive = 0;
+  private group = -1;
+  private groupPath = '';
+  private prevCount = 0;
+  /** Row and filter being matched, for the path of a message. */
+  fj = 0;
+  fq = 0;
+  /** The path of the filter being matched, built only for a message (one function per compile). */
+  readonly fpath: () => PathSegment[];
+
+  constructor(
+    readonly dag: Dag,
+    readonly ctx: PassContext,
+    readonly orders: readonly { d: OrderDirective; index: number; path: PathSegment[] }[],
+    readonly rowBase: Int32Array,
+    readonly edges: EdgeAppend,
+  ) {
+    this.index = NodeIndex.of(dag);
+    const t = tableOf(dag);
+    this.N = t.length;
+    this.nodeGroup = t.group;
+    this.slotOf = ctx.scratch.int32(this.N, -1);
+    this.filterOf = ctx.scratch.int32(this.N);
+    this.overlaps = [...dag.overlaps];
+    this.prev = ctx.scratch.int32(this.N);
+    this.members = ctx.scratch.int32(this.N);
+    this.after = ctx.scratch.int32(this.N);
+    this.fpath = () => [...this.path, 'filters', this.fj, this.fq];
+  }
+
+  startOrder(oi: number): void {
+    const { index, path } = this.orders[oi]!;
+    this.path = path;
+    this.directive = index;
+    this.group = -1;
+    this.groupPath = '';
+    this.prevCount = 0;
+  }
+
+  /** The path of slot `slot`'s row. */
+  slotPath(slot: number): PathSegment[] {
+    const row = slot >> 1;
+    let oi = 0;
+    while (this.rowBase[oi + 1]! <= row) oi++;
+    return [...this.orders[oi]!.path, 'filters', row - this.rowBase[oi]!];
+  }
+
+  /** Orders the `n` nodes `index` found in slot `slot` as filter `q` of it, into `into`. */
+  take(n: number, slot: number, q: number, into: Int32Array, count: number): number {
+    const found = this.index.found();
+    const { dag, nodeGroup, slotOf, filterOf } = this;
+    for (let k = 0; k < n; k++) {
+      const x = found[k]!;
+      const g = nodeGroup[x]!;
+      if (this.group < 0) {
+        this.group = g;
+        this.groupPath = formatPath(this.fpath());
+      } else if (g !== this.group) {
+        throw new CompileError({
+          path: formatPath(this.fpath()),
+          message: `matches ${nodeIdOf(dag, x)} on devices [${dag.groups[g]!.join(', ')}], but this order runs on devices [${dag.groups[this.group]!.join(', ')}] (from ${this.groupPath}); an order stays on one device group`,
+        });
+      }
+      if (slotOf[x]! >= 0) {
+        throw new CompileError({
+          path: formatPath(this.fpath()),
+          message: `${nodeIdOf(dag, x)} is already ordered by ${formatPath(this.slotPath(slotOf[x]!))}`,
+        });
+      }
+      slotOf[x] = slot;
+      filterOf[x] = q;
+      into[count++] = x;
+    }
+    return count;
+  }
+
+  /** Runs the `count` ops of `ops` (`width` filters), slot `slot` of row `row`, after the slot before. */
+  close(ops: Int32Array, count: number, width: number, slot: number, row: number): void {
+    const { dag, edges, N } = this;
+    if (width > 1) {
+      // Slots of several filters (DualPipe's F&B, regions of a stage) decide how they run.
+      const list = Array.from(ops.subarray(0, count));
+      const adjacency = (this.out ??= outEdges(N, dag.edges, this.ctx.scratch));
+      const zipper = interleavedSlot(dag, list, adjacency);
+      if (zipper)
+        for (let k = 1; k < zipper.length; k++) edges.add(zipper[k - 1]!, zipper[k]!, EDGE_TEMPORAL, 0);
+      else if (independentParts(list, width, slot, this.slotOf, this.filterOf, adjacency, dag.edges.to) > 1)
+        this.overlaps.push({ nodes: list, directive: this.directive });
+    }
+    const { prev, prevCount } = this;
+    if (prevCount > 0) {
+      if (prevCount * count <= DIRECT_EDGE_LIMIT) {
+        for (let a = 0; a < prevCount; a++)
+          for (let b = 0; b < count; b++) edges.add(prev[a]!, ops[b]!, EDGE_TEMPORAL, 0);
+      } else {
+        const sink = N + this.sinkId.length;
+        this.sinkGroup.push(this.group);
+        this.sinkDirective.push(this.directive);
+        // The BW halves' slot is not a row of the order: its sink is named after the row's.
+        const at: PathSegment[] = [...this.path, 'filters', row, ...(slot & 1 ? ['BW'] : [])];
+        this.sinkId.push(`ORDER_SINK.${formatPath(at)}`);
+        for (let a = 0; a < prevCount; a++) edges.add(prev[a]!, sink, EDGE_TEMPORAL, 0);
+        for (let b = 0; b < count; b++) edges.add(sink, ops[b]!, EDGE_TEMPORAL, 0);
+      }
+    }
+    this.prevCount = count;
+  }
+
+  /** The row just closed becomes the slot before. */
+  swapMembers(): void {
+    const done = this.prev;
+    this.prev = this.members;
+    this.members = done;
+  }
+
+  /** The BW halves' slot just closed becomes the slot before. */
+  swapAfter(): void {
+    const spare = this.prev;
+    this.prev = this.after;
+    this.after = spare;
+  }
+}
 
 const PASS_B = PASS_NAMES.indexOf('B');
 const PASS_BI = PASS_NAMES.indexOf('BI');
