@@ -22,23 +22,16 @@ import type { CollectiveInstruction, Instruction, Plan } from './plan.ts';
 import type { PlanColumns } from './planColumns.ts';
 import type { TransferPairs } from './transferPairs.ts';
 
-/** Where each unit is in the plan: what messages need to name it and readers need to find it. */
-export interface UnitPlacement {
+/**
+ * Where each unit is in the plan: what messages need to name it and readers need to find it. Its
+ * units, streams, devices and kinds are laid out as lowering writes them (planColumns.ts).
+ */
+export interface UnitPlacement
+  extends Pick<PlanColumns, 'N' | 'S' | 'D' | 'deviceStreams' | 'streamStart' | 'unitStream' | 'kind'> {
   readonly plan: Plan;
-  /** Units, global streams (every device's, in order), device plans. */
-  readonly N: number;
-  readonly S: number;
-  readonly D: number;
-  /** Device plan d holds global streams deviceStreams[d] .. deviceStreams[d+1]−1. */
-  readonly deviceStreams: Int32Array;
-  /** Global stream s holds units streamStart[s] .. streamStart[s+1]−1. */
-  readonly streamStart: Int32Array;
-  readonly unitStream: Int32Array;
   /** Index into plan.devices of each unit's device, and the unit's position on its stream. */
   readonly unitDev: Int32Array;
   readonly unitPos: Int32Array;
-  /** Kind of each unit (unitKind.ts). */
-  readonly kind: Uint8Array;
   /** The unit's instruction objects, when the layout was built from them; undefined from columns. */
   readonly instructions: readonly Instruction[] | undefined;
 }
