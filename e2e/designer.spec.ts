@@ -243,6 +243,14 @@ test('split backward dropped on stage 1, then zb-h1, then DualPipeV ends in a va
   await expect(page.getByTestId('program-list').getByTestId('directive-error')).toHaveCount(0);
   await expect(page.getByTestId('design-name')).toHaveValue('DualPipeV, p=4, m=8');
   await expect(page.getByTestId('save-status')).toHaveText(/^saved · v\d+$/);
+  // The one schedule item runs as its hand-expanded form: split + place + order, same metrics.
+  const compact = { makespan: await metric(page, 'makespan'), bubble: await metric(page, 'bubble') };
+  await page.getByTestId('directive-0').locator('.program-main').click();
+  await page.getByTestId('expand-schedule').click();
+  await expect(page.getByTestId('program-list').locator('li[data-op="order"]')).toHaveCount(4);
+  await expect(page.getByTestId('compute-status')).toContainText('recomputed');
+  expect(await metric(page, 'makespan')).toBe(compact.makespan);
+  expect(await metric(page, 'bubble')).toBe(compact.bubble);
 });
 
 test('switching builder after a hand reorder asks first: Cancel keeps the edit, confirming drops it', async ({
