@@ -1,5 +1,6 @@
 /** Small designs for tests: a synthetic model with uniform costs on an ideal cluster. */
-import type { Design, Directive } from '@stagecraft/ir';
+import type { Design, Directive, Instruction, Plan } from '@stagecraft/ir';
+import { compile } from '../src/driver/compile.ts';
 
 export function synthetic(
   directives: Directive[],
@@ -42,3 +43,16 @@ export function manualTwoStage(m: number, rank0: string[], rank1: string[]): Dir
     { op: 'order', filters: rank1.map(slot) },
   ];
 }
+
+/** The compiled design, without snapshots; a refusal fails the test with the compiler's errors. */
+export function compiled(design: Design) {
+  const r = compile(design, { keepSnapshots: false });
+  if (!r.ok) throw new Error(r.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
+  return r;
+}
+
+/** Device `device`'s compute stream as ids, an overlapped unit as `[a & b]`. */
+export const computeOrder = (plan: Plan, device: number): string[] =>
+  plan.devices[device]!.streams.find((s) => s.stream === 'compute')!.instructions.map((i: Instruction) =>
+    i.op === 'OVERLAP' ? `[${i.members.map((m) => m.id).join(' & ')}]` : i.id,
+  );

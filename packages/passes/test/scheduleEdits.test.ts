@@ -1,21 +1,11 @@
-import type { Design, Directive, Filter, Instruction, Plan, ScheduleEdit } from '@stagecraft/ir';
+import type { Design, Directive, Filter, ScheduleEdit } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { compactDesign, expandedDesign, type SplitSchedule } from '../../../test/splitBackwardDesigns.ts';
 import { BUILDERS } from '../src/builders/index.ts';
 import { compile } from '../src/driver/compile.ts';
 import { compileIncremental } from '../src/driver/incremental.ts';
 import { exportPiperProgram } from '../src/formats/piperProgram.ts';
-
-function compiled(design: Design) {
-  const r = compile(design, { keepSnapshots: false });
-  if (!r.ok) throw new Error(r.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
-  return r;
-}
-
-const computeOrder = (plan: Plan, device: number): string[] =>
-  plan.devices[device]!.streams.find((s) => s.stream === 'compute')!.instructions.map((i: Instruction) =>
-    i.op === 'OVERLAP' ? `[${i.members.map((m) => m.id).join(' & ')}]` : i.id,
-  );
+import { compiled, computeOrder } from './designs.ts';
 
 /** The compact design with `edits` on its schedule. */
 function withEdits(design: Design, edits: ScheduleEdit[]): Design {
