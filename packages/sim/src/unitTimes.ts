@@ -53,13 +53,7 @@ export function timesFromColumns(
 ): UnitTimes {
   const { N, D, deviceStreams, streamStart, kind, peer, plan } = layout;
   const { node, costs } = c;
-  const t: UnitTimes = {
-    dur: arrays.float64(N),
-    allocB: arrays.float64(N),
-    freeB: arrays.float64(N),
-    busy: new Float64Array(D),
-    ops: N,
-  };
+  const t = emptyTimes(N, D, arrays);
   const { dur, allocB, freeB } = t;
   let ops = N;
   for (let di = 0; di < D; di++) {
@@ -145,13 +139,7 @@ export function timesFromObjects(
 ): UnitTimes {
   const { N, D, deviceStreams, streamStart, plan } = layout;
   const instructions = layout.instructions!;
-  const t: UnitTimes = {
-    dur: arrays.float64(N),
-    allocB: arrays.float64(N),
-    freeB: arrays.float64(N),
-    busy: new Float64Array(D),
-    ops: N,
-  };
+  const t = emptyTimes(N, D, arrays);
   const { dur, allocB, freeB } = t;
   let ops = N;
   for (let di = 0; di < D; di++) {
@@ -215,4 +203,15 @@ export function timesFromObjects(
   }
   t.ops = ops;
   return t;
+}
+
+/** Times of `N` units on `D` devices, every one zero: what both readers fill in. */
+function emptyTimes(N: number, D: number, arrays: ArraySource): UnitTimes {
+  return {
+    dur: arrays.float64(N),
+    allocB: arrays.float64(N),
+    freeB: arrays.float64(N),
+    busy: new Float64Array(D),
+    ops: N,
+  };
 }
