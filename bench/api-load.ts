@@ -165,6 +165,18 @@ function bigDesign(i: number): Design {
   };
 }
 
+/** One small distinct compile (its F cost `f`), answered in full: its status and milliseconds. */
+async function smallCompile(url: string, f: number): Promise<{ status: number; ms: number }> {
+  const t = performance.now();
+  const res = await fetch(`${url}api/compile`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ design: design(f) }),
+  });
+  await res.arrayBuffer();
+  return { status: res.status, ms: performance.now() - t };
+}
+
 async function fairness(url: string): Promise<void> {
   console.log('POST /api/compile: small designs (1F1B p=8 m=32, each distinct) at concurrency 1');
   console.log('while two big ones (interleaved 1F1B p=32 v=2 m=2048, every part included) are unanswered');
@@ -176,14 +188,7 @@ async function fairness(url: string): Promise<void> {
   let n = 0;
   const aloneUntil = performance.now() + SECONDS * 500;
   while (alone.length < REQUESTS / 2 && performance.now() < aloneUntil) {
-    const t = performance.now();
-    const res = await fetch(`${url}api/compile`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ design: design(2 + ++n / 1e6) }),
-    });
-    await res.arrayBuffer();
-    alone.push(performance.now() - t);
+    alone.push((await smallCompile(url, 2 + ++n / 1e6)).ms);
   }
   console.log('');
   console.log(
@@ -211,16 +216,10 @@ async function fairness(url: string): Promise<void> {
   let errors = 0;
   const until = performance.now() + SECONDS * 1000;
   while (pending === 2 && n < REQUESTS && performance.now() < until) {
-    const t = performance.now();
-    const res = await fetch(`${url}api/compile`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ design: design(2 + ++n / 1e6) }),
-    });
-    await res.arrayBuffer();
-    if (res.status !== 200) errors++;
+    const { status, ms } = await smallCompile(url, 2 + ++n / 1e6);
+    if (status !== 200) errors++;
     // Only answers given while both big compiles were still unanswered count.
-    if (pending === 2) latencies.push(performance.now() - t);
+    if (pending === 2) latencies.push(ms);
   }
   const answered = await Promise.all(bigs);
   console.log(
