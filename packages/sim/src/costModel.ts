@@ -108,18 +108,52 @@ export function hostTransferMs(cost: CostCluster, bytes: number): number {
  */
 export const HOST_LINK: Link = { bytesPerMs: 25e6, latencyMs: 0.01 };
 
-/** The slowest link among the members: inter-node as soon as the members span two nodes. */
-export function slowestLink(cost: CostCluster & { kind: 'custom' }, devices: readonly number[]): Link {
-  const first = devices[0];
-  if (first === undefined) return cost.intraNode;
-  const node = Math.floor(first / cost.gpusPerNode);
-  for (const d of devices)
-    if (Math.floor(d / cost.gpusPerNode) !== node) return slower(cost.intraNode, cost.interNode);
-  return cost.intraNode;
+/** How a collective's members sit on the nodes: members, nodes spanned, fewest members on one node. */
+export interface GroupSpan {
+  n: number;
+  nodes: number;
+  /** The fewest members any spanned node holds: that node's NICs carry its share of the traffic. */
+  perNode: number;
 }
 
-function slower(a: Link, b: Link): Link {
-  return a.bytesPerMs <= b.bytesPerMs ? a : b;
+export function groupSpan(cost: CostCluster & { kind: 'custom' }, devices: readonly number[]): GroupSpan {
+  const count = new Map<number, number>();
+  for (const d of devices) {
+    const node = Math.floor(d / cost.gpusPerNode);
+    count.set(node, (count.get(node) ?? 0) + 1);
+  }
+  let perNode = Number.POSITIVE_INFINITY;
+  for (const c of count.values()) perNode = Math.min(perNode, c);
+  return { n: devices.length, nodes: count.size, perNode: count.size === 0 ? 0 : perNode };
+}
+
+/**
+ * The link a ring collective (all-reduce, reduce-scatter, all-gather) runs at: its bus bandwidth.
+ * Inside one node, NVLink. Across nodes NCCL runs one ring channel per NIC (a DGX H100 has one
+ * 400 Gb/s NIC per GPU), so each node sends and receives through all the NICs its g members own:
+ * the ring's inter-node hop runs at g × the per-GPU inter-node bandwidth, and every member still
+ * moves its 2(n−1)/n share over NVLink; the slower of the two bounds the ring. Latency: the
+ * inter-node link's.
+ */
+export function ringLink(cost: CostCluster & { kind: 'custom' }, span: GroupSpan): Link {
+  if (span.nodes <= 1) return cost.intraNode;
+  const nics = span.perNode * cost.interNode.bytesPerMs;
+  const bytesPerMs = span.perNode > 1 ? Math.min(cost.intraNode.bytesPerMs, nics) : nics;
+  return { bytesPerMs, latencyMs: Math.max(cost.intraNode.latencyMs, cost.interNode.latencyMs) };
+}
+
+/**
+ * All-to-all across nodes: of the `bytes` a member sends, (g−1)/n stay on its node (NVLink) and
+ * (n−g)/n leave it through its own NIC; the two run at once, so the slower bounds the exchange.
+ * g is the fewest members on one node (the node whose members send the most off-node).
+ */
+export function spannedAllToAllMs(cost: CostCluster & { kind: 'custom' }, span: GroupSpan, bytes: number): number {
+  const { n, perNode: g } = span;
+  if (n <= 1) return 0;
+  if (span.nodes <= 1) return allToAllMs(n, bytes, cost.intraNode);
+  const intra = (((g - 1) / n) * bytes) / cost.intraNode.bytesPerMs;
+  const inter = (((n - g) / n) * bytes) / cost.interNode.bytesPerMs;
+  return Math.max(intra, inter) + (n - 1) * Math.max(cost.intraNode.latencyMs, cost.interNode.latencyMs);
 }
 
 /** Ring all-reduce: 2(n−1)/n · bytes/bw + 2(n−1)·α. */
@@ -150,16 +184,16 @@ export function collectiveMs(
   bytes: number,
 ): number {
   if (cost.kind === 'ideal') return 0;
-  const n = devices.length;
-  const l = slowestLink(cost, devices);
+  const span = groupSpan(cost, devices);
+  const n = span.n;
   switch (op) {
     case 'ALL_REDUCE':
-      return allReduceMs(n, bytes, l);
+      return allReduceMs(n, bytes, ringLink(cost, span));
     case 'REDUCE_SCATTER':
-      return reduceScatterMs(n, bytes, l);
+      return reduceScatterMs(n, bytes, ringLink(cost, span));
     case 'ALL_GATHER':
-      return allGatherMs(n, bytes, l);
+      return allGatherMs(n, bytes, ringLink(cost, span));
     case 'ALL_TO_ALL':
-      return allToAllMs(n, bytes, l);
+      return spannedAllToAllMs(cost, span, bytes);
   }
 }
