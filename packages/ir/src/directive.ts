@@ -69,6 +69,18 @@ export const shardSchema = z.strictObject({
   filter: filterSchema,
   devices,
   stream: streamName.optional(),
+  /**
+   * Stagecraft's own: element type of what enters the experts (the forward dispatch and the
+   * gradient sent back into them); the combine and the gradient leaving them stay in the model's
+   * dtype (DeepSeek-V3: FP8 dispatch, BF16 combine). Default: the model's dtype.
+   */
+  dispatch_dtype: z.enum(['bf16', 'fp16', 'fp32', 'fp8']).optional(),
+  /**
+   * Stagecraft's own: node-limited routing. Each token reaches at most this many nodes and is sent
+   * once per node (de-duplicated, fanned out to that node's experts over NVLink). Default: none,
+   * one copy per routed expert.
+   */
+  nodes_per_token: z.number().int().min(1).optional(),
   enabled,
 });
 

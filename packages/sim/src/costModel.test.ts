@@ -91,7 +91,7 @@ describe('cost model', () => {
     expect(HOST_LINK).toEqual({ bytesPerMs: 25e6, latencyMs: 0.01 });
   });
 
-  it('an all-to-all across nodes sends the off-node half through each member\'s NIC and the rest over NVLink at once', () => {
+  it("an all-to-all across nodes sends the off-node half through each member's NIC and the rest over NVLink at once", () => {
     const c = cost();
     // 8 members over 2 nodes of 4: max((3/8) · 8e8 / 4e8, (4/8) · 8e8 / 5e7) + 7 · 20 µs.
     expect(collectiveMs(c, 'ALL_TO_ALL', [0, 1, 2, 3, 4, 5, 6, 7], 8e8)).toBeCloseTo(8 + 0.14, 12);

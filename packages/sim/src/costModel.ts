@@ -147,7 +147,11 @@ export function ringLink(cost: CostCluster & { kind: 'custom' }, span: GroupSpan
  * (n−g)/n leave it through its own NIC; the two run at once, so the slower bounds the exchange.
  * g is the fewest members on one node (the node whose members send the most off-node).
  */
-export function spannedAllToAllMs(cost: CostCluster & { kind: 'custom' }, span: GroupSpan, bytes: number): number {
+export function spannedAllToAllMs(
+  cost: CostCluster & { kind: 'custom' },
+  span: GroupSpan,
+  bytes: number,
+): number {
   const { n, perNode: g } = span;
   if (n <= 1) return 0;
   if (span.nodes <= 1) return allToAllMs(n, bytes, cost.intraNode);

@@ -1,6 +1,15 @@
-import type { CollectiveNode } from '@stagecraft/ir';
+import type { CollectiveNode, Design } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
-import { after, byId, compiled, ofKind, onTwoStages, preds, succs } from '../../test/parallelDesigns.ts';
+import {
+  after,
+  byId,
+  compiled,
+  errorsOf,
+  ofKind,
+  onTwoStages,
+  preds,
+  succs,
+} from '../../test/parallelDesigns.ts';
 
 const ep = onTwoStages({ op: 'shard', filter: { PP: 0, EP: '*' }, devices: [0, 1], stream: 'ep' });
 
@@ -44,5 +53,68 @@ describe('shard (expert parallelism)', () => {
     const plan = compiled(ep).plan;
     expect(plan.devices[0]!.paramBytes).toBe(800 + 1600 / 2);
     expect(plan.devices[2]!.paramBytes).toBe(800 + 1600);
+  });
+
+  it('sends each token once per node under node-limited routing: min(nodes_per_token, top-k) copies', () => {
+    const dag = after(
+      onTwoStages({ op: 'shard', filter: { PP: 0, EP: '*' }, devices: [0, 1], nodes_per_token: 1 }),
+      'shard',
+    );
+    // Edge bytes 10 × 1 copy, where the top-2 without node-limited routing sends 2 copies.
+    expect((byId(dag, 'ALL_TO_ALL.dispatch.F.b0.mb0') as CollectiveNode).bytes).toBe(10);
+    expect((byId(dag, 'ALL_TO_ALL.combine.F.b1.mb0') as CollectiveNode).bytes).toBe(10);
+  });
+
+  it('refuses nodes_per_token above the top-k, or on blocks without routed experts, at the option', () => {
+    expect(
+      errorsOf(onTwoStages({ op: 'shard', filter: { PP: 0, EP: '*' }, devices: [0, 1], nodes_per_token: 3 })),
+    ).toEqual([
+      'directives[3].nodes_per_token: 3 nodes per token exceeds the top-k 2 of block 1 (experts 0): a token reaches at most 2 nodes',
+    ]);
+    expect(
+      errorsOf(onTwoStages({ op: 'shard', filter: { PP: 0 }, devices: [0, 1], nodes_per_token: 1 }))[0],
+    ).toMatch(
+      /^directives\[3\]\.nodes_per_token: node-limited routing needs routed experts; block 0 \(attn 0\)/,
+    );
+  });
+
+  it('refuses a dispatch dtype on a model without a dtype, at the option', () => {
+    expect(
+      errorsOf(
+        onTwoStages({ op: 'shard', filter: { PP: 0, EP: '*' }, devices: [0, 1], dispatch_dtype: 'fp8' }),
+      ),
+    ).toEqual([
+      'directives[3].dispatch_dtype: a dispatch dtype needs a transformer model (its dtype sizes the tokens); this model is synthetic',
+    ]);
+  });
+
+  it('sends what enters the experts in the dispatch dtype and what leaves them in the model dtype (FP8 dispatch, BF16 combine)', () => {
+    const sixteen = Array.from({ length: 16 }, (_, i) => i);
+    const design = (extra: object): Design => ({
+      format: 'stagecraft/design@2',
+      name: 'qwen3 experts over 2 nodes',
+      model: { kind: 'transformer', preset: 'qwen3-30b-a3b', layers: 1, seqLen: 512, annotate: { PP: 1 } },
+      cluster: { preset: 'dgx-h100', nodes: 2 },
+      directives: [
+        { op: 'split', filter: {}, dim_name: 'MB', num_microbatches: 1 },
+        { op: 'place', filter: {}, devices: sixteen },
+        {
+          op: 'shard',
+          filter: { EP: '*' },
+          devices: sixteen,
+          ...extra,
+        } as Design['directives'][number],
+      ],
+    });
+    const a2a = (extra: object) =>
+      compiled(design(extra))
+        .plan.devices[0]!.streams.flatMap((s) => s.instructions)
+        .filter((i) => i.op === 'ALL_TO_ALL')
+        .map((i) => ('bytes' in i ? i.bytes : 0));
+    // 512 tokens × 2048 hidden × 2 B = 2 MiB per copy; forward dispatch, combine, then the backward's two.
+    const hidden = 512 * 2048 * 2;
+    expect(a2a({})).toEqual([8 * hidden, 8 * hidden, 8 * hidden, 8 * hidden]);
+    const limited = a2a({ dispatch_dtype: 'fp8', nodes_per_token: 2 });
+    expect(limited.slice().sort((x, y) => x - y)).toEqual([hidden, hidden, 2 * hidden, 2 * hidden]);
   });
 });

@@ -4,15 +4,21 @@
  * every data edge entering the region gets an ALL_TO_ALL dispatch and every edge leaving it an
  * ALL_TO_ALL combine, in the forward and mirrored in the backward (the gradient of a combine is a
  * dispatch and vice versa). Weight gradients (BW) stay local. A transfer carries the edge's bytes
- * times the block's top-k (each token goes to k experts). The degree n must divide the experts.
+ * times the block's top-k (each token goes to k experts), or, with `nodes_per_token` M, times
+ * min(M, k) (node-limited routing: one copy per node, fanned out there over NVLink), in
+ * `dispatch_dtype` for what enters the experts. The degree n must divide the experts.
  */
 import {
   type BlockInfo,
   CompileError,
+  type Design,
+  DTYPE_BYTES,
   EDGE_DATA,
   formatPath,
   nodeIdOf,
   OP_ALL_TO_ALL,
+  type PathSegment,
+  resolveTransformer,
   tableOf,
 } from '@stagecraft/ir';
 import { inEdges, outEdges } from '../dag/adjacency.ts';
@@ -42,7 +48,7 @@ export const shardPass: Pass = {
     const familyOfNode = (i: number) => (i < t.length ? nodeFamily(t, i) : addedFamily[i - t.length]!);
     const addedGroup: number[] = [];
     const addedFamily: ('F' | 'B' | null)[] = [];
-    for (const { region: r, members, ops: inRegion, provenance, stream, path } of regionDirectives(
+    for (const { d, region: r, members, ops: inRegion, provenance, stream, path } of regionDirectives(
       dag,
       ctx,
       shards,
@@ -68,6 +74,22 @@ export const shardPass: Pass = {
         }
       }
       if (n === 1) continue;
+      const dispatchScale = dispatchBytesScale(ctx.design, d.dispatch_dtype, path);
+      const nodesPerToken = d.nodes_per_token;
+      if (nodesPerToken !== undefined)
+        for (const b of r.blocks) {
+          const info = dag.blocks[b]!;
+          if (info.topK === undefined)
+            throw new CompileError({
+              path: formatPath([...path, 'nodes_per_token']),
+              message: `node-limited routing needs routed experts; block ${b} (${info.name}) has no top-k (shard a region of expert blocks, e.g. filter EP: "*")`,
+            });
+          if (nodesPerToken > info.topK)
+            throw new CompileError({
+              path: formatPath([...path, 'nodes_per_token']),
+              message: `${nodesPerToken} nodes per token exceeds the top-k ${info.topK} of block ${b} (${info.name}): a token reaches at most ${info.topK} nodes`,
+            });
+        }
       // One ALL_TO_ALL per producer tensor crossing the boundary.
       const a2aOf = new Map<number, number>();
       // Only edges incident to the region can cross its boundary: visit those (CSR of the input DAG;
@@ -88,13 +110,15 @@ export const shardPass: Pass = {
           // Forward: dispatch into the region, combine out of it; the backward mirrors them.
           const what = fam === 'F' ? (mv ? 'dispatch' : 'combine') : mv ? 'combine-grad' : 'dispatch-grad';
           const topK = dag.blocks[t.block[inside]!]?.topK ?? 1;
+          // Copies of each token: one per routed expert, or one per node under node-limited routing.
+          const copies = nodesPerToken === undefined ? topK : Math.min(nodesPerToken, topK);
           a = rows.add({
             op: OP_ALL_TO_ALL,
             like: inside,
             group: r.group,
             stream,
             directive: provenance.directive ?? -1,
-            bytes: e.bytes[j]! * topK,
+            bytes: e.bytes[j]! * copies * (mv ? dispatchScale : 1),
             // u is a node of the input: an all-to-all added here has no family and stops above.
             id: `ALL_TO_ALL.${what}.${nodeIdOf(dag, u)}`,
           });
@@ -116,3 +140,21 @@ export const shardPass: Pass = {
     return rewritten(dag, ctx, { blocks, edges: edges.list() }, rows.table());
   },
 };
+
+/**
+ * Bytes of an element in `dispatch_dtype` over bytes in the model's dtype (1 without the option).
+ * The option needs a transformer model: other models state bytes, not a dtype.
+ */
+function dispatchBytesScale(design: Design, dtype: string | undefined, path: readonly PathSegment[]): number {
+  if (dtype === undefined) return 1;
+  const at = formatPath([...path, 'dispatch_dtype']);
+  const model = design.model;
+  if (model.kind !== 'transformer')
+    throw new CompileError({
+      path: at,
+      message: `a dispatch dtype needs a transformer model (its dtype sizes the tokens); this model is ${model.kind}`,
+    });
+  const r = resolveTransformer(model);
+  if (!r.ok) throw new CompileError(r.errors);
+  return DTYPE_BYTES[dtype as keyof typeof DTYPE_BYTES] / DTYPE_BYTES[r.config.dtype];
+}
