@@ -25,6 +25,30 @@ describe('transformer presets', () => {
     });
   });
 
+  it('Piper\'s Qwen3 "1B" and "9B" are its artifact\'s Megatron configurations at sequence 512', () => {
+    const one = resolveTransformer({ kind: 'transformer', preset: 'qwen3-1b' });
+    expect(one.ok && one.config).toMatchObject({
+      layers: 16,
+      hidden: 1024,
+      heads: 16,
+      kvHeads: 8,
+      headDim: 64,
+      vocab: 151936,
+      seqLen: 512,
+      moe: { experts: 4, topK: 2, expertFfnHidden: 3584, denseLayers: 0 },
+    });
+    const nine = resolveTransformer({ kind: 'transformer', preset: 'qwen3-9b' });
+    expect(nine.ok && nine.config).toMatchObject({
+      layers: 24,
+      hidden: 2048,
+      heads: 32,
+      kvHeads: 8,
+      headDim: 64,
+      seqLen: 512,
+      moe: { experts: 8, topK: 2, expertFfnHidden: 7168, denseLayers: 0 },
+    });
+  });
+
   it('an unknown preset is an error at model.preset listing the known ones', () => {
     expect(design({ kind: 'transformer', preset: 'llama9' })).toEqual({
       ok: false,
@@ -32,7 +56,7 @@ describe('transformer presets', () => {
         {
           path: 'model.preset',
           message:
-            'unknown model preset "llama9" (known: llama3-8b, llama3-70b, llama3.1-405b, qwen3-8b, qwen3-30b-a3b, mixtral-8x7b, deepseek-v3)',
+            'unknown model preset "llama9" (known: llama3-8b, llama3-70b, llama3.1-405b, qwen3-8b, qwen3-30b-a3b, qwen3-1b, qwen3-9b, mixtral-8x7b, deepseek-v3)',
         },
       ],
     });

@@ -88,6 +88,31 @@ export const TRANSFORMER_PRESETS: Readonly<Record<string, PresetFields>> = {
     seqLen: 4096,
     moe: { experts: 128, topK: 8, expertFfnHidden: 768, sharedExperts: 0, denseLayers: 0 },
   },
+  // Piper's Qwen3 "1B" (uw-syfi/piper artifact/run_megatron.py MODEL_CONFIGS["qwen3_1b"]): a
+  // Qwen3-MoE shape, every layer MoE; sequence 512 (artifact/e2e_eval.py --seq-len default).
+  'qwen3-1b': {
+    layers: 16,
+    hidden: 1024,
+    ffnHidden: 3584,
+    heads: 16,
+    kvHeads: 8,
+    headDim: 64,
+    vocab: 151936,
+    seqLen: 512,
+    moe: { experts: 4, topK: 2, expertFfnHidden: 3584, sharedExperts: 0, denseLayers: 0 },
+  },
+  // Piper's Qwen3 "9B" (the same file, MODEL_CONFIGS["qwen3_9b"]), sequence 512 as its schedule sweep.
+  'qwen3-9b': {
+    layers: 24,
+    hidden: 2048,
+    ffnHidden: 7168,
+    heads: 32,
+    kvHeads: 8,
+    headDim: 64,
+    vocab: 151936,
+    seqLen: 512,
+    moe: { experts: 8, topK: 2, expertFfnHidden: 7168, sharedExperts: 0, denseLayers: 0 },
+  },
   // mistralai/Mixtral-8x7B-v0.1 config.json; the training sequence length is not published.
   'mixtral-8x7b': {
     layers: 32,
