@@ -166,7 +166,7 @@ describe("Megatron-LM's layout string", () => {
 });
 
 describe('tags', () => {
-  it('LAYER on layer blocks, TP on attention (0) and MLPs (1), EP on routed experts', () => {
+  it('LAYER on layer blocks, TP on attention (0), MLPs (1), embedding and head (2, vocab-parallel), EP on routed experts', () => {
     const m = lowerTransformer({
       ...TINY,
       layers: 2,
@@ -174,14 +174,14 @@ describe('tags', () => {
       annotate: { PP: 2 },
     });
     expect(m.blocks.map((b) => [b.name, b.tags])).toEqual([
-      ['embedding', { PP: 0 }],
+      ['embedding', { PP: 0, TP: 2 }],
       ['layer 0 attention', { PP: 0, LAYER: 0, TP: 0 }],
       ['layer 0 mlp', { PP: 0, LAYER: 0, TP: 1 }],
       ['layer 1 attention', { PP: 1, LAYER: 1, TP: 0 }],
       ['layer 1 router', { PP: 1, LAYER: 1 }],
       ['layer 1 shared experts', { PP: 1, LAYER: 1, TP: 1 }],
       ['layer 1 experts', { PP: 1, LAYER: 1, EP: 0 }],
-      ['head', { PP: 1 }],
+      ['head', { PP: 1, TP: 2 }],
     ]);
   });
 

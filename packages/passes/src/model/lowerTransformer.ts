@@ -3,7 +3,9 @@
  * resolved (preset + overrides), units lowered to blocks, stages assigned by `annotate`.
  *
  * Tags: `PP` (stage) on every block; `LAYER` on the blocks of decoder layers and MTP modules;
- * with `annotate.TP` (default on) `TP=0` on attention and `TP=1` on dense MLPs and shared experts;
+ * with `annotate.TP` (default on) `TP=0` on attention, `TP=1` on dense MLPs and shared experts and
+ * `TP=2` on the embedding and the output heads (vocab-parallel under `shard_tensor`, as Megatron-LM's
+ * VocabParallelEmbedding and ColumnParallelLinear output layer);
  * with `annotate.EP` (default on) `EP=0` on routed experts.
  */
 import {
@@ -76,6 +78,7 @@ function blockInfo(b: TransformerBlock, stage: number, tp: boolean, ep: boolean,
   if (b.layer !== undefined) tags.LAYER = b.layer;
   if (tp && b.part === 'attention') tags.TP = 0;
   if (tp && (b.part === 'mlp' || b.part === 'shared-experts')) tags.TP = 1;
+  if (tp && (b.part === 'embedding' || b.part === 'head')) tags.TP = 2;
   if (ep && b.part === 'experts') tags.EP = 0;
   return {
     name: b.name,
