@@ -19,6 +19,14 @@ const EXAMPLES = [
   'llama3-70b-pp4-dp8-zero2',
   'llama3-70b-pp4-dp8-zero3',
   'deepseek-v3-pp16-ep128-dualpipe',
+  'qwen3-1b-pp2-dp2-ep2-1f1b',
+  'qwen3-1b-pp2-dp2-ep2-dualpipev',
+  'qwen3-9b-pp2-dp2-ep2-interleaved-1f1b',
+  'qwen3-9b-pp2-dp2-ep2-megatron-interleaved',
+  'qwen3-9b-pp2-dp2-ep2-dualpipev',
+  'qwen3-30b-a3b-dp16-ep16',
+  'llama3.1-405b-pp16-tp8-1f1b',
+  'llama3.1-405b-pp16-tp8-interleaved-1f1b',
 ];
 
 interface Row {
