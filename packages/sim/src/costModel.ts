@@ -116,6 +116,7 @@ export interface GroupSpan {
   perNode: number;
 }
 
+/** Members counted per node (device ÷ GPUs per node). */
 export function groupSpan(cost: CostCluster & { kind: 'custom' }, devices: readonly number[]): GroupSpan {
   const count = new Map<number, number>();
   for (const d of devices) {
@@ -133,7 +134,7 @@ export function groupSpan(cost: CostCluster & { kind: 'custom' }, devices: reado
  * 400 Gb/s NIC per GPU), so each node sends and receives through all the NICs its g members own:
  * the ring's inter-node hop runs at g × the per-GPU inter-node bandwidth, and every member still
  * moves its 2(n−1)/n share over NVLink; the slower of the two bounds the ring. Latency: the
- * inter-node link's.
+ * larger of the two links' (the ring's inter-node hops).
  */
 export function ringLink(cost: CostCluster & { kind: 'custom' }, span: GroupSpan): Link {
   if (span.nodes <= 1) return cost.intraNode;
