@@ -1,0 +1,103 @@
+/**
+ * The closed loop in one call: compile the design, match the measured step to its plan, fit the
+ * costs, write the calibrated design and replay it against the measurement.
+ */
+import { type Design, type Issue, issue } from '@stagecraft/ir';
+import { runDesign, simulateRun } from '@stagecraft/workflow';
+import { type CalibrationOrigin, calibratedDesign } from './calibratedDesign.ts';
+import { type CostFits, fitCosts } from './fitCosts.ts';
+import { median } from './linearFit.ts';
+import { matchPlan, type PlanMatch } from './matchPlan.ts';
+import { type MeasuredStep, stepTimesMs } from './measuredStep.ts';
+import { predictedCosts } from './predictedCosts.ts';
+import { type Replay, replay } from './replay.ts';
+
+export interface Calibration {
+  readonly ok: true;
+  readonly design: Design;
+  readonly fits: CostFits;
+  readonly match: PlanMatch;
+  /** The original design's prediction against the measurement. */
+  readonly before: Replay;
+  /** The calibrated design's. */
+  readonly after: Replay;
+  readonly unmeasured: readonly string[];
+  readonly notes: readonly string[];
+}
+
+export type CalibrationResult = Calibration | { ok: false; errors: Issue[] };
+
+export function calibrate(
+  design: Design,
+  measured: MeasuredStep,
+  origin: CalibrationOrigin,
+): CalibrationResult {
+  const run = runDesign(design, { keepSnapshots: false });
+  if (!run.ok) return { ok: false, errors: run.errors };
+  const { plan, dag } = run.compiled;
+  const match = matchPlan(plan, measured);
+  if (match.unknownDevices.length > 0)
+    return {
+      ok: false,
+      errors: [
+        issue(
+          '',
+          `the trace measures device${match.unknownDevices.length > 1 ? 's' : ''} ${match.unknownDevices.join(', ')}, which the design's plan does not have (devices ${plan.devices[0]?.device ?? 0}–${plan.devices.at(-1)?.device ?? 0})`,
+        ),
+      ],
+    };
+  if (match.matched.length === 0)
+    return {
+      ok: false,
+      errors: [
+        issue(
+          '',
+          'no span of the trace names an instruction of the design\'s plan: wrap each op in record_function("<instruction id>") with the ids of `stagecraft compile`',
+        ),
+      ],
+    };
+  const simulated = simulateRun(run, true).result;
+  if (!simulated.ok) return { ok: false, errors: simulated.errors };
+  const fits = fitCosts(plan, dag, match, measured.alignedClocks);
+  const tp = new Map<number, number>();
+  for (const region of dag.tensorParallel ?? [])
+    for (const b of region.blocks) tp.set(b, dag.groups[region.group]?.length ?? 1);
+  const made = calibratedDesign(design, fits, predictedCosts(dag, simulated.sim.timeline ?? []), tp, origin);
+
+  const steps = stepTimesMs(measured).filter((_, i) => fits.steps.includes(i));
+  const measuredStepMs = median(steps);
+  const before = replay(
+    plan,
+    simulated.sim,
+    match.matched,
+    fits.steps,
+    measured.alignedClocks,
+    measuredStepMs,
+  );
+  const again = runDesign(made.design, { keepSnapshots: false });
+  if (!again.ok)
+    return {
+      ok: false,
+      errors: again.errors.map((e) => issue(e.path, `the calibrated design does not compile: ${e.message}`)),
+    };
+  const resimulated = simulateRun(again, true).result;
+  if (!resimulated.ok) return { ok: false, errors: resimulated.errors };
+  const after = replay(
+    again.compiled.plan,
+    resimulated.sim,
+    matchPlan(again.compiled.plan, measured).matched,
+    fits.steps,
+    measured.alignedClocks,
+    measuredStepMs,
+  );
+  return {
+    ok: true,
+    design: made.design,
+    fits,
+    match,
+    before,
+    after,
+    unmeasured: made.unmeasured,
+    notes: made.notes,
+  };
+}
