@@ -60,11 +60,11 @@ export function calibratedDesign(
     const out: SyntheticBlock = {
       name: b.name,
       tags: { ...b.tags },
-      F: F * n,
-      BI: BI * n,
-      BW: BW * n,
-      FandB: ratio * (F + BI + BW) * n,
-      UPD: UPD * n,
+      F: ns(F * n),
+      BI: ns(BI * n),
+      BW: ns(BW * n),
+      FandB: ns(ratio * (F + BI + BW) * n),
+      UPD: ns(UPD * n),
       activationBytes: b.activationBytes,
       paramBytes: b.paramBytes,
       outputBytes: b.outputBytes,
@@ -134,5 +134,8 @@ function describe(fits: CostFits, origin: CalibrationOrigin, unmeasured: number,
     parts.push(`point-to-point ${round(fits.p2p.latencyUs)} µs latency over ${fits.p2p.samples} transfers`);
   return `${parts.join('; ')}.`;
 }
+
+/** Milliseconds kept to the nanosecond: finer is noise in any trace. */
+const ns = (ms: number) => Math.round(ms * 1e6) / 1e6;
 
 const round = (x: number) => (Number.isFinite(x) ? Math.round(x * 1e4) / 1e4 : x);

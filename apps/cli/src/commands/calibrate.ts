@@ -1,0 +1,200 @@
+/**
+ * `stagecraft calibrate <design> --trace <files…> [--rank n] [-o calibrated.json] [--json]`: fit
+ * the design's costs to a measured step and say how well the prediction then replays it.
+ */
+import { basename } from 'node:path';
+import { type Issue, issue } from '@stagecraft/ir';
+import { type Calibration, calibrate, mergeTraces, type Replay, readTrace } from '@stagecraft/measure';
+import { errorLine, formatMs, table } from '../format.ts';
+import type { InputOptions } from '../inputFile.ts';
+import type { Io } from '../io.ts';
+import { loadDesign, readText } from '../load.ts';
+import { type OptionValues, writeOutput } from './output.ts';
+
+export interface CalibrateCommand {
+  kind: 'calibrate';
+  design: string;
+  traces: string[];
+  rank?: number;
+  output?: string;
+  json: boolean;
+}
+
+export const CALIBRATE_OPTIONS = ['trace', 'rank', 'output', 'json'] as const;
+
+export const CALIBRATE_USAGE = `Usage: stagecraft calibrate <design> --trace <file> [<file> …] [--rank <n>] [-o calibrated.json] [--json]
+
+Reads measured traces of the design's plan, fits its costs to them and replays the calibrated
+design against the measurement. Each span of a trace is an instruction of the plan, named by its id
+(as "stagecraft compile" writes them): the runtime's own traces are, and in your own training loop
+wrap each op in torch.profiler.record_function("<instruction id>"). Traces read:
+  Stagecraft   the runtime's measured trace (or an exported one): every device in one file
+  Kineto       torch >= 2's profiler JSON, one file per rank (the rank from distributedInfo)
+  legacy       torch 1.13's profiler export, one file per rank, the rank in the file's name
+               (rank3.json, trace_rank3.json) or given with --rank
+Fitted: each block's F, BI and BW (or fused B) and optimizer time (medians; the first step of a
+multi-step trace is left out as warm-up), the overlap factor of F&B pairs, and, when the devices'
+clocks agree, the point-to-point link's latency and bandwidth.
+
+Options:
+  --trace <file> …      the measured trace files (also given after the design)
+  --rank <n>            the rank of a single per-rank trace that does not record it
+  -o, --output <file>   write the calibrated design (a synthetic model with the measured times;
+                        its description says where they came from)
+  --json                print one JSON object: fits, the replay before and after, unmatched spans
+
+Example:
+  stagecraft calibrate design.json --trace rank0.json rank1.json -o calibrated.json`;
+
+export function parseCalibrateArgs(
+  values: OptionValues,
+  rest: readonly string[],
+): { ok: true; command: CalibrateCommand } | { ok: false; error: string } {
+  if (rest.length === 0) return { ok: false, error: 'calibrate: missing the design file' };
+  const given = values.trace;
+  const traces = [...(Array.isArray(given) ? given : []), ...rest.slice(1)];
+  if (traces.length === 0)
+    return { ok: false, error: 'calibrate: missing the trace files (--trace <file> …)' };
+  const command: CalibrateCommand = {
+    kind: 'calibrate',
+    design: rest[0]!,
+    traces,
+    json: values.json === true,
+  };
+  const rank = values.rank;
+  if (typeof rank === 'string') {
+    if (!/^\d+$/.test(rank) || !Number.isSafeInteger(Number(rank)))
+      return { ok: false, error: `--rank: expected an integer ≥ 0, got ${JSON.stringify(rank)}` };
+    if (traces.length > 1)
+      return { ok: false, error: '--rank: names the rank of one trace file; give one file' };
+    command.rank = Number(rank);
+  }
+  const output = values.output;
+  if (output === '') return { ok: false, error: '--output: needs a file name' };
+  if (typeof output === 'string') command.output = output;
+  return { ok: true, command };
+}
+
+export function calibrateCommand(cmd: CalibrateCommand & InputOptions, io: Io): number {
+  const design = loadDesign(cmd.design, io, cmd);
+  if (!design) return 1;
+  const reads: { file: string; step: Parameters<typeof mergeTraces>[0][number]['step'] }[] = [];
+  let failed = false;
+  for (const file of cmd.traces) {
+    const text = readText(file, io, cmd);
+    if (text === undefined) {
+      failed = true;
+      continue;
+    }
+    const r = readTrace(text, file, cmd.rank !== undefined ? { rank: cmd.rank } : {});
+    if (!r.ok) {
+      // Several files are read: each line names the file, then the event in it.
+      for (const e of r.errors)
+        io.err(errorLine({ path: e.path ? `${file}: ${e.path}` : file, message: e.message }));
+      failed = true;
+      continue;
+    }
+    reads.push({ file, step: r.step });
+  }
+  if (failed) return 1;
+  const merged = mergeTraces(reads);
+  if (!merged.ok) return report(merged.errors, io);
+  const result = calibrate(design, merged.step, {
+    files: cmd.traces.map((f) => basename(f)),
+    sources: merged.step.sources,
+  });
+  if (!result.ok) {
+    for (const e of result.errors) io.err(errorLine(e, cmd.design));
+    return 1;
+  }
+  if (cmd.output !== undefined && !writeOutput(`${JSON.stringify(result.design, null, 2)}\n`, cmd.output, io))
+    return 1;
+  io.out(cmd.json ? JSON.stringify(calibrationJson(result)) : calibrationSummary(result, cmd.output));
+  return 0;
+}
+
+function report(errors: readonly Issue[], io: Io): number {
+  for (const e of errors) io.err(errorLine(issue('', e.message), e.path));
+  return 1;
+}
+
+function calibrationJson(c: Calibration) {
+  return {
+    before: c.before,
+    after: c.after,
+    fits: { ...c.fits, blocks: c.fits.blocks.filter((b) => b.F || b.BI || b.BW || b.B || b.UPD) },
+    matched: c.match.matched.length,
+    unmatched: c.match.unmatched,
+    missing: c.match.missing.length,
+    unmeasured: c.unmeasured,
+    notes: c.notes,
+  };
+}
+
+const pct = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFixed(1)}%` : '-');
+
+function replayRow(label: string, r: Replay): string[] {
+  return [
+    label,
+    formatMs(r.predictedStepMs),
+    formatMs(r.measuredStepMs),
+    pct(r.stepErrorPct),
+    `${r.opErrorPct.p50.toFixed(1)}% / ${r.opErrorPct.p90.toFixed(1)}%`,
+  ];
+}
+
+export function calibrationSummary(c: Calibration, output: string | undefined): string {
+  const lines: string[] = [];
+  const fitted = c.fits.blocks.filter((b) => b.F || b.BI || b.BW || b.B).length;
+  lines.push(
+    `${c.match.matched.length} measured spans matched (steps ${c.fits.steps.join(', ')} used); ${fitted} of ${c.fits.blocks.length} blocks measured`,
+  );
+  lines.push('');
+  lines.push(
+    table(
+      ['', 'predicted step', 'measured step', 'error', 'op error p50 / p90'],
+      [replayRow('as designed', c.before), replayRow('calibrated', c.after)],
+    ),
+  );
+  const fits: string[] = [];
+  if (c.fits.overlapFactor) fits.push(`F&B overlap factor ${c.fits.overlapFactor.ms.toFixed(3)}`);
+  const p2p = c.fits.p2p;
+  if (p2p)
+    fits.push(
+      p2p.separable
+        ? `point-to-point ${p2p.latencyUs.toFixed(1)} µs + ${p2p.bandwidthGBps.toFixed(2)} GB/s (${p2p.samples} transfers)`
+        : `point-to-point ${p2p.latencyUs.toFixed(1)} µs per transfer (${p2p.samples} transfers of one size)`,
+    );
+  if (fits.length > 0) lines.push('', `fitted: ${fits.join('; ')}`);
+  for (const n of c.notes) lines.push(`note: ${n}`);
+  if (c.match.unmatched.length > 0)
+    lines.push(
+      '',
+      `spans not in the plan (${c.match.unmatched.length}): ${c.match.unmatched
+        .slice(0, 10)
+        .map((u) => `device ${u.device} ${u.id}`)
+        .join(', ')}${c.match.unmatched.length > 10 ? ', …' : ''}`,
+    );
+  if (c.unmeasured.length > 0)
+    lines.push(`blocks not measured (their predicted times kept): ${c.unmeasured.join(', ')}`);
+  const top = c.after.divergences.slice(0, 10);
+  if (top.length > 0) {
+    lines.push('', 'most divergent after calibration (start and duration, predicted → measured):');
+    lines.push(
+      table(
+        ['device', 'instruction', 'start', 'duration'],
+        top.map((d) => [
+          String(d.device),
+          d.id,
+          `${formatMs(d.predictedStartMs)} → ${formatMs(d.measuredStartMs)}`,
+          `${formatMs(d.predictedMs)} → ${formatMs(d.measuredMs)}`,
+        ]),
+      ),
+    );
+  }
+  lines.push(
+    '',
+    output ? `wrote the calibrated design to ${output}` : 'write the calibrated design with -o <file>',
+  );
+  return lines.join('\n');
+}
