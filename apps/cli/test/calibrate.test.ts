@@ -69,6 +69,23 @@ describe('stagecraft calibrate', () => {
     );
   });
 
+  it('takes a table of measured stage costs instead of a trace, naming a bad row as the CSV shows it', async () => {
+    const csv = tempFile('stage,F,BI,BW\n0,0.2,0.01,0.01\n1,0.04,0.01,0.01\n', 'stages.csv');
+    const out = tempPath('from-table.json');
+    const r = await stagecraft('calibrate', design, '--trace', csv, '-o', out);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain("2 of 2 blocks take the table's stage costs");
+    const blocks = JSON.parse(readFileSync(out, 'utf8')).model.blocks;
+    expect(blocks.map((b: { F: number }) => b.F)).toEqual([0.2, 0.04]);
+    const far = tempFile('stage,F\n0,1\n3,1\n', 'far.csv');
+    expect((await stagecraft('calibrate', design, far)).stderr.trim()).toBe(
+      `error: ${far}: row 3, column "stage": the design has no pipeline stage 3 (no block is tagged PP=3)`,
+    );
+    expect((await stagecraft('calibrate', design, csv, legacy[0]!)).stderr.trim()).toBe(
+      `error: ${csv}: a table of stage costs calibrates alone: give it without traces`,
+    );
+  });
+
   it('refuses a call without traces, and --rank for several files', async () => {
     const none = await stagecraft('calibrate', design);
     expect(none.code).toBe(1);

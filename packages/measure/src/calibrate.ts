@@ -2,14 +2,16 @@
  * The closed loop in one call: compile the design, match the measured step to its plan, fit the
  * costs, write the calibrated design and replay it against the measurement.
  */
-import { type Design, type Issue, issue } from '@stagecraft/ir';
+import { type Dag, type Design, type Issue, issue } from '@stagecraft/ir';
 import { runDesign, simulateRun } from '@stagecraft/workflow';
 import { type CalibrationOrigin, calibratedDesign } from './calibratedDesign.ts';
 import { type CostFits, fitCosts } from './fitCosts.ts';
+import { fitTable } from './fitTable.ts';
 import { median } from './linearFit.ts';
 import { matchPlan, type PlanMatch } from './matchPlan.ts';
 import { type MeasuredStep, stepTimesMs } from './measuredStep.ts';
 import { predictedCosts } from './predictedCosts.ts';
+import type { MeasuredCosts } from './readers/stageTable.ts';
 import { type Replay, replay } from './replay.ts';
 
 export interface Calibration {
@@ -59,10 +61,13 @@ export function calibrate(
   const simulated = simulateRun(run, true).result;
   if (!simulated.ok) return { ok: false, errors: simulated.errors };
   const fits = fitCosts(plan, dag, match, measured.alignedClocks);
-  const tp = new Map<number, number>();
-  for (const region of dag.tensorParallel ?? [])
-    for (const b of region.blocks) tp.set(b, dag.groups[region.group]?.length ?? 1);
-  const made = calibratedDesign(design, fits, predictedCosts(dag, simulated.sim.timeline ?? []), tp, origin);
+  const made = calibratedDesign(
+    design,
+    fits,
+    predictedCosts(dag, simulated.sim.timeline ?? []),
+    shardsOf(dag),
+    origin,
+  );
 
   const steps = stepTimesMs(measured).filter((_, i) => fits.steps.includes(i));
   const measuredStepMs = median(steps);
@@ -100,4 +105,59 @@ export function calibrate(
     unmeasured: made.unmeasured,
     notes: made.notes,
   };
+}
+
+/** Calibration from a stage table: no step was measured, so the result is the prediction before and after. */
+export interface TableCalibration {
+  readonly ok: true;
+  readonly design: Design;
+  readonly fits: CostFits;
+  readonly predictedStepMs: { before: number; after: number };
+  readonly unmeasured: readonly string[];
+  readonly notes: readonly string[];
+}
+
+export function calibrateFromTable(
+  design: Design,
+  costs: MeasuredCosts,
+  origin: CalibrationOrigin,
+): TableCalibration | { ok: false; errors: Issue[] } {
+  const run = runDesign(design, { keepSnapshots: false });
+  if (!run.ok) return { ok: false, errors: run.errors };
+  const simulated = simulateRun(run, true).result;
+  if (!simulated.ok) return { ok: false, errors: simulated.errors };
+  const { plan, dag } = run.compiled;
+  const predicted = predictedCosts(dag, simulated.sim.timeline ?? []);
+  const { fits, unknownStages } = fitTable(plan, dag, costs, predicted);
+  if (unknownStages.length > 0)
+    return {
+      ok: false,
+      errors: unknownStages.map((s) =>
+        issue(
+          ['stages', costs.stages.findIndex((r) => r.stage === s), 'stage'],
+          `the design has no pipeline stage ${s} (no block is tagged PP=${s})`,
+        ),
+      ),
+    };
+  const made = calibratedDesign(design, fits, predicted, shardsOf(dag), origin);
+  const again = runDesign(made.design, { keepSnapshots: false });
+  if (!again.ok) return { ok: false, errors: again.errors };
+  const after = simulateRun(again, false).result;
+  if (!after.ok) return { ok: false, errors: after.errors };
+  return {
+    ok: true,
+    design: made.design,
+    fits,
+    predictedStepMs: { before: simulated.sim.makespanMs, after: after.sim.makespanMs },
+    unmeasured: made.unmeasured,
+    notes: made.notes,
+  };
+}
+
+/** Shards of each tensor-parallel block: its measured time is one shard's. */
+function shardsOf(dag: Dag): Map<number, number> {
+  const tp = new Map<number, number>();
+  for (const region of dag.tensorParallel ?? [])
+    for (const b of region.blocks) tp.set(b, dag.groups[region.group]?.length ?? 1);
+  return tp;
 }

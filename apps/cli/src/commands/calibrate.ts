@@ -4,7 +4,18 @@
  */
 import { basename } from 'node:path';
 import { type Issue, issue } from '@stagecraft/ir';
-import { type Calibration, calibrate, mergeTraces, type Replay, readTrace } from '@stagecraft/measure';
+import {
+  type Calibration,
+  calibrate,
+  calibrateFromTable,
+  csvPlace,
+  type MeasuredCosts,
+  type MeasuredStep,
+  mergeTraces,
+  type Replay,
+  readMeasurement,
+  type TableCalibration,
+} from '@stagecraft/measure';
 import { errorLine, formatMs, table } from '../format.ts';
 import type { InputOptions } from '../inputFile.ts';
 import type { Io } from '../io.ts';
@@ -24,14 +35,17 @@ export const CALIBRATE_OPTIONS = ['trace', 'rank', 'output', 'json'] as const;
 
 export const CALIBRATE_USAGE = `Usage: stagecraft calibrate <design> --trace <file> [<file> …] [--rank <n>] [-o calibrated.json] [--json]
 
-Reads measured traces of the design's plan, fits its costs to them and replays the calibrated
-design against the measurement. Each span of a trace is an instruction of the plan, named by its id
+Reads measured traces of the design's plan (or a table of stage costs), fits its costs to them and
+replays the calibrated design against the measurement. Each span of a trace is an instruction of the plan, named by its id
 (as "stagecraft compile" writes them): the runtime's own traces are, and in your own training loop
 wrap each op in torch.profiler.record_function("<instruction id>"). Traces read:
   Stagecraft   the runtime's measured trace (or an exported one): every device in one file
   Kineto       torch >= 2's profiler JSON, one file per rank (the rank from distributedInfo)
   legacy       torch 1.13's profiler export, one file per rank, the rank in the file's name
                (rank3.json, trace_rank3.json) or given with --rank
+  stage table  measured milliseconds per stage, alone: a CSV "stage,F,BI,BW" (also B, FandB, UPD
+               columns), or JSON {"format": "stagecraft/measured-costs@1", "stages": [{"stage",
+               "F", "BI", "BW"}], "p2p": {"bandwidthGBps", "latencyUs"}}
 Fitted: each block's F, BI and BW (or fused B) and optimizer time (medians; the first step of a
 multi-step trace is left out as warm-up), the overlap factor of F&B pairs, and, when the devices'
 clocks agree, the point-to-point link's latency and bandwidth.
@@ -78,7 +92,8 @@ export function parseCalibrateArgs(
 export function calibrateCommand(cmd: CalibrateCommand & InputOptions, io: Io): number {
   const design = loadDesign(cmd.design, io, cmd);
   if (!design) return 1;
-  const reads: { file: string; step: Parameters<typeof mergeTraces>[0][number]['step'] }[] = [];
+  const reads: { file: string; step: MeasuredStep }[] = [];
+  const tables: { file: string; costs: MeasuredCosts; form: 'csv' | 'json' }[] = [];
   let failed = false;
   for (const file of cmd.traces) {
     const text = readText(file, io, cmd);
@@ -86,7 +101,7 @@ export function calibrateCommand(cmd: CalibrateCommand & InputOptions, io: Io): 
       failed = true;
       continue;
     }
-    const r = readTrace(text, file, cmd.rank !== undefined ? { rank: cmd.rank } : {});
+    const r = readMeasurement(text, file, cmd.rank !== undefined ? { rank: cmd.rank } : {});
     if (!r.ok) {
       // Several files are read: each line names the file, then the event in it.
       for (const e of r.errors)
@@ -94,9 +109,22 @@ export function calibrateCommand(cmd: CalibrateCommand & InputOptions, io: Io): 
       failed = true;
       continue;
     }
-    reads.push({ file, step: r.step });
+    if (r.kind === 'table') tables.push({ file, costs: r.costs, form: r.form });
+    else reads.push({ file, step: r.step });
   }
   if (failed) return 1;
+  if (tables.length > 0) {
+    if (cmd.traces.length > 1) {
+      io.err(
+        errorLine({
+          path: tables[0]!.file,
+          message: 'a table of stage costs calibrates alone: give it without traces',
+        }),
+      );
+      return 1;
+    }
+    return fromTable(cmd, design, tables[0]!, io);
+  }
   const merged = mergeTraces(reads);
   if (!merged.ok) return report(merged.errors, io);
   const result = calibrate(design, merged.step, {
@@ -111,6 +139,53 @@ export function calibrateCommand(cmd: CalibrateCommand & InputOptions, io: Io): 
     return 1;
   io.out(cmd.json ? JSON.stringify(calibrationJson(result)) : calibrationSummary(result, cmd.output));
   return 0;
+}
+
+function fromTable(
+  cmd: CalibrateCommand,
+  design: Parameters<typeof calibrateFromTable>[0],
+  table: { file: string; costs: MeasuredCosts; form: 'csv' | 'json' },
+  io: Io,
+): number {
+  const result = calibrateFromTable(design, table.costs, {
+    files: [basename(table.file)],
+    sources: ['stage-table'],
+  });
+  if (!result.ok) {
+    for (const e of result.errors) {
+      const where = table.form === 'csv' ? csvPlace(e.path) : e.path;
+      io.err(errorLine({ path: `${table.file}: ${where}`, message: e.message }));
+    }
+    return 1;
+  }
+  if (cmd.output !== undefined && !writeOutput(`${JSON.stringify(result.design, null, 2)}\n`, cmd.output, io))
+    return 1;
+  io.out(cmd.json ? JSON.stringify(tableJson(result)) : tableSummary(result, cmd.output));
+  return 0;
+}
+
+function tableJson(c: TableCalibration) {
+  return {
+    predictedStepMs: c.predictedStepMs,
+    fits: { ...c.fits, blocks: c.fits.blocks.filter((b) => b.F || b.BI || b.BW || b.B || b.UPD) },
+    unmeasured: c.unmeasured,
+    notes: c.notes,
+  };
+}
+
+function tableSummary(c: TableCalibration, output: string | undefined): string {
+  const fitted = c.fits.blocks.filter((b) => b.F || b.BI || b.BW || b.B).length;
+  const lines = [
+    `${fitted} of ${c.fits.blocks.length} blocks take the table's stage costs`,
+    `predicted step: ${formatMs(c.predictedStepMs.before)} as designed, ${formatMs(c.predictedStepMs.after)} calibrated`,
+  ];
+  for (const n of c.notes) lines.push(`note: ${n}`);
+  if (c.unmeasured.length > 0)
+    lines.push(`blocks not in the table (their predicted times kept): ${c.unmeasured.join(', ')}`);
+  lines.push(
+    output ? `wrote the calibrated design to ${output}` : 'write the calibrated design with -o <file>',
+  );
+  return lines.join('\n');
 }
 
 function report(errors: readonly Issue[], io: Io): number {

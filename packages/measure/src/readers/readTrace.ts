@@ -28,6 +28,11 @@ export function readTrace(text: string, fileName: string, options: ReadTraceOpti
   } catch (e) {
     return fail('', `not JSON: ${(e as Error).message}`);
   }
+  return traceFromDocument(doc, fileName, options);
+}
+
+/** A trace already parsed from JSON. */
+export function traceFromDocument(doc: unknown, fileName: string, options: ReadTraceOptions = {}): TraceRead {
   if (Array.isArray(doc)) return legacy(doc, fileName, options);
   if (typeof doc !== 'object' || doc === null)
     return fail('', 'expected a trace: an object with "traceEvents" or a list of events');
