@@ -128,6 +128,7 @@ const OPTIONS = {
   dialect: { type: 'string' },
   model: { type: 'string' },
   trace: { type: 'string', multiple: true },
+  measured: { type: 'string', multiple: true },
   rank: { type: 'string' },
 } as const;
 

@@ -86,6 +86,21 @@ describe('stagecraft calibrate', () => {
     );
   });
 
+  it('compares a design with a measured step of its plan, ranking the divergent instructions', async () => {
+    const r = await stagecraft('compare', design, '--measured', ...legacy, '--json');
+    expect(r.stderr).toBe('');
+    const report = JSON.parse(r.stdout);
+    expect(report.match).toEqual({ matched: 10, unmatched: [], missing: 8 });
+    expect(report.replay.predictedStepMs).toBe(9);
+    expect(report.replay.divergences.length).toBe(10);
+    const text = await stagecraft('compare', design, '--measured', ...legacy);
+    expect(text.stdout).toContain('most divergent (start and duration, predicted → measured):');
+    const table = tempFile('stage,F\n0,1\n', 'one.csv');
+    expect((await stagecraft('compare', design, '--measured', table)).stderr.trim()).toBe(
+      `error: ${table}: a table of stage costs is not a measured step: compare a trace`,
+    );
+  });
+
   it('refuses a call without traces, and --rank for several files', async () => {
     const none = await stagecraft('calibrate', design);
     expect(none.code).toBe(1);

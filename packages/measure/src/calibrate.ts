@@ -2,13 +2,13 @@
  * The closed loop in one call: compile the design, match the measured step to its plan, fit the
  * costs, write the calibrated design and replay it against the measurement.
  */
-import { type Dag, type Design, type Issue, issue } from '@stagecraft/ir';
+import { type Dag, type Design, type Issue, issue, type Plan } from '@stagecraft/ir';
 import { runDesign, simulateRun } from '@stagecraft/workflow';
 import { type CalibrationOrigin, calibratedDesign } from './calibratedDesign.ts';
 import { type CostFits, fitCosts } from './fitCosts.ts';
 import { fitTable } from './fitTable.ts';
 import { median } from './linearFit.ts';
-import { matchPlan, type PlanMatch } from './matchPlan.ts';
+import { matchPlan, type PlanMatch, steadySteps } from './matchPlan.ts';
 import { type MeasuredStep, stepTimesMs } from './measuredStep.ts';
 import { predictedCosts } from './predictedCosts.ts';
 import type { MeasuredCosts } from './readers/stageTable.ts';
@@ -38,26 +38,8 @@ export function calibrate(
   if (!run.ok) return { ok: false, errors: run.errors };
   const { plan, dag } = run.compiled;
   const match = matchPlan(plan, measured);
-  if (match.unknownDevices.length > 0)
-    return {
-      ok: false,
-      errors: [
-        issue(
-          '',
-          `the trace measures device${match.unknownDevices.length > 1 ? 's' : ''} ${match.unknownDevices.join(', ')}, which the design's plan does not have (devices ${plan.devices[0]?.device ?? 0}–${plan.devices.at(-1)?.device ?? 0})`,
-        ),
-      ],
-    };
-  if (match.matched.length === 0)
-    return {
-      ok: false,
-      errors: [
-        issue(
-          '',
-          'no span of the trace names an instruction of the design\'s plan: wrap each op in record_function("<instruction id>") with the ids of `stagecraft compile`',
-        ),
-      ],
-    };
+  const refused = refusedMatch(plan, match);
+  if (refused) return refused;
   const simulated = simulateRun(run, true).result;
   if (!simulated.ok) return { ok: false, errors: simulated.errors };
   const fits = fitCosts(plan, dag, match, measured.alignedClocks);
@@ -160,4 +142,59 @@ function shardsOf(dag: Dag): Map<number, number> {
   for (const region of dag.tensorParallel ?? [])
     for (const b of region.blocks) tp.set(b, dag.groups[region.group]?.length ?? 1);
   return tp;
+}
+
+/** A trace that cannot measure this plan: devices it does not have, or no span naming its instructions. */
+function refusedMatch(plan: Plan, match: PlanMatch): { ok: false; errors: Issue[] } | undefined {
+  if (match.unknownDevices.length > 0)
+    return {
+      ok: false,
+      errors: [
+        issue(
+          '',
+          `the trace measures device${match.unknownDevices.length > 1 ? 's' : ''} ${match.unknownDevices.join(', ')}, which the design's plan does not have (devices ${plan.devices[0]?.device ?? 0}–${plan.devices.at(-1)?.device ?? 0})`,
+        ),
+      ],
+    };
+  if (match.matched.length === 0)
+    return {
+      ok: false,
+      errors: [
+        issue(
+          '',
+          'no span of the trace names an instruction of the design\'s plan: wrap each op in record_function("<instruction id>") with the ids of `stagecraft compile`',
+        ),
+      ],
+    };
+  return undefined;
+}
+
+/** The design's prediction against a measured step, as it is (nothing fitted). */
+export interface MeasuredComparison {
+  readonly ok: true;
+  readonly match: PlanMatch;
+  readonly replay: Replay;
+  readonly steps: readonly number[];
+}
+
+export function compareMeasured(
+  design: Design,
+  measured: MeasuredStep,
+): MeasuredComparison | { ok: false; errors: Issue[] } {
+  const run = runDesign(design, { keepSnapshots: false });
+  if (!run.ok) return { ok: false, errors: run.errors };
+  const { plan } = run.compiled;
+  const match = matchPlan(plan, measured);
+  const refused = refusedMatch(plan, match);
+  if (refused) return refused;
+  const simulated = simulateRun(run, true).result;
+  if (!simulated.ok) return { ok: false, errors: simulated.errors };
+  const steps = steadySteps(match.matched);
+  const measuredStepMs = median(stepTimesMs(measured).filter((_, i) => steps.includes(i)));
+  return {
+    ok: true,
+    match,
+    replay: replay(plan, simulated.sim, match.matched, steps, measured.alignedClocks, measuredStepMs),
+    steps,
+  };
 }

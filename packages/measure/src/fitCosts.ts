@@ -1,12 +1,11 @@
 /**
  * What a measured step says the design's costs are: per block the median F, BI, BW (or fused B)
- * and optimizer time, the overlap factor of F&B pairs, and the point-to-point link. The first step
- * of a multi-step trace is left out (allocator warm-up and connection setup make it slow), as
- * profilers' own `wait`/`warmup` phases do.
+ * and optimizer time, the overlap factor of F&B pairs, and the point-to-point link, over the
+ * trace's steady steps (`steadySteps`).
  */
 import type { Dag, DagNode, Instruction, Plan } from '@stagecraft/ir';
 import { fitLink, type LinkFit, median } from './linearFit.ts';
-import type { MatchedSpan, PlanMatch } from './matchPlan.ts';
+import { type MatchedSpan, type PlanMatch, steadySteps } from './matchPlan.ts';
 
 export interface CostFit {
   readonly ms: number;
@@ -36,9 +35,8 @@ export interface CostFits {
 type ComputeOp = 'F' | 'BI' | 'BW' | 'B';
 
 export function fitCosts(plan: Plan, dag: Dag, match: PlanMatch, alignedClocks: boolean): CostFits {
-  const lastStep = match.matched.reduce((m, s) => Math.max(m, s.step), 0);
-  const steps = Array.from({ length: lastStep + 1 }, (_, i) => i).filter((s) => lastStep === 0 || s > 0);
-  const used = match.matched.filter((s) => lastStep === 0 || s.step > 0);
+  const steps = steadySteps(match.matched);
+  const used = match.matched.filter((s) => steps.includes(s.step));
   const nodeOf = new Map<string, DagNode>();
   for (const n of dag.nodes) nodeOf.set(n.id, n);
 

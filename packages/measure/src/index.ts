@@ -8,6 +8,8 @@ export {
   type CalibrationResult,
   calibrate,
   calibrateFromTable,
+  compareMeasured,
+  type MeasuredComparison,
   type TableCalibration,
 } from './calibrate.ts';
 export { type CalibratedDesign, type CalibrationOrigin, calibratedDesign } from './calibratedDesign.ts';

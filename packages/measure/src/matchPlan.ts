@@ -59,3 +59,12 @@ export function matchPlan(plan: Plan, measured: MeasuredStep): PlanMatch {
   }
   return { matched, unmatched, unknownDevices, missing };
 }
+
+/**
+ * Steps a fit or a comparison reads: all but the first when there are several, since the first
+ * pays allocator warm-up and connection setup (profilers skip it with their own `warmup` phase).
+ */
+export function steadySteps(matched: readonly { step: number }[]): number[] {
+  const last = matched.reduce((m, s) => Math.max(m, s.step), 0);
+  return Array.from({ length: last + 1 }, (_, i) => i).filter((s) => last === 0 || s > 0);
+}

@@ -3,23 +3,19 @@
  * the design's costs to a measured step and say how well the prediction then replays it.
  */
 import { basename } from 'node:path';
-import { type Issue, issue } from '@stagecraft/ir';
 import {
   type Calibration,
   calibrate,
   calibrateFromTable,
   csvPlace,
-  type MeasuredCosts,
-  type MeasuredStep,
-  mergeTraces,
-  type Replay,
-  readMeasurement,
   type TableCalibration,
 } from '@stagecraft/measure';
-import { errorLine, formatMs, table } from '../format.ts';
+import { errorLine, formatMs } from '../format.ts';
 import type { InputOptions } from '../inputFile.ts';
 import type { Io } from '../io.ts';
-import { loadDesign, readText } from '../load.ts';
+import { loadDesign } from '../load.ts';
+import { loadMeasured, rankOption, type StageTable } from '../measuredFiles.ts';
+import { divergenceTable, replayTable, unmatchedLine } from '../replayText.ts';
 import { type OptionValues, writeOutput } from './output.ts';
 
 export interface CalibrateCommand {
@@ -75,14 +71,9 @@ export function parseCalibrateArgs(
     traces,
     json: values.json === true,
   };
-  const rank = values.rank;
-  if (typeof rank === 'string') {
-    if (!/^\d+$/.test(rank) || !Number.isSafeInteger(Number(rank)))
-      return { ok: false, error: `--rank: expected an integer ≥ 0, got ${JSON.stringify(rank)}` };
-    if (traces.length > 1)
-      return { ok: false, error: '--rank: names the rank of one trace file; give one file' };
-    command.rank = Number(rank);
-  }
+  const rank = rankOption(values.rank, traces);
+  if ('error' in rank) return { ok: false, error: rank.error };
+  if (rank.rank !== undefined) command.rank = rank.rank;
   const output = values.output;
   if (output === '') return { ok: false, error: '--output: needs a file name' };
   if (typeof output === 'string') command.output = output;
@@ -92,44 +83,16 @@ export function parseCalibrateArgs(
 export function calibrateCommand(cmd: CalibrateCommand & InputOptions, io: Io): number {
   const design = loadDesign(cmd.design, io, cmd);
   if (!design) return 1;
-  const reads: { file: string; step: MeasuredStep }[] = [];
-  const tables: { file: string; costs: MeasuredCosts; form: 'csv' | 'json' }[] = [];
-  let failed = false;
-  for (const file of cmd.traces) {
-    const text = readText(file, io, cmd);
-    if (text === undefined) {
-      failed = true;
-      continue;
-    }
-    const r = readMeasurement(text, file, cmd.rank !== undefined ? { rank: cmd.rank } : {});
-    if (!r.ok) {
-      // Several files are read: each line names the file, then the event in it.
-      for (const e of r.errors)
-        io.err(errorLine({ path: e.path ? `${file}: ${e.path}` : file, message: e.message }));
-      failed = true;
-      continue;
-    }
-    if (r.kind === 'table') tables.push({ file, costs: r.costs, form: r.form });
-    else reads.push({ file, step: r.step });
-  }
-  if (failed) return 1;
-  if (tables.length > 0) {
-    if (cmd.traces.length > 1) {
-      io.err(
-        errorLine({
-          path: tables[0]!.file,
-          message: 'a table of stage costs calibrates alone: give it without traces',
-        }),
-      );
-      return 1;
-    }
-    return fromTable(cmd, design, tables[0]!, io);
-  }
-  const merged = mergeTraces(reads);
-  if (!merged.ok) return report(merged.errors, io);
-  const result = calibrate(design, merged.step, {
+  const measured = loadMeasured(
+    { files: cmd.traces, ...(cmd.rank !== undefined ? { rank: cmd.rank } : {}) },
+    io,
+    cmd,
+  );
+  if (!measured) return 1;
+  if ('table' in measured) return fromTable(cmd, design, measured.table, io);
+  const result = calibrate(design, measured.step, {
     files: cmd.traces.map((f) => basename(f)),
-    sources: merged.step.sources,
+    sources: measured.step.sources,
   });
   if (!result.ok) {
     for (const e of result.errors) io.err(errorLine(e, cmd.design));
@@ -144,7 +107,7 @@ export function calibrateCommand(cmd: CalibrateCommand & InputOptions, io: Io): 
 function fromTable(
   cmd: CalibrateCommand,
   design: Parameters<typeof calibrateFromTable>[0],
-  table: { file: string; costs: MeasuredCosts; form: 'csv' | 'json' },
+  table: StageTable,
   io: Io,
 ): number {
   const result = calibrateFromTable(design, table.costs, {
@@ -188,11 +151,6 @@ function tableSummary(c: TableCalibration, output: string | undefined): string {
   return lines.join('\n');
 }
 
-function report(errors: readonly Issue[], io: Io): number {
-  for (const e of errors) io.err(errorLine(issue('', e.message), e.path));
-  return 1;
-}
-
 function calibrationJson(c: Calibration) {
   return {
     before: c.before,
@@ -206,18 +164,6 @@ function calibrationJson(c: Calibration) {
   };
 }
 
-const pct = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFixed(1)}%` : '-');
-
-function replayRow(label: string, r: Replay): string[] {
-  return [
-    label,
-    formatMs(r.predictedStepMs),
-    formatMs(r.measuredStepMs),
-    pct(r.stepErrorPct),
-    `${r.opErrorPct.p50.toFixed(1)}% / ${r.opErrorPct.p90.toFixed(1)}%`,
-  ];
-}
-
 export function calibrationSummary(c: Calibration, output: string | undefined): string {
   const lines: string[] = [];
   const fitted = c.fits.blocks.filter((b) => b.F || b.BI || b.BW || b.B).length;
@@ -226,10 +172,10 @@ export function calibrationSummary(c: Calibration, output: string | undefined): 
   );
   lines.push('');
   lines.push(
-    table(
-      ['', 'predicted step', 'measured step', 'error', 'op error p50 / p90'],
-      [replayRow('as designed', c.before), replayRow('calibrated', c.after)],
-    ),
+    replayTable([
+      ['as designed', c.before],
+      ['calibrated', c.after],
+    ]),
   );
   const fits: string[] = [];
   if (c.fits.overlapFactor) fits.push(`F&B overlap factor ${c.fits.overlapFactor.ms.toFixed(3)}`);
@@ -242,31 +188,15 @@ export function calibrationSummary(c: Calibration, output: string | undefined): 
     );
   if (fits.length > 0) lines.push('', `fitted: ${fits.join('; ')}`);
   for (const n of c.notes) lines.push(`note: ${n}`);
-  if (c.match.unmatched.length > 0)
-    lines.push(
-      '',
-      `spans not in the plan (${c.match.unmatched.length}): ${c.match.unmatched
-        .slice(0, 10)
-        .map((u) => `device ${u.device} ${u.id}`)
-        .join(', ')}${c.match.unmatched.length > 10 ? ', …' : ''}`,
-    );
+  const unmatched = unmatchedLine(c.match);
+  if (unmatched) lines.push('', unmatched);
   if (c.unmeasured.length > 0)
     lines.push(`blocks not measured (their predicted times kept): ${c.unmeasured.join(', ')}`);
-  const top = c.after.divergences.slice(0, 10);
-  if (top.length > 0) {
-    lines.push('', 'most divergent after calibration (start and duration, predicted → measured):');
-    lines.push(
-      table(
-        ['device', 'instruction', 'start', 'duration'],
-        top.map((d) => [
-          String(d.device),
-          d.id,
-          `${formatMs(d.predictedStartMs)} → ${formatMs(d.measuredStartMs)}`,
-          `${formatMs(d.predictedMs)} → ${formatMs(d.measuredMs)}`,
-        ]),
-      ),
-    );
-  }
+  const divergent = divergenceTable(
+    c.after,
+    'most divergent after calibration (start and duration, predicted → measured):',
+  );
+  if (divergent.length > 0) lines.push('', ...divergent);
   lines.push(
     '',
     output ? `wrote the calibrated design to ${output}` : 'write the calibrated design with -o <file>',
