@@ -3,23 +3,10 @@
  * framework events (`aten::mm`, `ProfilerStep#3`) beside the ranges they wrapped in
  * `record_function("<instruction id>")`; an id starts with its op, so that is what is kept.
  */
-const OPS = [
-  'F',
-  'B',
-  'BI',
-  'BW',
-  'RECOMPUTE',
-  'UPD',
-  'OVERLAP',
-  'SEND',
-  'RECV',
-  'ALL_REDUCE',
-  'REDUCE_SCATTER',
-  'ALL_GATHER',
-  'ALL_TO_ALL',
-  'OFFLOAD',
-  'RELOAD',
-];
+import { NODE_OPS } from '@stagecraft/ir';
+
+// The plan's instruction ops: the DAG's (its ordering markers aside) and the overlapped unit.
+const OPS = [...NODE_OPS.filter((op) => !op.startsWith('ORDER_')), 'OVERLAP'];
 
 const ONE = `(?:${OPS.join('|')})\\.[^\\s;()]+`;
 /** An id, or an overlapped unit's: its members' ids in parentheses, `(F.b2.mb5;B.b5.mb1)`. */

@@ -94,6 +94,8 @@ export function readStageCsv(text: string): StageTableRead {
     });
     stages.push(row);
   });
+  if (errors.length === 0 && stages.length === 0)
+    errors.push(issue('row 2', 'expected a row per stage after the header, e.g. "0,5.1,4.8,4.7"'));
   if (errors.length > 0) return { ok: false, errors };
   const parsed = readStageJson({ format: MEASURED_COSTS_FORMAT, stages });
   if (parsed.ok) return parsed;
