@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Command, parseCommandLine, usage, usageHint } from './args.ts';
+import { calibrateCommand } from './commands/calibrate.ts';
 import { compareCommand } from './commands/compare.ts';
 import { compilePlan } from './commands/compile.ts';
 import { exportCommand } from './commands/export.ts';
@@ -40,6 +41,8 @@ function run(command: Command, io: Io): number {
       return importCommand(command, io);
     case 'compare':
       return compareCommand(command, io);
+    case 'calibrate':
+      return calibrateCommand(command, io);
   }
 }
 

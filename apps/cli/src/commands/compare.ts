@@ -1,18 +1,23 @@
 /** `stagecraft compare <design> <design> … [--json]`: schedules side by side. */
+import { compareMeasured } from '@stagecraft/measure';
 import { type CompareRow, compareDesigns } from '@stagecraft/workflow';
 import { errorLine, formatBytes, formatCount, formatMs, formatPercent, table } from '../format.ts';
 import type { InputOptions } from '../inputFile.ts';
 import type { Io } from '../io.ts';
 import { loadDesign } from '../load.ts';
+import { loadMeasured, type MeasuredFiles, rankOption } from '../measuredFiles.ts';
+import { divergenceTable, replayTable, unmatchedLine } from '../replayText.ts';
 import type { OptionValues } from './output.ts';
 
 export interface CompareCommand {
   kind: 'compare';
   designs: string[];
   json: boolean;
+  /** Measured traces of the one design: predicted against measured instead of designs side by side. */
+  measured?: MeasuredFiles;
 }
 
-export const COMPARE_OPTIONS = ['json'] as const;
+export const COMPARE_OPTIONS = ['json', 'measured', 'rank'] as const;
 
 export const COMPARE_USAGE = `Usage: stagecraft compare <design> <design> … [--json]
 
@@ -26,18 +31,42 @@ Options:
            exposedCommMs (Σ over devices), exposedCommPerDeviceMs, peakMemoryBytes: [{device, bytes}],
            maxPeakMemoryBytes, tokensPerSecond?, ops, devices}]}
 
-Example:
-  stagecraft compare examples/1f1b-p4-m8.json examples/zb-h1-p4-m8.json examples/zbv-p4-m8.json`;
+With --measured, one design against a measured step of its plan (traces as "stagecraft calibrate"
+reads them): the predicted and measured step, the per-op error and the instructions whose start
+or duration diverge most, nothing fitted.
+
+Options (measured):
+  --measured <file> …   the measured trace files (also given after the design)
+  --rank <n>            the rank of a single per-rank trace that does not record it
+  --json                print {"match": {matched, unmatched, missing}, "replay": {measuredStepMs,
+                        predictedStepMs, stepErrorPct, opErrorPct, divergences}, "steps"}
+
+Examples:
+  stagecraft compare examples/1f1b-p4-m8.json examples/zb-h1-p4-m8.json examples/zbv-p4-m8.json
+  stagecraft compare design.json --measured rank0.json rank1.json`;
 
 export function parseCompareArgs(
   values: OptionValues,
   rest: readonly string[],
 ): { ok: true; command: CompareCommand } | { ok: false; error: string } {
   if (rest.length === 0) return { ok: false, error: 'compare: missing the design files' };
+  const given = values.measured;
+  if (Array.isArray(given)) {
+    const files = [...given, ...rest.slice(1)];
+    const rank = rankOption(values.rank, files);
+    if ('error' in rank) return { ok: false, error: rank.error };
+    const measured: MeasuredFiles = { files, ...rank };
+    return {
+      ok: true,
+      command: { kind: 'compare', designs: [rest[0]!], json: values.json === true, measured },
+    };
+  }
+  if (values.rank !== undefined) return { ok: false, error: '--rank: goes with --measured' };
   return { ok: true, command: { kind: 'compare', designs: [...rest], json: values.json === true } };
 }
 
 export function compareCommand(cmd: CompareCommand & InputOptions, io: Io): number {
+  if (cmd.measured) return compareWithMeasured(cmd.designs[0]!, cmd.measured, cmd, io);
   const loaded = cmd.designs.map((file) => ({ file, design: loadDesign(file, io, cmd) }));
   if (loaded.some((l) => !l.design)) return 1;
   const rows = compareDesigns(loaded.map((l) => l.design!));
@@ -90,4 +119,52 @@ export function compareTable(rows: readonly Extract<CompareRow, { ok: true }>[])
     ]),
   );
   return `${main}\n\n${perDevice}`;
+}
+
+function compareWithMeasured(
+  file: string,
+  files: MeasuredFiles,
+  cmd: CompareCommand & InputOptions,
+  io: Io,
+): number {
+  const design = loadDesign(file, io, cmd);
+  if (!design) return 1;
+  const measured = loadMeasured(files, io, cmd);
+  if (!measured) return 1;
+  if ('table' in measured) {
+    io.err(
+      errorLine({
+        path: measured.table.file,
+        message: 'a table of stage costs is not a measured step: compare a trace',
+      }),
+    );
+    return 1;
+  }
+  const r = compareMeasured(design, measured.step);
+  if (!r.ok) {
+    for (const e of r.errors) io.err(errorLine(e, file));
+    return 1;
+  }
+  if (cmd.json) {
+    const { matched, unmatched, missing } = r.match;
+    io.out(
+      JSON.stringify({
+        match: { matched: matched.length, unmatched, missing: missing.length },
+        replay: r.replay,
+        steps: r.steps,
+      }),
+    );
+    return 0;
+  }
+  const lines = [
+    `${r.match.matched.length} measured spans matched (steps ${r.steps.join(', ')} used)`,
+    '',
+    replayTable([[design.name ?? file, r.replay]]),
+  ];
+  const unmatched = unmatchedLine(r.match);
+  if (unmatched) lines.push('', unmatched);
+  const divergent = divergenceTable(r.replay, 'most divergent (start and duration, predicted → measured):');
+  if (divergent.length > 0) lines.push('', ...divergent);
+  io.out(lines.join('\n'));
+  return 0;
 }

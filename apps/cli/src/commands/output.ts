@@ -28,7 +28,7 @@ export function writeOutput(text: string, file: string | undefined, io: Io): boo
 }
 
 /** `--name value` options as node:util's parseArgs returns them. */
-export type OptionValues = Record<string, string | boolean | undefined>;
+export type OptionValues = Record<string, string | boolean | string[] | undefined>;
 
 export function stringOption(values: OptionValues, name: string): string | undefined {
   const v = values[name];

@@ -1,0 +1,200 @@
+/**
+ * The closed loop in one call: compile the design, match the measured step to its plan, fit the
+ * costs, write the calibrated design and replay it against the measurement.
+ */
+import { type Dag, type Design, type Issue, issue, type Plan } from '@stagecraft/ir';
+import { runDesign, simulateRun } from '@stagecraft/workflow';
+import { type CalibrationOrigin, calibratedDesign } from './calibratedDesign.ts';
+import { type CostFits, fitCosts } from './fitCosts.ts';
+import { fitTable } from './fitTable.ts';
+import { median } from './linearFit.ts';
+import { matchPlan, type PlanMatch, steadySteps } from './matchPlan.ts';
+import { type MeasuredStep, stepTimesMs } from './measuredStep.ts';
+import { predictedCosts } from './predictedCosts.ts';
+import type { MeasuredCosts } from './readers/stageTable.ts';
+import { type Replay, replay } from './replay.ts';
+
+export interface Calibration {
+  readonly ok: true;
+  readonly design: Design;
+  readonly fits: CostFits;
+  readonly match: PlanMatch;
+  /** The original design's prediction against the measurement. */
+  readonly before: Replay;
+  /** The calibrated design's. */
+  readonly after: Replay;
+  readonly unmeasured: readonly string[];
+  readonly notes: readonly string[];
+}
+
+export type CalibrationResult = Calibration | { ok: false; errors: Issue[] };
+
+export function calibrate(
+  design: Design,
+  measured: MeasuredStep,
+  origin: CalibrationOrigin,
+): CalibrationResult {
+  const run = runDesign(design, { keepSnapshots: false });
+  if (!run.ok) return { ok: false, errors: run.errors };
+  const { plan, dag } = run.compiled;
+  const match = matchPlan(plan, measured);
+  const refused = refusedMatch(plan, match);
+  if (refused) return refused;
+  const simulated = simulateRun(run, true).result;
+  if (!simulated.ok) return { ok: false, errors: simulated.errors };
+  const fits = fitCosts(plan, dag, match, measured.alignedClocks);
+  const made = calibratedDesign(
+    design,
+    fits,
+    predictedCosts(dag, simulated.sim.timeline ?? []),
+    shardsOf(dag),
+    origin,
+  );
+
+  const steps = stepTimesMs(measured).filter((_, i) => fits.steps.includes(i));
+  const measuredStepMs = median(steps);
+  const before = replay(
+    plan,
+    simulated.sim,
+    match.matched,
+    fits.steps,
+    measured.alignedClocks,
+    measuredStepMs,
+  );
+  const again = runDesign(made.design, { keepSnapshots: false });
+  if (!again.ok)
+    return {
+      ok: false,
+      errors: again.errors.map((e) => issue(e.path, `the calibrated design does not compile: ${e.message}`)),
+    };
+  const resimulated = simulateRun(again, true).result;
+  if (!resimulated.ok) return { ok: false, errors: resimulated.errors };
+  const after = replay(
+    again.compiled.plan,
+    resimulated.sim,
+    matchPlan(again.compiled.plan, measured).matched,
+    fits.steps,
+    measured.alignedClocks,
+    measuredStepMs,
+  );
+  return {
+    ok: true,
+    design: made.design,
+    fits,
+    match,
+    before,
+    after,
+    unmeasured: made.unmeasured,
+    notes: made.notes,
+  };
+}
+
+/** Calibration from a stage table: no step was measured, so the result is the prediction before and after. */
+export interface TableCalibration {
+  readonly ok: true;
+  readonly design: Design;
+  readonly fits: CostFits;
+  readonly predictedStepMs: { before: number; after: number };
+  readonly unmeasured: readonly string[];
+  readonly notes: readonly string[];
+}
+
+export function calibrateFromTable(
+  design: Design,
+  costs: MeasuredCosts,
+  origin: CalibrationOrigin,
+): TableCalibration | { ok: false; errors: Issue[] } {
+  const run = runDesign(design, { keepSnapshots: false });
+  if (!run.ok) return { ok: false, errors: run.errors };
+  const simulated = simulateRun(run, true).result;
+  if (!simulated.ok) return { ok: false, errors: simulated.errors };
+  const { plan, dag } = run.compiled;
+  const predicted = predictedCosts(dag, simulated.sim.timeline ?? []);
+  const { fits, unknownStages } = fitTable(plan, dag, costs, predicted);
+  if (unknownStages.length > 0)
+    return {
+      ok: false,
+      errors: unknownStages.map((s) =>
+        issue(
+          ['stages', costs.stages.findIndex((r) => r.stage === s), 'stage'],
+          `the design has no pipeline stage ${s} (no block is tagged PP=${s})`,
+        ),
+      ),
+    };
+  const made = calibratedDesign(design, fits, predicted, shardsOf(dag), origin);
+  const again = runDesign(made.design, { keepSnapshots: false });
+  if (!again.ok) return { ok: false, errors: again.errors };
+  const after = simulateRun(again, false).result;
+  if (!after.ok) return { ok: false, errors: after.errors };
+  return {
+    ok: true,
+    design: made.design,
+    fits,
+    predictedStepMs: { before: simulated.sim.makespanMs, after: after.sim.makespanMs },
+    unmeasured: made.unmeasured,
+    notes: made.notes,
+  };
+}
+
+/** Shards of each tensor-parallel block: its measured time is one shard's. */
+function shardsOf(dag: Dag): Map<number, number> {
+  const tp = new Map<number, number>();
+  for (const region of dag.tensorParallel ?? [])
+    for (const b of region.blocks) tp.set(b, dag.groups[region.group]?.length ?? 1);
+  return tp;
+}
+
+/** A trace that cannot measure this plan: devices it does not have, or no span naming its instructions. */
+function refusedMatch(plan: Plan, match: PlanMatch): { ok: false; errors: Issue[] } | undefined {
+  if (match.unknownDevices.length > 0)
+    return {
+      ok: false,
+      errors: [
+        issue(
+          '',
+          `the trace measures device${match.unknownDevices.length > 1 ? 's' : ''} ${match.unknownDevices.join(', ')}, which the design's plan does not have (devices ${plan.devices[0]?.device ?? 0}–${plan.devices.at(-1)?.device ?? 0})`,
+        ),
+      ],
+    };
+  if (match.matched.length === 0)
+    return {
+      ok: false,
+      errors: [
+        issue(
+          '',
+          'no span of the trace names an instruction of the design\'s plan: wrap each op in record_function("<instruction id>") with the ids of `stagecraft compile`',
+        ),
+      ],
+    };
+  return undefined;
+}
+
+/** The design's prediction against a measured step, as it is (nothing fitted). */
+export interface MeasuredComparison {
+  readonly ok: true;
+  readonly match: PlanMatch;
+  readonly replay: Replay;
+  readonly steps: readonly number[];
+}
+
+export function compareMeasured(
+  design: Design,
+  measured: MeasuredStep,
+): MeasuredComparison | { ok: false; errors: Issue[] } {
+  const run = runDesign(design, { keepSnapshots: false });
+  if (!run.ok) return { ok: false, errors: run.errors };
+  const { plan } = run.compiled;
+  const match = matchPlan(plan, measured);
+  const refused = refusedMatch(plan, match);
+  if (refused) return refused;
+  const simulated = simulateRun(run, true).result;
+  if (!simulated.ok) return { ok: false, errors: simulated.errors };
+  const steps = steadySteps(match.matched);
+  const measuredStepMs = median(stepTimesMs(measured).filter((_, i) => steps.includes(i)));
+  return {
+    ok: true,
+    match,
+    replay: replay(plan, simulated.sim, match.matched, steps, measured.alignedClocks, measuredStepMs),
+    steps,
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * What a measured step says the design's costs are: per block the median F, BI, BW (or fused B)
+ * and optimizer time, the overlap factor of F&B pairs, and the point-to-point link, over the
+ * trace's steady steps (`steadySteps`).
+ */
+import type { Dag, DagNode, Instruction, Plan } from '@stagecraft/ir';
+import { fitLink, type LinkFit, median } from './linearFit.ts';
+import { type MatchedSpan, type PlanMatch, steadySteps } from './matchPlan.ts';
+
+export interface CostFit {
+  readonly ms: number;
+  readonly samples: number;
+}
+
+export interface BlockFit {
+  readonly block: number;
+  readonly name: string;
+  F?: CostFit;
+  BI?: CostFit;
+  BW?: CostFit;
+  /** A fused backward, measured whole. */
+  B?: CostFit;
+  UPD?: CostFit;
+}
+
+export interface CostFits {
+  readonly blocks: BlockFit[];
+  /** Measured F&B pair over the separate time of its members (1: no overlap gain). */
+  readonly overlapFactor?: CostFit;
+  readonly p2p?: LinkFit;
+  /** Steps of the trace the fit used. */
+  readonly steps: readonly number[];
+}
+
+type ComputeOp = 'F' | 'BI' | 'BW' | 'B';
+
+export function fitCosts(plan: Plan, dag: Dag, match: PlanMatch, alignedClocks: boolean): CostFits {
+  const steps = steadySteps(match.matched);
+  const used = match.matched.filter((s) => steps.includes(s.step));
+  const nodeOf = new Map<string, DagNode>();
+  for (const n of dag.nodes) nodeOf.set(n.id, n);
+
+  const samples = new Map<string, number[]>();
+  const add = (block: number, op: string, ms: number) => {
+    const k = `${block}|${op}`;
+    const list = samples.get(k) ?? [];
+    list.push(ms);
+    samples.set(k, list);
+  };
+  const pairs: MatchedSpan[] = [];
+  for (const s of used) {
+    const ins = s.instruction;
+    if (ins.op === 'OVERLAP') pairs.push(s);
+    else if (ins.op === 'F' || ins.op === 'BI' || ins.op === 'BW' || ins.op === 'B') {
+      const node = nodeOf.get(ins.id);
+      if (node && node.block >= 0) add(node.block, ins.op, s.endMs - s.startMs);
+    } else if (ins.op === 'UPD') updSamples(s, plan, dag, add);
+  }
+
+  const blocks: BlockFit[] = dag.blocks.map((b, block) => {
+    const fit: BlockFit = { block, name: b.name };
+    for (const op of ['F', 'BI', 'BW', 'B', 'UPD'] as const) {
+      const xs = samples.get(`${block}|${op}`);
+      if (xs) fit[op] = { ms: median(xs), samples: xs.length };
+    }
+    return fit;
+  });
+
+  // A pair's separate time from its members' fitted costs; a member without one leaves it out.
+  const ratios: number[] = [];
+  for (const s of pairs) {
+    const ins = s.instruction as Extract<Instruction, { op: 'OVERLAP' }>;
+    let separate = 0;
+    for (const m of ins.members) {
+      const node = nodeOf.get(m.id);
+      const ms = node ? separateMs(blocks[node.block], m.op as ComputeOp) : undefined;
+      if (ms === undefined) {
+        separate = Number.NaN;
+        break;
+      }
+      separate += ms;
+    }
+    if (separate > 0) ratios.push((s.endMs - s.startMs) / separate);
+  }
+  const out: { -readonly [K in keyof CostFits]: CostFits[K] } = { blocks, steps };
+  if (ratios.length > 0) out.overlapFactor = { ms: median(ratios), samples: ratios.length };
+  if (alignedClocks) {
+    const link = fitLink(transfers(used));
+    if (link) out.p2p = link;
+  }
+  return out;
+}
+
+function separateMs(fit: BlockFit | undefined, op: ComputeOp): number | undefined {
+  if (!fit) return undefined;
+  if (op === 'B') return fit.B?.ms ?? (fit.BI && fit.BW ? fit.BI.ms + fit.BW.ms : undefined);
+  return fit[op]?.ms;
+}
+
+/**
+ * A device's optimizer step covers every block it holds: its time is shared among them by their
+ * parameter bytes (equally when none are given), the quantity Adam's work is proportional to.
+ */
+function updSamples(
+  s: MatchedSpan,
+  plan: Plan,
+  dag: Dag,
+  add: (block: number, op: string, ms: number) => void,
+) {
+  const device = plan.devices.find((d) => d.device === s.device || d.replicas?.includes(s.device));
+  if (!device || device.group < 0) return;
+  const held = new Set<number>();
+  for (const n of dag.nodes)
+    if (n.group === device.group && n.kind === 'compute' && n.op === 'F' && n.block >= 0) held.add(n.block);
+  if (held.size === 0) return;
+  const bytes = [...held].map((b) => dag.blocks[b]!.paramBytes);
+  const total = bytes.reduce((a, b) => a + b, 0);
+  const ms = s.endMs - s.startMs;
+  [...held].forEach((b, i) => {
+    add(b, 'UPD', total > 0 ? (ms * bytes[i]!) / total : ms / held.size);
+  });
+}
+
+/** Point-to-point transfer times: from when both sides were ready to when the data arrived. */
+function transfers(spans: readonly MatchedSpan[]): { bytes: number; ms: number }[] {
+  const sends = new Map<string, MatchedSpan>();
+  for (const s of spans)
+    if (s.instruction.op === 'SEND')
+      sends.set(`${s.step}|${s.device}|${s.instruction.peer}|${s.instruction.transfer}`, s);
+  const out: { bytes: number; ms: number }[] = [];
+  for (const r of spans) {
+    const ins = r.instruction;
+    if (ins.op !== 'RECV') continue;
+    const send = sends.get(`${r.step}|${ins.peer}|${r.device}|${ins.transfer}`);
+    if (!send) continue;
+    const ms = r.endMs - Math.max(send.startMs, r.startMs);
+    if (ms >= 0) out.push({ bytes: ins.bytes, ms });
+  }
+  return out;
+}
