@@ -48,7 +48,7 @@ describe('reading any measurement file', () => {
           for (const d of r.step.devices)
             for (const s of d.spans) expect(s.endMs).toBeGreaterThanOrEqual(s.startMs);
       }),
-      { numRuns: 500 },
+      { numRuns: 2000 },
     );
   });
 

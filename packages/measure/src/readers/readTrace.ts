@@ -87,12 +87,15 @@ function stagecraft(events: unknown[]): TraceRead {
 }
 
 function kineto(d: Record<string, unknown>, fileName: string, options: ReadTraceOptions): TraceRead {
-  const info = d.distributedInfo as Record<string, unknown> | undefined;
+  const info = d.distributedInfo;
   let rank = options.rank;
   if (rank === undefined && info !== undefined) {
-    if (!Number.isInteger(info.rank) || (info.rank as number) < 0)
+    if (typeof info !== 'object' || info === null)
+      return fail('distributedInfo', 'expected an object with the rank, e.g. {"rank": 3}');
+    const given = (info as { rank?: unknown }).rank;
+    if (!Number.isInteger(given) || (given as number) < 0)
       return fail('distributedInfo.rank', 'expected the rank, an integer ≥ 0');
-    rank = info.rank as number;
+    rank = given as number;
   }
   rank ??= rankFromFileName(fileName);
   if (rank === undefined)
