@@ -97,6 +97,24 @@ export async function openDesign(id: string): Promise<ApiResult<{ version: numbe
   return d.ok ? { ok: true, value: { version: r.value.version, design: d.value } } : d;
 }
 
+/** DELETE /api/designs/:id: the design and all its versions. */
+export async function deleteDesign(id: string): Promise<ApiResult<unknown>> {
+  return request('DELETE', `/api/designs/${encodeURIComponent(id)}`, z.unknown());
+}
+
+/**
+ * Renames a saved design: its latest version saved again under the new name, as a new version
+ * (the old name stays in its history). Refused with 409 when someone saved it in between.
+ */
+export async function renameSaved(
+  id: string,
+  name: string,
+): Promise<ApiResult<{ id: string; version: number }>> {
+  const r = await openDesign(id);
+  if (!r.ok) return r;
+  return saveDesign(id, { ...r.value.design, name }, r.value.version);
+}
+
 export async function listVersions(id: string): Promise<ApiResult<VersionSummary[]>> {
   const r = await request('GET', `/api/designs/${encodeURIComponent(id)}/versions`, versionList);
   return r.ok ? { ok: true, value: r.value.versions } : r;

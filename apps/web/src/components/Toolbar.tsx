@@ -42,6 +42,7 @@ export function Toolbar() {
       <span className="design-name">
         <CommitInput
           testid="design-name"
+          label="design name"
           value={name}
           parse={(t) =>
             t.trim() ? { ok: true, value: t.trim() } : { ok: false, message: 'a name is required' }

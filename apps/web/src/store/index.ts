@@ -28,6 +28,11 @@ export interface DesignSlice {
   /** Bumped on every change of the design; results carry the revision they were computed for. */
   revision: number;
   designId: string | null;
+  /**
+   * Bumped when another document opens (a saved design, a version, an example): a save still in
+   * flight for the document before it must not mark this one saved or dirty.
+   */
+  document: number;
   savedVersion: number | null;
   /** `invalid`: held back, the design schema refuses the design (the API would answer 400). */
   saveStatus: 'clean' | 'dirty' | 'saving' | 'saved' | 'error' | 'offline' | 'invalid';
@@ -142,6 +147,7 @@ const createDesignSlice =
   () => ({
     design: initial,
     revision: 0,
+    document: 0,
     designId: null,
     savedVersion: null,
     saveStatus: 'clean',
@@ -216,6 +222,7 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
       if (out.select !== undefined) extra.selectedDirective = out.select;
       else if (action.history === 'replace') extra.selectedDirective = null;
       if (action.history === 'replace') {
+        extra.document = s.document + 1;
         extra.expandedStages = [];
         extra.passView = null;
       }
