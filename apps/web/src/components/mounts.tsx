@@ -130,6 +130,9 @@ export function TimelinePane() {
 export function ComparePane() {
   const pins = useStore((s) => s.pins);
   const unpin = useStore((s) => s.unpin);
+  const baseline = useStore((s) => s.baseline);
+  const setBaseline = useStore((s) => s.setBaseline);
+  const renamePin = useStore((s) => s.renamePin);
   const cluster = useStore((s) => s.design.cluster);
   const variants = useMemo(
     (): CompareVariant[] =>
@@ -150,6 +153,9 @@ export function ComparePane() {
   return (
     <ComparePanel
       variants={variants}
+      baseline={baseline}
+      onBaseline={setBaseline}
+      onRename={renamePin}
       onRemove={(id) => unpin(pins.findIndex((p) => p.id === id))}
       {...(capacity ? { memoryCapacityBytes: capacity } : {})}
     />

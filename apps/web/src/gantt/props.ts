@@ -44,6 +44,8 @@ export interface GanttProps {
   viewSync?: ViewSync;
   /** Width in pixels (default: the element's width, followed as it resizes). */
   width?: number;
+  /** Thinner lanes (Compare with three or four variants). */
+  compact?: boolean;
   /**
    * Collect frame times while zooming and panning in window.__stagecraftGanttFrames (frameMeter.ts).
    * Also on whenever that global exists, so a benchmark can switch it on from outside.

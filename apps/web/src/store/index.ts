@@ -96,6 +96,8 @@ export interface Pin {
 }
 export interface CompareSlice {
   pins: Pin[];
+  /** The pin the others are compared against (its id); the first pin when null or unpinned. */
+  baseline: string | null;
 }
 
 export interface HistorySlice {
@@ -118,6 +120,9 @@ export interface Commands {
   inspectPass(pass: string | null): void;
   pin(name?: string): void;
   unpin(index: number): void;
+  /** Renames a pin; an empty name is refused with a notice. */
+  renamePin(id: string, name: string): void;
+  setBaseline(id: string): void;
   notify(kind: NoticeKind, text: string): void;
   setSave(p: Partial<Pick<DesignSlice, 'designId' | 'savedVersion' | 'saveStatus' | 'saveMessage'>>): void;
 }
@@ -182,7 +187,10 @@ const createViewSlice: StateCreator<State, [], [], ViewSlice> = () => ({
   confirm: null,
 });
 
-const createCompareSlice: StateCreator<State, [], [], CompareSlice> = () => ({ pins: [] });
+const createCompareSlice: StateCreator<State, [], [], CompareSlice> = () => ({ pins: [], baseline: null });
+
+/** Longest pin name: it heads a column of the compare table. */
+export const MAX_PIN_NAME = 60;
 const createHistorySlice: StateCreator<State, [], [], HistorySlice> = () => ({ history: emptyHistory });
 
 const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
@@ -283,7 +291,30 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
         pins: [...s.pins, { id: `pin-${pinCounter}`, name: label, design: s.design, result }],
       });
     },
-    unpin: (index) => set({ pins: get().pins.filter((_, i) => i !== index) }),
+    unpin(index) {
+      const { pins, baseline } = get();
+      const gone = pins[index];
+      set({
+        pins: pins.filter((_, i) => i !== index),
+        ...(gone && gone.id === baseline ? { baseline: null } : {}),
+      });
+    },
+    renamePin(id, name) {
+      const label = name.trim();
+      if (label === '' || label.length > MAX_PIN_NAME) {
+        set({
+          notice: {
+            kind: 'error',
+            text: label === '' ? 'a pin needs a name' : `a pin's name is at most ${MAX_PIN_NAME} characters`,
+          },
+        });
+        return;
+      }
+      set({ pins: get().pins.map((p) => (p.id === id ? { ...p, name: label } : p)) });
+    },
+    setBaseline(id) {
+      if (get().pins.some((p) => p.id === id)) set({ baseline: id });
+    },
     notify: (kind, text) => set({ notice: { kind, text } }),
     setSave: (p) => set(p),
   };
