@@ -206,7 +206,12 @@ export function Gantt(props: GanttProps) {
         />
       )}
       {props.refusal && refusalBand && (
-        <RefusalNote text={props.refusal} top={refusalBand.top} width={width} />
+        <RefusalNote
+          text={props.refusal}
+          top={refusalBand.top}
+          width={width}
+          onDismiss={props.onDismissRefusal}
+        />
       )}
     </div>
   );
