@@ -15,6 +15,22 @@ export async function metric(
   return Number(await page.getByTestId(`metric-${name}`).getAttribute('data-value'));
 }
 
+/** Waits until the result on screen is the latest design's (no edit still being computed). */
+export async function settled(page: Page): Promise<void> {
+  await expect
+    .poll(() =>
+      page.evaluate(() => {
+        const s = (
+          window as unknown as {
+            stagecraft: { store: { getState(): { revision: number; resultRevision: number } } };
+          }
+        ).stagecraft.store.getState();
+        return s.resultRevision === s.revision;
+      }),
+    )
+    .toBe(true);
+}
+
 /** Waits until a metric differs from `before` and returns the new value. */
 export async function metricChange(page: Page, name: 'makespan' | 'bubble', before: number): Promise<number> {
   await expect.poll(() => metric(page, name)).not.toBe(before);

@@ -66,6 +66,7 @@ export function ComparePanel({
   showArrows,
 }: ComparePanelProps) {
   const shown = variants.slice(0, MAX_VARIANTS);
+  const compact = shown.length >= COMPACT_FROM;
   const base = Math.max(
     0,
     shown.findIndex((v) => v.id === baseline),
@@ -74,10 +75,12 @@ export function ComparePanel({
     shown.map((v) => v.sim),
     base,
   );
-  const compact = shown.length >= COMPACT_FROM;
+
   const deviceRows = rows.filter((r) => r.device !== undefined).length;
   const [devicesOpen, setDevicesOpen] = useState(false);
-  const foldDevices = deviceRows > DEVICE_ROWS_UNFOLDED && !devicesOpen;
+  // Compact (three or four variants): the per-device rows start folded too, to keep all in view.
+  const foldAt = compact ? 1 : DEVICE_ROWS_UNFOLDED;
+  const foldDevices = deviceRows > foldAt && !devicesOpen;
   const sync = useMemo(() => createViewSync(), []);
   const domainMs = Math.max(0, ...shown.map((v) => v.sim.makespanMs));
   // One memory scale for all, so the strips compare by height.
@@ -147,7 +150,7 @@ export function ComparePanel({
               </tr>
             ),
           )}
-          {deviceRows > DEVICE_ROWS_UNFOLDED && (
+          {deviceRows > foldAt && (
             <tr>
               <td colSpan={shown.length + 1} style={{ ...td, textAlign: 'left' }}>
                 <button

@@ -313,7 +313,7 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
               />
             </g>
           ))}
-          {band.memoryHeight > 0 && (
+          {band.memoryHeight >= LANE_LABEL_MIN && (
             <text
               x={10}
               y={band.memoryTop + band.memoryHeight / 2}

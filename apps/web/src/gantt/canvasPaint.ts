@@ -250,7 +250,7 @@ export function paintGantt(
     for (const lane of band.lanes)
       if (lane.stream !== 'compute' && lane.height >= LANE_LABEL_MIN)
         ctx.fillText(lane.stream, 10, lane.top + lane.height / 2);
-    if (band.memoryHeight > 0) {
+    if (band.memoryHeight >= LANE_LABEL_MIN) {
       const over = band.capacityBytes !== undefined && band.peakBytes > band.capacityBytes;
       ctx.fillStyle = over ? CAPACITY_LINE : '#212529';
       ctx.fillText(memoryLabel(band), 10, band.memoryTop + band.memoryHeight / 2);

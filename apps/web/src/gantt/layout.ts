@@ -16,7 +16,7 @@ const BAND_GAP = 8;
 const MAX_ROWS = 4;
 
 /** Lane heights of the compact timeline: ops stay clickable, labels give way to colour. */
-const COMPACT = { compute: 14, other: 7, memory: 14, gap: 4 } as const;
+const COMPACT = { compute: 12, other: 4, memory: 8, gap: 3, laneGap: 1 } as const;
 
 const COMPUTE_OPS = new Set(['F', 'B', 'BI', 'BW', 'RECOMPUTE', 'UPD', 'OVERLAP']);
 
@@ -139,6 +139,7 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
   const otherH = options.compact ? COMPACT.other : OTHER_LANE;
   const memoryH = options.compact ? COMPACT.memory : MEMORY_STRIP;
   const gap = options.compact ? COMPACT.gap : BAND_GAP;
+  const laneGap = options.compact ? COMPACT.laneGap : 2;
   let y = AXIS_HEIGHT;
   for (const device of [...streamsOf.keys()].sort((a, b) => a - b)) {
     const top = y;
@@ -177,7 +178,7 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
       const lane: Lane = { index, device, stream, top: y, height, rows, ops: laneOps, maxDurMs };
       lanes.push(lane);
       bandLanes.push(lane);
-      y += height + 2;
+      y += height + laneGap;
     }
     const memory = memoryOf.get(device) ?? [];
     const capacityBytes = options.memoryCapacityBytes?.(device);
