@@ -50,7 +50,7 @@ export function OpenDialog({ onClose }: { onClose: () => void }) {
       <input
         type="search"
         className="saved-search"
-        data-testid="saved-search"
+        data-testid="open-search"
         aria-label="search saved designs by name or id"
         placeholder="search by name or id"
         value={query}
