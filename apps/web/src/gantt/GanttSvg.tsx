@@ -8,6 +8,7 @@ import {
   LANE_LABEL_MIN,
   labelOf,
   memoryLabel,
+  thinBand,
   visibleTransfers,
 } from './canvasPaint.ts';
 import {
@@ -289,8 +290,8 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
               key={line}
               x={4}
               y={band.top + 8 + i * GUTTER_LINE}
-              fontWeight={i === 0 ? 'bold' : undefined}
-              fontSize={i === 0 ? 11 : 10}
+              fontWeight={i === 0 && !thinBand(band) ? 'bold' : undefined}
+              fontSize={i === 0 && !thinBand(band) ? 11 : 10}
               fill={i === 0 ? undefined : '#495057'}
               dominantBaseline="central"
             >

@@ -241,7 +241,8 @@ export function paintGantt(
   for (const band of layout.bands) {
     if (!rowsInView(band.top, band.bottom - band.top)) continue;
     gutterLines(band).forEach((line, i) => {
-      ctx.font = i === 0 ? 'bold 11px system-ui, sans-serif' : '10px system-ui, sans-serif';
+      ctx.font =
+        i === 0 && !thinBand(band) ? 'bold 11px system-ui, sans-serif' : '10px system-ui, sans-serif';
       ctx.fillStyle = i === 0 ? '#212529' : '#495057';
       ctx.fillText(line, 4, band.top + 8 + i * GUTTER_LINE);
     });
@@ -297,9 +298,13 @@ export const GUTTER_LINE = 11;
  */
 export function gutterLines(band: DeviceBand): string[] {
   const [device, ...rest] = band.label.split(' · ');
-  const compute = band.lanes[0];
-  const room = compute ? compute.height >= 8 + GUTTER_LINE + 4 : false;
-  return rest.length > 0 && room ? [device!, rest.join(' · ')] : [band.label];
+  return rest.length > 0 && !thinBand(band) ? [device!, rest.join(' · ')] : [band.label];
+}
+
+/** A band whose first lane has no room for two lines (compact timelines): one line, in a smaller font. */
+export function thinBand(band: DeviceBand): boolean {
+  const first = band.lanes[0];
+  return first ? first.height < 8 + GUTTER_LINE + 4 : true;
 }
 
 export function labelOf(ev: TimelineEvent, plan: PlanIndex): string {
