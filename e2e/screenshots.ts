@@ -63,7 +63,9 @@ async function main(): Promise<void> {
           page.evaluate(() => {
             const s = (
               window as unknown as {
-                stagecraft: { store: { getState(): { revision: number; resultRevision: number; graph: unknown } } };
+                stagecraft: {
+                  store: { getState(): { revision: number; resultRevision: number; graph: unknown } };
+                };
               }
             ).stagecraft.store.getState();
             return s.resultRevision === s.revision && s.graph !== null;
