@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { example } from '../../test/testDesigns.ts';
 import { openDesignAction, renameAction, updateDirectiveAction } from '../core/actions.ts';
 import { initStore, useStore } from '../store/index.ts';
-import { exampleOpened, saveSoon } from './autosave.ts';
+import { designDeleted, exampleOpened, saveSoon } from './autosave.ts';
 
 /** A fake API that saves every PUT as the next version of its id, and records what was sent. */
 function fakeApi(): { puts: string[]; release?: () => void; hold: boolean } {
@@ -107,5 +107,18 @@ describe('autosave', () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(useStore.getState()).toMatchObject({ designId: null, savedVersion: null, saveStatus: 'clean' });
     expect(api.puts).toHaveLength(1);
+  });
+
+  test('an example whose copy was deleted forks afresh on its next edit', async () => {
+    initStore(example('gpipe-p4-m8'));
+    fakeApi();
+    exampleOpened('gpipe-p4-m8');
+    edit('gpipe edited');
+    saveSoon();
+    await vi.waitFor(() => expect(useStore.getState().saveStatus).toBe('saved'));
+    const fork = useStore.getState().designId!;
+    expect(exampleOpened('gpipe-p4-m8')).toBe(fork);
+    designDeleted(fork);
+    expect(exampleOpened('gpipe-p4-m8')).toBeNull();
   });
 });

@@ -41,6 +41,11 @@ export function exampleOpened(file: string | null): string | null {
   return file === null ? null : (forks.get(file) ?? null);
 }
 
+/** A deleted design is no example's fork any more: the example's next edit forks it afresh. */
+export function designDeleted(id: string): void {
+  for (const [file, fork] of forks) if (fork === id) forks.delete(file);
+}
+
 async function saveNow(): Promise<void> {
   if (inFlight) {
     timer = setTimeout(saveNow, DEBOUNCE_MS);

@@ -1,6 +1,6 @@
 /** Saved designs (open) and the version history of the current one (restore). */
 import { useEffect, useState } from 'react';
-import { exampleOpened } from '../api/autosave.ts';
+import { designDeleted, exampleOpened } from '../api/autosave.ts';
 import {
   type DesignSummary,
   deleteDesign,
@@ -132,6 +132,7 @@ function SavedRow({
       return;
     }
     onProblem(null);
+    designDeleted(d.id);
     const s = useStore.getState();
     if (s.designId === d.id) {
       // The design stays in the editor, unsaved: its next edit saves it as a new design.
