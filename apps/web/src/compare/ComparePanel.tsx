@@ -6,7 +6,7 @@
  * all four fit one 1440×900 screen.
  */
 import type { Simulation } from '@stagecraft/sim';
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { Gantt } from '../gantt/Gantt.tsx';
 import { GanttLegend } from '../gantt/GanttLegend.tsx';
 import { formatBytes, formatMs } from '../gantt/label.ts';
@@ -223,6 +223,8 @@ function VariantHeading({
 }) {
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(v.name);
+  // Escape cancels: the blur that follows must not commit the text typed so far.
+  const cancelled = useRef(false);
   const iconButton: React.CSSProperties = {
     marginLeft: 4,
     border: 'none',
@@ -238,7 +240,7 @@ function VariantHeading({
           onSubmit={(e) => {
             e.preventDefault();
             setEditing(false);
-            if (name.trim() !== v.name) onRename(name);
+            if (!cancelled.current && name.trim() !== v.name) onRename(name);
           }}
         >
           <input
@@ -252,6 +254,7 @@ function VariantHeading({
             onBlur={(e) => e.currentTarget.form?.requestSubmit()}
             onKeyDown={(e) => {
               if (e.key === 'Escape') {
+                cancelled.current = true;
                 setName(v.name);
                 setEditing(false);
               }
@@ -268,6 +271,7 @@ function VariantHeading({
           aria-label={`rename ${v.name}`}
           title="rename"
           onClick={() => {
+            cancelled.current = false;
             setName(v.name);
             setEditing(true);
           }}

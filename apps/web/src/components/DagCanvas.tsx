@@ -19,7 +19,7 @@ import '@xyflow/react/dist/style.css';
 import { memo, useDeferredValue, useEffect, useMemo, useState } from 'react';
 import type { DagGraph, GraphLane, GraphNode, GraphNodeData } from '../core/dagGraph.ts';
 import { NODE_H, NODE_W } from '../core/dagGraph.ts';
-import { isArrowKey, nodeAfterKey } from '../core/dagKeys.ts';
+import { activeNode, isArrowKey, nodeAfterKey, rowOfNode } from '../core/dagKeys.ts';
 import { passColor } from '../core/passColors.ts';
 import { useStore } from '../store/index.ts';
 import { applyItem } from './applyItem.ts';
@@ -89,10 +89,12 @@ const LaneNodeView = memo(function LaneNodeView({ data }: NodeProps<LaneNode>) {
               type="button"
               className="dag-row-toggle nodrag"
               data-testid={`stage-toggle-${r.key}`}
+              // The DAG is one tab stop: from the keyboard, Enter on an op of the stage toggles it.
+              tabIndex={-1}
               onClick={() => toggle(r.key)}
-              title={
+              title={`${
                 r.expanded ? 'collapse the microbatches of this stage' : 'draw every microbatch of this stage'
-              }
+              } (or Enter on one of its ops)`}
             >
               {r.expanded ? '▾ collapse' : `▸ ${r.ops} ops`}
             </button>
@@ -199,6 +201,7 @@ export function DagCanvas() {
   const flow = useMemo(() => (graph ? toFlow(graph) : { nodes: [], edges: [] }), [graph]);
   const target = useStore((s) => s.target);
   const setTarget = useStore((s) => s.setTarget);
+  const toggleStage = useStore((s) => s.toggleStage);
   const [keyed, setKeyed] = useState<GraphNode | null>(null);
   return (
     <div
@@ -208,10 +211,19 @@ export function DagCanvas() {
       // biome-ignore lint/a11y/noNoninteractiveTabindex: one tab stop for the whole DAG, whose nodes the arrow keys walk
       tabIndex={0}
       role="application"
-      aria-label="DAG: arrow keys move between ops, Escape clears the selection"
+      aria-label="DAG: arrow keys move between ops, Enter expands or collapses the op's stage, Escape clears the selection"
       onKeyDown={(e) => {
         if (e.key === 'Escape' && target) {
           setTarget(null);
+          return;
+        }
+        if (e.key === 'Enter' && graph && e.target === e.currentTarget) {
+          const node = activeNode(graph.nodes, target?.id ?? null);
+          const row = node && rowOfNode(graph.lanes, node);
+          if (row && row.ops > 1) {
+            e.preventDefault();
+            toggleStage(row.key);
+          }
           return;
         }
         if (!graph || !isArrowKey(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;

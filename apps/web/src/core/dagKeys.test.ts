@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GraphNode } from './dagGraph.ts';
-import { nodeAfterKey } from './dagKeys.ts';
+import { nodeAfterKey, rowOfNode } from './dagKeys.ts';
 
 const node = (id: string, x: number, y: number): GraphNode => ({
   id,
@@ -31,5 +31,13 @@ describe('arrow keys on the DAG', () => {
 
   it('find the active node by the id of its first member too (a collapsed node)', () => {
     expect(nodeAfterKey(nodes, 'b-first', 'ArrowRight')?.id).toBe('c');
+  });
+
+  it('find the stage row a node is drawn in, for Enter to expand or collapse', () => {
+    const row = (key: string, y: number) => ({ key, label: key, y, height: 40, expanded: false, ops: 8 });
+    const lanes = [{ id: 'l', label: 'l', y: 0, height: 80, rows: [row('0:a', 0), row('0:b', 40)] }];
+    expect(rowOfNode(lanes, nodes[0]!)?.key).toBe('0:a');
+    expect(rowOfNode(lanes, nodes[3]!)?.key).toBe('0:b');
+    expect(rowOfNode(lanes, node('far', 0, 500))).toBeUndefined();
   });
 });
