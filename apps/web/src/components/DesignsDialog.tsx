@@ -176,7 +176,9 @@ function SavedRow({
         </form>
       ) : (
         <button type="button" className="saved-open" data-testid={`saved-${d.id}`} onClick={onOpen}>
-          <b>{d.name}</b> <span>v{d.version}</span> <time>{new Date(d.updatedAt).toLocaleString()}</time>
+          <b>{d.name}</b> <span>v{d.version}</span>
+          {/* Two designs may share a name: the id tells them apart. */}
+          <span className="saved-id">{d.id}</span> <time>{new Date(d.updatedAt).toLocaleString()}</time>
         </button>
       )}
       {mode === 'delete' ? (
