@@ -15,6 +15,36 @@ export async function metric(
   return Number(await page.getByTestId(`metric-${name}`).getAttribute('data-value'));
 }
 
+/**
+ * Waits until the latest edit is computed (none still in the worker) and returns its errors as
+ * `path: message` lines: none when the result on screen is the latest design's.
+ */
+export async function settled(page: Page): Promise<string[]> {
+  const read = () =>
+    page.evaluate(() => {
+      const s = (
+        window as unknown as {
+          stagecraft: {
+            store: {
+              getState(): {
+                status: string;
+                revision: number;
+                resultRevision: number;
+                errors: { path: string; message: string }[];
+              };
+            };
+          };
+        }
+      ).stagecraft.store.getState();
+      return {
+        done: s.status === 'error' || s.resultRevision === s.revision,
+        errors: s.errors.map((e) => `${e.path}: ${e.message}`),
+      };
+    });
+  await expect.poll(async () => (await read()).done).toBe(true);
+  return (await read()).errors;
+}
+
 /** Waits until a metric differs from `before` and returns the new value. */
 export async function metricChange(page: Page, name: 'makespan' | 'bubble', before: number): Promise<number> {
   await expect.poll(() => metric(page, name)).not.toBe(before);

@@ -1,7 +1,8 @@
 /**
  * The README's screenshots, taken from the running app (`npx tsx e2e/screenshots.ts`): the main
- * view of the default example after a split_backward drop, and the compare view of three pinned
- * schedules. Writes docs/screenshots/main.png and docs/screenshots/compare.png.
+ * view of the default example after a split_backward drop, the compare view of three pinned
+ * schedules, and a real model (Qwen3-30B-A3B, PP 4 × EP 8, DualPipeV) from the examples gallery.
+ * Writes docs/screenshots/main.png, compare.png and real-model.png.
  */
 import { join } from 'node:path';
 import { chromium, expect, type Page } from '@playwright/test';
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
     await page.screenshot({ path: join(root, 'docs/screenshots/main.png') });
     // Compare: 1F1B, Zero Bubble H1 and DualPipeV on the same model, from a fresh page.
     await page.goto('about:blank');
-    await page.setViewportSize({ width: 1680, height: 1320 });
+    await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto(base);
     await settled(page);
     await page.getByTestId('pin').click();
@@ -47,6 +48,33 @@ async function main(): Promise<void> {
     await expect(page.getByTestId('compare').locator('figure[data-variant]')).toHaveCount(3);
     await page.waitForTimeout(500);
     await page.screenshot({ path: join(root, 'docs/screenshots/compare.png') });
+    // A real model: Qwen3-30B-A3B on four DGX H100 nodes, opened from the gallery.
+    await page.goto('about:blank');
+    await page.setViewportSize({ width: 1680, height: 1000 });
+    await page.goto(base);
+    await settled(page);
+    await page.getByTestId('open-examples').click();
+    await page.getByTestId('example-qwen3-30b-a3b-pp4-ep8-dualpipev').click();
+    await expect(page.getByTestId('design-name')).toHaveValue(/Qwen3-30B-A3B/i);
+    // Its timeline is drawn on a canvas (thousands of ops): wait for the result of the opened design.
+    await expect
+      .poll(
+        () =>
+          page.evaluate(() => {
+            const s = (
+              window as unknown as {
+                stagecraft: {
+                  store: { getState(): { revision: number; resultRevision: number; graph: unknown } };
+                };
+              }
+            ).stagecraft.store.getState();
+            return s.resultRevision === s.revision && s.graph !== null;
+          }),
+        { timeout: 60_000 },
+      )
+      .toBe(true);
+    await page.waitForTimeout(1500);
+    await page.screenshot({ path: join(root, 'docs/screenshots/real-model.png') });
     await browser.close();
   } finally {
     server.stop();

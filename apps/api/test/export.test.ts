@@ -12,9 +12,9 @@ describe('POST /api/export', () => {
   test.each([
     ['plan', {}, 'application/json', 'ZB-H1, p_4, m_8.plan.json'],
     ['piper', {}, 'application/json', 'ZB-H1, p_4, m_8.piper.json'],
-    ['torch-csv', {}, 'text/csv', 'ZB-H1, p_4, m_8.csv'],
-    ['torch-csv', { torchFormat: 'compute_comms' }, 'text/csv', 'ZB-H1, p_4, m_8.csv'],
-    ['torch-csv', { torchDialect: 'legacy' }, 'text/csv', 'ZB-H1, p_4, m_8.csv'],
+    ['torch-csv', {}, 'text/csv', 'ZB-H1, p_4, m_8.compute.csv'],
+    ['torch-csv', { torchFormat: 'compute_comms' }, 'text/csv', 'ZB-H1, p_4, m_8.comms.csv'],
+    ['torch-csv', { torchDialect: 'legacy' }, 'text/csv', 'ZB-H1, p_4, m_8.compute.csv'],
     ['chrome-trace', {}, 'application/json', 'ZB-H1, p_4, m_8.trace.json'],
   ] as const)(
     '%s %j is the file exportDesign writes, as an attachment',

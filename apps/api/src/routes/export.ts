@@ -18,9 +18,21 @@ export function exportRoutes(app: FastifyInstance, ctx: AppContext): void {
     return reply
       .code(200)
       .type(answer.mediaType)
-      .header('content-disposition', attachment(`${design.name}.${answer.fileExtension}`))
+      .header('content-disposition', attachment(`${design.name}.${fileSuffix(body, answer.fileExtension)}`))
       .send(answer.text);
   });
+}
+
+/**
+ * The file's suffix: the format's extension, and for torch-csv which of its two files it is
+ * (`compute.csv`, `comms.csv`), so the two exports of one design do not overwrite each other.
+ */
+function fileSuffix(
+  body: { format: string; options?: { torchFormat?: string | undefined } | undefined },
+  extension: string,
+): string {
+  if (body.format !== 'torch-csv') return extension;
+  return `${body.options?.torchFormat === 'compute_comms' ? 'comms' : 'compute'}.${extension}`;
 }
 
 /** `attachment; filename="…"` with an ASCII fallback and the exact name in RFC 5987 form. */

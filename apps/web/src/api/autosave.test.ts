@@ -1,9 +1,33 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { example } from '../../test/testDesigns.ts';
-import { updateDirectiveAction } from '../core/actions.ts';
+import { openDesignAction, renameAction, updateDirectiveAction } from '../core/actions.ts';
 import { initStore, useStore } from '../store/index.ts';
-import { saveSoon } from './autosave.ts';
+import { designDeleted, exampleOpened, saveSoon } from './autosave.ts';
+
+/** A fake API that saves every PUT as the next version of its id, and records what was sent. */
+function fakeApi(): { puts: string[]; release?: () => void; hold: boolean } {
+  const api: { puts: string[]; release?: () => void; hold: boolean } = { puts: [], hold: false };
+  const versions = new Map<string, number>();
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string, init: RequestInit) => {
+      if (init.method !== 'PUT') return new Response('{}', { status: 404 });
+      const id = decodeURIComponent(url.split('/').pop()!);
+      api.puts.push(id);
+      if (api.hold) await new Promise<void>((r) => (api.release = r));
+      const version = (versions.get(id) ?? 0) + 1;
+      versions.set(id, version);
+      return new Response(JSON.stringify({ id, version }), { status: 200 });
+    }),
+  );
+  return api;
+}
+
+/** An edit of the design, as the toolbar's name field makes one. */
+function edit(name: string): void {
+  useStore.getState().dispatch(renameAction, { name });
+}
 
 afterEach(() => vi.unstubAllGlobals());
 
@@ -12,6 +36,7 @@ describe('autosave', () => {
     const design = example('1f1b-p4-m8');
     // As if it came in by a way the inspector does not guard.
     initStore({ ...design, directives: [{ op: 'schedule', builder: '1f1b', microbatches: 0 }] });
+    useStore.getState().setSave({ saveStatus: 'dirty' });
     const sent: string[] = [];
     vi.stubGlobal(
       'fetch',
@@ -31,5 +56,69 @@ describe('autosave', () => {
     saveSoon();
     await vi.waitFor(() => expect(useStore.getState().saveStatus).toBe('saved'));
     expect(sent).toHaveLength(1);
+  });
+
+  test('Ctrl+S with nothing changed since the last save adds no version, and says so', async () => {
+    initStore(example('1f1b-p4-m8'));
+    const api = fakeApi();
+    saveSoon();
+    edit('one');
+    saveSoon();
+    await vi.waitFor(() => expect(useStore.getState().saveStatus).toBe('saved'));
+    saveSoon();
+    saveSoon();
+    expect(api.puts).toHaveLength(1);
+    expect(useStore.getState().notice?.text).toBe('nothing to save: no change since version 1');
+  });
+
+  test('an example is forked once: edits after opening it again are versions of the same copy', async () => {
+    initStore(example('1f1b-p4-m8'));
+    const api = fakeApi();
+    exampleOpened('1f1b-p4-m8');
+    edit('first');
+    saveSoon();
+    await vi.waitFor(() => expect(useStore.getState().saveStatus).toBe('saved'));
+    edit('second');
+    saveSoon();
+    await vi.waitFor(() => expect(useStore.getState().savedVersion).toBe(2));
+    // Opened again from the gallery, then edited.
+    const s = useStore.getState();
+    s.dispatch(openDesignAction, { design: example('1f1b-p4-m8') });
+    s.setSave({ designId: exampleOpened('1f1b-p4-m8'), savedVersion: null, saveStatus: 'clean' });
+    edit('third');
+    saveSoon();
+    await vi.waitFor(() => expect(useStore.getState().savedVersion).toBe(3));
+    expect(new Set(api.puts).size).toBe(1);
+    expect(api.puts).toHaveLength(3);
+  });
+
+  test('a save that answers after another document opened leaves that document unsaved and unchanged', async () => {
+    initStore(example('1f1b-p4-m8'));
+    const api = fakeApi();
+    exampleOpened(null);
+    api.hold = true;
+    edit('before');
+    saveSoon();
+    await vi.waitFor(() => expect(api.release).toBeDefined());
+    const s = useStore.getState();
+    s.dispatch(openDesignAction, { design: example('1f1b-p4-m8') });
+    s.setSave({ designId: null, savedVersion: null, saveStatus: 'clean' });
+    api.release!();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(useStore.getState()).toMatchObject({ designId: null, savedVersion: null, saveStatus: 'clean' });
+    expect(api.puts).toHaveLength(1);
+  });
+
+  test('an example whose copy was deleted forks afresh on its next edit', async () => {
+    initStore(example('gpipe-p4-m8'));
+    fakeApi();
+    exampleOpened('gpipe-p4-m8');
+    edit('gpipe edited');
+    saveSoon();
+    await vi.waitFor(() => expect(useStore.getState().saveStatus).toBe('saved'));
+    const fork = useStore.getState().designId!;
+    expect(exampleOpened('gpipe-p4-m8')).toBe(fork);
+    designDeleted(fork);
+    expect(exampleOpened('gpipe-p4-m8')).toBeNull();
   });
 });

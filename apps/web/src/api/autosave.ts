@@ -1,6 +1,8 @@
 /**
  * Autosave: a changed design is saved through the API after a pause in editing, each save a new
  * version. The API is the source of truth; the page only remembers which design it edits (#design=id).
+ * An example is forked once: its first save makes a saved design, every later edit (in this page,
+ * even after opening the example again) is a new version of that one, not another copy.
  */
 import { designProblems, issuesText } from '../core/directiveCheck.ts';
 import { useStore } from '../store/index.ts';
@@ -25,6 +27,25 @@ function newId(name: string): string {
 let timer: ReturnType<typeof setTimeout> | undefined;
 let inFlight = false;
 
+/** The example the unsaved document was opened from (the first screen's, or the gallery's). */
+let example: string | null = null;
+/** Each example's saved fork, by example file. */
+const forks = new Map<string, string>();
+
+/**
+ * Tells autosave which example the new document is (null: not an example) and returns the design
+ * id its edits are saved under: the example's fork when it has one, else null (a fork is made).
+ */
+export function exampleOpened(file: string | null): string | null {
+  example = file;
+  return file === null ? null : (forks.get(file) ?? null);
+}
+
+/** A deleted design is no example's fork any more: the example's next edit forks it afresh. */
+export function designDeleted(id: string): void {
+  for (const [file, fork] of forks) if (fork === id) forks.delete(file);
+}
+
 async function saveNow(): Promise<void> {
   if (inFlight) {
     timer = setTimeout(saveNow, DEBOUNCE_MS);
@@ -40,7 +61,8 @@ async function saveNow(): Promise<void> {
     return;
   }
   const id = s.designId ?? newId(s.design.name);
-  const revision = s.revision;
+  const forkOf = s.designId === null ? example : null;
+  const { revision, document } = s;
   inFlight = true;
   s.setSave({ saveStatus: 'saving', designId: id });
   if (designIdFromHash() !== id) history.replaceState(null, '', `#design=${id}`);
@@ -50,7 +72,10 @@ async function saveNow(): Promise<void> {
     r = await saveDesign(id, s.design);
   }
   inFlight = false;
+  if (r.ok && forkOf !== null) forks.set(forkOf, id);
   const after = useStore.getState();
+  // Another document was opened meanwhile: this answer is about the one before it.
+  if (after.document !== document) return;
   if (!r.ok) {
     after.setSave({ saveStatus: r.status === 0 ? 'offline' : 'error', saveMessage: r.message });
     return;
@@ -75,16 +100,23 @@ export function startAutosave(): void {
   });
 }
 
-/** Saves at once (the Save button, Ctrl+S). */
+/**
+ * Saves at once (the Save button, Ctrl+S). With nothing changed since the last save (or since
+ * the document opened) it adds no version: it says so instead.
+ */
 export function saveSoon(): void {
   const s = useStore.getState();
-  if (
-    s.saveStatus === 'offline' ||
-    s.saveStatus === 'error' ||
-    s.saveStatus === 'invalid' ||
-    s.saveStatus === 'saved' ||
-    s.saveStatus === 'clean'
-  )
+  if (s.saveStatus === 'saved' || s.saveStatus === 'clean') {
+    s.notify(
+      'info',
+      s.savedVersion !== null
+        ? `nothing to save: no change since version ${s.savedVersion}`
+        : 'nothing to save: no change since the design was opened',
+    );
+    return;
+  }
+  // A failed or held save is tried again.
+  if (s.saveStatus === 'offline' || s.saveStatus === 'error' || s.saveStatus === 'invalid')
     s.setSave({ saveStatus: 'dirty' });
   if (timer) clearTimeout(timer);
   void saveNow();

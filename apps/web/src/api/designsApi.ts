@@ -4,6 +4,7 @@
  */
 import { type Design, parseDesign } from '@stagecraft/ir';
 import { z } from 'zod';
+import type { ExportKind } from '../core/exportName.ts';
 
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; status: number; message: string };
 
@@ -97,6 +98,24 @@ export async function openDesign(id: string): Promise<ApiResult<{ version: numbe
   return d.ok ? { ok: true, value: { version: r.value.version, design: d.value } } : d;
 }
 
+/** DELETE /api/designs/:id: the design and all its versions. */
+export async function deleteDesign(id: string): Promise<ApiResult<unknown>> {
+  return request('DELETE', `/api/designs/${encodeURIComponent(id)}`, z.unknown());
+}
+
+/**
+ * Renames a saved design: its latest version saved again under the new name, as a new version
+ * (the old name stays in its history). Refused with 409 when someone saved it in between.
+ */
+export async function renameSaved(
+  id: string,
+  name: string,
+): Promise<ApiResult<{ id: string; version: number }>> {
+  const r = await openDesign(id);
+  if (!r.ok) return r;
+  return saveDesign(id, { ...r.value.design, name }, r.value.version);
+}
+
 export async function listVersions(id: string): Promise<ApiResult<VersionSummary[]>> {
   const r = await request('GET', `/api/designs/${encodeURIComponent(id)}/versions`, versionList);
   return r.ok ? { ok: true, value: r.value.versions } : r;
@@ -108,24 +127,38 @@ export async function openVersion(id: string, version: number): Promise<ApiResul
 }
 
 export const EXPORT_FORMATS = [
-  { key: 'chrome-trace', label: 'Chrome trace (Perfetto)', options: {} },
+  { key: 'chrome-trace', kind: 'chrome-trace', label: 'Chrome trace (Perfetto)', options: {} },
   {
     key: 'torch-csv',
+    kind: 'torch-csv-compute_only',
     label: 'torch pipelining CSV (compute only)',
     options: { torchFormat: 'compute_only' },
   },
-  { key: 'torch-csv', label: 'torch pipelining CSV (with comms)', options: { torchFormat: 'compute_comms' } },
-  { key: 'piper', label: 'Piper program', options: {} },
-  { key: 'plan', label: 'Plan (stagecraft/plan@1)', options: {} },
-] as const;
+  {
+    key: 'torch-csv',
+    kind: 'torch-csv-compute_comms',
+    label: 'torch pipelining CSV (with comms)',
+    options: { torchFormat: 'compute_comms' },
+  },
+  { key: 'piper', kind: 'piper', label: 'Piper program', options: {} },
+  { key: 'plan', kind: 'plan', label: 'Plan (stagecraft/plan@1)', options: {} },
+] as const satisfies readonly { key: string; kind: ExportKind; label: string; options: object }[];
 
-/** POST /api/export: the file as a Blob and the name the API gave it. */
+/** How far an export has come: the server compiling (no bytes yet), then the file arriving. */
+export type ExportProgress = { phase: 'compiling' } | { phase: 'receiving'; bytes: number; total?: number };
+
+/**
+ * POST /api/export: the file as a Blob, read as it streams in so a large file (a 20 MB trace)
+ * reports its progress. The name is the caller's (core/exportName.ts), not the API's.
+ */
 export async function exportDesign(
   design: Design,
   format: string,
   options: Record<string, string>,
-): Promise<ApiResult<{ blob: Blob; filename: string }>> {
+  onProgress?: (p: ExportProgress) => void,
+): Promise<ApiResult<Blob>> {
   let res: Response;
+  onProgress?.({ phase: 'compiling' });
   try {
     res = await fetch('/api/export', {
       method: 'POST',
@@ -145,7 +178,23 @@ export async function exportDesign(
         : `export failed (${res.status})`,
     };
   }
-  const disposition = res.headers.get('content-disposition') ?? '';
-  const m = /filename="([^"]+)"/.exec(disposition);
-  return { ok: true, value: { blob: await res.blob(), filename: m?.[1] ?? `${design.name}.${format}` } };
+  const type = res.headers.get('content-type') ?? 'application/octet-stream';
+  const length = Number(res.headers.get('content-length'));
+  const total = Number.isFinite(length) && length > 0 ? length : undefined;
+  if (!res.body) return { ok: true, value: await res.blob() };
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      bytes += value.byteLength;
+      onProgress?.({ phase: 'receiving', bytes, ...(total !== undefined ? { total } : {}) });
+    }
+  } catch {
+    return { ok: false, status: 0, message: 'the connection broke while the file was arriving' };
+  }
+  return { ok: true, value: new Blob(chunks as BlobPart[], { type }) };
 }

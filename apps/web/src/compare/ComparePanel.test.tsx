@@ -83,4 +83,49 @@ describe('<ComparePanel>', () => {
     expect(screen.getByTestId('compare').querySelectorAll('tr[data-metric^="peak-memory-"]').length).toBe(4);
     expect(screen.queryByTestId('compare-device-rows')).toBeNull();
   });
+
+  it('compares against the chosen baseline, stars the best per row, and renames a variant', () => {
+    const v = [variant('a', '1f1b-p4-m8'), variant('b', 'zb-h1-p4-m8'), variant('c', 'gpipe-p4-m8')];
+    const chosen: string[] = [];
+    const renamed: [string, string][] = [];
+    const { rerender } = render(
+      <ComparePanel
+        variants={v}
+        width={1000}
+        onBaseline={(id) => chosen.push(id)}
+        onRename={(id, name) => renamed.push([id, name])}
+      />,
+    );
+    const panel = screen.getByTestId('compare');
+    const step = () => panel.querySelector('tr[data-metric="step"]')!;
+    expect(step().querySelector('td[data-best]')!.getAttribute('data-variant')).toBe('b');
+    fireEvent.click(screen.getByTestId('baseline-b'));
+    expect(chosen).toEqual(['b']);
+    rerender(<ComparePanel variants={v} width={1000} baseline="b" onBaseline={() => {}} />);
+    const verdicts = [...step().querySelectorAll('td')].map((td) => td.getAttribute('data-verdict'));
+    expect(verdicts).toEqual(['worse', 'baseline', 'worse']);
+    rerender(<ComparePanel variants={v} width={1000} onRename={(id, name) => renamed.push([id, name])} />);
+    fireEvent.click(screen.getByTestId('rename-pin-c'));
+    const input = screen.getByTestId('pin-name-c');
+    fireEvent.change(input, { target: { value: 'GPipe, m=8' } });
+    fireEvent.submit(input.closest('form')!);
+    expect(renamed).toEqual([['c', 'GPipe, m=8']]);
+  });
+
+  it('draws three or more variants with compact lanes, shorter than two variants’ lanes', () => {
+    const two = render(
+      <ComparePanel variants={[variant('a', '1f1b-p4-m8'), variant('b', '1f1b-p4-m8')]} width={900} />,
+    );
+    const tall = two.getAllByTestId('gantt')[0]!.stagecraftGantt!.locate('F.b1.mb0')!;
+    cleanup();
+    render(
+      <ComparePanel
+        variants={[variant('a', '1f1b-p4-m8'), variant('b', '1f1b-p4-m8'), variant('c', '1f1b-p4-m8')]}
+        width={900}
+      />,
+    );
+    const short = screen.getAllByTestId('gantt')[0]!.stagecraftGantt!.locate('F.b1.mb0')!;
+    expect(short.height).toBeLessThan(tall.height);
+    expect(short.y).toBeLessThan(tall.y);
+  });
 });

@@ -1,10 +1,12 @@
 /**
  * Side-by-side comparison of up to four variants of a design: their timelines on one shared time
  * axis (zoom and pan move them together) and a table of the step's metrics, each difference
- * against the first variant coloured by whether it is an improvement.
+ * against the baseline variant (the first, or the one chosen) coloured by whether it is an
+ * improvement, and the best of each row starred. Three or four variants draw compact lanes, so
+ * all four fit one 1440×900 screen.
  */
 import type { Simulation } from '@stagecraft/sim';
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { Gantt } from '../gantt/Gantt.tsx';
 import { GanttLegend } from '../gantt/GanttLegend.tsx';
 import { formatBytes, formatMs } from '../gantt/label.ts';
@@ -20,8 +22,14 @@ export interface CompareVariant {
 }
 
 export interface ComparePanelProps {
-  /** The first is the baseline; beyond MAX_VARIANTS the rest are left out (and said so). */
+  /** Beyond MAX_VARIANTS the rest are left out (and said so). */
   variants: readonly CompareVariant[];
+  /** The id of the variant the others are compared against (default: the first). */
+  baseline?: string | null;
+  /** Choose the baseline (a radio button per variant). */
+  onBaseline?(id: string): void;
+  /** Rename a variant (a ✎ button per variant). */
+  onRename?(id: string, name: string): void;
   /** Unpin a variant. */
   onRemove?(id: string): void;
   memoryCapacityBytes?: (device: number) => number | undefined;
@@ -44,18 +52,35 @@ const VERDICT_STYLE: Record<MetricCell['verdict'], React.CSSProperties> = {
   missing: { color: '#adb5bd' },
 };
 
+/** From this many variants on, the timelines draw compact lanes. */
+export const COMPACT_FROM = 3;
+
 export function ComparePanel({
   variants,
+  baseline,
+  onBaseline,
+  onRename,
   onRemove,
   memoryCapacityBytes,
   width,
   showArrows,
 }: ComparePanelProps) {
   const shown = variants.slice(0, MAX_VARIANTS);
-  const rows = compareRows(shown.map((v) => v.sim));
+  const compact = shown.length >= COMPACT_FROM;
+  const base = Math.max(
+    0,
+    shown.findIndex((v) => v.id === baseline),
+  );
+  const rows = compareRows(
+    shown.map((v) => v.sim),
+    base,
+  );
+
   const deviceRows = rows.filter((r) => r.device !== undefined).length;
   const [devicesOpen, setDevicesOpen] = useState(false);
-  const foldDevices = deviceRows > DEVICE_ROWS_UNFOLDED && !devicesOpen;
+  // Compact (three or four variants): the per-device rows start folded too, to keep all in view.
+  const foldAt = compact ? 1 : DEVICE_ROWS_UNFOLDED;
+  const foldDevices = deviceRows > foldAt && !devicesOpen;
   const sync = useMemo(() => createViewSync(), []);
   const domainMs = Math.max(0, ...shown.map((v) => v.sim.makespanMs));
   // One memory scale for all, so the strips compare by height.
@@ -84,24 +109,13 @@ export function ComparePanel({
             <th style={{ ...th, textAlign: 'left' }}>metric</th>
             {shown.map((v, i) => (
               <th key={v.id} style={th} data-variant={v.id}>
-                {v.name}
-                {i === 0 && <span style={{ color: '#868e96', fontWeight: 400 }}> (baseline)</span>}
-                {onRemove && (
-                  <button
-                    type="button"
-                    aria-label={`unpin ${v.name}`}
-                    onClick={() => onRemove(v.id)}
-                    style={{
-                      marginLeft: 6,
-                      border: 'none',
-                      background: 'none',
-                      cursor: 'pointer',
-                      color: '#868e96',
-                    }}
-                  >
-                    ×
-                  </button>
-                )}
+                <VariantHeading
+                  variant={v}
+                  isBaseline={i === base}
+                  {...(onBaseline ? { onBaseline: () => onBaseline(v.id) } : {})}
+                  {...(onRename ? { onRename: (name: string) => onRename(v.id, name) } : {})}
+                  {...(onRemove ? { onRemove: () => onRemove(v.id) } : {})}
+                />
               </th>
             ))}
           </tr>
@@ -116,8 +130,15 @@ export function ComparePanel({
                     key={shown[i]!.id}
                     data-variant={shown[i]!.id}
                     data-verdict={c.verdict}
-                    style={{ ...td, ...VERDICT_STYLE[c.verdict] }}
+                    data-best={c.best || undefined}
+                    style={{ ...td, ...VERDICT_STYLE[c.verdict], ...(c.best ? BEST_STYLE : {}) }}
                   >
+                    {c.best && (
+                      <span className="best-mark" title="best of this row">
+                        <span aria-hidden="true">★</span>
+                        <span style={VISUALLY_HIDDEN}>best: </span>{' '}
+                      </span>
+                    )}
                     {formatValue(row, c.value)}
                     {c.delta !== undefined && c.verdict !== 'same' && (
                       <span data-delta style={{ marginLeft: 6, fontSize: 11 }}>
@@ -129,7 +150,7 @@ export function ComparePanel({
               </tr>
             ),
           )}
-          {deviceRows > DEVICE_ROWS_UNFOLDED && (
+          {deviceRows > foldAt && (
             <tr>
               <td colSpan={shown.length + 1} style={{ ...td, textAlign: 'left' }}>
                 <button
@@ -154,8 +175,8 @@ export function ComparePanel({
       </table>
       <GanttLegend />
       {shown.map((v) => (
-        <figure key={v.id} data-variant={v.id} style={{ margin: '8px 0' }}>
-          <figcaption style={{ fontWeight: 600, margin: '4px 0' }}>
+        <figure key={v.id} data-variant={v.id} style={{ margin: compact ? '2px 0' : '8px 0' }}>
+          <figcaption style={{ fontWeight: 600, margin: compact ? '2px 0' : '4px 0' }}>
             {v.name} · {formatMs(v.sim.makespanMs)}
           </figcaption>
           <Gantt
@@ -164,6 +185,7 @@ export function ComparePanel({
             domainMs={domainMs}
             memoryScaleBytes={memoryScaleBytes}
             viewSync={sync}
+            compact={compact}
             {...(width !== undefined ? { width } : {})}
             {...(memoryCapacityBytes ? { memoryCapacityBytes } : {})}
             {...(showArrows !== undefined ? { showArrows } : {})}
@@ -171,6 +193,113 @@ export function ComparePanel({
         </figure>
       ))}
     </section>
+  );
+}
+
+/** Read by screen readers, not drawn. */
+const VISUALLY_HIDDEN: React.CSSProperties = {
+  position: 'absolute',
+  width: 1,
+  height: 1,
+  overflow: 'hidden',
+  clip: 'rect(0 0 0 0)',
+  whiteSpace: 'nowrap',
+};
+const BEST_STYLE: React.CSSProperties = { fontWeight: 700, boxShadow: 'inset 0 0 0 2px #2b8a3e' };
+
+/** A variant's column heading: its name (renamable), whether it is the baseline, and unpin. */
+function VariantHeading({
+  variant: v,
+  isBaseline,
+  onBaseline,
+  onRename,
+  onRemove,
+}: {
+  variant: CompareVariant;
+  isBaseline: boolean;
+  onBaseline?: () => void;
+  onRename?: (name: string) => void;
+  onRemove?: () => void;
+}) {
+  const [editing, setEditing] = useState(false);
+  const [name, setName] = useState(v.name);
+  // Escape cancels: the blur that follows must not commit the text typed so far.
+  const cancelled = useRef(false);
+  const iconButton: React.CSSProperties = {
+    marginLeft: 4,
+    border: 'none',
+    background: 'none',
+    cursor: 'pointer',
+    color: '#868e96',
+    padding: '0 2px',
+  };
+  return (
+    <span style={{ display: 'inline-flex', alignItems: 'center', gap: 2, whiteSpace: 'nowrap' }}>
+      {editing && onRename ? (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            setEditing(false);
+            if (!cancelled.current && name.trim() !== v.name) onRename(name);
+          }}
+        >
+          <input
+            data-testid={`pin-name-${v.id}`}
+            aria-label={`name of ${v.name}`}
+            value={name}
+            size={Math.max(8, name.length)}
+            // biome-ignore lint/a11y/noAutofocus: the field opens on the user's click and is what they type in
+            autoFocus
+            onChange={(e) => setName(e.target.value)}
+            onBlur={(e) => e.currentTarget.form?.requestSubmit()}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') {
+                cancelled.current = true;
+                setName(v.name);
+                setEditing(false);
+              }
+            }}
+          />
+        </form>
+      ) : (
+        <span data-testid={`pin-label-${v.id}`}>{v.name}</span>
+      )}
+      {onRename && !editing && (
+        <button
+          type="button"
+          data-testid={`rename-pin-${v.id}`}
+          aria-label={`rename ${v.name}`}
+          title="rename"
+          onClick={() => {
+            cancelled.current = false;
+            setName(v.name);
+            setEditing(true);
+          }}
+          style={iconButton}
+        >
+          ✎
+        </button>
+      )}
+      {onBaseline ? (
+        <label style={{ color: '#868e96', fontWeight: 400, marginLeft: 4, fontSize: 12 }}>
+          <input
+            type="radio"
+            name="compare-baseline"
+            data-testid={`baseline-${v.id}`}
+            checked={isBaseline}
+            onChange={onBaseline}
+          />
+          baseline
+        </label>
+      ) : (
+        isBaseline && <span style={{ color: '#868e96', fontWeight: 400 }}> (baseline)</span>
+      )}
+      {onRemove && (
+        <button type="button" aria-label={`unpin ${v.name}`} onClick={onRemove} style={iconButton}>
+          ×
+        </button>
+      )}
+    </span>
   );
 }
 

@@ -56,3 +56,27 @@ describe('compare table', () => {
     expect(tokens.cells[1]!.relative).toBeCloseTo(0.2, 12);
   });
 });
+
+describe('compare table against a chosen baseline', () => {
+  it('takes every difference against the chosen variant', () => {
+    const a = runExample('1f1b-p4-m8').sim;
+    const b = runExample('zb-h1-p4-m8').sim;
+    const step = compareRows([a, b], 1).find((r) => r.key === 'step')!;
+    expect(step.cells.map((c) => c.verdict)).toEqual(['worse', 'baseline']);
+    expect(step.cells[0]!.delta).toBeCloseTo(33 - b.makespanMs, 12);
+  });
+
+  it('marks the best variant of each row, in the metric’s direction, and none where all are equal', () => {
+    const a = runExample('1f1b-p4-m8').sim;
+    const b = runExample('zb-h1-p4-m8').sim;
+    const g = runExample('gpipe-p4-m8').sim;
+    const rows = compareRows([a, b, g]);
+    expect(rows.find((r) => r.key === 'step')!.cells.map((c) => c.best)).toEqual([false, true, false]);
+    // GPipe holds every microbatch's activations on rank 0: the 1F1B schedules tie for best.
+    const mem0 = rows.find((r) => r.key === 'peak-memory-0')!;
+    expect(mem0.cells[2]!.best).toBe(false);
+    expect(mem0.cells.some((c) => c.best)).toBe(true);
+    const twins = compareRows([a, a]);
+    expect(twins.every((r) => r.cells.every((c) => !c.best))).toBe(true);
+  });
+});

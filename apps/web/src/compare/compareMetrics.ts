@@ -1,7 +1,8 @@
 /**
  * The compare table as data: one row per metric, one cell per variant, each cell's difference
- * against the first (baseline) variant and whether that difference is an improvement. Pure, so
- * the table's numbers are tested without rendering.
+ * against the baseline variant (the user's choice, the first by default), whether that difference
+ * is an improvement, and which variant is best in the row. Pure, so the table's numbers are tested
+ * without rendering.
  */
 import { exposedCommPerDeviceMs, type Simulation } from '@stagecraft/sim';
 
@@ -20,6 +21,11 @@ export interface MetricCell {
   /** delta / baseline, when the baseline is not 0. */
   relative: number | undefined;
   verdict: Verdict;
+  /**
+   * The best value of its row (lowest, or highest for tokens/s), ties included; never set when
+   * every variant has the same value, where there is no best to point at.
+   */
+  best: boolean;
 }
 
 export interface MetricRow {
@@ -41,7 +47,9 @@ interface Metric {
   of(sim: Simulation): number | undefined;
 }
 
-export function compareRows(sims: readonly Simulation[]): MetricRow[] {
+/** The rows of `sims` with differences taken against `sims[baseline]`. */
+export function compareRows(sims: readonly Simulation[], baseline = 0): MetricRow[] {
+  const b = baseline >= 0 && baseline < sims.length ? baseline : 0;
   const devices = [...new Set(sims.flatMap((s) => s.devices.map((d) => d.device)))].sort((a, b) => a - b);
   const metrics: Metric[] = [
     { key: 'step', label: 'step time', unit: 'ms', better: 'lower', of: (s) => s.makespanMs },
@@ -89,16 +97,34 @@ export function compareRows(sims: readonly Simulation[]): MetricRow[] {
     .filter((m) => m.key !== 'tokens' || sims.some((s) => s.tokensPerSecond !== undefined))
     .map((m) => {
       const values = sims.map(m.of);
-      const base = values[0];
+      const base = values[b];
+      const best = bestOf(values, m.better);
       return {
         key: m.key,
         label: m.label,
         unit: m.unit,
         better: m.better,
-        cells: values.map((value, i) => cell(value, base, m.better, i === 0)),
+        cells: values.map((value, i) => ({
+          ...cell(value, base, m.better, i === b),
+          best: best !== undefined && value !== undefined && same(value, best),
+        })),
         ...(m.device !== undefined ? { device: m.device } : {}),
       };
     });
+}
+
+/** Equal up to float noise and rounding (SAME of the larger). */
+function same(a: number, b: number): boolean {
+  const scale = Math.max(Math.abs(a), Math.abs(b));
+  return scale === 0 || Math.abs(a - b) <= SAME * scale;
+}
+
+/** The best value of a row, or undefined when fewer than two variants have one or all are the same. */
+function bestOf(values: readonly (number | undefined)[], better: Direction): number | undefined {
+  const known = values.filter((v): v is number => v !== undefined);
+  if (known.length < 2) return undefined;
+  const best = better === 'lower' ? Math.min(...known) : Math.max(...known);
+  return known.every((v) => same(v, best)) ? undefined : best;
 }
 
 function cell(
@@ -106,14 +132,16 @@ function cell(
   base: number | undefined,
   better: Direction,
   isBase: boolean,
-): MetricCell {
+): Omit<MetricCell, 'best'> {
   if (value === undefined) return { value, delta: undefined, relative: undefined, verdict: 'missing' };
   if (isBase) return { value, delta: undefined, relative: undefined, verdict: 'baseline' };
   if (base === undefined) return { value, delta: undefined, relative: undefined, verdict: 'missing' };
   const delta = value - base;
   const relative = base !== 0 ? delta / Math.abs(base) : undefined;
-  const scale = Math.max(Math.abs(base), Math.abs(value));
-  const same = scale === 0 || Math.abs(delta) <= SAME * scale;
-  const verdict: Verdict = same ? 'same' : delta < 0 === (better === 'lower') ? 'better' : 'worse';
+  const verdict: Verdict = same(value, base)
+    ? 'same'
+    : delta < 0 === (better === 'lower')
+      ? 'better'
+      : 'worse';
   return { value, delta, relative, verdict };
 }

@@ -13,11 +13,13 @@ import {
   Position,
   ReactFlow,
   ReactFlowProvider,
+  useReactFlow,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { memo, useDeferredValue, useMemo, useState } from 'react';
-import type { DagGraph, GraphLane, GraphNodeData } from '../core/dagGraph.ts';
+import { memo, useDeferredValue, useEffect, useMemo, useState } from 'react';
+import type { DagGraph, GraphLane, GraphNode, GraphNodeData } from '../core/dagGraph.ts';
 import { NODE_H, NODE_W } from '../core/dagGraph.ts';
+import { activeNode, isArrowKey, nodeAfterKey, rowOfNode } from '../core/dagKeys.ts';
 import { passColor } from '../core/passColors.ts';
 import { useStore } from '../store/index.ts';
 import { applyItem } from './applyItem.ts';
@@ -41,6 +43,8 @@ const OpNodeView = memo(function OpNodeView({ data }: NodeProps<OpNode>) {
   return (
     <button
       type="button"
+      // The canvas is the tab stop; arrow keys move between nodes (core/dagKeys.ts).
+      tabIndex={-1}
       className={`dag-node${comm ? ' comm' : ''}${over ? ' drop-over' : ''}${isTarget ? ' is-target' : ''}${data.highlight ? ` hl-${data.highlight}` : ''}`}
       aria-label={`${data.label}${data.count > 1 ? ` ×${data.count}` : ''}`}
       data-testid="dag-node"
@@ -85,10 +89,12 @@ const LaneNodeView = memo(function LaneNodeView({ data }: NodeProps<LaneNode>) {
               type="button"
               className="dag-row-toggle nodrag"
               data-testid={`stage-toggle-${r.key}`}
+              // The DAG is one tab stop: from the keyboard, Enter on an op of the stage toggles it.
+              tabIndex={-1}
               onClick={() => toggle(r.key)}
-              title={
+              title={`${
                 r.expanded ? 'collapse the microbatches of this stage' : 'draw every microbatch of this stage'
-              }
+              } (or Enter on one of its ops)`}
             >
               {r.expanded ? '▾ collapse' : `▸ ${r.ops} ops`}
             </button>
@@ -177,6 +183,16 @@ function StageControls({ graph }: { graph: DagGraph }) {
   );
 }
 
+/** Keeps the node the arrow keys moved to on screen, at the zoom the user chose. */
+function FollowKeys({ node }: { node: GraphNode | null }) {
+  const flow = useReactFlow();
+  useEffect(() => {
+    if (node)
+      void flow.setCenter(node.x + NODE_W / 2, node.y + NODE_H / 2, { zoom: Math.max(flow.getZoom(), 0.6) });
+  }, [node, flow]);
+  return null;
+}
+
 export function DagCanvas() {
   const final = useStore((s) => s.graph);
   const passView = useStore((s) => s.passView);
@@ -185,8 +201,39 @@ export function DagCanvas() {
   const flow = useMemo(() => (graph ? toFlow(graph) : { nodes: [], edges: [] }), [graph]);
   const target = useStore((s) => s.target);
   const setTarget = useStore((s) => s.setTarget);
+  const toggleStage = useStore((s) => s.toggleStage);
+  const [keyed, setKeyed] = useState<GraphNode | null>(null);
   return (
-    <div className="dag-canvas" data-testid="dag-canvas" data-selected-node={target?.id ?? ''}>
+    <div
+      className="dag-canvas"
+      data-testid="dag-canvas"
+      data-selected-node={target?.id ?? ''}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: one tab stop for the whole DAG, whose nodes the arrow keys walk
+      tabIndex={0}
+      role="application"
+      aria-label="DAG: arrow keys move between ops, Enter expands or collapses the op's stage, Escape clears the selection"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && target) {
+          setTarget(null);
+          return;
+        }
+        if (e.key === 'Enter' && graph && e.target === e.currentTarget) {
+          const node = activeNode(graph.nodes, target?.id ?? null);
+          const row = node && rowOfNode(graph.lanes, node);
+          if (row && row.ops > 1) {
+            e.preventDefault();
+            toggleStage(row.key);
+          }
+          return;
+        }
+        if (!graph || !isArrowKey(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
+        const next = nodeAfterKey(graph.nodes, target?.id ?? null, e.key);
+        if (!next) return;
+        e.preventDefault();
+        setTarget(targetOf(next.data));
+        setKeyed(next);
+      }}
+    >
       {graph && <StageControls graph={graph} />}
       {passView && (
         <div className="dag-banner">
@@ -202,6 +249,8 @@ export function DagCanvas() {
           onlyRenderVisibleElements
           nodesDraggable={false}
           nodesConnectable={false}
+          nodesFocusable={false}
+          edgesFocusable={false}
           elementsSelectable
           fitView
           fitViewOptions={{ padding: 0.08, maxZoom: 1 }}
@@ -216,6 +265,7 @@ export function DagCanvas() {
         >
           <Background gap={24} size={1} color="#e3e6ea" />
           <Controls showInteractive={false} />
+          <FollowKeys node={keyed} />
         </ReactFlow>
       </ReactFlowProvider>
       {!graph && (

@@ -1,14 +1,18 @@
 /** Saved designs (open) and the version history of the current one (restore). */
 import { useEffect, useState } from 'react';
+import { designDeleted, exampleOpened } from '../api/autosave.ts';
 import {
   type DesignSummary,
+  deleteDesign,
   listDesigns,
   listVersions,
   openDesign,
   openVersion,
+  renameSaved,
   type VersionSummary,
 } from '../api/designsApi.ts';
-import { openDesignAction, restoreVersionAction } from '../core/actions.ts';
+import { openDesignAction, renameAction, restoreVersionAction } from '../core/actions.ts';
+import { searchSaved } from '../core/savedSearch.ts';
 import { useStore } from '../store/index.ts';
 import { Dialog } from './Dialog.tsx';
 
@@ -20,6 +24,7 @@ export async function openSaved(id: string): Promise<boolean> {
     return false;
   }
   s.dispatch(openDesignAction, { design: r.value.design });
+  exampleOpened(null);
   s.setSave({
     designId: id,
     savedVersion: r.value.version,
@@ -32,33 +37,195 @@ export async function openSaved(id: string): Promise<boolean> {
 
 export function OpenDialog({ onClose }: { onClose: () => void }) {
   const [list, setList] = useState<DesignSummary[] | string | null>(null);
+  const [query, setQuery] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => {
     void listDesigns().then((r) => setList(r.ok ? r.value : r.message));
   }, []);
+  const shown = Array.isArray(list) ? searchSaved(list, query) : [];
+  const replace = (id: string, next: DesignSummary | null) =>
+    setList((l) => (Array.isArray(l) ? l.flatMap((d) => (d.id !== id ? [d] : next ? [next] : [])) : l));
   return (
     <Dialog title="Open a saved design" onClose={onClose} testid="open-dialog">
+      <input
+        type="search"
+        className="saved-search"
+        data-testid="open-search"
+        aria-label="search saved designs by name or id"
+        placeholder="search by name or id"
+        value={query}
+        onChange={(e) => setQuery(e.target.value)}
+      />
+      {problem && (
+        <p className="inline-error" role="alert">
+          {problem}
+        </p>
+      )}
       {list === null && <p className="hint">loading…</p>}
       {typeof list === 'string' && <p className="inline-error">{list}</p>}
       {Array.isArray(list) && list.length === 0 && (
         <p className="hint">No saved designs yet: edits are saved automatically.</p>
       )}
+      {Array.isArray(list) && list.length > 0 && shown.length === 0 && (
+        <p className="hint">No saved design matches “{query}”.</p>
+      )}
       {Array.isArray(list) && (
         <ul className="saved-list">
-          {list.map((d) => (
-            <li key={d.id}>
-              <button
-                type="button"
-                data-testid={`saved-${d.id}`}
-                onClick={() => void openSaved(d.id).then((ok) => ok && onClose())}
-              >
-                <b>{d.name}</b> <span>v{d.version}</span>{' '}
-                <time>{new Date(d.updatedAt).toLocaleString()}</time>
-              </button>
-            </li>
+          {shown.map((d) => (
+            <SavedRow
+              key={d.id}
+              design={d}
+              onOpen={() => void openSaved(d.id).then((ok) => ok && onClose())}
+              onRenamed={(name, version) => replace(d.id, { ...d, name, version })}
+              onDeleted={() => replace(d.id, null)}
+              onProblem={setProblem}
+            />
           ))}
         </ul>
       )}
     </Dialog>
+  );
+}
+
+/** One saved design: open it, rename it (a new version under the new name) or delete it (asked first). */
+function SavedRow({
+  design: d,
+  onOpen,
+  onRenamed,
+  onDeleted,
+  onProblem,
+}: {
+  design: DesignSummary;
+  onOpen(): void;
+  onRenamed(name: string, version: number): void;
+  onDeleted(): void;
+  onProblem(message: string | null): void;
+}) {
+  const [mode, setMode] = useState<'view' | 'rename' | 'delete'>('view');
+  const [name, setName] = useState(d.name);
+  const rename = async () => {
+    const next = name.trim();
+    if (next === '' || next === d.name) {
+      setMode('view');
+      return;
+    }
+    const s = useStore.getState();
+    if (s.designId === d.id) {
+      // The open design: renaming is an edit of it (undoable, saved as its next version).
+      if (s.dispatch(renameAction, { name: next })) onRenamed(next, d.version);
+      setMode('view');
+      return;
+    }
+    const r = await renameSaved(d.id, next);
+    if (!r.ok) onProblem(`could not rename ${d.id}: ${r.message}`);
+    else {
+      onProblem(null);
+      onRenamed(next, r.value.version);
+    }
+    setMode('view');
+  };
+  const remove = async () => {
+    const r = await deleteDesign(d.id);
+    if (!r.ok) {
+      onProblem(`could not delete ${d.id}: ${r.message}`);
+      setMode('view');
+      return;
+    }
+    onProblem(null);
+    designDeleted(d.id);
+    const s = useStore.getState();
+    if (s.designId === d.id) {
+      // The design stays in the editor, unsaved: its next edit saves it as a new design.
+      exampleOpened(null);
+      s.setSave({ designId: null, savedVersion: null, saveStatus: 'clean', saveMessage: '' });
+      history.replaceState(null, '', location.pathname);
+    }
+    onDeleted();
+  };
+  return (
+    <li className="saved-row" data-testid={`saved-row-${d.id}`}>
+      {mode === 'rename' ? (
+        <form
+          className="saved-rename"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void rename();
+          }}
+        >
+          <input
+            data-testid={`rename-input-${d.id}`}
+            aria-label={`new name of ${d.name}`}
+            value={name}
+            // biome-ignore lint/a11y/noAutofocus: the rename field opens on the user's click and is what they type in
+            autoFocus
+            onChange={(e) => setName(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') {
+                // Cancels the rename, not the dialog.
+                e.stopPropagation();
+                setMode('view');
+              }
+            }}
+          />
+          <button type="submit" data-testid={`rename-ok-${d.id}`}>
+            Rename
+          </button>
+          <button type="button" onClick={() => setMode('view')}>
+            Cancel
+          </button>
+        </form>
+      ) : (
+        <button type="button" className="saved-open" data-testid={`saved-${d.id}`} onClick={onOpen}>
+          <b>{d.name}</b> <span>v{d.version}</span>
+          {/* Two designs may share a name: the id tells them apart. */}
+          <span className="saved-id">{d.id}</span> <time>{new Date(d.updatedAt).toLocaleString()}</time>
+        </button>
+      )}
+      {mode === 'delete' ? (
+        <span className="saved-confirm">
+          delete with its {d.version} version{d.version === 1 ? '' : 's'}?
+          <button
+            type="button"
+            className="danger"
+            data-testid={`delete-ok-${d.id}`}
+            onClick={() => void remove()}
+          >
+            Delete
+          </button>
+          <button type="button" onClick={() => setMode('view')}>
+            Keep
+          </button>
+        </span>
+      ) : (
+        mode === 'view' && (
+          <>
+            <button
+              type="button"
+              className="saved-action"
+              data-testid={`rename-${d.id}`}
+              aria-label={`rename ${d.name}`}
+              title="rename"
+              onClick={() => {
+                setName(d.name);
+                setMode('rename');
+              }}
+            >
+              ✎
+            </button>
+            <button
+              type="button"
+              className="saved-action"
+              data-testid={`delete-${d.id}`}
+              aria-label={`delete ${d.name}`}
+              title="delete"
+              onClick={() => setMode('delete')}
+            >
+              🗑
+            </button>
+          </>
+        )
+      )}
+    </li>
   );
 }
 

@@ -1,4 +1,5 @@
 /** The examples gallery: open any design of examples/ as a new document. */
+import { exampleOpened } from '../api/autosave.ts';
 import { openDesignAction } from '../core/actions.ts';
 import { EXAMPLES } from '../examples.ts';
 import { useStore } from '../store/index.ts';
@@ -18,8 +19,13 @@ export function ExamplesGallery({ onClose }: { onClose: () => void }) {
             data-testid={`example-${e.file}`}
             onClick={() => {
               dispatch(openDesignAction, { design: e.design });
-              // An example opens as a new, unsaved design.
-              setSave({ designId: null, savedVersion: null, saveStatus: 'clean', saveMessage: '' });
+              // An example opens unsaved; its edits go to its one fork (made by the first save).
+              setSave({
+                designId: exampleOpened(e.file),
+                savedVersion: null,
+                saveStatus: 'clean',
+                saveMessage: '',
+              });
               history.replaceState(null, '', location.pathname);
               onClose();
             }}

@@ -1,6 +1,11 @@
-/** Exports through POST /api/export in every format, plus the design file itself. */
+/**
+ * Exports through POST /api/export in every format, plus the design file itself. Every file is
+ * named by core/exportName.ts; a large file shows how much of it has arrived.
+ */
 import { useState } from 'react';
-import { EXPORT_FORMATS, exportDesign } from '../api/designsApi.ts';
+import { EXPORT_FORMATS, type ExportProgress, exportDesign } from '../api/designsApi.ts';
+import { exportFileName } from '../core/exportName.ts';
+import { formatBytes } from '../gantt/label.ts';
 import { useStore } from '../store/index.ts';
 
 function download(blob: Blob, filename: string): void {
@@ -14,14 +19,27 @@ function download(blob: Blob, filename: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+/** The progress line: what the server is doing, then the bytes arrived (of the total, when known). */
+export function progressText(p: ExportProgress): string {
+  if (p.phase === 'compiling') return 'compiling and writing the file…';
+  if (p.total === undefined) return `receiving ${formatBytes(p.bytes)}…`;
+  return `receiving ${formatBytes(p.bytes)} of ${formatBytes(p.total)} (${Math.floor((100 * p.bytes) / p.total)}%)`;
+}
+
 export function ExportMenu() {
   const [open, setOpen] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const [progress, setProgress] = useState<ExportProgress | null>(null);
+  const busy = progress !== null;
   return (
     <div className="menu">
       <button type="button" data-testid="export-menu" onClick={() => setOpen(!open)} aria-expanded={open}>
         Export ▾
       </button>
+      {progress && (
+        <span className="export-progress" role="status" data-testid="export-progress">
+          {progressText(progress)}
+        </span>
+      )}
       {open && (
         <div className="menu-items" role="menu">
           {EXPORT_FORMATS.map((f) => (
@@ -30,14 +48,14 @@ export function ExportMenu() {
               role="menuitem"
               key={f.label}
               disabled={busy}
-              data-testid={`export-${f.key}${'torchFormat' in f.options ? `-${f.options.torchFormat}` : ''}`}
+              data-testid={`export-${f.kind}`}
               onClick={async () => {
-                setBusy(true);
                 const s = useStore.getState();
-                const r = await exportDesign(s.design, f.key, { ...f.options });
-                setBusy(false);
+                const name = exportFileName(s.design.name, f.kind);
                 setOpen(false);
-                if (r.ok) download(r.value.blob, r.value.filename);
+                const r = await exportDesign(s.design, f.key, { ...f.options }, setProgress);
+                setProgress(null);
+                if (r.ok) download(r.value, name);
                 else s.notify('error', `export failed: ${r.message}`);
               }}
             >
@@ -52,7 +70,7 @@ export function ExportMenu() {
               const d = useStore.getState().design;
               download(
                 new Blob([`${JSON.stringify(d, null, 2)}\n`], { type: 'application/json' }),
-                `${d.name}.json`,
+                exportFileName(d.name, 'design'),
               );
               setOpen(false);
             }}

@@ -39,12 +39,15 @@ export function CommitInput({
   parse,
   multiline,
   placeholder,
+  label,
 }: {
   value: string;
   onCommit: (v: Value) => void;
   testid: string;
   parse: Parse;
   multiline?: boolean;
+  /** Its accessible name, when no <label> around it gives one. */
+  label?: string;
   /** What an empty field stands for (a preset's value the design does not override). */
   placeholder?: string;
 }) {
@@ -83,6 +86,7 @@ export function CommitInput({
     className: err ? 'invalid' : '',
     'aria-invalid': err !== null,
     ...(placeholder !== undefined ? { placeholder } : {}),
+    ...(label !== undefined ? { 'aria-label': label } : {}),
   };
   return (
     <span className="commit-input">
@@ -132,6 +136,7 @@ function FilterEditor({
           <b>{k}</b>=
           <CommitInput
             value={String(v)}
+            label={`filter ${k}`}
             testid={`${testid}-${k}`}
             parse={(t) => {
               const p = parseFilterValue(t);
@@ -156,6 +161,7 @@ function FilterEditor({
       <span className="filter-add">
         <input
           placeholder="tag"
+          aria-label="add a filter tag"
           value={newKey}
           data-testid={`${testid}-new`}
           onChange={(e) => setNewKey(e.target.value.toUpperCase())}
@@ -182,6 +188,7 @@ function Field({
 }) {
   const raw = (directive as unknown as Record<string, unknown>)[spec.key];
   const testid = `field-${spec.key}`;
+  const label = spec.key;
   // The text's own form first (a number, JSON), then the design schema's word on the value.
   const clearable =
     (parseText: Parse): Parse =>
@@ -203,6 +210,7 @@ function Field({
     case 'devices':
       return (
         <CommitInput
+          label={label}
           testid={testid}
           value={Array.isArray(raw) ? raw.join(', ') : ''}
           parse={clearable((t) => {
@@ -218,6 +226,7 @@ function Field({
     case 'number':
       return (
         <CommitInput
+          label={label}
           testid={testid}
           value={raw === undefined ? '' : String(raw)}
           parse={clearable((t) => {
@@ -232,6 +241,7 @@ function Field({
     case 'string':
       return (
         <CommitInput
+          label={label}
           testid={testid}
           value={raw === undefined ? '' : String(raw)}
           parse={clearable((t) => ({ ok: true, value: t.trim() }))}
@@ -242,6 +252,7 @@ function Field({
       return (
         <input
           type="checkbox"
+          aria-label={label}
           data-testid={testid}
           checked={raw === true}
           onChange={(e) => onChange(spec.key, e.target.checked ? true : undefined)}
@@ -249,7 +260,12 @@ function Field({
       );
     case 'builder':
       return (
-        <select data-testid={testid} value={String(raw)} onChange={(e) => onChange(spec.key, e.target.value)}>
+        <select
+          aria-label={label}
+          data-testid={testid}
+          value={String(raw)}
+          onChange={(e) => onChange(spec.key, e.target.value)}
+        >
           {SCHEDULE_BUILDERS.map((b) => (
             <option key={b} value={b}>
               {b}
@@ -260,6 +276,7 @@ function Field({
     case 'json':
       return (
         <CommitInput
+          label={label}
           testid={testid}
           multiline
           value={raw === undefined ? '' : compactJson(raw)}
@@ -336,14 +353,14 @@ export function Inspector() {
             </div>
           );
         })}
-        <div className="field">
+        <label className="field">
           <span className="field-label">enabled</span>
           <input
             type="checkbox"
             checked={directive.enabled !== false}
             onChange={(e) => onChange('enabled', e.target.checked ? undefined : false)}
           />
-        </div>
+        </label>
       </div>
       {directive.op === 'schedule' && (
         <button

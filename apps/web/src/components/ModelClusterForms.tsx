@@ -1,11 +1,19 @@
 /** Model and cluster of the design: presets and fields; each committed change is one action. */
-import { type Cluster, type Model, TRANSFORMER_PRESETS } from '@stagecraft/ir';
+import {
+  CLUSTER_PRESET_NAMES,
+  type Cluster,
+  type Model,
+  TRANSFORMER_PRESET_NAMES,
+  TRANSFORMER_PRESETS,
+} from '@stagecraft/ir';
 import { setClusterAction, setModelAction } from '../core/actions.ts';
 import { useStore } from '../store/index.ts';
 import { CommitInput } from './Inspector.tsx';
 
-const MODEL_PRESETS = ['llama3-8b', 'llama3-70b', 'qwen3-1b', 'qwen3-9b', 'mixtral-8x7b', 'deepseek-v3'];
-const CLUSTER_PRESETS = ['dgx-h100', 'dgx-h200', 'dgx-a100'];
+// The suggestions are the registries' own names, so a preset added there is offered here and no
+// name is offered that the compiler would refuse.
+const MODEL_PRESETS = TRANSFORMER_PRESET_NAMES;
+const CLUSTER_PRESETS = CLUSTER_PRESET_NAMES;
 const MIB = 1024 * 1024;
 
 type Parse = (t: string) => { ok: true; value: unknown } | { ok: false; message: string };
@@ -46,12 +54,14 @@ function Row({
   list?: string;
   placeholder?: string | undefined;
 }) {
+  // The input is named by the field's label (aria-label), for screen readers and tests alike.
   return (
     <div className="field">
       <span className="field-label">{label}</span>
       {list ? (
         <input
           list={list}
+          aria-label={label}
           data-testid={testid}
           defaultValue={value === undefined ? '' : String(value)}
           key={String(value)}
@@ -64,6 +74,7 @@ function Row({
         />
       ) : (
         <CommitInput
+          label={label}
           testid={testid}
           value={value === undefined ? '' : String(value)}
           parse={parse}
@@ -274,6 +285,7 @@ export function ModelForm() {
           <label className="field">
             <span className="field-label">dtype</span>
             <select
+              data-testid="model-dtype"
               value={model.dtype ?? ''}
               onChange={(e) => update(set(model, 'dtype', e.target.value || undefined))}
             >

@@ -169,6 +169,7 @@ function ProgramItem({
           <label className="toggle" title={off ? 'enable' : 'disable'}>
             <input
               type="checkbox"
+              aria-label={off ? 'enable' : 'disable'}
               data-testid={`directive-toggle-${index}`}
               checked={!off}
               onChange={() => dispatch(toggleDirectiveAction, { index })}

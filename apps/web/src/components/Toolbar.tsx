@@ -42,6 +42,7 @@ export function Toolbar() {
       <span className="design-name">
         <CommitInput
           testid="design-name"
+          label="design name"
           value={name}
           parse={(t) =>
             t.trim() ? { ok: true, value: t.trim() } : { ok: false, message: 'a name is required' }
@@ -89,12 +90,18 @@ export function Toolbar() {
       </nav>
       <nav className="toolbar-group">
         <ExportMenu />
+        {/* At 4/4 the button stays focusable and says why it does nothing (title, and the notice on click). */}
         <button
           type="button"
           data-testid="pin"
+          className={pins >= MAX_PINS ? 'looks-disabled' : undefined}
           onClick={() => performSession(pinAction)}
-          disabled={pins >= MAX_PINS}
-          title="pin this variant for comparison (Ctrl+Shift+P)"
+          aria-disabled={pins >= MAX_PINS}
+          title={
+            pins >= MAX_PINS
+              ? `${MAX_PINS} variants are pinned, the most Compare shows: unpin one in Compare to pin this one`
+              : 'pin this variant for comparison (Ctrl+Shift+P)'
+          }
         >
           Pin ({pins}/{MAX_PINS})
         </button>

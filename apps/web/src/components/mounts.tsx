@@ -1,7 +1,7 @@
 /** Where the timeline and compare components are mounted, fed from the store. */
 import { type Cluster, expandCluster } from '@stagecraft/ir';
 import type { TimelineEvent } from '@stagecraft/sim';
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ComparePanel, type CompareVariant } from '../compare/index.ts';
 import { reorderOpAction } from '../core/actions.ts';
 import { detailsOf } from '../core/dagGraph.ts';
@@ -12,6 +12,9 @@ import { useStore } from '../store/index.ts';
 import { applyItem } from './applyItem.ts';
 
 const GIB = 1024 ** 3;
+
+/** A refused move's reason stays this long (or until clicked): long enough to read two lines. */
+export const REFUSAL_MS = 8000;
 
 /** The GPU's memory, for custom clusters and presets alike (a preset names its GPU). */
 export function capacityOf(cluster: Cluster): ((device: number) => number | undefined) | undefined {
@@ -41,6 +44,11 @@ export function TimelinePane() {
   const dispatch = useStore((s) => s.dispatch);
   const [refusal, setRefusal] = useState<string | null>(null);
   const [arrows, setArrows] = useState(false);
+  useEffect(() => {
+    if (refusal === null) return;
+    const t = setTimeout(() => setRefusal(null), REFUSAL_MS);
+    return () => clearTimeout(t);
+  }, [refusal]);
   const capacity = useMemo(() => capacityOf(cluster), [cluster]);
   const onHover = useCallback(
     (op: TimelineEvent | null) => {
@@ -118,6 +126,7 @@ export function TimelinePane() {
         }
         onReorder={onReorder}
         refusal={refusal}
+        onDismissRefusal={() => setRefusal(null)}
         showArrows={arrows}
         measureFrames={measureFrames}
         {...(forcedRender ? { render: forcedRender } : {})}
@@ -130,6 +139,9 @@ export function TimelinePane() {
 export function ComparePane() {
   const pins = useStore((s) => s.pins);
   const unpin = useStore((s) => s.unpin);
+  const baseline = useStore((s) => s.baseline);
+  const setBaseline = useStore((s) => s.setBaseline);
+  const renamePin = useStore((s) => s.renamePin);
   const cluster = useStore((s) => s.design.cluster);
   const variants = useMemo(
     (): CompareVariant[] =>
@@ -150,6 +162,9 @@ export function ComparePane() {
   return (
     <ComparePanel
       variants={variants}
+      baseline={baseline}
+      onBaseline={setBaseline}
+      onRename={renamePin}
       onRemove={(id) => unpin(pins.findIndex((p) => p.id === id))}
       {...(capacity ? { memoryCapacityBytes: capacity } : {})}
     />

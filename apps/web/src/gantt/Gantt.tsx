@@ -35,8 +35,12 @@ export function Gantt(props: GanttProps) {
   const laneKey = plan.devices
     .map((d) => `${d.device}:${d.stages.join(',')}:${d.streams.map((s) => s.stream).join(',')}`)
     .join(';');
+  const compact = props.compact === true;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the plan counts by its lanes (laneKey) and capacities by value (capKey)
-  const layout = useMemo(() => layoutGantt(sim, plan, { memoryCapacityBytes }), [sim, laneKey, capKey]);
+  const layout = useMemo(
+    () => layoutGantt(sim, plan, { memoryCapacityBytes, compact }),
+    [sim, laneKey, capKey, compact],
+  );
   const planIndex = useMemo(() => indexPlan(plan), [plan]);
   const mode: 'svg' | 'canvas' =
     props.render === 'svg' || props.render === 'canvas'
@@ -202,7 +206,12 @@ export function Gantt(props: GanttProps) {
         />
       )}
       {props.refusal && refusalBand && (
-        <RefusalNote text={props.refusal} top={refusalBand.top} width={width} />
+        <RefusalNote
+          text={props.refusal}
+          top={refusalBand.top}
+          width={width}
+          onDismiss={props.onDismissRefusal}
+        />
       )}
     </div>
   );

@@ -68,12 +68,25 @@ export function BubbleDetails({
   );
 }
 
-/** Why the last move was refused, beside the lanes of the device it was tried on. */
-export function RefusalNote({ text, top, width }: { text: string; top: number; width: number }) {
+/** Why the last move was refused, beside the lanes of the device it was tried on; a click dismisses it. */
+export function RefusalNote({
+  text,
+  top,
+  width,
+  onDismiss,
+}: {
+  text: string;
+  top: number;
+  width: number;
+  onDismiss?: (() => void) | undefined;
+}) {
   return (
     <div
       role="alert"
       data-testid="gantt-refusal"
+      title={onDismiss ? 'click to dismiss' : undefined}
+      onClick={onDismiss}
+      onKeyDown={(e) => e.key === 'Escape' && onDismiss?.()}
       style={{
         position: 'absolute',
         left: GUTTER + 8,
@@ -85,10 +98,29 @@ export function RefusalNote({ text, top, width }: { text: string; top: number; w
         borderRadius: 4,
         color: '#c92a2a',
         font: '12px system-ui, sans-serif',
-        pointerEvents: 'none',
+        pointerEvents: onDismiss ? 'auto' : 'none',
+        cursor: onDismiss ? 'pointer' : undefined,
       }}
     >
       {text}
+      {onDismiss && (
+        <button
+          type="button"
+          aria-label="dismiss"
+          data-testid="gantt-refusal-dismiss"
+          onClick={onDismiss}
+          style={{
+            marginLeft: 8,
+            border: 'none',
+            background: 'none',
+            color: 'inherit',
+            cursor: 'pointer',
+            padding: 0,
+          }}
+        >
+          ✕
+        </button>
+      )}
     </div>
   );
 }

@@ -2,7 +2,15 @@
  * The timeline as SVG, one element per op carrying `data-op-id`, for plans small enough that the
  * DOM stays light. Looks the same as canvasPaint.ts: same layout, colours and labels.
  */
-import { labelOf, memoryLabel, visibleTransfers } from './canvasPaint.ts';
+import {
+  GUTTER_LINE,
+  gutterLines,
+  LANE_LABEL_MIN,
+  labelOf,
+  memoryLabel,
+  thinBand,
+  visibleTransfers,
+} from './canvasPaint.ts';
 import {
   ARROW,
   BUBBLE_FILL,
@@ -265,14 +273,34 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
         </g>
       </g>
       <rect x={0} y={0} width={GUTTER} height={layout.height} fill="#f8f9fa" />
+      <clipPath id={`${clip}-gutter`}>
+        <rect x={0} y={0} width={GUTTER - 3} height={layout.height} />
+      </clipPath>
       {layout.bands.map((band) => (
-        <g key={`l${band.device}`} data-device-band={band.device} fontSize={10} fill="#212529">
-          <text x={4} y={band.top + 8} fontWeight="bold" fontSize={11} dominantBaseline="central">
-            {band.label}
-          </text>
+        <g
+          key={`l${band.device}`}
+          data-device-band={band.device}
+          fontSize={10}
+          fill="#212529"
+          clipPath={`url(#${clip}-gutter)`}
+        >
+          <title>{band.label}</title>
+          {gutterLines(band).map((line, i) => (
+            <text
+              key={line}
+              x={4}
+              y={band.top + 8 + i * GUTTER_LINE}
+              fontWeight={i === 0 && !thinBand(band) ? 'bold' : undefined}
+              fontSize={i === 0 && !thinBand(band) ? 11 : 10}
+              fill={i === 0 ? undefined : '#495057'}
+              dominantBaseline="central"
+            >
+              {line}
+            </text>
+          ))}
           {band.lanes.map((lane) => (
             <g key={lane.stream} data-lane={`${lane.device}/${lane.stream}`}>
-              {lane.stream !== 'compute' && (
+              {lane.stream !== 'compute' && lane.height >= LANE_LABEL_MIN && (
                 <text x={10} y={lane.top + lane.height / 2} dominantBaseline="central">
                   {lane.stream}
                 </text>
@@ -286,7 +314,7 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
               />
             </g>
           ))}
-          {band.memoryHeight > 0 && (
+          {band.memoryHeight >= LANE_LABEL_MIN && (
             <text
               x={10}
               y={band.memoryTop + band.memoryHeight / 2}

@@ -233,20 +233,32 @@ export function paintGantt(
   ctx.font = '11px system-ui, sans-serif';
   ctx.textAlign = 'left';
   ctx.textBaseline = 'middle';
+  // Labels stop at the gutter's edge: a long one ("dev 1152 · PP 6,9") never runs into the plot.
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(0, y0, GUTTER - 3, y1 - y0);
+  ctx.clip();
   for (const band of layout.bands) {
     if (!rowsInView(band.top, band.bottom - band.top)) continue;
-    ctx.font = 'bold 11px system-ui, sans-serif';
-    ctx.fillText(band.label, 4, band.top + 8);
+    gutterLines(band).forEach((line, i) => {
+      ctx.font =
+        i === 0 && !thinBand(band) ? 'bold 11px system-ui, sans-serif' : '10px system-ui, sans-serif';
+      ctx.fillStyle = i === 0 ? '#212529' : '#495057';
+      ctx.fillText(line, 4, band.top + 8 + i * GUTTER_LINE);
+    });
+    ctx.fillStyle = '#212529';
     ctx.font = '10px system-ui, sans-serif';
     for (const lane of band.lanes)
-      if (lane.stream !== 'compute') ctx.fillText(lane.stream, 10, lane.top + lane.height / 2);
-    if (band.memoryHeight > 0) {
+      if (lane.stream !== 'compute' && lane.height >= LANE_LABEL_MIN)
+        ctx.fillText(lane.stream, 10, lane.top + lane.height / 2);
+    if (band.memoryHeight >= LANE_LABEL_MIN) {
       const over = band.capacityBytes !== undefined && band.peakBytes > band.capacityBytes;
       ctx.fillStyle = over ? CAPACITY_LINE : '#212529';
       ctx.fillText(memoryLabel(band), 10, band.memoryTop + band.memoryHeight / 2);
       ctx.fillStyle = '#212529';
     }
   }
+  ctx.restore();
   paintAxis(ctx, view);
 }
 
@@ -273,6 +285,26 @@ export function paintAxis(ctx: CanvasRenderingContext2D, view: TimeView): void {
     ctx.fillText(tick.label, tick.x, AXIS_HEIGHT / 2 - 2);
   }
   ctx.stroke();
+}
+
+/** Lanes thinner than this (compact timelines) go without their stream's name. */
+export const LANE_LABEL_MIN = 10;
+/** Pixels between the gutter's two lines. */
+export const GUTTER_LINE = 11;
+
+/**
+ * The gutter's lines of a device band: the device, then its stages on a line of their own when
+ * the band's compute lane has room for two, so a long label never runs into the plot.
+ */
+export function gutterLines(band: DeviceBand): string[] {
+  const [device, ...rest] = band.label.split(' · ');
+  return rest.length > 0 && !thinBand(band) ? [device!, rest.join(' · ')] : [band.label];
+}
+
+/** A band whose first lane has no room for two lines (compact timelines): one line, in a smaller font. */
+export function thinBand(band: DeviceBand): boolean {
+  const first = band.lanes[0];
+  return first ? first.height < 8 + GUTTER_LINE + 4 : true;
 }
 
 export function labelOf(ev: TimelineEvent, plan: PlanIndex): string {

@@ -15,6 +15,9 @@ const MEMORY_STRIP = 34;
 const BAND_GAP = 8;
 const MAX_ROWS = 4;
 
+/** Lane heights of the compact timeline: ops stay clickable, labels give way to colour. */
+const COMPACT = { compute: 12, other: 4, memory: 8, gap: 3, laneGap: 1 } as const;
+
 const COMPUTE_OPS = new Set(['F', 'B', 'BI', 'BW', 'RECOMPUTE', 'UPD', 'OVERLAP']);
 
 export function isComputeEvent(ev: TimelineEvent): boolean {
@@ -82,6 +85,8 @@ export interface GanttLayout {
 
 export interface LayoutOptions {
   memoryCapacityBytes?: ((device: number) => number | undefined) | undefined;
+  /** Thinner lanes, so four timelines fit one screen in Compare. */
+  compact?: boolean | undefined;
   /** Bytes at the top of every memory strip, so several timelines compare at one scale. */
   memoryScaleBytes?: number | undefined;
 }
@@ -130,6 +135,11 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
   const bands: DeviceBand[] = [];
   const lanes: Lane[] = [];
   const ops: PlacedOp[] = [];
+  const computeH = options.compact ? COMPACT.compute : COMPUTE_LANE;
+  const otherH = options.compact ? COMPACT.other : OTHER_LANE;
+  const memoryH = options.compact ? COMPACT.memory : MEMORY_STRIP;
+  const gap = options.compact ? COMPACT.gap : BAND_GAP;
+  const laneGap = options.compact ? COMPACT.laneGap : 2;
   let y = AXIS_HEIGHT;
   for (const device of [...streamsOf.keys()].sort((a, b) => a - b)) {
     const top = y;
@@ -140,7 +150,7 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
       // The timeline comes by start time, so this stable sort is one pass; kept for other callers.
       events.sort((a, b) => a.startMs - b.startMs);
       const computeLane = stream === 'compute' || events.some(isComputeEvent);
-      const height = computeLane ? COMPUTE_LANE : OTHER_LANE;
+      const height = computeLane ? computeH : otherH;
       const rowOf = packRows(events);
       let rows = 1;
       for (let k = 0; k < rowOf.length; k++) if (rowOf[k]! + 1 > rows) rows = rowOf[k]! + 1;
@@ -168,35 +178,35 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
       const lane: Lane = { index, device, stream, top: y, height, rows, ops: laneOps, maxDurMs };
       lanes.push(lane);
       bandLanes.push(lane);
-      y += height + 2;
+      y += height + laneGap;
     }
     const memory = memoryOf.get(device) ?? [];
     const capacityBytes = options.memoryCapacityBytes?.(device);
     let peak = 0;
     for (const p of memory) if (p[1] > peak) peak = p[1];
     const memoryTop = y;
-    y += memory.length > 0 ? MEMORY_STRIP : 0;
+    y += memory.length > 0 ? memoryH : 0;
     bands.push({
       device,
       label: `dev ${device}${stages && stages.length > 0 ? ` · PP ${stages.join(',')}` : ''}`,
       top,
       lanes: bandLanes,
       memoryTop,
-      memoryHeight: memory.length > 0 ? MEMORY_STRIP : 0,
+      memoryHeight: memory.length > 0 ? memoryH : 0,
       bottom: y,
       memoryScaleBytes: Math.max(peak, capacityBytes ?? 0, options.memoryScaleBytes ?? 0) * 1.05 || 1,
       peakBytes: peak,
       capacityBytes,
       memory,
     });
-    y += BAND_GAP;
+    y += gap;
   }
 
   const bubbles = idleSpans(sim);
   const computeLaneOf = new Map<number, number>();
   for (const l of lanes) {
     if (computeLaneOf.has(l.device)) continue;
-    if (l.height === COMPUTE_LANE) computeLaneOf.set(l.device, l.index);
+    if (l.height === computeH) computeLaneOf.set(l.device, l.index);
   }
   let byId: Map<string, number> | undefined;
   return {

@@ -34,6 +34,8 @@ export interface GanttProps {
   onReorder?(move: OpMove): void;
   /** Why the last reorder was refused: shown beside the lanes of the device it was tried on. */
   refusal?: string | null;
+  /** The user dismissed the refusal (clicked it). */
+  onDismissRefusal?(): void;
   /** Draw an arrow from every SEND to its RECV. */
   showArrows?: boolean;
   /** 'auto' (default) uses SVG up to SVG_OP_LIMIT ops and a canvas beyond. */
@@ -44,6 +46,8 @@ export interface GanttProps {
   viewSync?: ViewSync;
   /** Width in pixels (default: the element's width, followed as it resizes). */
   width?: number;
+  /** Thinner lanes (Compare with three or four variants). */
+  compact?: boolean;
   /**
    * Collect frame times while zooming and panning in window.__stagecraftGanttFrames (frameMeter.ts).
    * Also on whenever that global exists, so a benchmark can switch it on from outside.

@@ -28,6 +28,11 @@ export interface DesignSlice {
   /** Bumped on every change of the design; results carry the revision they were computed for. */
   revision: number;
   designId: string | null;
+  /**
+   * Bumped when another document opens (a saved design, a version, an example): a save still in
+   * flight for the document before it must not mark this one saved or dirty.
+   */
+  document: number;
   savedVersion: number | null;
   /** `invalid`: held back, the design schema refuses the design (the API would answer 400). */
   saveStatus: 'clean' | 'dirty' | 'saving' | 'saved' | 'error' | 'offline' | 'invalid';
@@ -91,6 +96,8 @@ export interface Pin {
 }
 export interface CompareSlice {
   pins: Pin[];
+  /** The pin the others are compared against (its id); the first pin when null or unpinned. */
+  baseline: string | null;
 }
 
 export interface HistorySlice {
@@ -113,6 +120,9 @@ export interface Commands {
   inspectPass(pass: string | null): void;
   pin(name?: string): void;
   unpin(index: number): void;
+  /** Renames a pin; an empty name is refused with a notice. */
+  renamePin(id: string, name: string): void;
+  setBaseline(id: string): void;
   notify(kind: NoticeKind, text: string): void;
   setSave(p: Partial<Pick<DesignSlice, 'designId' | 'savedVersion' | 'saveStatus' | 'saveMessage'>>): void;
 }
@@ -142,6 +152,7 @@ const createDesignSlice =
   () => ({
     design: initial,
     revision: 0,
+    document: 0,
     designId: null,
     savedVersion: null,
     saveStatus: 'clean',
@@ -176,7 +187,10 @@ const createViewSlice: StateCreator<State, [], [], ViewSlice> = () => ({
   confirm: null,
 });
 
-const createCompareSlice: StateCreator<State, [], [], CompareSlice> = () => ({ pins: [] });
+const createCompareSlice: StateCreator<State, [], [], CompareSlice> = () => ({ pins: [], baseline: null });
+
+/** Longest pin name: it heads a column of the compare table. */
+export const MAX_PIN_NAME = 60;
 const createHistorySlice: StateCreator<State, [], [], HistorySlice> = () => ({ history: emptyHistory });
 
 const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
@@ -216,6 +230,7 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
       if (out.select !== undefined) extra.selectedDirective = out.select;
       else if (action.history === 'replace') extra.selectedDirective = null;
       if (action.history === 'replace') {
+        extra.document = s.document + 1;
         extra.expandedStages = [];
         extra.passView = null;
       }
@@ -276,7 +291,30 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
         pins: [...s.pins, { id: `pin-${pinCounter}`, name: label, design: s.design, result }],
       });
     },
-    unpin: (index) => set({ pins: get().pins.filter((_, i) => i !== index) }),
+    unpin(index) {
+      const { pins, baseline } = get();
+      const gone = pins[index];
+      set({
+        pins: pins.filter((_, i) => i !== index),
+        ...(gone && gone.id === baseline ? { baseline: null } : {}),
+      });
+    },
+    renamePin(id, name) {
+      const label = name.trim();
+      if (label === '' || label.length > MAX_PIN_NAME) {
+        set({
+          notice: {
+            kind: 'error',
+            text: label === '' ? 'a pin needs a name' : `a pin's name is at most ${MAX_PIN_NAME} characters`,
+          },
+        });
+        return;
+      }
+      set({ pins: get().pins.map((p) => (p.id === id ? { ...p, name: label } : p)) });
+    },
+    setBaseline(id) {
+      if (get().pins.some((p) => p.id === id)) set({ baseline: id });
+    },
     notify: (kind, text) => set({ notice: { kind, text } }),
     setSave: (p) => set(p),
   };

@@ -64,6 +64,41 @@ describe('the store commands', () => {
     expect(MAX_PINS).toBe(4);
   });
 
+  test('pins are renamed, one is chosen as the baseline, and unpinning it falls back to the first', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    const result = { simulation: sim, plan } as unknown as NonNullable<
+      ReturnType<typeof useStore.getState>['result']
+    >;
+    const design = useStore.getState().design;
+    useStore.setState({
+      pins: ['a', 'b', 'c'].map((id) => ({ id, name: id, design, result })),
+    });
+    const s = () => useStore.getState();
+    s().renamePin('b', '  ZB-H1 mine  ');
+    expect(s().pins.map((p) => p.name)).toEqual(['a', 'ZB-H1 mine', 'c']);
+    s().renamePin('b', '   ');
+    expect(s().pins[1]!.name).toBe('ZB-H1 mine');
+    expect(s().notice).toEqual({ kind: 'error', text: 'a pin needs a name' });
+    s().setBaseline('c');
+    expect(s().baseline).toBe('c');
+    s().setBaseline('nope');
+    expect(s().baseline).toBe('c');
+    s().unpin(0);
+    expect(s().baseline).toBe('c');
+    s().unpin(1);
+    expect(s().baseline).toBeNull();
+    expect(s().pins.map((p) => p.id)).toEqual(['b']);
+  });
+
+  test('opening another document bumps the document counter; an edit does not', () => {
+    const s = () => useStore.getState();
+    const before = s().document;
+    s().dispatch(addDirectiveAction, { directive: { op: 'recompute', filter: { PP: 1 } } });
+    expect(s().document).toBe(before);
+    s().dispatch(openDesignAction, { design: example('gpipe-p4-m8') });
+    expect(s().document).toBe(before + 1);
+  });
+
   test('an edit that adapts other directives leaves a notice naming them until the next edit', () => {
     const s = () => useStore.getState();
     s().dispatch(addDirectiveAction, { directive: { op: 'recompute', filter: { PP: 1 } } });
