@@ -6,7 +6,7 @@ import { ComparePanel, type CompareVariant } from '../compare/index.ts';
 import { reorderOpAction } from '../core/actions.ts';
 import { detailsOf } from '../core/dagGraph.ts';
 import type { OpMove } from '../core/reorder.ts';
-import { Gantt, GanttLegend } from '../gantt/index.ts';
+import { findOp, Gantt, GanttLegend } from '../gantt/index.ts';
 import { compiledOfResult, currentResult } from '../store/current.ts';
 import { useStore } from '../store/index.ts';
 import { applyItem } from './applyItem.ts';
@@ -30,6 +30,8 @@ const forcedRender =
     ? (params.get('render') as 'svg' | 'canvas')
     : undefined;
 
+const P2P_STREAMS: ReadonlySet<string> = new Set(['p2p']);
+
 export function TimelinePane() {
   const result = useStore((s) => s.result);
   // The result comes with its plan's outline; the whole plan (op details) follows it.
@@ -41,6 +43,11 @@ export function TimelinePane() {
   const dispatch = useStore((s) => s.dispatch);
   const [refusal, setRefusal] = useState<string | null>(null);
   const [arrows, setArrows] = useState(false);
+  const [p2pCollapsed, setP2pCollapsed] = useState(false);
+  const [memoryCollapsed, setMemoryCollapsed] = useState(false);
+  const [reveal, setReveal] = useState<{ id: string } | null>(null);
+  const [search, setSearch] = useState('');
+  const [searchNote, setSearchNote] = useState<string | null>(null);
   const capacity = useMemo(() => capacityOf(cluster), [cluster]);
   const onHover = useCallback(
     (op: TimelineEvent | null) => {
@@ -87,6 +94,18 @@ export function TimelinePane() {
           .slice(1)}`
       : undefined;
   }, []);
+  const selectEvent = (ev: TimelineEvent | undefined, id?: string) =>
+    setTarget(ev ? { id: id ?? ev.members?.[0] ?? ev.id, tags: ev.tags, devices: [ev.device] } : null);
+  const find = () => {
+    const match = findOp(result?.simulation.timeline ?? [], search);
+    if (!match) {
+      setSearchNote(search.trim() ? `no op matches “${search.trim()}”` : null);
+      return;
+    }
+    setSearchNote(match.count > 1 ? `first of ${match.count} matches` : null);
+    selectEvent(match.event, match.id === match.event.id ? undefined : match.id);
+    setReveal({ id: match.id });
+  };
   if (!result || !plan) return <section className="timeline-pane" />;
   return (
     <section className="timeline-pane">
@@ -101,6 +120,52 @@ export function TimelinePane() {
           />{' '}
           SEND→RECV arrows
         </label>
+        <label title="fold every device's p2p lane to a thin strip">
+          <input
+            type="checkbox"
+            checked={p2pCollapsed}
+            onChange={(e) => setP2pCollapsed(e.target.checked)}
+            data-testid="collapse-p2p"
+          />{' '}
+          fold p2p
+        </label>
+        <label title="hide every device's memory strip">
+          <input
+            type="checkbox"
+            checked={memoryCollapsed}
+            onChange={(e) => setMemoryCollapsed(e.target.checked)}
+            data-testid="collapse-memory"
+          />{' '}
+          fold memory
+        </label>
+        <form
+          className="timeline-search"
+          aria-label="find an op"
+          onSubmit={(e) => {
+            e.preventDefault();
+            find();
+          }}
+        >
+          <input
+            type="search"
+            aria-label="find an op by id"
+            placeholder="find op id, e.g. F.b1.mb3"
+            value={search}
+            onChange={(e) => {
+              setSearch(e.target.value);
+              setSearchNote(null);
+            }}
+            data-testid="op-search"
+          />
+          {searchNote && (
+            <span
+              className={searchNote.startsWith('no ') ? 'search-miss' : 'hint'}
+              data-testid="op-search-note"
+            >
+              {searchNote}
+            </span>
+          )}
+        </form>
         <GanttLegend />
       </div>
       <Gantt
@@ -108,17 +173,18 @@ export function TimelinePane() {
         plan={plan}
         {...(capacity ? { memoryCapacityBytes: capacity } : {})}
         selection={target?.id ?? null}
+        selectionPanel
         onHover={onHover}
-        onSelect={(id) => {
-          const ev = id ? result.simulation.timeline?.find((e) => e.id === id) : undefined;
-          setTarget(ev ? { id: ev.members?.[0] ?? ev.id, tags: ev.tags, devices: [ev.device] } : null);
-        }}
+        onSelect={(id) => selectEvent(id ? result.simulation.timeline?.find((e) => e.id === id) : undefined)}
         onDropPaletteItem={(item, op) =>
           applyItem(item, { id: op.members?.[0] ?? op.id, tags: op.tags, devices: [op.device] })
         }
         onReorder={onReorder}
         refusal={refusal}
         showArrows={arrows}
+        {...(p2pCollapsed ? { collapsedStreams: P2P_STREAMS } : {})}
+        memoryCollapsed={memoryCollapsed}
+        reveal={reveal}
         measureFrames={measureFrames}
         {...(forcedRender ? { render: forcedRender } : {})}
         directiveLabel={directiveLabel}

@@ -9,6 +9,7 @@ import {
   BUBBLE_HATCH,
   CAPACITY_LINE,
   DROP_OUTLINE,
+  FLOW,
   labelColor,
   MEMORY_FILL,
   MEMORY_LINE,
@@ -17,6 +18,7 @@ import {
   SELECTION_OUTLINE,
   STEP_END,
 } from './colors.ts';
+import type { Flow } from './flows.ts';
 import { memberOp } from './label.ts';
 import { AXIS_HEIGHT, type GanttLayout, GUTTER, opsInWindow } from './layout.ts';
 import type { PlanIndex } from './planIndex.ts';
@@ -30,6 +32,8 @@ interface Props {
   selection: string | null;
   dropTarget: number;
   showArrows: boolean;
+  /** SEND→RECV flows of the selected op. */
+  flows: readonly Flow[];
   /** Unique per mounted timeline, for the hatch pattern's id. */
   uid: string;
   /**
@@ -43,11 +47,22 @@ interface Props {
 /** Views' widths rendered beyond each side of the visible window. */
 export const PAN_MARGIN_VIEWS = 1;
 
-export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows, uid, panRef }: Props) {
+export function GanttSvg({
+  layout,
+  plan,
+  view,
+  selection,
+  dropTarget,
+  showArrows,
+  flows,
+  uid,
+  panRef,
+}: Props) {
   const { width } = view;
   const clip = `gantt-clip-${uid}`;
   const hatch = `gantt-hatch-${uid}`;
   const arrow = `gantt-arrow-${uid}`;
+  const flowHead = `gantt-flow-${uid}`;
   const visible: number[] = [];
   const extra = (view.t1 - view.t0) * PAN_MARGIN_VIEWS;
   const w0 = view.t0 - extra;
@@ -66,6 +81,17 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
         </pattern>
         <marker id={arrow} viewBox="0 0 6 6" refX={6} refY={3} markerWidth={6} markerHeight={6} orient="auto">
           <path d="M0,0 L6,3 L0,6 z" fill={ARROW} />
+        </marker>
+        <marker
+          id={flowHead}
+          viewBox="0 0 6 6"
+          refX={6}
+          refY={3}
+          markerWidth={4}
+          markerHeight={4}
+          orient="auto"
+        >
+          <path d="M0,0 L6,3 L0,6 z" fill={FLOW} />
         </marker>
       </defs>
       <g clipPath={`url(#${clip})`}>
@@ -215,6 +241,20 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
                 pointerEvents="none"
               />
             ))}
+          {flows.map(([a, b]) => (
+            <line
+              key={`f${a.ev.id}>${b.ev.id}`}
+              data-flow={`${a.ev.id}>${b.ev.id}`}
+              x1={view.x(a.ev.startMs)}
+              y1={a.y + a.h / 2}
+              x2={view.x(b.ev.endMs)}
+              y2={b.y + b.h / 2}
+              stroke={FLOW}
+              strokeWidth={2}
+              markerEnd={`url(#${flowHead})`}
+              pointerEvents="none"
+            />
+          ))}
           {view.domainMs > layout.makespanMs * (1 + 1e-9) && (
             <line
               data-step-end={layout.makespanMs}
@@ -272,7 +312,7 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
           </text>
           {band.lanes.map((lane) => (
             <g key={lane.stream} data-lane={`${lane.device}/${lane.stream}`}>
-              {lane.stream !== 'compute' && (
+              {lane.stream !== 'compute' && !lane.collapsed && (
                 <text x={10} y={lane.top + lane.height / 2} dominantBaseline="central">
                   {lane.stream}
                 </text>

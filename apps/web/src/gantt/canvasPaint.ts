@@ -10,6 +10,7 @@ import {
   BUBBLE_HATCH,
   CAPACITY_LINE,
   DROP_OUTLINE,
+  FLOW,
   labelColor,
   MEMORY_FILL,
   MEMORY_LINE,
@@ -18,6 +19,7 @@ import {
   SELECTION_OUTLINE,
   STEP_END,
 } from './colors.ts';
+import type { Flow } from './flows.ts';
 import { formatBytes, mbLabel, memberOp } from './label.ts';
 import { AXIS_HEIGHT, type DeviceBand, type GanttLayout, GUTTER, opsInWindow } from './layout.ts';
 import type { PlanIndex } from './planIndex.ts';
@@ -28,6 +30,8 @@ export interface PaintState {
   selection: string | null;
   dropTarget: number;
   showArrows: boolean;
+  /** SEND→RECV flows of the selected op, drawn whatever showArrows says. */
+  flows?: readonly Flow[];
   /** Rows to paint (content pixels); the rest is off screen. */
   y0: number;
   y1: number;
@@ -155,27 +159,8 @@ export function paintGantt(
   if (state.selection !== null) outline(layout.byId.get(state.selection) ?? -1, SELECTION_OUTLINE, []);
   outline(state.dropTarget, DROP_OUTLINE, [3, 2]);
 
-  if (state.showArrows) {
-    ctx.strokeStyle = ARROW;
-    ctx.fillStyle = ARROW;
-    ctx.lineWidth = 1;
-    for (const [a, b] of visibleTransfers(layout, plan, view.t0, view.t1)) {
-      const x0 = view.x(a.ev.startMs);
-      const y0 = a.y + a.h / 2;
-      const x1 = view.x(b.ev.endMs);
-      const y1 = b.y + b.h / 2;
-      ctx.beginPath();
-      ctx.moveTo(x0, y0);
-      ctx.lineTo(x1, y1);
-      ctx.stroke();
-      const ang = Math.atan2(y1 - y0, x1 - x0);
-      ctx.beginPath();
-      ctx.moveTo(x1, y1);
-      ctx.lineTo(x1 - 6 * Math.cos(ang - 0.4), y1 - 6 * Math.sin(ang - 0.4));
-      ctx.lineTo(x1 - 6 * Math.cos(ang + 0.4), y1 - 6 * Math.sin(ang + 0.4));
-      ctx.fill();
-    }
-  }
+  if (state.showArrows) arrows(ctx, visibleTransfers(layout, plan, view.t0, view.t1), view, ARROW, 1);
+  if (state.flows?.length) arrows(ctx, state.flows, view, FLOW, 2);
 
   // On an axis shared with longer steps, where this one ends.
   if (view.domainMs > layout.makespanMs * (1 + 1e-9)) {
@@ -239,7 +224,8 @@ export function paintGantt(
     ctx.fillText(band.label, 4, band.top + 8);
     ctx.font = '10px system-ui, sans-serif';
     for (const lane of band.lanes)
-      if (lane.stream !== 'compute') ctx.fillText(lane.stream, 10, lane.top + lane.height / 2);
+      if (lane.stream !== 'compute' && !lane.collapsed)
+        ctx.fillText(lane.stream, 10, lane.top + lane.height / 2);
     if (band.memoryHeight > 0) {
       const over = band.capacityBytes !== undefined && band.peakBytes > band.capacityBytes;
       ctx.fillStyle = over ? CAPACITY_LINE : '#212529';
@@ -248,6 +234,34 @@ export function paintGantt(
     }
   }
   paintAxis(ctx, view);
+}
+
+function arrows(
+  ctx: CanvasRenderingContext2D,
+  pairs: readonly Flow[],
+  view: TimeView,
+  color: string,
+  lineWidth: number,
+): void {
+  ctx.strokeStyle = color;
+  ctx.fillStyle = color;
+  ctx.lineWidth = lineWidth;
+  for (const [a, b] of pairs) {
+    const x0 = view.x(a.ev.startMs);
+    const y0 = a.y + a.h / 2;
+    const x1 = view.x(b.ev.endMs);
+    const y1 = b.y + b.h / 2;
+    ctx.beginPath();
+    ctx.moveTo(x0, y0);
+    ctx.lineTo(x1, y1);
+    ctx.stroke();
+    const ang = Math.atan2(y1 - y0, x1 - x0);
+    ctx.beginPath();
+    ctx.moveTo(x1, y1);
+    ctx.lineTo(x1 - 6 * Math.cos(ang - 0.4), y1 - 6 * Math.sin(ang - 0.4));
+    ctx.lineTo(x1 - 6 * Math.cos(ang + 0.4), y1 - 6 * Math.sin(ang + 0.4));
+    ctx.fill();
+  }
 }
 
 /** The time axis row: also drawn alone on the sticky axis that stays in view while the lanes scroll. */

@@ -9,9 +9,11 @@ import type { TimelinePlan } from './timelinePlan.ts';
 
 export const AXIS_HEIGHT = 22;
 export const GUTTER = 88;
-const COMPUTE_LANE = 26;
+export const COMPUTE_LANE = 26;
 const OTHER_LANE = 16;
 const MEMORY_STRIP = 34;
+/** A collapsed lane keeps a thin strip, so its ops (and arrows to them) still show where they run. */
+export const COLLAPSED_LANE = 4;
 const BAND_GAP = 8;
 const MAX_ROWS = 4;
 
@@ -32,6 +34,8 @@ export interface Lane {
   ops: Int32Array;
   /** Longest event of the lane: events starting this much before a window may still reach into it. */
   maxDurMs: number;
+  /** Folded to a thin strip, without its label. */
+  collapsed: boolean;
 }
 
 export interface DeviceBand {
@@ -84,6 +88,10 @@ export interface LayoutOptions {
   memoryCapacityBytes?: ((device: number) => number | undefined) | undefined;
   /** Bytes at the top of every memory strip, so several timelines compare at one scale. */
   memoryScaleBytes?: number | undefined;
+  /** Streams whose lanes are folded to a thin strip (the p2p lanes, say). */
+  collapsedStreams?: ReadonlySet<string> | undefined;
+  /** Leave the memory strips out. */
+  memoryCollapsed?: boolean | undefined;
 }
 
 export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: LayoutOptions = {}): GanttLayout {
@@ -140,8 +148,9 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
       // The timeline comes by start time, so this stable sort is one pass; kept for other callers.
       events.sort((a, b) => a.startMs - b.startMs);
       const computeLane = stream === 'compute' || events.some(isComputeEvent);
-      const height = computeLane ? COMPUTE_LANE : OTHER_LANE;
-      const rowOf = packRows(events);
+      const collapsed = !computeLane && options.collapsedStreams?.has(stream) === true;
+      const height = computeLane ? COMPUTE_LANE : collapsed ? COLLAPSED_LANE : OTHER_LANE;
+      const rowOf = collapsed ? new Int32Array(events.length) : packRows(events);
       let rows = 1;
       for (let k = 0; k < rowOf.length; k++) if (rowOf[k]! + 1 > rows) rows = rowOf[k]! + 1;
       const rh = height / rows;
@@ -165,7 +174,7 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
         ops.push(op);
         if (ev.endMs - ev.startMs > maxDurMs) maxDurMs = ev.endMs - ev.startMs;
       }
-      const lane: Lane = { index, device, stream, top: y, height, rows, ops: laneOps, maxDurMs };
+      const lane: Lane = { index, device, stream, top: y, height, rows, ops: laneOps, maxDurMs, collapsed };
       lanes.push(lane);
       bandLanes.push(lane);
       y += height + 2;
@@ -175,14 +184,15 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
     let peak = 0;
     for (const p of memory) if (p[1] > peak) peak = p[1];
     const memoryTop = y;
-    y += memory.length > 0 ? MEMORY_STRIP : 0;
+    const memoryHeight = memory.length > 0 && !options.memoryCollapsed ? MEMORY_STRIP : 0;
+    y += memoryHeight;
     bands.push({
       device,
       label: `dev ${device}${stages && stages.length > 0 ? ` · PP ${stages.join(',')}` : ''}`,
       top,
       lanes: bandLanes,
       memoryTop,
-      memoryHeight: memory.length > 0 ? MEMORY_STRIP : 0,
+      memoryHeight,
       bottom: y,
       memoryScaleBytes: Math.max(peak, capacityBytes ?? 0, options.memoryScaleBytes ?? 0) * 1.05 || 1,
       peakBytes: peak,

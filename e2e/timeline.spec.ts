@@ -1,0 +1,103 @@
+/**
+ * The timeline as Perfetto users expect it (issue 22, item 2): a click selects an op and its
+ * details stay, a drag on the axis measures a range, an op is found by id, p2p and memory lanes
+ * fold, and the selected op's SEND→RECV flows are drawn.
+ */
+import { expect, type Page, test } from '@playwright/test';
+import { ganttOp, openApp } from './app.ts';
+
+test.beforeEach(async ({ page }) => {
+  await openApp(page);
+});
+
+function gantt(page: Page) {
+  return page.getByTestId('gantt').first();
+}
+
+test('clicking an op selects it and its details stay while the pointer moves on', async ({ page }) => {
+  await ganttOp(page, 'F.b1.mb2').click();
+  const details = page.getByTestId('selection-details');
+  await expect(details).toHaveAttribute('data-op-id', 'F.b1.mb2');
+  await expect(details).toContainText('made by');
+  // Hovering another op shows its tooltip; the selection's panel stays as it was.
+  await ganttOp(page, 'B.b3.mb5').hover();
+  await expect(page.getByTestId('gantt-tooltip')).toHaveAttribute('data-tooltip-op', 'B.b3.mb5');
+  await expect(details).toHaveAttribute('data-op-id', 'F.b1.mb2');
+  // Its flows: what stage 0 sent it and what it sends on to stage 2, drawn in red.
+  const flows = (await gantt(page).getAttribute('data-flows'))!.split(' ');
+  expect(flows).toHaveLength(2);
+  await expect(gantt(page).locator('[data-flow]')).toHaveCount(2);
+  await page.getByTestId('selection-close').click();
+  await expect(details).toHaveCount(0);
+  await expect(gantt(page).locator('[data-flow]')).toHaveCount(0);
+});
+
+test('a selected SEND shows the one arrow to its RECV on the receiving device', async ({ page }) => {
+  const send = gantt(page).locator('[data-op="SEND"][data-device="0"]').first();
+  const id = (await send.getAttribute('data-op-id'))!;
+  await send.click();
+  await expect(page.getByTestId('selection-details')).toHaveAttribute('data-op-id', id);
+  const flows = (await gantt(page).getAttribute('data-flows'))!.split(' ');
+  expect(flows).toHaveLength(1);
+  const recv = flows[0]!.split('>')[1]!;
+  expect(flows[0]!.startsWith(`${id}>`)).toBe(true);
+  await expect(ganttOp(page, recv)).toHaveAttribute('data-device', '1');
+});
+
+test('dragging a range on the axis reads its duration and the bubble inside it', async ({ page }) => {
+  const box = (await gantt(page).boundingBox())!;
+  const step = Number(await gantt(page).getAttribute('data-makespan-ms'));
+  // Where the first forward starts and ends: ranks 1..3 idle meanwhile (3 of 4 devices).
+  const f = (await ganttOp(page, 'F.b0.mb0').boundingBox())!;
+  const y = box.y + 10;
+  await page.mouse.move(f.x + 1, y);
+  await page.mouse.down();
+  await page.mouse.move(f.x + f.width / 2, y, { steps: 3 });
+  await page.mouse.move(f.x + f.width - 1, y, { steps: 3 });
+  await page.mouse.up();
+  const range = page.getByTestId('gantt-range');
+  await expect(range).toContainText('bubble');
+  const duration = Number(await range.getAttribute('data-duration-ms'));
+  const ratio = Number(await range.getAttribute('data-bubble-ratio'));
+  expect(duration).toBeGreaterThan(0.8);
+  expect(duration).toBeLessThan(1.01);
+  expect(ratio).toBeCloseTo(0.75, 1);
+  expect(duration).toBeLessThan(step);
+  // The drag neither panned the timeline nor selected an op.
+  await expect(page.getByTestId('selection-details')).toHaveCount(0);
+  // A click on the axis clears it.
+  await page.mouse.click(box.x + box.width / 2, y);
+  await expect(range).toHaveCount(0);
+});
+
+test('searching an op by id selects it and brings it into view', async ({ page }) => {
+  // Zoomed far into the start of the step, the op searched for lies outside the window.
+  await gantt(page).evaluate((el) => el.stagecraftGantt!.zoomTo(0, 0.5));
+  const search = page.getByTestId('op-search');
+  await search.fill('B.b2.mb6');
+  await search.press('Enter');
+  await expect(page.getByTestId('selection-details')).toHaveAttribute('data-op-id', 'B.b2.mb6');
+  // The window moved from the step's start to the op.
+  await expect.poll(() => gantt(page).evaluate((el) => el.stagecraftGantt!.window().t0)).toBeGreaterThan(10);
+  await expect(ganttOp(page, 'B.b2.mb6')).toBeInViewport();
+  await search.fill('no.such.op');
+  await search.press('Enter');
+  await expect(page.getByTestId('op-search-note')).toContainText('no op matches');
+});
+
+test('the p2p and memory lanes fold away and come back', async ({ page }) => {
+  const height = async () => (await gantt(page).evaluate((el) => el.scrollHeight)) as number;
+  const open = await height();
+  await expect(gantt(page).locator('[data-peak-bytes]')).toHaveCount(4);
+  await page.getByTestId('collapse-memory').check();
+  await expect(gantt(page).locator('[data-peak-bytes]')).toHaveCount(0);
+  await page.getByTestId('collapse-p2p').check();
+  await expect.poll(height).toBeLessThan(open);
+  // The folded p2p ops are still there, on a thin strip.
+  const send = gantt(page).locator('[data-op="SEND"]').first();
+  await expect(send).toBeAttached();
+  expect((await send.boundingBox())!.height).toBeLessThanOrEqual(4);
+  await page.getByTestId('collapse-p2p').uncheck();
+  await page.getByTestId('collapse-memory').uncheck();
+  await expect.poll(height).toBe(open);
+});
