@@ -101,3 +101,44 @@ test('the p2p and memory lanes fold away and come back', async ({ page }) => {
   await page.getByTestId('collapse-memory').uncheck();
   await expect.poll(height).toBe(open);
 });
+
+test('after an edit that widens the DAG it is fitted again: UPD in view, labels readable', async ({
+  page,
+}) => {
+  const canvas = page.getByTestId('dag-canvas');
+  await page.getByTestId('palette-split_backward').dragTo(canvas.locator('[data-node-id="B.b1.mb0"]'));
+  await expect(canvas.locator('[data-op="BW"]').first()).toBeVisible();
+  const pane = (await canvas.boundingBox())!;
+  for (const upd of await canvas.locator('[data-op="UPD"]').all()) {
+    const b = (await upd.boundingBox())!;
+    expect(b.x).toBeGreaterThanOrEqual(pane.x);
+    expect(b.x + b.width).toBeLessThanOrEqual(pane.x + pane.width);
+  }
+  // Node labels are drawn at 9 px or more on screen.
+  const px = await canvas
+    .locator('[data-op="F"] .dag-node-label')
+    .first()
+    .evaluate((el) => {
+      const zoom = Number(el.closest('.react-flow')!.getAttribute('data-zoom'));
+      return Number.parseFloat(getComputedStyle(el).fontSize) * zoom;
+    });
+  expect(px).toBeGreaterThanOrEqual(8.9);
+});
+
+test('the bar between the DAG and the timeline resizes both', async ({ page }) => {
+  const dag = page.getByTestId('dag-canvas');
+  const timeline = page.locator('.timeline-pane');
+  const before = [(await dag.boundingBox())!.height, (await timeline.boundingBox())!.height];
+  const bar = (await page.getByTestId('split-handle').boundingBox())!;
+  await page.mouse.move(bar.x + bar.width / 2, bar.y + 3);
+  await page.mouse.down();
+  await page.mouse.move(bar.x + bar.width / 2, bar.y - 100, { steps: 5 });
+  await page.mouse.up();
+  const after = [(await dag.boundingBox())!.height, (await timeline.boundingBox())!.height];
+  expect(after[0]).toBeCloseTo(before[0]! - 100, -1);
+  expect(after[1]).toBeCloseTo(before[1]! + 100, -1);
+  // The keyboard moves it too.
+  await page.getByTestId('split-handle').focus();
+  await page.keyboard.press('ArrowDown');
+  expect((await dag.boundingBox())!.height).toBeCloseTo(after[0]! + 32, -1);
+});

@@ -13,9 +13,12 @@ import {
   Position,
   ReactFlow,
   ReactFlowProvider,
+  useStore as useFlowStore,
+  useReactFlow,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { memo, useDeferredValue, useMemo, useState } from 'react';
+import { memo, useDeferredValue, useEffect, useMemo, useState } from 'react';
+import { dagViewport, labelScale } from '../core/dagFit.ts';
 import type { DagGraph, GraphLane, GraphNodeData } from '../core/dagGraph.ts';
 import { NODE_H, NODE_W } from '../core/dagGraph.ts';
 import { passColor } from '../core/passColors.ts';
@@ -177,6 +180,31 @@ function StageControls({ graph }: { graph: DagGraph }) {
   );
 }
 
+/**
+ * Fits the graph again when its shape or the pane's size changes (an edit that adds a column, the
+ * split moved): a new result of the same shape keeps the user's zoom and pan.
+ */
+function FitOnChange({ graph }: { graph: DagGraph | null }) {
+  const flow = useReactFlow();
+  const width = useFlowStore((s) => s.width);
+  const height = useFlowStore((s) => s.height);
+  const zoom = useFlowStore((s) => s.transform[2]);
+  const domNode = useFlowStore((s) => s.domNode);
+  // Labels grow in graph units as the view zooms out (a style variable: no node re-renders).
+  useEffect(() => {
+    domNode?.style.setProperty('--dag-label-scale', labelScale(zoom).toFixed(3));
+    domNode?.setAttribute('data-zoom', zoom.toFixed(3));
+  }, [zoom, domNode]);
+  const key = graph ? `${graph.width}x${graph.height}:${graph.nodes.length}:${graph.lanes.length}` : '';
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the graph counts by its shape (key)
+  useEffect(() => {
+    if (!graph || width === 0 || height === 0) return;
+    const bounds = { x: -LABEL_W, y: 0, width: graph.width + LABEL_W + 40, height: graph.height };
+    void flow.setViewport(dagViewport(bounds, { width, height }));
+  }, [key, width, height, flow]);
+  return null;
+}
+
 export function DagCanvas() {
   const final = useStore((s) => s.graph);
   const passView = useStore((s) => s.passView);
@@ -203,8 +231,6 @@ export function DagCanvas() {
           nodesDraggable={false}
           nodesConnectable={false}
           elementsSelectable
-          fitView
-          fitViewOptions={{ padding: 0.08, maxZoom: 1 }}
           minZoom={0.03}
           maxZoom={2}
           proOptions={{ hideAttribution: true }}
@@ -214,6 +240,7 @@ export function DagCanvas() {
           }}
           onPaneClick={() => setTarget(null)}
         >
+          <FitOnChange graph={graph} />
           <Background gap={24} size={1} color="#e3e6ea" />
           <Controls showInteractive={false} />
         </ReactFlow>
