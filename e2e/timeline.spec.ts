@@ -142,3 +142,41 @@ test('the bar between the DAG and the timeline resizes both', async ({ page }) =
   await page.keyboard.press('ArrowDown');
   expect((await dag.boundingBox())!.height).toBeCloseTo(after[0]! + 32, -1);
 });
+
+test('a design over its GPUs’ memory says OOM above the timeline and scrolls to the device', async ({
+  page,
+  request,
+}) => {
+  // 1F1B on one DGX H100 node with 64 GiB of static state per stage (8 bytes of state per
+  // parameter byte): stage 0 stashes four microbatches' activations and overflows 80 GB.
+  const design = {
+    format: 'stagecraft/design@1',
+    name: 'OOM on stage 0',
+    model: {
+      kind: 'synthetic',
+      stages: 4,
+      costs: { F: 1, BI: 1, BW: 1 },
+      activationBytes: 6 * 2 ** 30,
+      paramBytes: 8 * 2 ** 30,
+      outputBytes: 16 * 2 ** 20,
+    },
+    cluster: { preset: 'dgx-h100', nodes: 1 },
+    directives: [{ op: 'schedule', builder: '1f1b', ranks: 4, microbatches: 8 }],
+  };
+  const put = await request.put('/api/designs/e2e-oom', { data: { design } });
+  expect(put.ok()).toBe(true);
+  await page.goto('/#design=e2e-oom');
+  const jump = page.getByTestId('oom-jump');
+  await expect(jump).toContainText('OOM on');
+  const gantt = page.getByTestId('gantt').first();
+  await expect(gantt.locator('[data-memory-device][data-oom]').first()).toBeAttached();
+  const first = await gantt
+    .locator('[data-memory-device][data-oom]')
+    .first()
+    .getAttribute('data-memory-device');
+  await expect(jump).toContainText(`show dev ${first}`);
+  await jump.click();
+  await expect(gantt.locator(`[data-device-band="${first}"] text`).first()).toBeInViewport();
+  // The strip starts at the static base, which its label names.
+  await expect(gantt.locator('[data-base-bytes]').first()).toContainText('from 64');
+});

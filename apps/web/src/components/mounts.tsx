@@ -45,7 +45,8 @@ export function TimelinePane() {
   const [arrows, setArrows] = useState(false);
   const [p2pCollapsed, setP2pCollapsed] = useState(false);
   const [memoryCollapsed, setMemoryCollapsed] = useState(false);
-  const [reveal, setReveal] = useState<{ id: string } | null>(null);
+  const [reveal, setReveal] = useState<{ id: string } | { device: number } | null>(null);
+  const [oomAt, setOomAt] = useState(-1);
   const [search, setSearch] = useState('');
   const [searchNote, setSearchNote] = useState<string | null>(null);
   const capacity = useMemo(() => capacityOf(cluster), [cluster]);
@@ -107,10 +108,27 @@ export function TimelinePane() {
     setReveal({ id: match.id });
   };
   if (!result || !plan) return <section className="timeline-pane" />;
+  const oomDevices = result.simulation.devices.filter((d) => d.oom).map((d) => d.device);
   return (
     <section className="timeline-pane">
       <div className="timeline-tools">
         <span className="timeline-title">Timeline</span>
+        {oomDevices.length > 0 && (
+          <button
+            type="button"
+            className="oom-jump"
+            data-testid="oom-jump"
+            title="scroll the timeline to the next device whose memory overflows its GPU"
+            onClick={() => {
+              const next = (oomAt + 1) % oomDevices.length;
+              setOomAt(next);
+              setReveal({ device: oomDevices[next]! });
+            }}
+          >
+            OOM on {oomDevices.length.toLocaleString('en-US')} device{oomDevices.length === 1 ? '' : 's'}:
+            show dev {oomDevices[(oomAt + 1) % oomDevices.length]}
+          </button>
+        )}
         <label>
           <input
             type="checkbox"

@@ -39,14 +39,15 @@ export function Gantt(props: GanttProps) {
     .map((d) => `${d.device}:${d.stages.join(',')}:${d.streams.map((s) => s.stream).join(',')}`)
     .join(';');
   const collapsedStreams = props.collapsedStreams;
-  const collapseKey = `${[...(collapsedStreams ?? [])].join(',')}|${props.memoryCollapsed === true}`;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the plan counts by its lanes (laneKey), capacities by value (capKey), folding by collapseKey
+  const collapseKey = `${[...(collapsedStreams ?? [])].join(',')}|${props.memoryCollapsed === true}|${props.memoryScaleBytes}`;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the plan counts by its lanes (laneKey), capacities by value (capKey), folding and scale by collapseKey
   const layout = useMemo(
     () =>
       layoutGantt(sim, plan, {
         memoryCapacityBytes,
         collapsedStreams,
         memoryCollapsed: props.memoryCollapsed,
+        memoryScaleBytes: props.memoryScaleBytes,
       }),
     [sim, laneKey, capKey, collapseKey],
   );
@@ -125,7 +126,15 @@ export function Gantt(props: GanttProps) {
   );
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new request object asks again
   useEffect(() => {
-    if (ready && props.reveal) revealOp(props.reveal.id);
+    const r = props.reveal;
+    if (!ready || !r) return;
+    if ('id' in r) revealOp(r.id);
+    else {
+      // A device: its band scrolled to the top, under the axis.
+      const root = c.el.root.current;
+      const band = live.current?.layout.bands.find((b) => b.device === r.device);
+      if (root && band) root.scrollTop = Math.max(0, band.top - AXIS_HEIGHT - 4);
+    }
   }, [props.reveal, ready]);
 
   // The hit layer is invisible and only follows where ops are: it is rebuilt after the frame that

@@ -2,7 +2,7 @@
  * The timeline as SVG, one element per op carrying `data-op-id`, for plans small enough that the
  * DOM stays light. Looks the same as canvasPaint.ts: same layout, colours and labels.
  */
-import { labelOf, memoryLabel, visibleTransfers } from './canvasPaint.ts';
+import { labelOf, memoryLabels, visibleTransfers } from './canvasPaint.ts';
 import {
   ARROW,
   BUBBLE_FILL,
@@ -13,6 +13,7 @@ import {
   labelColor,
   MEMORY_FILL,
   MEMORY_LINE,
+  OOM_FILL,
   OVERLAP_OUTLINE,
   opColor,
   SELECTION_OUTLINE,
@@ -20,7 +21,7 @@ import {
 } from './colors.ts';
 import type { Flow } from './flows.ts';
 import { memberOp } from './label.ts';
-import { AXIS_HEIGHT, type GanttLayout, GUTTER, opsInWindow } from './layout.ts';
+import { AXIS_HEIGHT, type GanttLayout, GUTTER, memoryY, opsInWindow } from './layout.ts';
 import type { PlanIndex } from './planIndex.ts';
 import { axisTicks } from './ticks.ts';
 import type { TimeView } from './view.ts';
@@ -268,11 +269,7 @@ export function GanttSvg({
           )}
           {layout.bands.map((band) => {
             if (band.memoryHeight === 0) return null;
-            const yOf = (bytes: number) =>
-              band.memoryTop +
-              band.memoryHeight -
-              3 -
-              (bytes / band.memoryScaleBytes) * (band.memoryHeight - 6);
+            const yOf = (bytes: number) => memoryY(band, bytes);
             let d = '';
             band.memory.forEach(([t, bytes], k) => {
               const next = band.memory[k + 1]?.[0] ?? layout.makespanMs;
@@ -281,9 +278,18 @@ export function GanttSvg({
             const first = band.memory[0]?.[0] ?? 0;
             const last = layout.makespanMs;
             return (
-              <g key={`m${band.device}`} data-memory-device={band.device}>
+              <g key={`m${band.device}`} data-memory-device={band.device} data-oom={band.oom || undefined}>
+                {band.oom && (
+                  <rect
+                    x={GUTTER - plotWidth}
+                    y={band.memoryTop}
+                    width={width + 2 * plotWidth}
+                    height={band.memoryHeight}
+                    fill={OOM_FILL}
+                  />
+                )}
                 <path
-                  d={`${d}L${view.x(last)},${yOf(0)}L${view.x(first)},${yOf(0)}Z`}
+                  d={`${d}L${view.x(last)},${yOf(band.memoryBaseBytes)}L${view.x(first)},${yOf(band.memoryBaseBytes)}Z`}
                   fill={MEMORY_FILL}
                   stroke="none"
                 />
@@ -329,16 +335,24 @@ export function GanttSvg({
           {band.memoryHeight > 0 && (
             <text
               x={10}
-              y={band.memoryTop + band.memoryHeight / 2}
+              y={band.memoryTop + band.memoryHeight / 2 - (band.memoryBaseBytes > 0 ? 6 : 0)}
               dominantBaseline="central"
-              fill={
-                band.capacityBytes !== undefined && band.peakBytes > band.capacityBytes
-                  ? CAPACITY_LINE
-                  : undefined
-              }
+              fill={band.oom ? CAPACITY_LINE : undefined}
+              fontWeight={band.oom ? 'bold' : undefined}
               data-peak-bytes={band.peakBytes}
             >
-              {memoryLabel(band)}
+              {memoryLabels(band)[0]}
+            </text>
+          )}
+          {band.memoryHeight > 0 && band.memoryBaseBytes > 0 && (
+            <text
+              x={10}
+              y={band.memoryTop + band.memoryHeight / 2 + 6}
+              dominantBaseline="central"
+              fill="#868e96"
+              data-base-bytes={band.memoryBaseBytes}
+            >
+              {memoryLabels(band)[1]}
             </text>
           )}
         </g>

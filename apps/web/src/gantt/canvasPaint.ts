@@ -14,6 +14,7 @@ import {
   labelColor,
   MEMORY_FILL,
   MEMORY_LINE,
+  OOM_FILL,
   OVERLAP_OUTLINE,
   opColor,
   SELECTION_OUTLINE,
@@ -21,7 +22,7 @@ import {
 } from './colors.ts';
 import type { Flow } from './flows.ts';
 import { formatBytes, mbLabel, memberOp } from './label.ts';
-import { AXIS_HEIGHT, type DeviceBand, type GanttLayout, GUTTER, opsInWindow } from './layout.ts';
+import { AXIS_HEIGHT, type DeviceBand, type GanttLayout, GUTTER, memoryY, opsInWindow } from './layout.ts';
 import type { PlanIndex } from './planIndex.ts';
 import { axisTicks } from './ticks.ts';
 import type { TimeView } from './view.ts';
@@ -178,12 +179,15 @@ export function paintGantt(
   // Memory curves with the capacity line.
   for (const band of layout.bands) {
     if (band.memoryHeight === 0 || !rowsInView(band.memoryTop, band.memoryHeight)) continue;
-    const yOf = (bytes: number) =>
-      band.memoryTop + band.memoryHeight - 3 - (bytes / band.memoryScaleBytes) * (band.memoryHeight - 6);
+    const yOf = (bytes: number) => memoryY(band, bytes);
+    if (band.oom) {
+      ctx.fillStyle = OOM_FILL;
+      ctx.fillRect(GUTTER, band.memoryTop, width - GUTTER, band.memoryHeight);
+    }
     const vertices = stepVertices(band.memory, view, yOf, layout.makespanMs);
     const area = new Path2D();
     const line = new Path2D();
-    const base = yOf(0);
+    const base = yOf(band.memoryBaseBytes);
     if (vertices.length > 0) {
       area.moveTo(vertices[0]![0], base);
       vertices.forEach(([x, y], k) => {
@@ -227,9 +231,13 @@ export function paintGantt(
       if (lane.stream !== 'compute' && !lane.collapsed)
         ctx.fillText(lane.stream, 10, lane.top + lane.height / 2);
     if (band.memoryHeight > 0) {
-      const over = band.capacityBytes !== undefined && band.peakBytes > band.capacityBytes;
-      ctx.fillStyle = over ? CAPACITY_LINE : '#212529';
-      ctx.fillText(memoryLabel(band), 10, band.memoryTop + band.memoryHeight / 2);
+      const [peak, base] = memoryLabels(band);
+      ctx.fillStyle = band.oom ? CAPACITY_LINE : '#212529';
+      if (band.oom) ctx.font = 'bold 10px system-ui, sans-serif';
+      ctx.fillText(peak, 10, band.memoryTop + band.memoryHeight / 2 - (base ? 6 : 0));
+      ctx.font = '10px system-ui, sans-serif';
+      ctx.fillStyle = '#868e96';
+      if (base) ctx.fillText(base, 10, band.memoryTop + band.memoryHeight / 2 + 6);
       ctx.fillStyle = '#212529';
     }
   }
@@ -360,6 +368,10 @@ export function stepVertices(
 
 /** Gutter text of a memory strip: the device's peak, flagged when it exceeds the capacity. */
 export function memoryLabel(band: DeviceBand): string {
-  const over = band.capacityBytes !== undefined && band.peakBytes > band.capacityBytes;
-  return `${over ? 'OOM ' : 'peak '}${formatBytes(band.peakBytes)}`;
+  return `${band.oom ? 'OOM ' : 'peak '}${formatBytes(band.peakBytes)}`;
+}
+
+/** The peak's line and, when the strip starts above 0, the static base it starts from. */
+export function memoryLabels(band: DeviceBand): [string, string | null] {
+  return [memoryLabel(band), band.memoryBaseBytes > 0 ? `from ${formatBytes(band.memoryBaseBytes)}` : null];
 }

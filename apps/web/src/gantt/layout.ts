@@ -46,8 +46,16 @@ export interface DeviceBand {
   memoryTop: number;
   memoryHeight: number;
   bottom: number;
-  /** Peak bytes of the curve, and the device's capacity when known: the strip's full height. */
+  /**
+   * Bytes at the strip's top and bottom. Alone, a timeline draws each device from its static base
+   * (parameters, gradients, optimizer state) to its peak, so the activations' swing fills the
+   * strip: 8 GiB of static state under a 9 GiB peak left it a flat line. Timelines compared at one
+   * scale (memoryScaleBytes) draw from 0.
+   */
   memoryScaleBytes: number;
+  memoryBaseBytes: number;
+  /** Over its capacity: the strip is tinted and its label says OOM. */
+  oom: boolean;
   peakBytes: number;
   capacityBytes: number | undefined;
   memory: [number, number][];
@@ -134,6 +142,8 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
     return Math.max(k, 0);
   };
   const memoryOf = new Map((sim.memory ?? []).map((m) => [m.device, m.points]));
+  const staticOf = new Map(sim.devices.map((d) => [d.device, d.staticBytes]));
+  const oomOf = new Map(sim.devices.map((d) => [d.device, d.oom === true]));
 
   const bands: DeviceBand[] = [];
   const lanes: Lane[] = [];
@@ -182,7 +192,18 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
     const memory = memoryOf.get(device) ?? [];
     const capacityBytes = options.memoryCapacityBytes?.(device);
     let peak = 0;
-    for (const p of memory) if (p[1] > peak) peak = p[1];
+    let low = Number.POSITIVE_INFINITY;
+    for (const p of memory) {
+      if (p[1] > peak) peak = p[1];
+      if (p[1] < low) low = p[1];
+    }
+    const shared = options.memoryScaleBytes !== undefined;
+    const base = shared ? 0 : Math.min(staticOf.get(device) ?? 0, low);
+    const over = (capacityBytes !== undefined && peak > capacityBytes) || oomOf.get(device) === true;
+    // Alone: base to peak (the capacity too when it is crossed, so the line shows where).
+    const scaleTop = shared
+      ? Math.max(peak, capacityBytes ?? 0, options.memoryScaleBytes ?? 0) * 1.05
+      : base + Math.max(peak - base, 1) * 1.08;
     const memoryTop = y;
     const memoryHeight = memory.length > 0 && !options.memoryCollapsed ? MEMORY_STRIP : 0;
     y += memoryHeight;
@@ -194,7 +215,9 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
       memoryTop,
       memoryHeight,
       bottom: y,
-      memoryScaleBytes: Math.max(peak, capacityBytes ?? 0, options.memoryScaleBytes ?? 0) * 1.05 || 1,
+      memoryScaleBytes: scaleTop || 1,
+      memoryBaseBytes: base,
+      oom: over,
       peakBytes: peak,
       capacityBytes,
       memory,
@@ -286,6 +309,13 @@ export function idleSpans(sim: Simulation): IdleSpan[] {
     if (sim.makespanMs > t + eps) out.push({ device, startMs: t, endMs: sim.makespanMs });
   }
   return out;
+}
+
+/** Height in the strip of a byte count, clamped to the strip (a capacity below the base sits at its foot). */
+export function memoryY(band: DeviceBand, bytes: number): number {
+  const range = band.memoryScaleBytes - band.memoryBaseBytes || 1;
+  const f = Math.min(1, Math.max(0, (bytes - band.memoryBaseBytes) / range));
+  return band.memoryTop + band.memoryHeight - 3 - f * (band.memoryHeight - 6);
 }
 
 /** Indices of a lane's ops that overlap [t0, t1], by start time (binary search, no scan). */

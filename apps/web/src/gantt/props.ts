@@ -41,8 +41,11 @@ export interface GanttProps {
   collapsedStreams?: ReadonlySet<string>;
   /** Leave out the memory strips. */
   memoryCollapsed?: boolean;
-  /** Bring this op into view (zoomed to it, scrolled to its device); a new object asks again. */
-  reveal?: { id: string } | null;
+  /**
+   * Bring an op into view (zoomed to it, scrolled to its device) or scroll a device's band to the
+   * top; a new object asks again.
+   */
+  reveal?: { id: string } | { device: number } | null;
   /** Show the selected op's details in a panel that stays until the selection is cleared. */
   selectionPanel?: boolean;
   /** 'auto' (default) uses SVG up to SVG_OP_LIMIT ops and a canvas beyond. */
