@@ -180,3 +180,12 @@ test('a design over its GPUs’ memory says OOM above the timeline and scrolls t
   // The strip starts at the static base, which its label names.
   await expect(gantt.locator('[data-base-bytes]').first()).toContainText('from 64');
 });
+
+test('the metrics’ definitions are one click away and Escape puts them away', async ({ page }) => {
+  await page.getByTestId('metric-help').click();
+  const glossary = page.getByTestId('metric-glossary');
+  await expect(glossary).toContainText('bubble / ideal');
+  await expect(glossary).toContainText('Σ idle / Σ busy');
+  await page.keyboard.press('Escape');
+  await expect(glossary).toHaveCount(0);
+});
