@@ -42,6 +42,12 @@ describe('timeline layout', () => {
     expect(sim.makespanMs).toBe((8 + p - 1) * (F + B));
   });
 
+  it('finds the same bubbles whatever order the timeline comes in', () => {
+    const { sim } = runExample('zb-h1-p4-m8');
+    const reversed = { ...sim, timeline: [...sim.timeline!].reverse() };
+    expect(idleSpans(reversed)).toEqual(idleSpans(sim));
+  });
+
   it('has no bubble left on ZB-H1 devices beyond what the simulator counts', () => {
     const { sim } = runExample('zb-h1-p4-m8');
     const spans = idleSpans(sim);

@@ -289,22 +289,36 @@ function packRows(sorted: readonly TimelineEvent[]): Int32Array {
  * device is the simulator's idleMs.
  */
 export function idleSpans(sim: Simulation): IdleSpan[] {
+  // Runs before the first frame of every result: busy spans go flat into one array per device
+  // (no pair per event to collect), and are sorted only when the timeline did not come by start.
   const out: IdleSpan[] = [];
-  const busy = new Map<number, [number, number][]>();
+  const busy = new Map<number, number[]>();
+  const unsorted = new Set<number>();
   for (const d of sim.devices) busy.set(d.device, []);
   for (const ev of sim.timeline ?? []) {
-    if (!isComputeEvent(ev)) continue;
+    if (!COMPUTE_OPS.has(ev.op)) continue;
     let list = busy.get(ev.device);
     if (!list) busy.set(ev.device, (list = []));
-    list.push([ev.startMs, ev.endMs]);
+    if (list.length > 0 && list[list.length - 2]! > ev.startMs) unsorted.add(ev.device);
+    list.push(ev.startMs, ev.endMs);
   }
   const eps = 1e-9;
-  for (const [device, spans] of [...busy].sort((a, b) => a[0] - b[0])) {
-    spans.sort((a, b) => a[0] - b[0]);
+  for (const device of [...busy.keys()].sort((a, b) => a - b)) {
+    const flat = busy.get(device)!;
+    const n = flat.length / 2;
+    let order: Int32Array | null = null;
+    if (unsorted.has(device)) {
+      order = new Int32Array(n);
+      for (let k = 0; k < n; k++) order[k] = k;
+      order.sort((a, b) => flat[2 * a]! - flat[2 * b]!);
+    }
     let t = 0;
-    for (const [s, e] of spans) {
+    for (let k = 0; k < n; k++) {
+      const j = order ? order[k]! : k;
+      const s = flat[2 * j]!;
+      const e = flat[2 * j + 1]!;
       if (s > t + eps) out.push({ device, startMs: t, endMs: s });
-      t = Math.max(t, e);
+      if (e > t) t = e;
     }
     if (sim.makespanMs > t + eps) out.push({ device, startMs: t, endMs: sim.makespanMs });
   }
