@@ -8,10 +8,13 @@ import type { PlanIndex } from './planIndex.ts';
 
 export type Flow = [send: PlacedOp, recv: PlacedOp];
 
-export function flowsOf(layout: GanttLayout, plan: PlanIndex, id: string | null): Flow[] {
-  if (id === null) return [];
+/** One empty list for every op without flows: a new plan then repaints nothing. */
+const NONE: readonly Flow[] = Object.freeze([]);
+
+export function flowsOf(layout: GanttLayout, plan: PlanIndex, id: string | null): readonly Flow[] {
+  if (id === null) return NONE;
   const selected = layout.ops[layout.byId.get(id) ?? -1];
-  if (!selected) return [];
+  if (!selected) return NONE;
   const pairs: [string, string][] = [];
   const recvOf = plan.recvOf;
   const ids = selected.ev.members ?? [selected.ev.id];
@@ -42,5 +45,5 @@ export function flowsOf(layout: GanttLayout, plan: PlanIndex, id: string | null)
     const b = layout.ops[layout.byId.get(recv) ?? -1];
     if (a && b) out.push([a, b]);
   }
-  return out;
+  return out.length > 0 ? out : NONE;
 }
