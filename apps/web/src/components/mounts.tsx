@@ -53,6 +53,8 @@ export function TimelinePane() {
   const onHover = useCallback(
     (op: TimelineEvent | null) => {
       const s = useStore.getState();
+      // Hovering an op comes before its details and before a drag that moves it.
+      if (op) s.wantCompiled();
       if ((op ? (op.members?.[0] ?? op.id) : null) === (s.hovered?.firstId ?? null)) return;
       const dag = compiledOfResult(s)?.dag;
       hover(
@@ -95,8 +97,10 @@ export function TimelinePane() {
           .slice(1)}`
       : undefined;
   }, []);
-  const selectEvent = (ev: TimelineEvent | undefined, id?: string) =>
+  const selectEvent = (ev: TimelineEvent | undefined, id?: string) => {
+    if (ev) useStore.getState().wantCompiled();
     setTarget(ev ? { id: id ?? ev.members?.[0] ?? ev.id, tags: ev.tags, devices: [ev.device] } : null);
+  };
   const find = () => {
     const match = findOp(result?.simulation.timeline ?? [], search);
     if (!match) {
