@@ -112,12 +112,17 @@ export function TimelinePane() {
     setReveal({ id: match.id });
   };
   if (!result || !plan) return <section className="timeline-pane" />;
-  const oomDevices = result.simulation.devices.filter((d) => d.oom).map((d) => d.device);
+  const oomCount = result.simulation.devices.filter((d) => d.oom).length;
+  // The devices the timeline draws (a big cluster draws one device of each group): the jump visits those.
+  const drawn = new Set(plan.devices.map((d) => d.device));
+  const oomDevices = result.simulation.devices
+    .filter((d) => d.oom && drawn.has(d.device))
+    .map((d) => d.device);
   return (
     <section className="timeline-pane">
       <div className="timeline-tools">
         <span className="timeline-title">Timeline</span>
-        {oomDevices.length > 0 && (
+        {oomCount > 0 && oomDevices.length > 0 && (
           <button
             type="button"
             className="oom-jump"
@@ -129,8 +134,8 @@ export function TimelinePane() {
               setReveal({ device: oomDevices[next]! });
             }}
           >
-            OOM on {oomDevices.length.toLocaleString('en-US')} device{oomDevices.length === 1 ? '' : 's'}:
-            show dev {oomDevices[(oomAt + 1) % oomDevices.length]}
+            OOM on {oomCount.toLocaleString('en-US')} device{oomCount === 1 ? '' : 's'}: show dev{' '}
+            {oomDevices[(oomAt + 1) % oomDevices.length]}
           </button>
         )}
         <label>

@@ -48,9 +48,9 @@ export interface DeviceBand {
   bottom: number;
   /**
    * Bytes at the strip's top and bottom. Alone, a timeline draws each device from its static base
-   * (parameters, gradients, optimizer state) to its peak, so the activations' swing fills the
-   * strip: 8 GiB of static state under a 9 GiB peak left it a flat line. Timelines compared at one
-   * scale (memoryScaleBytes) draw from 0.
+   * (parameters, gradients, optimizer state), every strip spanning the largest activation swing of
+   * any device, so the activations fill the strips and compare: 8 GiB of static state under a
+   * 9 GiB peak left a flat line. Timelines compared at one scale (memoryScaleBytes) draw from 0.
    */
   memoryScaleBytes: number;
   memoryBaseBytes: number;
@@ -225,6 +225,19 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
     y += BAND_GAP;
   }
 
+  // Alone, every strip spans the largest activation swing of any device above its own base, so the
+  // strips compare: a stage that stashes four microbatches reads four times as high as one with one.
+  if (options.memoryScaleBytes === undefined) {
+    let swing = 1;
+    for (const b of bands)
+      if (b.peakBytes - b.memoryBaseBytes > swing) swing = b.peakBytes - b.memoryBaseBytes;
+    for (const b of bands) {
+      b.memoryScaleBytes = b.memoryBaseBytes + swing * 1.08;
+      // A crossed capacity stays inside the strip.
+      if (b.oom && b.capacityBytes !== undefined && b.capacityBytes < b.memoryBaseBytes)
+        b.memoryBaseBytes = Math.max(0, b.capacityBytes - swing * 0.08);
+    }
+  }
   const bubbles = idleSpans(sim);
   const computeLaneOf = new Map<number, number>();
   for (const l of lanes) {
