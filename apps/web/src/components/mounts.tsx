@@ -6,10 +6,11 @@ import { ComparePanel, type CompareVariant } from '../compare/index.ts';
 import { reorderOpAction } from '../core/actions.ts';
 import { detailsOf } from '../core/dagGraph.ts';
 import type { OpMove } from '../core/reorder.ts';
-import { findOp, Gantt, GanttLegend } from '../gantt/index.ts';
+import { Gantt, GanttLegend } from '../gantt/index.ts';
 import { compiledOfResult, currentResult } from '../store/current.ts';
 import { useStore } from '../store/index.ts';
 import { applyItem } from './applyItem.ts';
+import { FoldSwitch, OomJump, OpSearchBox } from './TimelineControls.tsx';
 
 const GIB = 1024 ** 3;
 
@@ -46,9 +47,6 @@ export function TimelinePane() {
   const [p2pCollapsed, setP2pCollapsed] = useState(false);
   const [memoryCollapsed, setMemoryCollapsed] = useState(false);
   const [reveal, setReveal] = useState<{ id: string } | { device: number } | null>(null);
-  const [oomAt, setOomAt] = useState(-1);
-  const [search, setSearch] = useState('');
-  const [searchNote, setSearchNote] = useState<string | null>(null);
   const capacity = useMemo(() => capacityOf(cluster), [cluster]);
   const onHover = useCallback(
     (op: TimelineEvent | null) => {
@@ -101,43 +99,16 @@ export function TimelinePane() {
     if (ev) useStore.getState().wantCompiled();
     setTarget(ev ? { id: id ?? ev.members?.[0] ?? ev.id, tags: ev.tags, devices: [ev.device] } : null);
   };
-  const find = () => {
-    const match = findOp(result?.simulation.timeline ?? [], search);
-    if (!match) {
-      setSearchNote(search.trim() ? `no op matches “${search.trim()}”` : null);
-      return;
-    }
-    setSearchNote(match.count > 1 ? `first of ${match.count} matches` : null);
-    selectEvent(match.event, match.id === match.event.id ? undefined : match.id);
-    setReveal({ id: match.id });
-  };
   if (!result || !plan) return <section className="timeline-pane" />;
   const oomCount = result.simulation.devices.filter((d) => d.oom).length;
   // The devices the timeline draws (a big cluster draws one device of each group): the jump visits those.
   const drawn = new Set(plan.devices.map((d) => d.device));
-  const oomDevices = result.simulation.devices
-    .filter((d) => d.oom && drawn.has(d.device))
-    .map((d) => d.device);
+  const oomDrawn = result.simulation.devices.filter((d) => d.oom && drawn.has(d.device)).map((d) => d.device);
   return (
     <section className="timeline-pane">
       <div className="timeline-tools">
         <span className="timeline-title">Timeline</span>
-        {oomCount > 0 && oomDevices.length > 0 && (
-          <button
-            type="button"
-            className="oom-jump"
-            data-testid="oom-jump"
-            title="scroll the timeline to the next device whose memory overflows its GPU"
-            onClick={() => {
-              const next = (oomAt + 1) % oomDevices.length;
-              setOomAt(next);
-              setReveal({ device: oomDevices[next]! });
-            }}
-          >
-            OOM on {oomCount.toLocaleString('en-US')} device{oomCount === 1 ? '' : 's'}: show dev{' '}
-            {oomDevices[(oomAt + 1) % oomDevices.length]}
-          </button>
-        )}
+        <OomJump oomCount={oomCount} devices={oomDrawn} onShow={(device) => setReveal({ device })} />
         <label>
           <input
             type="checkbox"
@@ -147,52 +118,27 @@ export function TimelinePane() {
           />{' '}
           SEND→RECV arrows
         </label>
-        <label title="fold every device's p2p lane to a thin strip">
-          <input
-            type="checkbox"
-            checked={p2pCollapsed}
-            onChange={(e) => setP2pCollapsed(e.target.checked)}
-            data-testid="collapse-p2p"
-          />{' '}
-          fold p2p
-        </label>
-        <label title="hide every device's memory strip">
-          <input
-            type="checkbox"
-            checked={memoryCollapsed}
-            onChange={(e) => setMemoryCollapsed(e.target.checked)}
-            data-testid="collapse-memory"
-          />{' '}
-          fold memory
-        </label>
-        <form
-          className="timeline-search"
-          aria-label="find an op"
-          onSubmit={(e) => {
-            e.preventDefault();
-            find();
+        <FoldSwitch
+          label="fold p2p"
+          title="fold every device's p2p lane to a thin strip"
+          testid="collapse-p2p"
+          checked={p2pCollapsed}
+          onChange={setP2pCollapsed}
+        />
+        <FoldSwitch
+          label="fold memory"
+          title="hide every device's memory strip"
+          testid="collapse-memory"
+          checked={memoryCollapsed}
+          onChange={setMemoryCollapsed}
+        />
+        <OpSearchBox
+          events={result.simulation.timeline ?? []}
+          onFound={(match) => {
+            selectEvent(match.event, match.id === match.event.id ? undefined : match.id);
+            setReveal({ id: match.id });
           }}
-        >
-          <input
-            type="search"
-            aria-label="find an op by id"
-            placeholder="find op id, e.g. F.b1.mb3"
-            value={search}
-            onChange={(e) => {
-              setSearch(e.target.value);
-              setSearchNote(null);
-            }}
-            data-testid="op-search"
-          />
-          {searchNote && (
-            <span
-              className={searchNote.startsWith('no ') ? 'search-miss' : 'hint'}
-              data-testid="op-search-note"
-            >
-              {searchNote}
-            </span>
-          )}
-        </form>
+        />
         <GanttLegend />
       </div>
       <Gantt
