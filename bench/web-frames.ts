@@ -13,7 +13,13 @@
  *   npx tsx bench/web-frames.ts            # 5 drops per design
  *   npx tsx bench/web-frames.ts --reps 9
  *   npx tsx bench/web-frames.ts --render canvas --debug
+ *   npx tsx bench/web-frames.ts --big-only  # only the DeepSeek-V3 edit
+ *
+ * Then, on the DeepSeek-V3 example (examples/, about 2k devices): the time from opening it to its
+ * timeline, and the edit of its microbatches 32 → 64 in the inspector, with every main-thread task
+ * over 50 ms that a PerformanceObserver of long tasks saw from the edit to the painted timeline.
  */
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { chromium, type Page } from '@playwright/test';
@@ -30,6 +36,8 @@ const { values } = parseArgs({
     render: { type: 'string' },
     /** Print each drop's edit→result and worker times too. */
     debug: { type: 'boolean', default: false },
+    /** Skip the drop and pan sizes: only the DeepSeek-V3 edit. */
+    'big-only': { type: 'boolean', default: false },
   },
 });
 const reps = Number(values.reps);
@@ -120,6 +128,69 @@ async function dropToTimeline(page: Page): Promise<number[]> {
   return out;
 }
 
+const BIG_DESIGN = 'examples/deepseek-v3-pp16-ep128-dualpipe.json';
+
+interface BigFigures {
+  openMs: number;
+  editMs: number;
+  longTasks: number[];
+  progressShown: boolean;
+}
+
+/**
+ * DeepSeek-V3 opened, then its microbatches edited 32 → 64 as a user does in the inspector: long
+ * tasks come from a PerformanceObserver installed before the edit, up to the painted timeline.
+ */
+async function bigEdit(page: Page): Promise<BigFigures> {
+  const design = JSON.parse(readFileSync(new URL(`../${BIG_DESIGN}`, import.meta.url), 'utf8')) as Design;
+  const put = await fetch(`${base}/api/designs/bench-deepseek`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ design }),
+  });
+  if (!put.ok) throw new Error(`saving DeepSeek-V3: ${put.status} ${await put.text()}`);
+  await page.goto('about:blank');
+  const opened = Date.now();
+  await page.goto(`${base}/?frames#design=bench-deepseek`);
+  await page.getByTestId('directive-0').filter({ hasText: 'm=32' }).waitFor({ timeout: 120_000 });
+  await page.locator('[data-testid="gantt"][data-ops]').waitFor({ timeout: 120_000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  const openMs = Date.now() - opened;
+  await settled(page);
+  await page.waitForTimeout(500);
+  await page.getByTestId('directive-0').locator('.program-main').click();
+  await page.evaluate(() => {
+    const w = window as unknown as { __long: number[]; __progress: boolean };
+    w.__long = [];
+    w.__progress = false;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.__long.push(e.duration);
+    }).observe({ type: 'longtask' });
+    // Whether the page showed that it is working, in a frame it painted.
+    const status = document.querySelector('[data-testid="compute-status"]');
+    const watch = new MutationObserver(() => {
+      if (/computing|compiling|simulating|laying/.test(status?.textContent ?? ''))
+        requestAnimationFrame(() => (w.__progress = true));
+    });
+    if (status) watch.observe(status, { childList: true, subtree: true, characterData: true });
+  });
+  const field = page.getByTestId('field-microbatches');
+  await field.fill('64');
+  const t0 = Date.now();
+  await field.press('Enter');
+  await page.getByTestId('directive-0').filter({ hasText: 'm=64' }).waitFor({ timeout: 120_000 });
+  await settled(page);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  const editMs = Date.now() - t0;
+  // Work after the first frame (the DAG, the hit layer) counts too.
+  await page.waitForTimeout(3000);
+  const [longTasks, progressShown] = await page.evaluate(() => {
+    const w = window as unknown as { __long: number[]; __progress: boolean };
+    return [w.__long, w.__progress] as const;
+  });
+  return { openMs, editMs, longTasks: [...longTasks], progressShown };
+}
+
 async function main(): Promise<void> {
   const server = await startAppServer(port);
   try {
@@ -132,7 +203,7 @@ async function main(): Promise<void> {
     console.log(
       'design                          ops     drop→timeline p50 / max   pan: fps   frame p95   redraw p95  render',
     );
-    for (const c of CASES) {
+    for (const c of values['big-only'] ? [] : CASES) {
       const put = await fetch(`${base}/api/designs/${c.id}`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json' },
@@ -165,6 +236,19 @@ async function main(): Promise<void> {
         ].join(' '),
       );
     }
+    const big = await bigEdit(page);
+    const sorted = [...big.longTasks].sort((a, b) => b - a);
+    console.log('');
+    console.log(`DeepSeek-V3 (${BIG_DESIGN})`);
+    console.log(`  open → timeline painted       ${big.openMs} ms`);
+    console.log(`  microbatches 32 → 64 → timeline painted  ${big.editMs} ms`);
+    console.log(
+      `  long tasks (> 50 ms) from the edit: ${sorted.length}, longest ${sorted
+        .slice(0, 5)
+        .map((d) => d.toFixed(0))
+        .join(', ')} ms; sum ${sorted.reduce((t, d) => t + d, 0).toFixed(0)} ms`,
+    );
+    console.log(`  progress shown in a painted frame: ${big.progressShown ? 'yes' : 'no'}`);
     await browser.close();
   } finally {
     server.stop();

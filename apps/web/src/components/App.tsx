@@ -12,6 +12,7 @@ import { Notice } from './Notice.tsx';
 import { Palette } from './Palette.tsx';
 import { PassInspector } from './PassInspector.tsx';
 import { ProgramList } from './ProgramList.tsx';
+import { SplitHandle } from './SplitHandle.tsx';
 import { Toolbar } from './Toolbar.tsx';
 
 export function App() {
@@ -48,6 +49,7 @@ const Page = memo(function Page() {
           <section className="center">
             <Metrics />
             <DagCanvas />
+            <SplitHandle label="resize the DAG and the timeline (arrow keys move it)" />
             <TimelinePane />
           </section>
           <aside className="sidebar right">

@@ -13,13 +13,16 @@ import {
   Position,
   ReactFlow,
   ReactFlowProvider,
+  useStore as useFlowStore,
   useReactFlow,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { memo, useDeferredValue, useEffect, useMemo, useState } from 'react';
-import type { DagGraph, GraphLane, GraphNode, GraphNodeData } from '../core/dagGraph.ts';
+import { memo, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { dagViewport, labelScale } from '../core/dagFit.ts';
+import type { DagGraph, GraphEdge, GraphLane, GraphNode, GraphNodeData } from '../core/dagGraph.ts';
 import { NODE_H, NODE_W } from '../core/dagGraph.ts';
 import { activeNode, isArrowKey, nodeAfterKey, rowOfNode } from '../core/dagKeys.ts';
+import { EDGE_BUDGET, edgesInView, type GraphRect, rectInView } from '../core/dagWindow.ts';
 import { passColor } from '../core/passColors.ts';
 import { useStore } from '../store/index.ts';
 import { applyItem } from './applyItem.ts';
@@ -107,7 +110,7 @@ const LaneNodeView = memo(function LaneNodeView({ data }: NodeProps<LaneNode>) {
 
 const nodeTypes = { op: OpNodeView, lane: LaneNodeView };
 
-function toFlow(graph: DagGraph): { nodes: Node[]; edges: Edge[] } {
+function flowNodes(graph: DagGraph): Node[] {
   const nodes: Node[] = graph.lanes.map(
     (lane): LaneNode => ({
       id: lane.id,
@@ -132,7 +135,11 @@ function toFlow(graph: DagGraph): { nodes: Node[]; edges: Edge[] } {
       height: NODE_H,
     } satisfies OpNode);
   }
-  const edges: Edge[] = graph.edges.map((e) =>
+  return nodes;
+}
+
+function flowEdges(edges: readonly GraphEdge[]): Edge[] {
+  return edges.map((e) =>
     e.kind === 'data'
       ? {
           id: e.id,
@@ -143,7 +150,6 @@ function toFlow(graph: DagGraph): { nodes: Node[]; edges: Edge[] } {
         }
       : { id: e.id, source: e.source, target: e.target, className: 'edge-temporal' },
   );
-  return { nodes, edges };
 }
 
 /** Beyond this many ops, drawing every microbatch would not stay smooth: expand stages one by one. */
@@ -193,12 +199,51 @@ function FollowKeys({ node }: { node: GraphNode | null }) {
   return null;
 }
 
+/**
+ * Fits the graph again when its shape or the pane's size changes (an edit that adds a column, the
+ * split moved): a new result of the same shape keeps the user's zoom and pan.
+ */
+function FitOnChange({
+  graph,
+  onFit,
+}: {
+  graph: DagGraph | null;
+  onFit(view: GraphRect, pane: { width: number; height: number }): void;
+}) {
+  const flow = useReactFlow();
+  const width = useFlowStore((s) => s.width);
+  const height = useFlowStore((s) => s.height);
+  const zoom = useFlowStore((s) => s.transform[2]);
+  const domNode = useFlowStore((s) => s.domNode);
+  // Labels grow in graph units as the view zooms out (a style variable: no node re-renders).
+  useEffect(() => {
+    domNode?.style.setProperty('--dag-label-scale', labelScale(zoom).toFixed(3));
+    domNode?.setAttribute('data-zoom', zoom.toFixed(3));
+  }, [zoom, domNode]);
+  const key = graph ? `${graph.width}x${graph.height}:${graph.nodes.length}:${graph.lanes.length}` : '';
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the graph counts by its shape (key)
+  useEffect(() => {
+    if (!graph || width === 0 || height === 0) return;
+    const bounds = { x: -LABEL_W, y: 0, width: graph.width + LABEL_W + 40, height: graph.height };
+    const viewport = dagViewport(bounds, { width, height });
+    void flow.setViewport(viewport);
+    onFit(rectInView(viewport, width, height), { width, height });
+  }, [key, width, height, flow]);
+  return null;
+}
+
 export function DagCanvas() {
   const final = useStore((s) => s.graph);
   const passView = useStore((s) => s.passView);
   // The timeline updates first; the canvas follows in a render React may interrupt.
   const graph = useDeferredValue(passView ? passView.graph : final);
-  const flow = useMemo(() => (graph ? toFlow(graph) : { nodes: [], edges: [] }), [graph]);
+  const nodes = useMemo(() => (graph ? flowNodes(graph) : []), [graph]);
+  // A big graph's edges are handed over near the view only (dagWindow.ts).
+  const [view, setView] = useState<GraphRect | null>(null);
+  const pane = useRef({ width: 0, height: 0 });
+  const shownEdges = useMemo(() => (graph ? edgesInView(graph.edges, graph.nodes, view) : []), [graph, view]);
+  const edges = useMemo(() => flowEdges(shownEdges), [shownEdges]);
+  const big = (graph?.edges.length ?? 0) > EDGE_BUDGET;
   const target = useStore((s) => s.target);
   const setTarget = useStore((s) => s.setTarget);
   const toggleStage = useStore((s) => s.toggleStage);
@@ -243,8 +288,8 @@ export function DagCanvas() {
       )}
       <ReactFlowProvider>
         <ReactFlow
-          nodes={flow.nodes}
-          edges={flow.edges}
+          nodes={nodes}
+          edges={edges}
           nodeTypes={nodeTypes}
           onlyRenderVisibleElements
           nodesDraggable={false}
@@ -252,8 +297,6 @@ export function DagCanvas() {
           nodesFocusable={false}
           edgesFocusable={false}
           elementsSelectable
-          fitView
-          fitViewOptions={{ padding: 0.08, maxZoom: 1 }}
           minZoom={0.03}
           maxZoom={2}
           proOptions={{ hideAttribution: true }}
@@ -262,7 +305,17 @@ export function DagCanvas() {
             setTarget(targetOf(n.data as unknown as GraphNodeData));
           }}
           onPaneClick={() => setTarget(null)}
+          onMoveEnd={(_, viewport) => {
+            if (big) setView(rectInView(viewport, pane.current.width, pane.current.height));
+          }}
         >
+          <FitOnChange
+            graph={graph}
+            onFit={(v, size) => {
+              pane.current = size;
+              setView(v);
+            }}
+          />
           <Background gap={24} size={1} color="#e3e6ea" />
           <Controls showInteractive={false} />
           <FollowKeys node={keyed} />

@@ -2,6 +2,7 @@
 import { exposedCommPerDeviceMs } from '@stagecraft/sim';
 import { formatBytes, formatMs, formatPercent, formatRate } from '../core/format.ts';
 import { useStore } from '../store/index.ts';
+import { MetricGlossary } from './MetricGlossary.tsx';
 
 export function Metrics() {
   const result = useStore((s) => s.result);
@@ -63,6 +64,7 @@ export function Metrics() {
         />
       )}
       <Metric label="ops" testid="metric-ops" value={sim.ops.toLocaleString('en-US')} raw={sim.ops} />
+      <MetricGlossary />
       <div className="metric-status" data-testid="compute-status">
         {status === 'computing'
           ? 'computing…'

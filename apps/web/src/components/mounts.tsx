@@ -10,6 +10,7 @@ import { Gantt, GanttLegend } from '../gantt/index.ts';
 import { compiledOfResult, currentResult } from '../store/current.ts';
 import { useStore } from '../store/index.ts';
 import { applyItem } from './applyItem.ts';
+import { FoldSwitch, OomJump, OpSearchBox } from './TimelineControls.tsx';
 
 const GIB = 1024 ** 3;
 
@@ -33,6 +34,8 @@ const forcedRender =
     ? (params.get('render') as 'svg' | 'canvas')
     : undefined;
 
+const P2P_STREAMS: ReadonlySet<string> = new Set(['p2p']);
+
 export function TimelinePane() {
   const result = useStore((s) => s.result);
   // The result comes with its plan's outline; the whole plan (op details) follows it.
@@ -49,10 +52,15 @@ export function TimelinePane() {
     const t = setTimeout(() => setRefusal(null), REFUSAL_MS);
     return () => clearTimeout(t);
   }, [refusal]);
+  const [p2pCollapsed, setP2pCollapsed] = useState(false);
+  const [memoryCollapsed, setMemoryCollapsed] = useState(false);
+  const [reveal, setReveal] = useState<{ id: string } | { device: number } | null>(null);
   const capacity = useMemo(() => capacityOf(cluster), [cluster]);
   const onHover = useCallback(
     (op: TimelineEvent | null) => {
       const s = useStore.getState();
+      // Hovering an op comes before its details and before a drag that moves it.
+      if (op) s.wantCompiled();
       if ((op ? (op.members?.[0] ?? op.id) : null) === (s.hovered?.firstId ?? null)) return;
       const dag = compiledOfResult(s)?.dag;
       hover(
@@ -95,11 +103,20 @@ export function TimelinePane() {
           .slice(1)}`
       : undefined;
   }, []);
+  const selectEvent = (ev: TimelineEvent | undefined, id?: string) => {
+    if (ev) useStore.getState().wantCompiled();
+    setTarget(ev ? { id: id ?? ev.members?.[0] ?? ev.id, tags: ev.tags, devices: [ev.device] } : null);
+  };
   if (!result || !plan) return <section className="timeline-pane" />;
+  const oomCount = result.simulation.devices.filter((d) => d.oom).length;
+  // The devices the timeline draws (a big cluster draws one device of each group): the jump visits those.
+  const drawn = new Set(plan.devices.map((d) => d.device));
+  const oomDrawn = result.simulation.devices.filter((d) => d.oom && drawn.has(d.device)).map((d) => d.device);
   return (
     <section className="timeline-pane">
       <div className="timeline-tools">
         <span className="timeline-title">Timeline</span>
+        <OomJump oomCount={oomCount} devices={oomDrawn} onShow={(device) => setReveal({ device })} />
         <label>
           <input
             type="checkbox"
@@ -109,6 +126,27 @@ export function TimelinePane() {
           />{' '}
           SEND→RECV arrows
         </label>
+        <FoldSwitch
+          label="fold p2p"
+          title="fold every device's p2p lane to a thin strip"
+          testid="collapse-p2p"
+          checked={p2pCollapsed}
+          onChange={setP2pCollapsed}
+        />
+        <FoldSwitch
+          label="fold memory"
+          title="hide every device's memory strip"
+          testid="collapse-memory"
+          checked={memoryCollapsed}
+          onChange={setMemoryCollapsed}
+        />
+        <OpSearchBox
+          events={result.simulation.timeline ?? []}
+          onFound={(match) => {
+            selectEvent(match.event, match.id === match.event.id ? undefined : match.id);
+            setReveal({ id: match.id });
+          }}
+        />
         <GanttLegend />
       </div>
       <Gantt
@@ -116,11 +154,9 @@ export function TimelinePane() {
         plan={plan}
         {...(capacity ? { memoryCapacityBytes: capacity } : {})}
         selection={target?.id ?? null}
+        selectionPanel
         onHover={onHover}
-        onSelect={(id) => {
-          const ev = id ? result.simulation.timeline?.find((e) => e.id === id) : undefined;
-          setTarget(ev ? { id: ev.members?.[0] ?? ev.id, tags: ev.tags, devices: [ev.device] } : null);
-        }}
+        onSelect={(id) => selectEvent(id ? result.simulation.timeline?.find((e) => e.id === id) : undefined)}
         onDropPaletteItem={(item, op) =>
           applyItem(item, { id: op.members?.[0] ?? op.id, tags: op.tags, devices: [op.device] })
         }
@@ -128,6 +164,9 @@ export function TimelinePane() {
         refusal={refusal}
         onDismissRefusal={() => setRefusal(null)}
         showArrows={arrows}
+        {...(p2pCollapsed ? { collapsedStreams: P2P_STREAMS } : {})}
+        memoryCollapsed={memoryCollapsed}
+        reveal={reveal}
         measureFrames={measureFrames}
         {...(forcedRender ? { render: forcedRender } : {})}
         directiveLabel={directiveLabel}

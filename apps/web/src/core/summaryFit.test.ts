@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { clipAtWord, fitSummary } from './summaryFit.ts';
 
@@ -28,5 +29,45 @@ describe('directive summaries in narrow rows', () => {
       text: 'PP=1 MB=3 …',
       below: true,
     });
+  });
+
+  test('a summary of 2,048 device ids is cut in a dozen measures, not thousands', () => {
+    const text = `schedule dualpipe · m=32 · groups [${Array.from({ length: 2048 }, (_, i) => i).join(', ')}]`;
+    let measures = 0;
+    const clipped = clipAtWord(text, (s) => {
+      measures++;
+      return s.length <= 60;
+    });
+    expect(clipped.length).toBeLessThanOrEqual(60);
+    expect(clipped.endsWith(' …')).toBe(true);
+    expect(measures).toBeLessThan(20);
+  });
+
+  test('the cut keeps the longest run of whole words that fits, for any words and width', () => {
+    const longest = (text: string, n: number) => {
+      const words = text.split(' ');
+      for (let k = words.length - 1; k > 0; k--) {
+        const head = words
+          .slice(0, k)
+          .join(' ')
+          .replace(/[\s·,;:→=-]+$/u, '');
+        if (head && `${head} …`.length <= n) return `${head} …`;
+      }
+      return '…';
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('PP=1', '·', 'm=8', '[0,', '1,', '2]', 'dualpipev', '→', 'x'), {
+          minLength: 1,
+          maxLength: 30,
+        }),
+        fc.integer({ min: 1, max: 80 }),
+        (words, n) => {
+          const text = words.join(' ');
+          const expected = text.length <= n ? text : longest(text, n);
+          expect(clipAtWord(text, within(n))).toBe(expected);
+        },
+      ),
+    );
   });
 });

@@ -9,13 +9,27 @@
 export function clipAtWord(text: string, fits: (s: string) => boolean): string {
   if (fits(text)) return text;
   const words = text.split(' ');
-  for (let n = words.length - 1; n > 0; n--) {
-    // A separator left at the end ("m=8 ·", "[0, 1,") would read as the start of what was cut.
+  // A separator left at the end ("m=8 ·", "[0, 1,") would read as the start of what was cut.
+  const clipped = (n: number) => {
     const head = words
       .slice(0, n)
       .join(' ')
       .replace(/[\s·,;:→=-]+$/u, '');
-    if (head && fits(`${head} …`)) return `${head} …`;
+    return head ? `${head} …` : null;
+  };
+  // More words never read narrower: the longest run that fits is found by bisection, in a dozen
+  // measures where a summary of 2,048 device ids took thousands (300 ms on DeepSeek-V3).
+  let lo = 0;
+  let hi = words.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    const c = clipped(mid);
+    if (c === null || fits(c)) lo = mid;
+    else hi = mid - 1;
+  }
+  for (let n = lo; n > 0; n--) {
+    const c = clipped(n);
+    if (c && fits(c)) return c;
   }
   return '…';
 }

@@ -7,7 +7,7 @@ import {
   gutterLines,
   LANE_LABEL_MIN,
   labelOf,
-  memoryLabel,
+  memoryLabels,
   thinBand,
   visibleTransfers,
 } from './canvasPaint.ts';
@@ -17,16 +17,19 @@ import {
   BUBBLE_HATCH,
   CAPACITY_LINE,
   DROP_OUTLINE,
+  FLOW,
   labelColor,
   MEMORY_FILL,
   MEMORY_LINE,
+  OOM_FILL,
   OVERLAP_OUTLINE,
   opColor,
   SELECTION_OUTLINE,
   STEP_END,
 } from './colors.ts';
+import type { Flow } from './flows.ts';
 import { memberOp } from './label.ts';
-import { AXIS_HEIGHT, type GanttLayout, GUTTER, opsInWindow } from './layout.ts';
+import { AXIS_HEIGHT, type GanttLayout, GUTTER, memoryY, opsInWindow } from './layout.ts';
 import type { PlanIndex } from './planIndex.ts';
 import { axisTicks } from './ticks.ts';
 import type { TimeView } from './view.ts';
@@ -38,6 +41,8 @@ interface Props {
   selection: string | null;
   dropTarget: number;
   showArrows: boolean;
+  /** SEND→RECV flows of the selected op. */
+  flows: readonly Flow[];
   /** Unique per mounted timeline, for the hatch pattern's id. */
   uid: string;
   /**
@@ -51,11 +56,22 @@ interface Props {
 /** Views' widths rendered beyond each side of the visible window. */
 export const PAN_MARGIN_VIEWS = 1;
 
-export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows, uid, panRef }: Props) {
+export function GanttSvg({
+  layout,
+  plan,
+  view,
+  selection,
+  dropTarget,
+  showArrows,
+  flows,
+  uid,
+  panRef,
+}: Props) {
   const { width } = view;
   const clip = `gantt-clip-${uid}`;
   const hatch = `gantt-hatch-${uid}`;
   const arrow = `gantt-arrow-${uid}`;
+  const flowHead = `gantt-flow-${uid}`;
   const visible: number[] = [];
   const extra = (view.t1 - view.t0) * PAN_MARGIN_VIEWS;
   const w0 = view.t0 - extra;
@@ -74,6 +90,17 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
         </pattern>
         <marker id={arrow} viewBox="0 0 6 6" refX={6} refY={3} markerWidth={6} markerHeight={6} orient="auto">
           <path d="M0,0 L6,3 L0,6 z" fill={ARROW} />
+        </marker>
+        <marker
+          id={flowHead}
+          viewBox="0 0 6 6"
+          refX={6}
+          refY={3}
+          markerWidth={4}
+          markerHeight={4}
+          orient="auto"
+        >
+          <path d="M0,0 L6,3 L0,6 z" fill={FLOW} />
         </marker>
       </defs>
       <g clipPath={`url(#${clip})`}>
@@ -223,6 +250,20 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
                 pointerEvents="none"
               />
             ))}
+          {flows.map(([a, b]) => (
+            <line
+              key={`f${a.ev.id}>${b.ev.id}`}
+              data-flow={`${a.ev.id}>${b.ev.id}`}
+              x1={view.x(a.ev.startMs)}
+              y1={a.y + a.h / 2}
+              x2={view.x(b.ev.endMs)}
+              y2={b.y + b.h / 2}
+              stroke={FLOW}
+              strokeWidth={2}
+              markerEnd={`url(#${flowHead})`}
+              pointerEvents="none"
+            />
+          ))}
           {view.domainMs > layout.makespanMs * (1 + 1e-9) && (
             <line
               data-step-end={layout.makespanMs}
@@ -236,11 +277,7 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
           )}
           {layout.bands.map((band) => {
             if (band.memoryHeight === 0) return null;
-            const yOf = (bytes: number) =>
-              band.memoryTop +
-              band.memoryHeight -
-              3 -
-              (bytes / band.memoryScaleBytes) * (band.memoryHeight - 6);
+            const yOf = (bytes: number) => memoryY(band, bytes);
             let d = '';
             band.memory.forEach(([t, bytes], k) => {
               const next = band.memory[k + 1]?.[0] ?? layout.makespanMs;
@@ -249,9 +286,18 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
             const first = band.memory[0]?.[0] ?? 0;
             const last = layout.makespanMs;
             return (
-              <g key={`m${band.device}`} data-memory-device={band.device}>
+              <g key={`m${band.device}`} data-memory-device={band.device} data-oom={band.oom || undefined}>
+                {band.oom && (
+                  <rect
+                    x={GUTTER - plotWidth}
+                    y={band.memoryTop}
+                    width={width + 2 * plotWidth}
+                    height={band.memoryHeight}
+                    fill={OOM_FILL}
+                  />
+                )}
                 <path
-                  d={`${d}L${view.x(last)},${yOf(0)}L${view.x(first)},${yOf(0)}Z`}
+                  d={`${d}L${view.x(last)},${yOf(band.memoryBaseBytes)}L${view.x(first)},${yOf(band.memoryBaseBytes)}Z`}
                   fill={MEMORY_FILL}
                   stroke="none"
                 />
@@ -300,7 +346,7 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
           ))}
           {band.lanes.map((lane) => (
             <g key={lane.stream} data-lane={`${lane.device}/${lane.stream}`}>
-              {lane.stream !== 'compute' && lane.height >= LANE_LABEL_MIN && (
+              {lane.stream !== 'compute' && !lane.collapsed && lane.height >= LANE_LABEL_MIN && (
                 <text x={10} y={lane.top + lane.height / 2} dominantBaseline="central">
                   {lane.stream}
                 </text>
@@ -317,16 +363,24 @@ export function GanttSvg({ layout, plan, view, selection, dropTarget, showArrows
           {band.memoryHeight >= LANE_LABEL_MIN && (
             <text
               x={10}
-              y={band.memoryTop + band.memoryHeight / 2}
+              y={band.memoryTop + band.memoryHeight / 2 - (band.memoryBaseBytes > 0 ? 6 : 0)}
               dominantBaseline="central"
-              fill={
-                band.capacityBytes !== undefined && band.peakBytes > band.capacityBytes
-                  ? CAPACITY_LINE
-                  : undefined
-              }
+              fill={band.oom ? CAPACITY_LINE : undefined}
+              fontWeight={band.oom ? 'bold' : undefined}
               data-peak-bytes={band.peakBytes}
             >
-              {memoryLabel(band)}
+              {memoryLabels(band)[0]}
+            </text>
+          )}
+          {band.memoryHeight >= LANE_LABEL_MIN && band.memoryBaseBytes > 0 && (
+            <text
+              x={10}
+              y={band.memoryTop + band.memoryHeight / 2 + 6}
+              dominantBaseline="central"
+              fill="#868e96"
+              data-base-bytes={band.memoryBaseBytes}
+            >
+              {memoryLabels(band)[1]}
             </text>
           )}
         </g>

@@ -1,4 +1,7 @@
-/** What the timeline shows about the op under the pointer: tags, costs, bytes and provenance. */
+/**
+ * What the timeline shows about an op: tags, costs, bytes and provenance, in a tooltip for the op
+ * under the pointer and in a panel for the selected op that stays while the pointer moves on.
+ */
 import type { TimelineEvent } from '@stagecraft/sim';
 import { formatBytes, formatMs } from './label.ts';
 import type { GanttLayout } from './layout.ts';
@@ -18,9 +21,13 @@ interface Props {
 /** Room the details need below an op before they open above it instead. */
 const ROOM = 170;
 
-export function OpDetails({ op, plan, view, layout, directiveLabel, visibleBottom }: Props) {
-  const placed = layout.ops[layout.byId.get(op.id) ?? -1];
-  const inst = plan.byId.get(op.id);
+export function opDetailRows(
+  op: TimelineEvent,
+  plan: PlanIndex,
+  directiveLabel?: ((index: number) => string | undefined) | undefined,
+  id: string = op.id,
+): [string, string][] {
+  const inst = plan.byId.get(id);
   const rows: [string, string][] = [
     ['device', `${op.device} · ${op.stream}`],
     ['time', `${formatMs(op.startMs)} → ${formatMs(op.endMs)} (${formatMs(op.endMs - op.startMs)})`],
@@ -43,6 +50,12 @@ export function OpDetails({ op, plan, view, layout, directiveLabel, visibleBotto
     const named = d === null ? 'the model' : (directiveLabel?.(d) ?? `directive ${d}`);
     rows.push(['made by', `${named}, pass ${inst.provenance.pass}`]);
   }
+  return rows;
+}
+
+export function OpDetails({ op, plan, view, layout, directiveLabel, visibleBottom }: Props) {
+  const placed = layout.ops[layout.byId.get(op.id) ?? -1];
+  const rows = opDetailRows(op, plan, directiveLabel);
   const x = placed ? Math.min(Math.max(view.x(op.startMs), 80), Math.max(80, view.width - 300)) : 80;
   const below = placed ? placed.y + placed.h + 4 : 0;
   const above = !!placed && placed.y > ROOM && below + ROOM > (visibleBottom ?? layout.height + ROOM);
@@ -77,5 +90,58 @@ export function OpDetails({ op, plan, view, layout, directiveLabel, visibleBotto
         </div>
       ))}
     </div>
+  );
+}
+
+interface SelectionProps {
+  /** The selected id (an overlapped unit's member names its unit's event). */
+  id: string;
+  op: TimelineEvent;
+  plan: PlanIndex;
+  flows: number;
+  directiveLabel?: ((index: number) => string | undefined) | undefined;
+  onClose(): void;
+  onReveal(): void;
+}
+
+/** The selected op's details, pinned in a corner of the timeline pane until cleared. */
+export function SelectionDetails({ id, op, plan, flows, directiveLabel, onClose, onReveal }: SelectionProps) {
+  const rows = opDetailRows(op, plan, directiveLabel, id);
+  if (flows > 0) rows.push(['flows', `${flows} SEND→RECV drawn in red`]);
+  return (
+    <aside
+      className="selection-details"
+      data-testid="selection-details"
+      data-op-id={id}
+      aria-label="selected op"
+    >
+      <header>
+        <b>{op.members ? (plan.byId.get(id)?.op ?? op.op) : op.op}</b> <code>{id}</code>
+        <button
+          type="button"
+          onClick={onReveal}
+          title="zoom the timeline to this op"
+          data-testid="selection-reveal"
+        >
+          show
+        </button>
+        <button
+          type="button"
+          onClick={onClose}
+          aria-label="clear the selection"
+          data-testid="selection-close"
+        >
+          ✕
+        </button>
+      </header>
+      <dl>
+        {rows.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+      </dl>
+    </aside>
   );
 }

@@ -10,16 +10,19 @@ import {
   BUBBLE_HATCH,
   CAPACITY_LINE,
   DROP_OUTLINE,
+  FLOW,
   labelColor,
   MEMORY_FILL,
   MEMORY_LINE,
+  OOM_FILL,
   OVERLAP_OUTLINE,
   opColor,
   SELECTION_OUTLINE,
   STEP_END,
 } from './colors.ts';
+import type { Flow } from './flows.ts';
 import { formatBytes, mbLabel, memberOp } from './label.ts';
-import { AXIS_HEIGHT, type DeviceBand, type GanttLayout, GUTTER, opsInWindow } from './layout.ts';
+import { AXIS_HEIGHT, type DeviceBand, type GanttLayout, GUTTER, memoryY, opsInWindow } from './layout.ts';
 import type { PlanIndex } from './planIndex.ts';
 import { axisTicks } from './ticks.ts';
 import type { TimeView } from './view.ts';
@@ -28,6 +31,8 @@ export interface PaintState {
   selection: string | null;
   dropTarget: number;
   showArrows: boolean;
+  /** SEND→RECV flows of the selected op, drawn whatever showArrows says. */
+  flows?: readonly Flow[];
   /** Rows to paint (content pixels); the rest is off screen. */
   y0: number;
   y1: number;
@@ -155,27 +160,8 @@ export function paintGantt(
   if (state.selection !== null) outline(layout.byId.get(state.selection) ?? -1, SELECTION_OUTLINE, []);
   outline(state.dropTarget, DROP_OUTLINE, [3, 2]);
 
-  if (state.showArrows) {
-    ctx.strokeStyle = ARROW;
-    ctx.fillStyle = ARROW;
-    ctx.lineWidth = 1;
-    for (const [a, b] of visibleTransfers(layout, plan, view.t0, view.t1)) {
-      const x0 = view.x(a.ev.startMs);
-      const y0 = a.y + a.h / 2;
-      const x1 = view.x(b.ev.endMs);
-      const y1 = b.y + b.h / 2;
-      ctx.beginPath();
-      ctx.moveTo(x0, y0);
-      ctx.lineTo(x1, y1);
-      ctx.stroke();
-      const ang = Math.atan2(y1 - y0, x1 - x0);
-      ctx.beginPath();
-      ctx.moveTo(x1, y1);
-      ctx.lineTo(x1 - 6 * Math.cos(ang - 0.4), y1 - 6 * Math.sin(ang - 0.4));
-      ctx.lineTo(x1 - 6 * Math.cos(ang + 0.4), y1 - 6 * Math.sin(ang + 0.4));
-      ctx.fill();
-    }
-  }
+  if (state.showArrows) arrows(ctx, visibleTransfers(layout, plan, view.t0, view.t1), view, ARROW, 1);
+  if (state.flows?.length) arrows(ctx, state.flows, view, FLOW, 2);
 
   // On an axis shared with longer steps, where this one ends.
   if (view.domainMs > layout.makespanMs * (1 + 1e-9)) {
@@ -193,12 +179,15 @@ export function paintGantt(
   // Memory curves with the capacity line.
   for (const band of layout.bands) {
     if (band.memoryHeight === 0 || !rowsInView(band.memoryTop, band.memoryHeight)) continue;
-    const yOf = (bytes: number) =>
-      band.memoryTop + band.memoryHeight - 3 - (bytes / band.memoryScaleBytes) * (band.memoryHeight - 6);
+    const yOf = (bytes: number) => memoryY(band, bytes);
+    if (band.oom) {
+      ctx.fillStyle = OOM_FILL;
+      ctx.fillRect(GUTTER, band.memoryTop, width - GUTTER, band.memoryHeight);
+    }
     const vertices = stepVertices(band.memory, view, yOf, layout.makespanMs);
     const area = new Path2D();
     const line = new Path2D();
-    const base = yOf(0);
+    const base = yOf(band.memoryBaseBytes);
     if (vertices.length > 0) {
       area.moveTo(vertices[0]![0], base);
       vertices.forEach(([x, y], k) => {
@@ -249,17 +238,49 @@ export function paintGantt(
     ctx.fillStyle = '#212529';
     ctx.font = '10px system-ui, sans-serif';
     for (const lane of band.lanes)
-      if (lane.stream !== 'compute' && lane.height >= LANE_LABEL_MIN)
+      if (lane.stream !== 'compute' && !lane.collapsed && lane.height >= LANE_LABEL_MIN)
         ctx.fillText(lane.stream, 10, lane.top + lane.height / 2);
     if (band.memoryHeight >= LANE_LABEL_MIN) {
-      const over = band.capacityBytes !== undefined && band.peakBytes > band.capacityBytes;
-      ctx.fillStyle = over ? CAPACITY_LINE : '#212529';
-      ctx.fillText(memoryLabel(band), 10, band.memoryTop + band.memoryHeight / 2);
+      const [peak, base] = memoryLabels(band);
+      ctx.fillStyle = band.oom ? CAPACITY_LINE : '#212529';
+      if (band.oom) ctx.font = 'bold 10px system-ui, sans-serif';
+      ctx.fillText(peak, 10, band.memoryTop + band.memoryHeight / 2 - (base ? 6 : 0));
+      ctx.font = '10px system-ui, sans-serif';
+      ctx.fillStyle = '#868e96';
+      if (base) ctx.fillText(base, 10, band.memoryTop + band.memoryHeight / 2 + 6);
       ctx.fillStyle = '#212529';
     }
   }
   ctx.restore();
   paintAxis(ctx, view);
+}
+
+function arrows(
+  ctx: CanvasRenderingContext2D,
+  pairs: readonly Flow[],
+  view: TimeView,
+  color: string,
+  lineWidth: number,
+): void {
+  ctx.strokeStyle = color;
+  ctx.fillStyle = color;
+  ctx.lineWidth = lineWidth;
+  for (const [a, b] of pairs) {
+    const x0 = view.x(a.ev.startMs);
+    const y0 = a.y + a.h / 2;
+    const x1 = view.x(b.ev.endMs);
+    const y1 = b.y + b.h / 2;
+    ctx.beginPath();
+    ctx.moveTo(x0, y0);
+    ctx.lineTo(x1, y1);
+    ctx.stroke();
+    const ang = Math.atan2(y1 - y0, x1 - x0);
+    ctx.beginPath();
+    ctx.moveTo(x1, y1);
+    ctx.lineTo(x1 - 6 * Math.cos(ang - 0.4), y1 - 6 * Math.sin(ang - 0.4));
+    ctx.lineTo(x1 - 6 * Math.cos(ang + 0.4), y1 - 6 * Math.sin(ang + 0.4));
+    ctx.fill();
+  }
 }
 
 /** The time axis row: also drawn alone on the sticky axis that stays in view while the lanes scroll. */
@@ -378,6 +399,10 @@ export function stepVertices(
 
 /** Gutter text of a memory strip: the device's peak, flagged when it exceeds the capacity. */
 export function memoryLabel(band: DeviceBand): string {
-  const over = band.capacityBytes !== undefined && band.peakBytes > band.capacityBytes;
-  return `${over ? 'OOM ' : 'peak '}${formatBytes(band.peakBytes)}`;
+  return `${band.oom ? 'OOM ' : 'peak '}${formatBytes(band.peakBytes)}`;
+}
+
+/** The peak's line and, when the strip starts above 0, the static base it starts from. */
+export function memoryLabels(band: DeviceBand): [string, string | null] {
+  return [memoryLabel(band), band.memoryBaseBytes > 0 ? `from ${formatBytes(band.memoryBaseBytes)}` : null];
 }

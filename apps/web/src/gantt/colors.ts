@@ -59,4 +59,8 @@ export const MEMORY_FILL = 'rgba(59, 125, 216, 0.18)';
 export const MEMORY_LINE = '#3b7dd8';
 export const CAPACITY_LINE = '#e03131';
 export const ARROW = 'rgba(73, 80, 87, 0.7)';
+/** Behind the memory strip of a device over its capacity. */
+export const OOM_FILL = 'rgba(224, 49, 49, 0.12)';
+/** The flows of the selected op: drawn over every other arrow, in the selection's colour. */
+export const FLOW = '#e03131';
 export const STEP_END = '#495057';

@@ -10,6 +10,7 @@ import { GanttPainter } from './painter.ts';
 import { PaletteDrop } from './paletteDrop.ts';
 import { PanZoom } from './panZoom.ts';
 import type { GanttLive } from './props.ts';
+import { RangeSelect } from './rangeSelect.ts';
 import { ReorderDrag } from './reorderDrag.ts';
 import { attachHandle } from './testHandle.ts';
 import type { ViewSync } from './viewSync.ts';
@@ -26,6 +27,7 @@ export interface GanttElements {
   panGroup: Slot<SVGGElement>;
   hitLayer: Slot<HTMLDivElement>;
   ghost: Slot<HTMLDivElement>;
+  range: Slot<HTMLDivElement>;
 }
 
 export interface GanttCallbacks {
@@ -36,6 +38,8 @@ export interface GanttCallbacks {
   dragMark(mark: DragMark | null): void;
   dropTarget(index: number): void;
   moved(move: OpMove, device: number): void;
+  /** A time range was marked on the axis (null: cleared). */
+  range(range: [number, number] | null): void;
 }
 
 export function createControllers(live: () => GanttLive, on: GanttCallbacks) {
@@ -46,8 +50,10 @@ export function createControllers(live: () => GanttLive, on: GanttCallbacks) {
     panGroup: { current: null },
     hitLayer: { current: null },
     ghost: { current: null },
+    range: { current: null },
   };
   const geometry = new GanttGeometry(() => el.root.current, live);
+  const range = new RangeSelect(geometry, live, () => el.range.current, on.range);
   const painter = new GanttPainter(
     geometry,
     live,
@@ -58,6 +64,7 @@ export function createControllers(live: () => GanttLive, on: GanttCallbacks) {
       panGroup: () => el.panGroup.current,
     },
     on.renderNow,
+    () => range.place(),
   );
   const hitLayer = new HitLayer(() => el.hitLayer.current, geometry, live);
   const panZoom = new PanZoom(geometry, live, painter, hitLayer, on.render);
@@ -77,5 +84,5 @@ export function createControllers(live: () => GanttLive, on: GanttCallbacks) {
       detachHandle();
     };
   };
-  return { el, geometry, painter, hitLayer, panZoom, drag, paletteDrop, attach };
+  return { el, geometry, painter, hitLayer, panZoom, drag, paletteDrop, range, attach };
 }

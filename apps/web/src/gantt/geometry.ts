@@ -5,7 +5,7 @@
  */
 import { type ZoomTransform, zoomIdentity } from 'd3-zoom';
 import { bubbleAt, nearestInLane, opAt } from './hitTest.ts';
-import { GUTTER } from './layout.ts';
+import { AXIS_HEIGHT, GUTTER } from './layout.ts';
 import type { GanttLive } from './props.ts';
 import { type TimeView, timeView } from './view.ts';
 
@@ -32,6 +32,15 @@ export class GanttGeometry {
       left: rect.left + root.clientLeft - root.scrollLeft,
       top: rect.top + root.clientTop - root.scrollTop,
     };
+  }
+
+  /** Whether a point is on the time axis row (it stays at the top while the lanes scroll). */
+  inAxis(clientX: number, clientY: number): boolean {
+    const root = this.root();
+    if (!root) return false;
+    const rect = root.getBoundingClientRect();
+    const top = rect.top + root.clientTop;
+    return clientX - rect.left >= GUTTER && clientY >= top && clientY < top + AXIS_HEIGHT;
   }
 
   /** The op at client coordinates, or -1. */

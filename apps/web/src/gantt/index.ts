@@ -7,7 +7,15 @@
  *   a memory curve beneath each device with a dashed capacity line when `memoryCapacityBytes`
  *   gives one; idle compute spans (bubbles) hatched; overlapped pairs drawn as two halves with an
  *   outline; each op labelled with its microbatch; SEND→RECV arrows with `showArrows`.
- * - wheel zooms around the pointer; drag, shift+wheel or a horizontal wheel pans; focused, + and −
+ * - a click selects an op (`selection`, `onSelect`); with `selectionPanel` its details stay in a
+ *   panel (`data-testid="selection-details"`) and its SEND→RECV flows are drawn in red (their
+ *   pairs listed in the root's `data-flows`, "send>recv" separated by spaces).
+ * - a drag on the time axis row marks a range: its duration and the bubble inside it show at its
+ *   top (`data-testid="gantt-range"` with `data-duration-ms`, `data-idle-ms`, `data-bubble-ratio`);
+ *   a click on the axis clears it. `reveal={{ id }}` zooms to an op and scrolls to its device.
+ * - `collapsedStreams` folds those streams' lanes to a thin strip; `memoryCollapsed` drops the
+ *   memory strips.
+ * - wheel zooms around the pointer; drag (off the axis row), shift+wheel or a horizontal wheel pans; focused, + and −
  *   zoom, the arrow keys pan, 0 shows the whole step and Escape unselects. The time axis stays in
  *   view (sticky) when the lanes scroll.
  * - SVG up to SVG_OP_LIMIT ops, a canvas beyond (same look; only the visible window is drawn and
@@ -38,7 +46,7 @@
  *   benchmark can set it to `{ intervals: [], draws: [], gestures: 0 }` from outside), every
  *   animation frame that redrew during a zoom or pan records the time to the next frame in
  *   `intervals` and the redraw's own cost in `draws`. Pan with real input (Playwright's mouse:
- *   drag on the axis row or any background, or shift+wheel) after zooming in (`zoomTo`), then
+ *   drag on any background below the axis row, or shift+wheel) after zooming in (`zoomTo`), then
  *   read the arrays; 60 fps means intervals of about 16.7 ms.
  */
 export { OP_COLORS, opColor } from './colors.ts';
@@ -47,6 +55,7 @@ export { Gantt, SVG_OP_LIMIT } from './Gantt.tsx';
 export { GanttLegend } from './GanttLegend.tsx';
 export { OVERLAY_OP_LIMIT } from './hitLayer.ts';
 export { type GanttLayout, type IdleSpan, idleSpans, layoutGantt } from './layout.ts';
+export { findOp, type OpMatch } from './opSearch.ts';
 export { PALETTE_DRAG_TYPE } from './paletteDrop.ts';
 export type { GanttProps } from './props.ts';
 export type { GanttHandle } from './testHandle.ts';

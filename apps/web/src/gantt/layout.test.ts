@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runExample } from '../../test/simulatedExamples.ts';
-import { idleSpans, layoutGantt } from './layout.ts';
+import { idleSpans, layoutGantt, memoryY } from './layout.ts';
 
 describe('timeline layout', () => {
   it('gives each device a band with a lane per stream of its plan', () => {
@@ -42,6 +42,12 @@ describe('timeline layout', () => {
     expect(sim.makespanMs).toBe((8 + p - 1) * (F + B));
   });
 
+  it('finds the same bubbles whatever order the timeline comes in', () => {
+    const { sim } = runExample('zb-h1-p4-m8');
+    const reversed = { ...sim, timeline: [...sim.timeline!].reverse() };
+    expect(idleSpans(reversed)).toEqual(idleSpans(sim));
+  });
+
   it('has no bubble left on ZB-H1 devices beyond what the simulator counts', () => {
     const { sim } = runExample('zb-h1-p4-m8');
     const spans = idleSpans(sim);
@@ -51,13 +57,39 @@ describe('timeline layout', () => {
     }
   });
 
-  it('draws the memory curve of every device with its capacity', () => {
+  it('draws the memory curve of every device from its static base, so the activations fill the strip', () => {
     const { sim, plan } = runExample('1f1b-p4-m8');
     const layout = layoutGantt(sim, plan, { memoryCapacityBytes: () => 80 * 2 ** 30 });
     for (const band of layout.bands) {
+      const d = sim.devices.find((x) => x.device === band.device)!;
       expect(band.memory.length).toBeGreaterThan(0);
       expect(band.capacityBytes).toBe(80 * 2 ** 30);
-      expect(band.memoryScaleBytes).toBeGreaterThanOrEqual(80 * 2 ** 30);
+      expect(band.oom).toBe(false);
+      // 8 GiB of static state under a 9 GiB peak: the strip spans the activations only.
+      expect(band.memoryBaseBytes).toBe(d.staticBytes);
     }
+    // One swing for every strip: stage 0 stashes four microbatches (fills the strip), stage 3 one.
+    const swing = (device: number) => {
+      const band = layout.bands.find((b) => b.device === device)!;
+      return memoryY(band, band.memoryBaseBytes) - memoryY(band, band.peakBytes);
+    };
+    const full = layout.bands[0]!.memoryHeight - 6;
+    expect(swing(0)).toBeGreaterThan(0.8 * full);
+    expect(swing(3) / swing(0)).toBeCloseTo(1 / 4, 2);
+  });
+
+  it('draws compared timelines from 0 at the shared scale, and marks a device over its capacity', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    const shared = layoutGantt(sim, plan, { memoryScaleBytes: 16 * 2 ** 30 });
+    for (const band of shared.bands) expect(band.memoryBaseBytes).toBe(0);
+    const tight = layoutGantt(sim, plan, { memoryCapacityBytes: () => 8.6 * 2 ** 30 });
+    const over = tight.bands.filter((b) => b.oom).map((b) => b.device);
+    expect(over).toEqual(sim.devices.filter((d) => d.peakMemoryBytes > 8.6 * 2 ** 30).map((d) => d.device));
+    expect(over.length).toBeGreaterThan(0);
+    // The crossed capacity lies inside the strip.
+    const band = tight.bands.find((b) => b.oom)!;
+    const y = memoryY(band, 8.6 * 2 ** 30);
+    expect(y).toBeGreaterThan(band.memoryTop + 3);
+    expect(y).toBeLessThan(band.memoryTop + band.memoryHeight - 3);
   });
 });

@@ -9,14 +9,16 @@ import type { TimelinePlan } from './timelinePlan.ts';
 
 export const AXIS_HEIGHT = 22;
 export const GUTTER = 88;
-const COMPUTE_LANE = 26;
+export const COMPUTE_LANE = 26;
 const OTHER_LANE = 16;
 const MEMORY_STRIP = 34;
+/** A collapsed lane keeps a thin strip, so its ops (and arrows to them) still show where they run. */
+export const COLLAPSED_LANE = 4;
 const BAND_GAP = 8;
-const MAX_ROWS = 4;
 
 /** Lane heights of the compact timeline: ops stay clickable, labels give way to colour. */
 const COMPACT = { compute: 12, other: 4, memory: 8, gap: 3, laneGap: 1 } as const;
+const MAX_ROWS = 4;
 
 const COMPUTE_OPS = new Set(['F', 'B', 'BI', 'BW', 'RECOMPUTE', 'UPD', 'OVERLAP']);
 
@@ -35,6 +37,10 @@ export interface Lane {
   ops: Int32Array;
   /** Longest event of the lane: events starting this much before a window may still reach into it. */
   maxDurMs: number;
+  /** Folded to a thin strip, without its label. */
+  collapsed: boolean;
+  /** Holds the device's compute (the lane bubbles and range readings count). */
+  compute: boolean;
 }
 
 export interface DeviceBand {
@@ -45,8 +51,16 @@ export interface DeviceBand {
   memoryTop: number;
   memoryHeight: number;
   bottom: number;
-  /** Peak bytes of the curve, and the device's capacity when known: the strip's full height. */
+  /**
+   * Bytes at the strip's top and bottom. Alone, a timeline draws each device from its static base
+   * (parameters, gradients, optimizer state), every strip spanning the largest activation swing of
+   * any device, so the activations fill the strips and compare: 8 GiB of static state under a
+   * 9 GiB peak left a flat line. Timelines compared at one scale (memoryScaleBytes) draw from 0.
+   */
   memoryScaleBytes: number;
+  memoryBaseBytes: number;
+  /** Over its capacity: the strip is tinted and its label says OOM. */
+  oom: boolean;
   peakBytes: number;
   capacityBytes: number | undefined;
   memory: [number, number][];
@@ -85,10 +99,14 @@ export interface GanttLayout {
 
 export interface LayoutOptions {
   memoryCapacityBytes?: ((device: number) => number | undefined) | undefined;
-  /** Thinner lanes, so four timelines fit one screen in Compare. */
-  compact?: boolean | undefined;
   /** Bytes at the top of every memory strip, so several timelines compare at one scale. */
   memoryScaleBytes?: number | undefined;
+  /** Thinner lanes, so four timelines fit one screen in Compare. */
+  compact?: boolean | undefined;
+  /** Streams whose lanes are folded to a thin strip (the p2p lanes, say). */
+  collapsedStreams?: ReadonlySet<string> | undefined;
+  /** Leave the memory strips out. */
+  memoryCollapsed?: boolean | undefined;
 }
 
 export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: LayoutOptions = {}): GanttLayout {
@@ -131,6 +149,8 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
     return Math.max(k, 0);
   };
   const memoryOf = new Map((sim.memory ?? []).map((m) => [m.device, m.points]));
+  const staticOf = new Map(sim.devices.map((d) => [d.device, d.staticBytes]));
+  const oomOf = new Map(sim.devices.map((d) => [d.device, d.oom === true]));
 
   const bands: DeviceBand[] = [];
   const lanes: Lane[] = [];
@@ -150,8 +170,9 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
       // The timeline comes by start time, so this stable sort is one pass; kept for other callers.
       events.sort((a, b) => a.startMs - b.startMs);
       const computeLane = stream === 'compute' || events.some(isComputeEvent);
-      const height = computeLane ? computeH : otherH;
-      const rowOf = packRows(events);
+      const collapsed = !computeLane && options.collapsedStreams?.has(stream) === true;
+      const height = computeLane ? computeH : collapsed ? Math.min(COLLAPSED_LANE, otherH) : otherH;
+      const rowOf = collapsed ? new Int32Array(events.length) : packRows(events);
       let rows = 1;
       for (let k = 0; k < rowOf.length; k++) if (rowOf[k]! + 1 > rows) rows = rowOf[k]! + 1;
       const rh = height / rows;
@@ -175,7 +196,18 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
         ops.push(op);
         if (ev.endMs - ev.startMs > maxDurMs) maxDurMs = ev.endMs - ev.startMs;
       }
-      const lane: Lane = { index, device, stream, top: y, height, rows, ops: laneOps, maxDurMs };
+      const lane: Lane = {
+        index,
+        device,
+        stream,
+        top: y,
+        height,
+        rows,
+        ops: laneOps,
+        maxDurMs,
+        collapsed,
+        compute: computeLane,
+      };
       lanes.push(lane);
       bandLanes.push(lane);
       y += height + laneGap;
@@ -183,18 +215,32 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
     const memory = memoryOf.get(device) ?? [];
     const capacityBytes = options.memoryCapacityBytes?.(device);
     let peak = 0;
-    for (const p of memory) if (p[1] > peak) peak = p[1];
+    let low = Number.POSITIVE_INFINITY;
+    for (const p of memory) {
+      if (p[1] > peak) peak = p[1];
+      if (p[1] < low) low = p[1];
+    }
+    const shared = options.memoryScaleBytes !== undefined;
+    const base = shared ? 0 : Math.min(staticOf.get(device) ?? 0, low);
+    const over = (capacityBytes !== undefined && peak > capacityBytes) || oomOf.get(device) === true;
+    // Alone: base to peak (the capacity too when it is crossed, so the line shows where).
+    const scaleTop = shared
+      ? Math.max(peak, capacityBytes ?? 0, options.memoryScaleBytes ?? 0) * 1.05
+      : base + Math.max(peak - base, 1) * 1.08;
     const memoryTop = y;
-    y += memory.length > 0 ? memoryH : 0;
+    const memoryHeight = memory.length > 0 && !options.memoryCollapsed ? memoryH : 0;
+    y += memoryHeight;
     bands.push({
       device,
       label: `dev ${device}${stages && stages.length > 0 ? ` · PP ${stages.join(',')}` : ''}`,
       top,
       lanes: bandLanes,
       memoryTop,
-      memoryHeight: memory.length > 0 ? memoryH : 0,
+      memoryHeight,
       bottom: y,
-      memoryScaleBytes: Math.max(peak, capacityBytes ?? 0, options.memoryScaleBytes ?? 0) * 1.05 || 1,
+      memoryScaleBytes: scaleTop || 1,
+      memoryBaseBytes: base,
+      oom: over,
       peakBytes: peak,
       capacityBytes,
       memory,
@@ -202,11 +248,24 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
     y += gap;
   }
 
+  // Alone, every strip spans the largest activation swing of any device above its own base, so the
+  // strips compare: a stage that stashes four microbatches reads four times as high as one with one.
+  if (options.memoryScaleBytes === undefined) {
+    let swing = 1;
+    for (const b of bands)
+      if (b.peakBytes - b.memoryBaseBytes > swing) swing = b.peakBytes - b.memoryBaseBytes;
+    for (const b of bands) {
+      b.memoryScaleBytes = b.memoryBaseBytes + swing * 1.08;
+      // A crossed capacity stays inside the strip.
+      if (b.oom && b.capacityBytes !== undefined && b.capacityBytes < b.memoryBaseBytes)
+        b.memoryBaseBytes = Math.max(0, b.capacityBytes - swing * 0.08);
+    }
+  }
   const bubbles = idleSpans(sim);
   const computeLaneOf = new Map<number, number>();
   for (const l of lanes) {
     if (computeLaneOf.has(l.device)) continue;
-    if (l.height === computeH) computeLaneOf.set(l.device, l.index);
+    if (l.compute) computeLaneOf.set(l.device, l.index);
   }
   let byId: Map<string, number> | undefined;
   return {
@@ -266,26 +325,47 @@ function packRows(sorted: readonly TimelineEvent[]): Int32Array {
  * device is the simulator's idleMs.
  */
 export function idleSpans(sim: Simulation): IdleSpan[] {
+  // Runs before the first frame of every result: busy spans go flat into one array per device
+  // (no pair per event to collect), and are sorted only when the timeline did not come by start.
   const out: IdleSpan[] = [];
-  const busy = new Map<number, [number, number][]>();
+  const busy = new Map<number, number[]>();
+  const unsorted = new Set<number>();
   for (const d of sim.devices) busy.set(d.device, []);
   for (const ev of sim.timeline ?? []) {
-    if (!isComputeEvent(ev)) continue;
+    if (!COMPUTE_OPS.has(ev.op)) continue;
     let list = busy.get(ev.device);
     if (!list) busy.set(ev.device, (list = []));
-    list.push([ev.startMs, ev.endMs]);
+    if (list.length > 0 && list[list.length - 2]! > ev.startMs) unsorted.add(ev.device);
+    list.push(ev.startMs, ev.endMs);
   }
   const eps = 1e-9;
-  for (const [device, spans] of [...busy].sort((a, b) => a[0] - b[0])) {
-    spans.sort((a, b) => a[0] - b[0]);
+  for (const device of [...busy.keys()].sort((a, b) => a - b)) {
+    const flat = busy.get(device)!;
+    const n = flat.length / 2;
+    let order: Int32Array | null = null;
+    if (unsorted.has(device)) {
+      order = new Int32Array(n);
+      for (let k = 0; k < n; k++) order[k] = k;
+      order.sort((a, b) => flat[2 * a]! - flat[2 * b]!);
+    }
     let t = 0;
-    for (const [s, e] of spans) {
+    for (let k = 0; k < n; k++) {
+      const j = order ? order[k]! : k;
+      const s = flat[2 * j]!;
+      const e = flat[2 * j + 1]!;
       if (s > t + eps) out.push({ device, startMs: t, endMs: s });
-      t = Math.max(t, e);
+      if (e > t) t = e;
     }
     if (sim.makespanMs > t + eps) out.push({ device, startMs: t, endMs: sim.makespanMs });
   }
   return out;
+}
+
+/** Height in the strip of a byte count, clamped to the strip (a capacity below the base sits at its foot). */
+export function memoryY(band: DeviceBand, bytes: number): number {
+  const range = band.memoryScaleBytes - band.memoryBaseBytes || 1;
+  const f = Math.min(1, Math.max(0, (bytes - band.memoryBaseBytes) / range));
+  return band.memoryTop + band.memoryHeight - 3 - f * (band.memoryHeight - 6);
 }
 
 /** Indices of a lane's ops that overlap [t0, t1], by start time (binary search, no scan). */

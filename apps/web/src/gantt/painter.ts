@@ -37,6 +37,8 @@ export class GanttPainter {
     private readonly el: PainterElements,
     /** Renders the component synchronously (SVG is drawn by React). */
     private readonly renderNow: () => void,
+    /** After every draw: overlays that follow the view (the range) are placed again. */
+    private readonly drawn: () => void = () => {},
   ) {}
 
   paintStickyAxis(): void {
@@ -99,10 +101,12 @@ export class GanttPainter {
         selection: l.props.selection ?? null,
         dropTarget: l.dropTarget,
         showArrows: l.props.showArrows ?? false,
+        flows: l.flows,
         y0,
         y1,
       });
     }
+    this.drawn();
     if (measuring(l.props)) this.meter.draw(performance.now() - t0, frameTime);
   }
 
@@ -134,6 +138,7 @@ export class GanttPainter {
     const t0 = performance.now();
     g.setAttribute('transform', `translate(${dx},0)`);
     this.paintStickyAxis();
+    this.drawn();
     if (measuring(l.props)) this.meter.draw(performance.now() - t0, frameTime);
     return true;
   }
@@ -149,6 +154,7 @@ export class GanttPainter {
     this.el.panGroup()?.removeAttribute('transform');
     this.renderedAt = { k: t.k, x: t.x, width: this.live().width };
     if (this.live().mode === 'svg') this.paintStickyAxis();
+    this.drawn();
     const f = this.svgFrame;
     if (!f) return;
     this.svgFrame = null;

@@ -1,7 +1,7 @@
 /**
  * The pan part of the UI frame-time benchmark, for a script that drives the page with Playwright
- * (`measurePan(page)` from bench/): zoom a timeline in, pan it with real mouse input (a drag on
- * the axis row, then shift+wheel), and read the frame times the timeline recorded
+ * (`measurePan(page)` from bench/): zoom a timeline in, pan it with real mouse input (a drag from
+ * the gutter beside the axis row, then shift+wheel), and read the frame times the timeline recorded
  * (frameMeter.ts). Nothing here runs in the app; the page is typed by what is used of it, so this
  * file needs neither Playwright's nor Node's types.
  */
@@ -75,12 +75,13 @@ export async function measurePan(page: PanDriver, options: PanOptions = {}): Pro
   await page.evaluate(() => {
     window.__stagecraftGanttFrames = { intervals: [], draws: [], gestures: 0 };
   }, null);
-  // The axis row is background everywhere: a drag there pans and never grabs an op.
+  // Pressed in the gutter beside the axis row: a drag there pans, never grabs an op and marks no
+  // range (a drag on the axis itself does).
   const y = box.y + 10;
-  const x0 = box.x + box.width * 0.8;
+  const x0 = box.x + 40;
   await page.mouse.move(x0, y);
   await page.mouse.down();
-  for (let i = 1; i <= (options.dragSteps ?? 60); i++) await page.mouse.move(x0 - i * 10, y);
+  for (let i = 1; i <= (options.dragSteps ?? 60); i++) await page.mouse.move(x0 + i * 10, y);
   await page.mouse.up();
   await page.keyboard.down('Shift');
   for (let i = 0; i < (options.wheelSteps ?? 30); i++) {

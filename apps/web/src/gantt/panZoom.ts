@@ -1,6 +1,6 @@
 /**
- * Zoom and pan through d3-zoom, in time only: the wheel zooms around the pointer, a drag, a
- * shift+wheel or a horizontal wheel pans, keys step. Each step repaints through the painter without
+ * Zoom and pan through d3-zoom, in time only: the wheel zooms around the pointer, a drag (off the
+ * axis row, where a drag marks a range), a shift+wheel or a horizontal wheel pans, keys step. Each step repaints through the painter without
  * a React render, and is shared with other timelines through a ViewSync.
  */
 import { select } from 'd3-selection';
@@ -45,6 +45,8 @@ export class PanZoom {
         if (e.type === 'dblclick') return false;
         const m = e as MouseEvent;
         if (m.button || m.ctrlKey) return false;
+        // A press on the axis row marks a time range (rangeSelect.ts), not a pan.
+        if (e.type === 'mousedown' && this.geometry.inAxis(m.clientX, m.clientY)) return false;
         // A press on an op starts a reorder drag, not a pan.
         if (
           e.type === 'mousedown' &&

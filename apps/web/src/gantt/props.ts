@@ -5,6 +5,7 @@
  */
 import type { Simulation, TimelineEvent } from '@stagecraft/sim';
 import type { OpMove } from '../core/reorder.ts';
+import type { Flow } from './flows.ts';
 import type { GanttLayout } from './layout.ts';
 import type { PlanIndex } from './planIndex.ts';
 import type { TimelinePlan } from './timelinePlan.ts';
@@ -38,6 +39,17 @@ export interface GanttProps {
   onDismissRefusal?(): void;
   /** Draw an arrow from every SEND to its RECV. */
   showArrows?: boolean;
+  /** Streams whose lanes are folded to a thin strip (e.g. p2p). */
+  collapsedStreams?: ReadonlySet<string>;
+  /** Leave out the memory strips. */
+  memoryCollapsed?: boolean;
+  /**
+   * Bring an op into view (zoomed to it, scrolled to its device) or scroll a device's band to the
+   * top; a new object asks again.
+   */
+  reveal?: { id: string } | { device: number } | null;
+  /** Show the selected op's details in a panel that stays until the selection is cleared. */
+  selectionPanel?: boolean;
   /** 'auto' (default) uses SVG up to SVG_OP_LIMIT ops and a canvas beyond. */
   render?: 'auto' | 'svg' | 'canvas';
   /** End of the time axis (default the makespan): several timelines share one axis with the same value. */
@@ -69,6 +81,10 @@ export interface GanttLive {
   dropTarget: number;
   /** Index of the op under the pointer, or -1. */
   hover: number;
+  /** SEND→RECV flows of the selected op. */
+  flows: readonly Flow[];
+  /** The time range marked on the axis, in ms (either order), or null. */
+  range: [number, number] | null;
 }
 
 /** Frame times are collected on request, or whenever a benchmark has set up their global. */

@@ -123,6 +123,11 @@ export interface Commands {
   /** Renames a pin; an empty name is refused with a notice. */
   renamePin(id: string, name: string): void;
   setBaseline(id: string): void;
+  /**
+   * The result's DAG and whole plan are needed (an op hovered, selected or about to be moved, a
+   * pin): a big result asks the worker for them now (see LAZY_COMPILED_OPS).
+   */
+  wantCompiled(): void;
   notify(kind: NoticeKind, text: string): void;
   setSave(p: Partial<Pick<DesignSlice, 'designId' | 'savedVersion' | 'saveStatus' | 'saveMessage'>>): void;
 }
@@ -137,13 +142,23 @@ export type State = DesignSlice &
 
 export const MAX_PINS = 4;
 
+/**
+ * Above this many ops a result's DAG and whole plan are only fetched from the worker when needed:
+ * their structured clone and the garbage after it cost DeepSeek-V3's page 0.1–0.4 s in one task
+ * after every edit, for op details the user may never open. Smaller results fetch them at once.
+ */
+export const LAZY_COMPILED_OPS = 25_000;
+
+/** The revision whose DAG and whole plan were last asked for. */
+let compiledAskedFor = -1;
+
 /** Edits remembered as suspects while the design does not compile: the latest ones. */
 const MAX_SUSPECTS = 20;
 
 /** The errors of a design that compiled: one array, so panels reading `errors` keep their render. */
 const NO_ERRORS: Issue[] = [];
 
-let recompute: Recompute | undefined;
+let recompute: Pick<Recompute, 'send'> | undefined;
 let editStartedAt = 0;
 let pinCounter = 0;
 
@@ -286,6 +301,7 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
       pinCounter += 1;
       // With the whole plan once it has arrived (else receive completes the pin), for op details.
       const plan = compiledOfResult(s)?.plan;
+      if (!plan) get().wantCompiled();
       const result = plan ? { ...current, plan } : current;
       set({
         pins: [...s.pins, { id: `pin-${pinCounter}`, name: label, design: s.design, result }],
@@ -314,6 +330,12 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
     },
     setBaseline(id) {
       if (get().pins.some((p) => p.id === id)) set({ baseline: id });
+    },
+    wantCompiled() {
+      const s = get();
+      if (!s.result || compiledAskedFor === s.resultRevision || compiledOfResult(s)) return;
+      compiledAskedFor = s.resultRevision;
+      recompute?.send({ type: 'compiled' });
     },
     notify: (kind, text) => set({ notice: { kind, text } }),
     setSave: (p) => set(p),
@@ -361,7 +383,10 @@ export function receive(msg: WorkerReply): void {
           if (now.passView)
             recompute?.send({ type: 'pass', pass: now.passView.pass, expanded: now.expandedStages });
           else recompute?.send({ type: 'layout', expanded: now.expandedStages });
-          recompute?.send({ type: 'compiled' });
+          if (msg.result.ok && msg.result.simulation.ops <= LAZY_COMPILED_OPS) {
+            compiledAskedFor = msg.revision;
+            recompute?.send({ type: 'compiled' });
+          }
         }, 0),
       );
     } else
@@ -409,16 +434,21 @@ export function createAppStore(initial: Design) {
   }));
 }
 
-/** The store without a worker: for tests of the commands (nothing is recomputed). */
-export function initStore(initial: Design): void {
+/**
+ * The store without a worker: for tests of the commands (nothing is recomputed), or with a stand-in
+ * that records what the page asks the worker for.
+ */
+export function initStore(initial: Design, worker?: Pick<Recompute, 'send'>): void {
   useStore = createAppStore(initial);
-  recompute = undefined;
+  recompute = worker;
+  compiledAskedFor = -1;
 }
 
 /** Creates the page's store and its worker, and computes the first design. */
 export function startStore(initial: Design): void {
   useStore = createAppStore(initial);
   recompute = new Recompute(receive);
+  compiledAskedFor = -1;
   editStartedAt = performance.now();
   requestCompute();
 }

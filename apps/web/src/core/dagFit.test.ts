@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { dagViewport, LABEL_PX, labelScale, MIN_FIT_ZOOM } from './dagFit.ts';
+
+describe('where the DAG canvas opens and how large its labels are', () => {
+  it('a graph wider than the pane is shown whole, its last column (UPD) inside the pane', () => {
+    const graph = { x: -190, y: 0, width: 1900, height: 420 };
+    const v = dagViewport(graph, { width: 1040, height: 380 });
+    expect(v.zoom).toBeGreaterThanOrEqual(MIN_FIT_ZOOM);
+    expect(v.x + graph.x * v.zoom).toBeGreaterThanOrEqual(0);
+    expect(v.x + (graph.x + graph.width) * v.zoom).toBeLessThanOrEqual(1040);
+    expect(v.y + graph.height * v.zoom).toBeLessThanOrEqual(380);
+  });
+
+  it('never opens below the least zoom: a huge graph opens at its start', () => {
+    const v = dagViewport({ x: -190, y: 0, width: 20_000, height: 9_000 }, { width: 1000, height: 400 });
+    expect(v.zoom).toBe(MIN_FIT_ZOOM);
+    expect(v.x + -190 * v.zoom).toBe(16);
+    expect(v.y).toBe(16);
+  });
+
+  it('a small graph is not blown up past its natural size', () => {
+    expect(dagViewport({ x: 0, y: 0, width: 200, height: 100 }, { width: 1000, height: 400 }).zoom).toBe(1);
+  });
+
+  it('labels show at least 9 px on screen at any zoom the canvas opens at', () => {
+    for (const zoom of [MIN_FIT_ZOOM, 0.5, 0.6, 0.75, 1])
+      expect(12 * labelScale(zoom) * zoom).toBeGreaterThanOrEqual(LABEL_PX - 1e-9);
+    expect(labelScale(1)).toBe(1);
+  });
+});
