@@ -28,17 +28,20 @@ function run(design: Design) {
 }
 
 describe('a transformer design compiles and simulates end to end', () => {
-  it('Llama-3-8B PP4 1F1B on a DGX H100: compute times are FLOPs at 60% of 989 TFLOP/s', () => {
+  it('Llama-3-8B PP4 1F1B on a DGX H100: its large GEMMs run within 3% of FLOPs at 60% of 989 TFLOP/s', () => {
     const { plan, sim } = run(llama8b(8));
     expect(plan.tokensPerStep).toBe(8 * 8192);
     const f = plan.devices[1]!.streams[0]!.instructions.find((i) => i.op === 'F');
     expect(f && 'flops' in f && f.flops).toBeGreaterThan(0);
     expect(f && 'ms' in f ? f.ms : undefined).toBeUndefined();
-    // A device's busy time is its FLOPs at the sustained rate.
+    // A device's busy time is its FLOPs at the sustained rate, plus what tile and wave quantization
+    // and kernel launches add: little for Llama-3-8B's 8K-token, 4K-wide GEMMs.
     let flops1 = 0;
     for (const s of plan.devices[1]!.streams)
       for (const i of s.instructions) if ('flops' in i && i.flops !== undefined) flops1 += i.flops;
-    expect(sim.devices[1]!.busyMs).toBeCloseTo((flops1 / (H100_PEAK * 0.6)) * 1e3, 6);
+    const atSustainedRate = (flops1 / (H100_PEAK * 0.6)) * 1e3;
+    expect(sim.devices[1]!.busyMs).toBeGreaterThan(atSustainedRate);
+    expect(sim.devices[1]!.busyMs).toBeLessThan(atSustainedRate * 1.03);
     expect(sim.tokensPerSecond).toBeCloseTo((8 * 8192) / (sim.makespanMs / 1e3), 6);
     // Four GPUs of the node run the pipeline; the other four hold nothing.
     expect(plan.devices.filter((d) => d.group >= 0)).toHaveLength(4);
