@@ -1,6 +1,7 @@
-import { DESIGN_FORMAT, type Design, type Model, planOpCount } from '@stagecraft/ir';
+import { DESIGN_FORMAT, type Design, type Model, parseDesign, planOpCount } from '@stagecraft/ir';
 import { compile, modelFlopsPerStep } from '@stagecraft/passes';
 import { describe, expect, it } from 'vitest';
+import { exampleDesigns } from '../../../test/repoFiles.ts';
 import { simulate } from './simulate.ts';
 import { exposedCommPerDeviceMs } from './stepMetrics.ts';
 
@@ -149,5 +150,47 @@ describe('exposed communication per GPU', () => {
     expect(sim.exposedCommMs).toBeCloseTo(sum, 9);
     expect(exposedCommPerDeviceMs(sim)).toBeCloseTo(sum / 4, 9);
     expect(exposedCommPerDeviceMs(sim)).toBeLessThan(sim.makespanMs);
+  });
+});
+
+describe('compute by GEMM shape, end to end', () => {
+  it('Qwen3-30B-A3B on 16 H100 (Megatron-Bridge’s recipe layout) predicts at most ~12k tokens/s/GPU against the published 10,494', async () => {
+    // NVIDIA Megatron-Bridge 25.09 performance summary, qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config.
+    const example = (await exampleDesigns()).find((e) => e.file === 'qwen3-30b-a3b-dp16-ep16.json');
+    if (!example) throw new Error('example missing');
+    const { sim } = run(example.design);
+    const perGpu = sim.tokensPerSecond! / 16;
+    expect(perGpu).toBeLessThan(12_000);
+    expect(perGpu).toBeGreaterThan(10_494 * 0.85);
+  });
+
+  it('an fp8 model runs its GEMMs at the FP8 peak: a dense layer’s compute takes little more than half the bf16 time', () => {
+    const busy = (dtype: 'bf16' | 'fp8') =>
+      run({
+        ...llama8b(4),
+        model: { kind: 'transformer', preset: 'llama3-8b', dtype, annotate: { PP: 4 } },
+      }).sim.devices[1]!.busyMs;
+    const ratio = busy('fp8') / busy('bf16');
+    // Attention's core and the launches stay: above 1/2, well below 1.
+    expect(ratio).toBeGreaterThan(0.5);
+    expect(ratio).toBeLessThan(0.65);
+  });
+
+  it('a custom GPU’s FP8 peak and HBM bandwidth are optional, and a bad one is an error at its field', () => {
+    const custom = (gpu: object): Design => ({
+      ...llama8b(4),
+      cluster: {
+        kind: 'custom',
+        nodes: 1,
+        gpusPerNode: 4,
+        gpu: { peakTflops: 989, memoryGiB: 80, ...gpu },
+        intraNode: { bandwidthGBps: 450, latencyUs: 3 },
+        interNode: { bandwidthGBps: 50, latencyUs: 5 },
+      },
+    });
+    expect(parseDesign(custom({})).ok).toBe(true);
+    expect(parseDesign(custom({ fp8PeakTflops: 1979, memoryGBps: 3350 })).ok).toBe(true);
+    const bad = parseDesign(custom({ fp8PeakTflops: -1 }));
+    expect(bad.ok ? [] : bad.errors.map((e) => e.path)).toEqual(['cluster.gpu.fp8PeakTflops']);
   });
 });
