@@ -176,6 +176,18 @@ describe('compute by GEMM shape, end to end', () => {
     expect(ratio).toBeLessThan(0.65);
   });
 
+  it('gemmDtype fp8 runs the GEMMs in FP8 and keeps the model’s bytes (DeepSeek-V3’s mixed precision)', () => {
+    const model = (extra: object): Design => ({
+      ...llama8b(4),
+      model: { kind: 'transformer', preset: 'llama3-8b', annotate: { PP: 4 }, ...extra },
+    });
+    const mixed = run(model({ gemmDtype: 'fp8' }));
+    const fp8 = run(model({ dtype: 'fp8' }));
+    const bf16 = run(model({}));
+    expect(mixed.sim.devices[1]!.busyMs).toBeCloseTo(fp8.sim.devices[1]!.busyMs, 9);
+    expect(mixed.plan.devices[1]!.paramBytes).toBe(bf16.plan.devices[1]!.paramBytes);
+  });
+
   it('a custom GPU’s FP8 peak and HBM bandwidth are optional, and a bad one is an error at its field', () => {
     const custom = (gpu: object): Design => ({
       ...llama8b(4),

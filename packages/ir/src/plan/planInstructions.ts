@@ -382,8 +382,17 @@ export function opFlops(dag: Dag, code: number, block: number): number | undefin
 /** GEMM shapes and launches of a compute op where the model gives them (transformer models). */
 export function blockOpKernels(dag: Dag, code: number, block: number): OpKernels | undefined {
   const k = dag.blocks[block]?.kernels;
-  return k ? opKernels(k, code) : undefined;
+  if (!k) return undefined;
+  // One object per block and op, shared by its instructions (a plan is a value, never edited in place).
+  let memo = kernelsMemo.get(dag);
+  if (!memo) kernelsMemo.set(dag, (memo = new Map()));
+  const key = block * 8 + code;
+  let ops = memo.get(key);
+  if (ops === undefined) memo.set(key, (ops = opKernels(k, code)));
+  return ops;
 }
+
+const kernelsMemo = new WeakMap<Dag, Map<number, OpKernels | undefined>>();
 
 /** Overlapped ops take FandB/(F+B) of their separate time: exactly FandB for one F and one B. */
 export function overlapMs(

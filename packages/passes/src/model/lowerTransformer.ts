@@ -61,7 +61,7 @@ export function lowerTransformer(
   units.forEach((u, i) => {
     const stage = unitStages[i]!;
     for (const b of u.blocks) {
-      const info = blockInfo(b, stage, tp, ep, tokens, config.dtype);
+      const info = blockInfo(b, stage, tp, ep, tokens, config.gemmDtype ?? config.dtype);
       // Expert parallelism checks its degree against the experts and sizes its all-to-all by topK.
       if (b.part === 'experts' && config.moe) {
         info.experts = config.moe.experts;
