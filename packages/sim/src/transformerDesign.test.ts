@@ -2,6 +2,7 @@ import { DESIGN_FORMAT, type Design, type Model, parseDesign, planOpCount } from
 import { compile, modelFlopsPerStep } from '@stagecraft/passes';
 import { describe, expect, it } from 'vitest';
 import { exampleDesigns } from '../../../test/repoFiles.ts';
+import { computeMs, KERNEL_LAUNCH_MS, resolveCluster } from './costModel.ts';
 import { simulate } from './simulate.ts';
 import { exposedCommPerDeviceMs } from './stepMetrics.ts';
 
@@ -186,6 +187,18 @@ describe('compute by GEMM shape, end to end', () => {
     const bf16 = run(model({}));
     expect(mixed.sim.devices[1]!.busyMs).toBeCloseTo(fp8.sim.devices[1]!.busyMs, 9);
     expect(mixed.plan.devices[1]!.paramBytes).toBe(bf16.plan.devices[1]!.paramBytes);
+  });
+
+  it('every op pays its kernel launches: the embedding’s lookup, no FLOPs, still takes 4 µs', () => {
+    const { plan } = run(llama8b(4));
+    const r = resolveCluster(plan.cluster);
+    if (!r.ok) throw new Error('cluster');
+    const lookup = plan.devices[0]!.streams[0]!.instructions.find(
+      (i) => i.op === 'F' && i.id.startsWith('F.b0.'),
+    );
+    if (lookup?.op !== 'F') throw new Error('no embedding forward');
+    expect(lookup.flops).toBe(0);
+    expect(computeMs(lookup, r.cost)).toBeCloseTo(KERNEL_LAUNCH_MS, 12);
   });
 
   it('a custom GPU’s FP8 peak and HBM bandwidth are optional, and a bad one is an error at its field', () => {
