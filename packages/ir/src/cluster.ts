@@ -15,7 +15,12 @@ export const linkSchema = z.strictObject({
 
 export const gpuSchema = z.strictObject({
   name: z.string().optional(),
+  /** Dense BF16/FP16 tensor-core peak. */
   peakTflops: z.number().finite().positive(),
+  /** Dense FP8 tensor-core peak, where the GPU has one: GEMMs of an fp8 model run at it. */
+  fp8PeakTflops: z.number().finite().positive().optional(),
+  /** HBM bandwidth: a GEMM too thin to keep the tensor cores busy waits on memory. */
+  memoryGBps: z.number().finite().positive().optional(),
   achievableFraction: z.number().finite().gt(0).max(1).optional(),
   memoryGiB: z.number().finite().positive(),
   sms: z.number().int().min(1).optional(),

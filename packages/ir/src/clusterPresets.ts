@@ -23,6 +23,8 @@ export const CLUSTER_PRESETS: Readonly<Record<string, ClusterNodePreset>> = {
     gpu: {
       name: 'A100-SXM4-80GB',
       peakTflops: 312,
+      // No FP8 tensor cores on A100: an fp8 model's GEMMs run at the BF16 peak. HBM2e 2,039 GB/s.
+      memoryGBps: 2039,
       achievableFraction: DEFAULT_ACHIEVABLE_FRACTION,
       memoryGiB: 80,
       sms: 108,
@@ -36,6 +38,9 @@ export const CLUSTER_PRESETS: Readonly<Record<string, ClusterNodePreset>> = {
     gpu: {
       name: 'H100-SXM5-80GB',
       peakTflops: 989,
+      // H100 SXM data sheet: 1,979 TFLOP/s dense FP8 (3,958 with sparsity), HBM3 3.35 TB/s.
+      fp8PeakTflops: 1979,
+      memoryGBps: 3350,
       achievableFraction: DEFAULT_ACHIEVABLE_FRACTION,
       memoryGiB: 80,
       sms: 132,
@@ -49,6 +54,9 @@ export const CLUSTER_PRESETS: Readonly<Record<string, ClusterNodePreset>> = {
     gpu: {
       name: 'H200-SXM-141GB',
       peakTflops: 989,
+      // H200 data sheet: H100's 1,979 TFLOP/s dense FP8, HBM3e 4.8 TB/s.
+      fp8PeakTflops: 1979,
+      memoryGBps: 4800,
       achievableFraction: DEFAULT_ACHIEVABLE_FRACTION,
       memoryGiB: 140,
       sms: 132,

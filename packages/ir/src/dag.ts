@@ -7,6 +7,7 @@
 
 import type { DagRows } from './dagTable.ts';
 import type { PassName } from './filter.ts';
+import type { BlockKernels } from './kernels.ts';
 import { lengthened, newColumn, shortened } from './memory/columns.ts';
 
 export type ComputeOp = 'F' | 'B' | 'BI' | 'BW' | 'RECOMPUTE' | 'UPD';
@@ -32,6 +33,8 @@ export interface BlockInfo {
   ms?: { F: number; BI: number; BW: number; FandB: number; UPD: number };
   /** Per-microbatch FLOPs (transformer models). */
   flops?: { F: number; BI: number; BW: number };
+  /** Per-microbatch GEMM shapes and kernel launches on the device running it (transformer models). */
+  kernels?: BlockKernels;
   activationBytes: number;
   /** Stashed bytes when the block is recomputed (its input only); transformer models give it. */
   recomputeActivationBytes?: number;

@@ -9,6 +9,7 @@ export * from './directive.ts';
 export * from './filter.ts';
 export * from './issue.ts';
 export * from './json.ts';
+export * from './kernels.ts';
 export * from './memory/arrayPool.ts';
 export * from './memory/columns.ts';
 export * from './model.ts';

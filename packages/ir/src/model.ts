@@ -121,6 +121,11 @@ export const transformerFieldsSchema = z.strictObject({
   seqLen: positive.optional(),
   microbatchSize: positive.optional(),
   dtype: z.enum(['bf16', 'fp16', 'fp32', 'fp8']).optional(),
+  /**
+   * The dtype GEMMs run in where it is not `dtype`: DeepSeek-V3 runs its GEMMs in FP8 and keeps
+   * weights and most activations in BF16. Sets the peak compute is timed at, not byte sizes.
+   */
+  gemmDtype: z.enum(['bf16', 'fp16', 'fp32', 'fp8']).optional(),
   /** Input embedding and output head share one matrix (counted once); default false. */
   tiedEmbeddings: z.boolean().optional(),
   moe: moeSchema.partial().optional(),

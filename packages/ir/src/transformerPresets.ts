@@ -23,6 +23,8 @@ export interface TransformerConfig {
   seqLen: number;
   microbatchSize: number;
   dtype: Dtype;
+  /** The dtype GEMMs run in, where the model gives one apart from `dtype`. */
+  gemmDtype?: Dtype;
   tiedEmbeddings: boolean;
   moe?: Required<Moe>;
   mla?: Mla;
@@ -233,6 +235,8 @@ export function resolveTransformer(
     mtpLayers: get('mtpLayers') ?? 0,
   };
   if (model.preset !== undefined) config.preset = model.preset;
+  const gemmDtype = get('gemmDtype');
+  if (gemmDtype !== undefined) config.gemmDtype = gemmDtype;
   if (moe) config.moe = moe;
   if (mla) config.mla = mla;
   return { ok: true, config };

@@ -5,12 +5,17 @@ import {
   allReduceMs,
   allToAllMs,
   collectiveMs,
+  GEMM_TILE,
+  gemmMs,
   HOST_LINK,
   hostTransferMs,
+  KERNEL_LAUNCH_MS,
+  kernelsMs,
   type Link,
   p2pMs,
   reduceScatterMs,
   resolveCluster,
+  shapeEfficiency,
 } from './costModel.ts';
 
 const link: Link = { bytesPerMs: 1e6, latencyMs: 0.01 }; // 1 GB/s, 10 µs
@@ -95,5 +100,69 @@ describe('cost model', () => {
     const c = cost();
     // 8 members over 2 nodes of 4: max((3/8) · 8e8 / 4e8, (4/8) · 8e8 / 5e7) + 7 · 20 µs.
     expect(collectiveMs(c, 'ALL_TO_ALL', [0, 1, 2, 3, 4, 5, 6, 7], 8e8)).toBeCloseTo(8 + 0.14, 12);
+  });
+});
+
+describe('compute by GEMM shape', () => {
+  const h100 = () => {
+    const r = resolveCluster({ preset: 'dgx-h100', nodes: 1 });
+    if (!r.ok || r.cost.kind !== 'custom') throw new Error('unexpected');
+    return r.cost;
+  };
+  const flops = (g: { m: number; n: number; k: number; count?: number }) =>
+    2 * g.m * g.n * g.k * (g.count ?? 1);
+  const tflops = (g: { m: number; n: number; k: number; count?: number }, dtype: 'bf16' | 'fp8' = 'bf16') =>
+    flops(g) / gemmMs(g, dtype, h100().gpu) / 1e9;
+
+  it('a small expert GEMM runs at a lower rate than a big dense one', () => {
+    const dense = { m: 8192, n: 2 * 14336, k: 4096 };
+    // Qwen3-30B-A3B's experts on one GPU: 128 experts of 768, 4096 tokens × top-8 → 256 tokens each;
+    // the weight gradient reduces over those 256 tokens.
+    const expertWeightGrad = { m: 2048, n: 2 * 768, k: 256, count: 128 };
+    const tinyExperts = { m: 32, n: 2 * 768, k: 2048, count: 128 };
+    expect(tflops(dense)).toBeGreaterThan(989 * 0.6 * 0.99);
+    expect(tflops(expertWeightGrad)).toBeLessThan(tflops(dense));
+    expect(tflops(tinyExperts)).toBeLessThan(tflops(dense) / 2);
+  });
+
+  it('tile quantization: a GEMM one row past a tile boundary pays for the whole extra tile', () => {
+    const aligned = { m: GEMM_TILE * 4, n: GEMM_TILE * 8, k: 4096 };
+    expect(shapeEfficiency(aligned, undefined)).toBe(1);
+    expect(shapeEfficiency({ ...aligned, m: GEMM_TILE * 4 + 1 }, undefined)).toBeCloseTo(
+      (4 * 128 + 1) / (5 * 128),
+      12,
+    );
+  });
+
+  it('wave quantization: 133 tiles on 132 SMs take two waves', () => {
+    const g = { m: GEMM_TILE * 133, n: GEMM_TILE, k: 4096 };
+    expect(shapeEfficiency(g, 132)).toBeCloseTo(133 / 264, 12);
+  });
+
+  it('a GEMM too thin for the tensor cores is bound by HBM bandwidth', () => {
+    // 16 tokens through a 4096 × 16896 weight: one row of tiles fills the 132 SMs, yet reading the
+    // weight takes longer than the arithmetic.
+    const g = { m: 16, n: 132 * GEMM_TILE, k: 4096 };
+    const bytes = 2 * (16 * 4096 + 4096 * g.n + 16 * g.n);
+    expect(gemmMs(g, 'bf16', h100().gpu)).toBeCloseTo(bytes / 3350e6, 12);
+  });
+
+  it('an fp8 GEMM runs at the FP8 peak, twice BF16 on H100', () => {
+    const g = { m: 8192, n: 8192, k: 8192 };
+    expect(gemmMs(g, 'bf16', h100().gpu) / gemmMs(g, 'fp8', h100().gpu)).toBeCloseTo(1979 / 989, 9);
+  });
+
+  it('every kernel an op launches costs the launch overhead; FLOPs outside GEMMs run at the sustained rate', () => {
+    const c = h100();
+    const g = { m: 4096, n: 4096, k: 4096 };
+    const ms = kernelsMs(flops(g) + 1e9, { gemms: [g], otherLaunches: 3, dtype: 'bf16' }, c);
+    expect(ms).toBeCloseTo(gemmMs(g, 'bf16', c.gpu) + 1e9 / c.flopsPerMs + 4 * KERNEL_LAUNCH_MS, 12);
+  });
+
+  it('a GPU without an FP8 peak runs fp8 GEMMs at its BF16 peak', () => {
+    const r = resolveCluster({ preset: 'dgx-a100', nodes: 1 });
+    if (!r.ok || r.cost.kind !== 'custom') throw new Error('unexpected');
+    const g = { m: 8192, n: 8192, k: 8192 };
+    expect(gemmMs(g, 'fp8', r.cost.gpu)).toBeCloseTo(gemmMs(g, 'bf16', r.cost.gpu), 12);
   });
 });

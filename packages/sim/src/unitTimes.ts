@@ -127,7 +127,12 @@ function nodeMs(costs: UnitCosts, i: number, cost: CostCluster): number | string
   const at = costs.block[i]! * COST_STRIDE + code;
   const ms = costs.ms[at]!;
   const flops = costs.flops[at]!;
-  return computeMsOf(Number.isNaN(ms) ? undefined : ms, Number.isNaN(flops) ? undefined : flops, cost);
+  return computeMsOf(
+    Number.isNaN(ms) ? undefined : ms,
+    Number.isNaN(flops) ? undefined : flops,
+    cost,
+    costs.kernels[at],
+  );
 }
 
 /** A plan's units, from their instruction objects (`layout.instructions`). */

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { type Cluster, customClusterSchema, idealClusterSchema, presetClusterSchema } from '../cluster.ts';
 import type { Issue } from '../issue.ts';
 import { parseJsonText } from '../json.ts';
+import { opKernelsSchema } from '../kernels.ts';
 import { fromZod } from '../zodIssues.ts';
 import type { CompiledLayout } from './compiledLayout.ts';
 
@@ -33,6 +34,8 @@ export const computeInstructionSchema = z.strictObject({
   /** Duration where the model gives one (synthetic); otherwise derived from `flops`. */
   ms: ms.optional(),
   flops: z.number().finite().min(0).optional(),
+  /** GEMM shapes and kernel launches, which the cost model times `flops` by (transformer models). */
+  kernels: opKernelsSchema.optional(),
   /** Bytes allocated when the instruction starts / released when it ends (stashed activations). */
   allocBytes: bytes.optional(),
   freeBytes: bytes.optional(),

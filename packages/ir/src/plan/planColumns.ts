@@ -10,6 +10,7 @@
  * proved on them (compiledLayout.ts). A compiled plan is a value; code that edits one edits a
  * copy, or the plan is read from its objects from then on.
  */
+import type { OpKernels } from '../kernels.ts';
 
 export interface PlanColumns {
   /** Units, global streams (every device's, in order), device plans. */
@@ -69,6 +70,8 @@ export interface UnitCosts {
   /** ms and FLOPs of compute op `code` of block b at `b * COST_STRIDE + code`; NaN where the model gives none. */
   readonly ms: Float64Array;
   readonly flops: Float64Array;
+  /** GEMM shapes and launches of compute op `code` of block b at `b * COST_STRIDE + code`, where the model gives them. */
+  readonly kernels: readonly (OpKernels | undefined)[];
   /** ms of each group's UPD. */
   readonly updMs: Float64Array;
 }

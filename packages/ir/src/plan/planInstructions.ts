@@ -13,6 +13,7 @@
 
 import type { ComputeOp, Dag, Provenance } from '../dag.ts';
 import { nodeIdOf, tableOf, transferOf } from '../dagTable.ts';
+import { type OpKernels, opKernels } from '../kernels.ts';
 import {
   kindOfCode,
   NODE_OPS,
@@ -243,6 +244,7 @@ export class PlanInstructions {
     const op = NODE_OPS[code] as ComputeOp;
     const ms = opMs(dag, code, t.block[i]!, t.group[i]!, this.p.updMs);
     const flops = opFlops(dag, code, t.block[i]!);
+    const kernels = blockOpKernels(dag, code, t.block[i]!);
     const id = nodeIdOf(dag, i);
     const tags = this.tags(i);
     const provenance = this.provenance(i);
@@ -258,6 +260,7 @@ export class PlanInstructions {
     const ins: ComputeInstruction = { op, id, tags, waits, provenance };
     if (ms !== undefined) ins.ms = ms;
     if (flops !== undefined) ins.flops = flops;
+    if (kernels !== undefined) ins.kernels = kernels;
     if (a > 0) ins.allocBytes = a;
     if (f > 0) ins.freeBytes = f;
     return ins;
@@ -375,6 +378,21 @@ export function opFlops(dag: Dag, code: number, block: number): number | undefin
   }
   return undefined;
 }
+
+/** GEMM shapes and launches of a compute op where the model gives them (transformer models). */
+export function blockOpKernels(dag: Dag, code: number, block: number): OpKernels | undefined {
+  const k = dag.blocks[block]?.kernels;
+  if (!k) return undefined;
+  // One object per block and op, shared by its instructions (a plan is a value, never edited in place).
+  let memo = kernelsMemo.get(dag);
+  if (!memo) kernelsMemo.set(dag, (memo = new Map()));
+  const key = block * 8 + code;
+  let ops = memo.get(key);
+  if (ops === undefined) memo.set(key, (ops = opKernels(k, code)));
+  return ops;
+}
+
+const kernelsMemo = new WeakMap<Dag, Map<number, OpKernels | undefined>>();
 
 /** Overlapped ops take FandB/(F+B) of their separate time: exactly FandB for one F and one B. */
 export function overlapMs(

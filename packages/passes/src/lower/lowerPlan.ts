@@ -17,6 +17,7 @@
 import {
   type ArraySource,
   attachCompiledLayout,
+  blockOpKernels,
   COST_STRIDE,
   CompiledLayout,
   collectiveDevices,
@@ -26,6 +27,7 @@ import {
   type NodeTable,
   OP_SEND,
   OP_UPD,
+  type OpKernels,
   opFlops,
   opMs,
   overlapMs,
@@ -435,10 +437,12 @@ function unitCosts(dag: Dag, t: NodeTable, updMs: readonly number[]): UnitCosts 
   const B = dag.blocks.length;
   const ms = new Float64Array(B * COST_STRIDE).fill(Number.NaN);
   const flops = new Float64Array(B * COST_STRIDE).fill(Number.NaN);
+  const kernels: (OpKernels | undefined)[] = new Array(B * COST_STRIDE).fill(undefined);
   for (let b = 0; b < B; b++)
     for (let code = 0; code < OP_UPD; code++) {
       ms[b * COST_STRIDE + code] = opMs(dag, code, b, -1, updMs) ?? Number.NaN;
       flops[b * COST_STRIDE + code] = opFlops(dag, code, b) ?? Number.NaN;
+      kernels[b * COST_STRIDE + code] = blockOpKernels(dag, code, b);
     }
   return {
     op: t.op,
@@ -450,6 +454,7 @@ function unitCosts(dag: Dag, t: NodeTable, updMs: readonly number[]): UnitCosts 
     bytes: t.bytes,
     ms,
     flops,
+    kernels,
     updMs: Float64Array.from(updMs),
   };
 }

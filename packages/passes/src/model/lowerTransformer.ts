@@ -61,7 +61,7 @@ export function lowerTransformer(
   units.forEach((u, i) => {
     const stage = unitStages[i]!;
     for (const b of u.blocks) {
-      const info = blockInfo(b, stage, tp, ep, tokens);
+      const info = blockInfo(b, stage, tp, ep, tokens, config.gemmDtype ?? config.dtype);
       // Expert parallelism checks its degree against the experts and sizes its all-to-all by topK.
       if (b.part === 'experts' && config.moe) {
         info.experts = config.moe.experts;
@@ -73,7 +73,14 @@ export function lowerTransformer(
   return { config, units, unitStages, blocks, stages: stageLayers(units, unitStages) };
 }
 
-function blockInfo(b: TransformerBlock, stage: number, tp: boolean, ep: boolean, tokens: number): BlockInfo {
+function blockInfo(
+  b: TransformerBlock,
+  stage: number,
+  tp: boolean,
+  ep: boolean,
+  tokens: number,
+  dtype: TransformerConfig['dtype'],
+): BlockInfo {
   const tags: Record<string, number> = { PP: stage };
   if (b.layer !== undefined) tags.LAYER = b.layer;
   if (tp && b.part === 'attention') tags.TP = 0;
@@ -84,6 +91,7 @@ function blockInfo(b: TransformerBlock, stage: number, tp: boolean, ep: boolean,
     name: b.name,
     tags,
     flops: { ...b.flops },
+    kernels: { gemms: b.gemms.map((g) => ({ ...g })), otherLaunches: { ...b.otherLaunches }, dtype },
     activationBytes: b.activationBytes,
     recomputeActivationBytes: b.recomputeActivationBytes,
     paramBytes: b.paramBytes,

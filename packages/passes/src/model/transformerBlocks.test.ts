@@ -1,4 +1,4 @@
-import { resolveTransformer, type TransformerConfig, type TransformerModel } from '@stagecraft/ir';
+import { gemmFlops, resolveTransformer, type TransformerConfig, type TransformerModel } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { parameterCounts, transformerUnits } from './transformerBlocks.ts';
 
@@ -160,5 +160,31 @@ describe('per-block formulas on a tiny config', () => {
     const nonEmbedding = p.total - c.vocab * c.hidden;
     const attention = 3 * c.layers * 2 * t * t * c.heads * 2 * c.headDim * 0.5;
     expect(work).toBeCloseTo(6 * nonEmbedding * t - 6 * t * (2 * c.layers + 1) * c.hidden + attention, -6);
+  });
+});
+
+describe('blocks carry the GEMMs their FLOPs come from', () => {
+  it.each(PUBLISHED.map(([preset]) => preset))(
+    '%s: every block’s forward GEMMs sum to its F FLOPs (attention: all but the core)',
+    (preset) => {
+      const c = config({ preset, seqLen: 1024 });
+      for (const u of transformerUnits(c))
+        for (const b of u.blocks) {
+          const inGemms = gemmFlops(b.gemms);
+          if (b.part === 'attention') {
+            expect(inGemms).toBeLessThan(b.flops.F);
+            expect(inGemms).toBeCloseTo(b.flops.BW, 0);
+          } else expect(inGemms / Math.max(b.flops.F, 1)).toBeCloseTo(b.flops.F === 0 ? 0 : 1, 9);
+        }
+    },
+  );
+
+  it('routed experts are one grouped GEMM per projection over all experts, t·k/E tokens each', () => {
+    const c = config({ preset: 'qwen3-30b-a3b', seqLen: 4096 });
+    const experts = transformerUnits(c)[1]!.blocks.find((b) => b.part === 'experts')!;
+    expect(experts.gemms.map(({ m, n, k, count }) => ({ m, n, k, count }))).toEqual([
+      { m: (4096 * 8) / 128, n: 2 * 768, k: 2048, count: 128 },
+      { m: (4096 * 8) / 128, n: 2048, k: 768, count: 128 },
+    ]);
   });
 });

@@ -8,7 +8,7 @@
  * layer, `m` multi-token-prediction module, `L` final norm + head + loss — and each unit lowers to
  * one or more blocks (a MoE layer: attention, router, shared experts, routed experts).
  */
-import { DTYPE_BYTES, type TransformerConfig } from '@stagecraft/ir';
+import { type BlockGemm, DTYPE_BYTES, type TransformerConfig } from '@stagecraft/ir';
 
 /**
  * Attention is causal: a query attends to the keys at or before it, so the score and context
@@ -41,6 +41,13 @@ export interface TransformerBlock {
   /** Decoder layer index (MTP modules continue after the last layer); undefined for E and L. */
   layer?: number;
   flops: Flops;
+  /** Its weight GEMMs in the forward, per microbatch and before any parallelism (F's shapes; BI and BW derive). */
+  gemms: BlockGemm[];
+  /**
+   * Kernels launched besides the GEMMs, per pass: norms, activations, RoPE, the attention core,
+   * token permutation, residual adds, the loss (unfused, as in Megatron-LM's layers).
+   */
+  otherLaunches: Flops;
   /** Parameters held (elements). */
   params: number;
   /** Parameters one token's forward uses (routed experts: topK of them). */
@@ -64,6 +71,21 @@ export interface TransformerUnit {
 /** Elementwise work (norms, RoPE, SiLU, softmax, residual adds) is not counted: matmuls dominate. */
 function matmul(tokens: number, n: number, k: number): number {
   return 2 * tokens * n * k;
+}
+
+/** A column-parallel GEMM (tensor parallelism divides its output width n). */
+function column(m: number, k: number, n: number, count?: number): BlockGemm {
+  return count === undefined ? { m, n, k, split: 'n' } : { m, n, k, count, split: 'n' };
+}
+
+/** A row-parallel GEMM (tensor parallelism divides its reduction k). */
+function row(m: number, k: number, n: number, count?: number): BlockGemm {
+  return count === undefined ? { m, n, k, split: 'k' } : { m, n, k, count, split: 'k' };
+}
+
+/** `n` other kernels in F and in BI, none in BW (its weight-gradient GEMMs are all it runs). */
+function launches(n: number): Flops {
+  return { F: n, BI: n, BW: 0 };
 }
 
 /** F, BI, BW of a block made of weight matmuls of `forward` FLOPs: backward is one matmul per gradient. */
@@ -110,11 +132,20 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
   let projParams: number;
   let normParams = h;
   let stash: number;
+  let gemms: BlockGemm[];
   if (c.mla) {
     const m = c.mla;
     const q = m.qLoraRank !== undefined ? h * m.qLoraRank + m.qLoraRank * c.heads * qk : h * c.heads * qk;
     const kv = h * (m.kvLoraRank + m.qkRopeHeadDim) + m.kvLoraRank * c.heads * (m.qkNopeHeadDim + v);
     projParams = q + kv + c.heads * v * h;
+    gemms = [
+      ...(m.qLoraRank !== undefined
+        ? [column(t, h, m.qLoraRank), column(t, m.qLoraRank, c.heads * qk)]
+        : [column(t, h, c.heads * qk)]),
+      column(t, h, m.kvLoraRank + m.qkRopeHeadDim),
+      column(t, m.kvLoraRank, c.heads * (m.qkNopeHeadDim + v)),
+      row(t, c.heads * v, h),
+    ];
     normParams += (m.qLoraRank ?? 0) + m.kvLoraRank;
     // Norm input and output, the latents and their norms, Q, K, V and the attention output.
     const qLatent = 2 * (m.qLoraRank ?? 0);
@@ -124,6 +155,7 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
     const hq = c.heads * c.headDim;
     const hkv = c.kvHeads * c.headDim;
     projParams = h * (hq + 2 * hkv) + hq * h;
+    gemms = [column(t, h, hq + 2 * hkv), row(t, hq, h)];
     // Norm input, norm output (the QKV input), Q, K, V and the attention output (the O input).
     stash = t * (2 * h + 2 * hq + 2 * hkv) * e;
   }
@@ -136,14 +168,28 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
     layer,
     // The core has no weights: its backward is the two input gradients (dQ·dK, dV·dP), no BW.
     flops: { F: proj + core, BI: proj + 2 * core, BW: proj },
+    gemms,
+    // Norm, RoPE, the attention core (FlashAttention) and the residual add.
+    otherLaunches: launches(4),
     params: projParams + normParams,
     activationBytes: stash,
   });
 }
 
 /** SwiGLU MLP: gate and up (h → f), down (f → h). */
-function swiglu(x: Ctx, f: number): { flops: number; params: number; stash: number } {
-  return { flops: matmul(x.t, 3 * x.c.hidden, f), params: 3 * x.c.hidden * f, stash: 3 * x.t * f * x.e };
+function swiglu(
+  x: Ctx,
+  f: number,
+  tokens = x.t,
+  count?: number,
+): { flops: number; params: number; stash: number; gemms: BlockGemm[] } {
+  const h = x.c.hidden;
+  return {
+    flops: matmul(x.t, 3 * h, f),
+    params: 3 * h * f,
+    stash: 3 * x.t * f * x.e,
+    gemms: [column(tokens, h, 2 * f, count), row(tokens, f, h, count)],
+  };
 }
 
 function denseMlp(x: Ctx, layer: number, name: string): TransformerBlock {
@@ -154,6 +200,9 @@ function denseMlp(x: Ctx, layer: number, name: string): TransformerBlock {
     part: 'mlp',
     layer,
     flops: weights(m.flops),
+    gemms: m.gemms,
+    // Norm, SwiGLU, residual add.
+    otherLaunches: launches(3),
     params: m.params + h,
     // Norm input, norm output (the gate/up input), gate and up outputs, the down input.
     activationBytes: 2 * x.t * h * x.e + m.stash,
@@ -170,6 +219,9 @@ function moeBlocks(x: Ctx, layer: number, prefix: string): TransformerBlock[] {
       part: 'router',
       layer,
       flops: weights(matmul(t, h, moe.experts)),
+      gemms: [column(t, h, moe.experts)],
+      // Norm, softmax and top-k.
+      otherLaunches: launches(2),
       params: h * moe.experts + h,
       // Norm input and output (shared by router and experts), fp32 router logits.
       activationBytes: 2 * t * h * e + t * moe.experts * 4,
@@ -183,12 +235,17 @@ function moeBlocks(x: Ctx, layer: number, prefix: string): TransformerBlock[] {
         part: 'shared-experts',
         layer,
         flops: weights(s.flops),
+        gemms: s.gemms,
+        // SwiGLU.
+        otherLaunches: launches(1),
         params: s.params,
         activationBytes: s.stash,
       }),
     );
   }
-  const one = swiglu(x, moe.expertFfnHidden);
+  // Every expert's GEMMs at once (a grouped GEMM), t·k/E tokens each under uniform routing;
+  // expert parallelism over n devices (shard) runs E/n of them on n·t·k/E tokens each.
+  const one = swiglu(x, moe.expertFfnHidden, (t * moe.topK) / moe.experts, moe.experts);
   out.push(
     block(x, {
       name: `${prefix} experts`,
@@ -196,6 +253,9 @@ function moeBlocks(x: Ctx, layer: number, prefix: string): TransformerBlock[] {
       layer,
       // Each token runs through topK experts: topK × one expert's MLP per token.
       flops: weights(one.flops * moe.topK),
+      gemms: one.gemms,
+      // Permute, SwiGLU, unpermute, residual add.
+      otherLaunches: launches(4),
       params: one.params * moe.experts,
       activeParams: one.params * moe.topK,
       // Per routed copy of a token: its permuted input plus one expert's intermediates.
@@ -219,6 +279,9 @@ function head(x: Ctx, name: string, layer?: number): TransformerBlock {
     part: 'head',
     ...(layer !== undefined ? { layer } : {}),
     flops: weights(matmul(t, c.hidden, c.vocab)),
+    gemms: [column(t, c.hidden, c.vocab)],
+    // Norm and the cross-entropy (softmax and loss).
+    otherLaunches: launches(2),
     params: c.hidden * c.vocab + c.hidden,
     // Norm input and output, and the fp32 softmax of the logits the cross-entropy backward reads.
     activationBytes: 2 * t * c.hidden * e + t * c.vocab * 4,
@@ -240,6 +303,9 @@ export function transformerUnits(c: TransformerConfig): TransformerUnit[] {
             part: 'embedding',
             // A table lookup: no FLOPs; its weight gradient is a scatter-add of the output gradient.
             flops: { F: 0, BI: 0, BW: 0 },
+            gemms: [],
+            // The lookup; the gradient's scatter-add.
+            otherLaunches: { F: 1, BI: 0, BW: 1 },
             params: c.vocab * h,
             // The token ids (int64) the gradient scatter reads.
             activationBytes: x.t * 8,
@@ -263,6 +329,9 @@ export function transformerUnits(c: TransformerConfig): TransformerUnit[] {
           layer,
           // Norms of the previous depth's hidden state and of the next token's embedding, then 2h → h.
           flops: weights(matmul(x.t, 2 * h, h)),
+          gemms: [column(x.t, 2 * h, h)],
+          // Two norms and the concatenation.
+          otherLaunches: launches(3),
           // Its own embedding table (DeepSeek-V3 keeps one per module), two norms, the projection.
           params: c.vocab * h + 2 * h + 2 * h * h,
           activationBytes: 4 * x.t * h * x.e,

@@ -117,4 +117,35 @@ describe('shard (expert parallelism)', () => {
     const limited = a2a({ dispatch_dtype: 'fp8', nodes_per_token: 2 });
     expect(limited.slice().sort((x, y) => x - y)).toEqual([hidden, hidden, 2 * hidden, 2 * hidden]);
   });
+
+  it('runs each member’s E/n local experts on n× the tokens per expert, its FLOPs unchanged', () => {
+    const devices = (n: number) => Array.from({ length: n }, (_, i) => i);
+    const expertsF = (n: number) => {
+      const design: Design = {
+        format: 'stagecraft/design@2',
+        name: 'qwen3 experts',
+        model: { kind: 'transformer', preset: 'qwen3-30b-a3b', layers: 1, seqLen: 512, annotate: { PP: 1 } },
+        cluster: { preset: 'dgx-h100', nodes: 2 },
+        directives: [
+          { op: 'split', filter: {}, dim_name: 'MB', num_microbatches: 1 },
+          { op: 'place', filter: {}, devices: devices(n) },
+          ...(n > 1
+            ? [{ op: 'shard', filter: { EP: '*' }, devices: devices(n) } as Design['directives'][number]]
+            : []),
+        ],
+      };
+      const f = compiled(design)
+        .plan.devices[0]!.streams.flatMap((s) => s.instructions)
+        .find((i) => i.op === 'F' && 'kernels' in i && i.kernels?.gemms[0]?.count !== undefined);
+      if (f?.op !== 'F') throw new Error('no experts forward');
+      return f;
+    };
+    // 512 tokens × top-8 over 128 experts: 32 tokens per expert on one GPU, 16 × 32 under EP16.
+    const one = expertsF(1);
+    const sixteen = expertsF(16);
+    expect(one.kernels!.gemms[0]).toMatchObject({ m: 32, k: 2048, n: 2 * 768, count: 128 });
+    expect(sixteen.kernels!.gemms[0]).toMatchObject({ m: 512, k: 2048, n: 2 * 768, count: 8 });
+    expect(sixteen.kernels!.gemms[1]).toMatchObject({ m: 512, k: 768, n: 2048, count: 8 });
+    expect(sixteen.flops).toBe(one.flops);
+  });
 });

@@ -70,7 +70,7 @@ export const shardPass: Pass = {
           });
         if (prev === undefined) {
           scaled.set(b, n);
-          blocks[b] = { ...info, paramBytes: info.paramBytes / n };
+          blocks[b] = localExperts({ ...info, paramBytes: info.paramBytes / n }, n);
         }
       }
       if (n === 1) continue;
@@ -140,6 +140,13 @@ export const shardPass: Pass = {
     return rewritten(dag, ctx, { blocks, edges: edges.list() }, rows.table());
   },
 };
+
+/** A block of routed experts on one of n members: each local expert's GEMMs see n× the tokens. */
+function localExperts(info: BlockInfo, n: number): BlockInfo {
+  if (info.experts === undefined || !info.kernels || n === 1) return info;
+  const gemms = info.kernels.gemms.map((g) => ({ ...g, m: g.m * n, count: (g.count ?? 1) / n }));
+  return { ...info, kernels: { ...info.kernels, gemms } };
+}
 
 /**
  * Bytes of an element in `dispatch_dtype` over bytes in the model's dtype (1 without the option).

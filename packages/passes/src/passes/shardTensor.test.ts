@@ -1,4 +1,4 @@
-import type { CollectiveNode, ComputeNode } from '@stagecraft/ir';
+import type { CollectiveNode, ComputeNode, Design } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { after, byId, compiled, ofKind, onTwoStages, preds, succs } from '../../test/parallelDesigns.ts';
 
@@ -37,5 +37,39 @@ describe('shard_tensor (tensor parallelism)', () => {
     expect(r.dag.blocks[0]!.ms).toMatchObject({ F: 0.5, BI: 0.5, BW: 0.5 });
     const ins = r.plan.devices[0]!.streams[0]!.instructions.find((i) => i.id === 'F.b0.mb0');
     expect(ins).toMatchObject({ ms: 0.5 });
+  });
+
+  it('divides a column-parallel GEMM’s output width and a row-parallel GEMM’s reduction by n', () => {
+    const mlpF = (n: number) => {
+      const devices = Array.from({ length: n }, (_, i) => i);
+      const f = compiled({
+        format: 'stagecraft/design@2',
+        name: 'llama tp',
+        model: { kind: 'transformer', preset: 'llama3-8b', layers: 1, seqLen: 1024, annotate: { PP: 1 } },
+        cluster: { preset: 'dgx-h100', nodes: 1 },
+        directives: [
+          { op: 'split', filter: {}, dim_name: 'MB', num_microbatches: 1 },
+          { op: 'place', filter: {}, devices },
+          ...(n > 1
+            ? [{ op: 'shard_tensor', filter: { TP: '*' }, devices } as Design['directives'][number]]
+            : []),
+        ],
+      })
+        .plan.devices[0]!.streams.flatMap((s) => s.instructions)
+        .find((i) => i.op === 'F' && 'kernels' in i && i.kernels?.gemms[0]?.n === (2 * 14336) / n);
+      if (f?.op !== 'F') throw new Error('no MLP forward');
+      return f;
+    };
+    // SwiGLU: gate and up (4096 → 2 × 14336) column-parallel, down (14336 → 4096) row-parallel.
+    expect(mlpF(1).kernels!.gemms).toEqual([
+      { m: 1024, k: 4096, n: 2 * 14336 },
+      { m: 1024, k: 14336, n: 4096 },
+    ]);
+    const tp8 = mlpF(8);
+    expect(tp8.kernels!.gemms).toEqual([
+      { m: 1024, k: 4096, n: (2 * 14336) / 8 },
+      { m: 1024, k: 14336 / 8, n: 4096 },
+    ]);
+    expect(tp8.flops).toBeCloseTo(mlpF(1).flops! / 8, 0);
   });
 });

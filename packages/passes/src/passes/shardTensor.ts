@@ -1,7 +1,8 @@
 /**
  * `shard_tensor`: tensor parallelism (Megatron-style) of a region over its device group. Every
  * member computes 1/n of each block (its costs, parameters and stashed activations are divided by
- * n) and the block's output is summed across members: an ALL_REDUCE on every forward edge leaving
+ * n; each GEMM's output width n when column-parallel, its reduction k when row-parallel) and the
+ * block's output is summed across members: an ALL_REDUCE on every forward edge leaving
  * a block of the region and on every backward edge leaving it (the gradient of its input). Each
  * block is its own unit, as Megatron all-reduces after both attention and MLP. A group is either
  * tensor parallel or data parallel: a block `replicate` already covers on the group is an error.
@@ -112,6 +113,11 @@ function divided(b: BlockInfo, n: number): BlockInfo {
   if (b.ms)
     out.ms = { F: b.ms.F / n, BI: b.ms.BI / n, BW: b.ms.BW / n, FandB: b.ms.FandB / n, UPD: b.ms.UPD / n };
   if (b.flops) out.flops = { F: b.flops.F / n, BI: b.flops.BI / n, BW: b.flops.BW / n };
+  if (b.kernels)
+    out.kernels = {
+      ...b.kernels,
+      gemms: b.kernels.gemms.map((g) => (g.split === 'n' ? { ...g, n: g.n / n } : { ...g, k: g.k / n })),
+    };
   if (b.recomputeActivationBytes !== undefined) out.recomputeActivationBytes = b.recomputeActivationBytes / n;
   return out;
 }
