@@ -3,8 +3,9 @@
  * whole DAG. Real runtimes walk the compute schedule and issue NCCL calls inline: an op that
  * follows a compute op of its own group (an expert dispatch after attention, a gradient
  * reduction after its backward, a SEND) is issued right after that op; one whose inputs come from
- * another device (the combine of an incoming gradient, a ZeRO-3 gather behind a RECV, a RELOAD)
- * right before the first compute op of its group that needs it. Piper's
+ * another device (the combine of an incoming gradient, behind its RECV) and a RELOAD right before
+ * the first compute op of its group that needs it. Parameter gathers (ZeRO) are issued as soon
+ * as what their prefetch edges name is done (replicate.ts encodes FSDP's one-ahead prefetch). Piper's
  * `resolve_total_order_per_stream` orders side streams the same way, by their compute anchors.
  *
  * Compute lanes (lanes holding compute ops) keep their FIFO topological order: a unit there has
@@ -17,7 +18,7 @@
  * an edge or such a link and ties fall back to `rank`, itself topological, so sorting by
  * (key, rank) is a topological order: lanes read off it cannot deadlock.
  */
-import { type Dag, OP_RECV, OP_RELOAD, OP_SEND, OP_UPD, tableOf } from '@stagecraft/ir';
+import { type Dag, OP_ALL_GATHER, OP_RECV, OP_RELOAD, OP_SEND, OP_UPD, tableOf } from '@stagecraft/ir';
 import { outEdges, predecessors } from './adjacency.ts';
 import type { Units } from './topo.ts';
 
@@ -84,7 +85,8 @@ export function issueKeys(
       if (groupOf(p) === groupOf(i) && local[p] === 1) local[i] = 1;
     }
     const op = t.op[i]!;
-    const lazy = op === OP_RELOAD || (op !== OP_SEND && op !== OP_RECV && local[i] === 0);
+    const lazy =
+      op === OP_RELOAD || (op !== OP_SEND && op !== OP_RECV && op !== OP_ALL_GATHER && local[i] === 0);
     key[i] = lazy && own[i] === 1 && first[i]! - 0.5 > lo ? first[i]! - 0.5 : lo;
   }
   return key;
