@@ -213,6 +213,22 @@ describe.concurrent('stagecraft simulate', () => {
     expect(text.stdout).toMatch(/steady step \(3 steps\): +24 ms/);
   });
 
+  test('compare --steps puts ZB-H2 ahead of ZB-H1 in steady state, where one step ties them', async () => {
+    const r = await stagecraft(
+      'compare',
+      join(EXAMPLES, 'zb-h1-p4-m8.json'),
+      join(EXAMPLES, 'zb-h2-p4-m8.json'),
+      '--json',
+      '--steps',
+      '3',
+    );
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { designs: { stepMs: number; steadyStepMs: number }[] };
+    expect(out.designs.map((d) => d.stepMs)).toEqual([27, 27]);
+    expect(out.designs[0]!.steadyStepMs).toBeCloseTo(27, 9);
+    expect(out.designs[1]!.steadyStepMs).toBeCloseTo(24, 9);
+  });
+
   test('--steps outside 2..64 is a usage error naming the option', async () => {
     const r = await stagecraft('simulate', DEFAULT_EXAMPLE, '--steps', '1');
     expect(r.code).toBe(1);
