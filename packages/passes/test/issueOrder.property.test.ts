@@ -1,7 +1,7 @@
 /**
- * The stream-order pass over random pipelines with expert and data parallelism: every plan it
- * orders is proved by validation (no deadlock, SEND/RECV matched, collectives in one order per
- * group), and each group's expert stream issues its all-to-alls in the order of their compute
+ * The stream-order pass over random pipelines with expert and data parallelism (DualPipe's copy
+ * all-reduce across groups included): every plan it orders is proved by validation (no deadlock,
+ * SEND/RECV matched, collectives in one order per set of devices), and each group's expert stream issues its all-to-alls in the order of their compute
  * anchors: right after the compute op each waits for, else right before the first that waits on it.
  */
 import type { Design, Directive, Instruction, SyntheticBlock } from '@stagecraft/ir';
@@ -63,13 +63,13 @@ function design(builder: string, ranks: number, m: number, dpOnEp: boolean, pp: 
 test('communication lanes are issued in compute order and every plan still validates', () => {
   fc.assert(
     fc.property(
-      fc.constantFrom('gpipe', '1f1b', 'interleaved-1f1b', 'zb-h1', 'zb-h2', 'zbv', 'dualpipev'),
+      fc.constantFrom('gpipe', '1f1b', 'interleaved-1f1b', 'zb-h1', 'zb-h2', 'zbv', 'dualpipev', 'dualpipe'),
       fc.constantFrom(2, 4),
       fc.integer({ min: 1, max: 3 }),
       fc.boolean(),
       fc.constantFrom('default', 'pp'),
       (builder, ranks, rounds, dpOnEp, pp) => {
-        const m = (builder === 'dualpipev' ? 2 : 1) * ranks * rounds;
+        const m = (builder.startsWith('dualpipe') ? 2 : 1) * ranks * rounds;
         const r = compile(design(builder, ranks, m, dpOnEp, pp), { keepSnapshots: false });
         // Validation runs inside compile: a deadlock or a mismatched pair would be an error here.
         if (!r.ok) throw new Error(r.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
