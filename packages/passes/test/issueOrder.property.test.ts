@@ -1,8 +1,9 @@
 /**
  * The stream-order pass over random pipelines with expert and data parallelism (DualPipe's copy
  * all-reduce across groups included): every plan it orders is proved by validation (no deadlock,
- * SEND/RECV matched, collectives in one order per set of devices), and each group's expert stream issues its all-to-alls in the order of their compute
- * anchors: right after the compute op each waits for, else right before the first that waits on it.
+ * SEND/RECV matched, collectives in one order per set of devices), and each group's expert
+ * stream issues its all-to-alls in the order of their compute anchors: right after the compute op
+ * each waits for, else right before the first that waits on it.
  */
 import type { Design, Directive, Instruction, SyntheticBlock } from '@stagecraft/ir';
 import fc from 'fast-check';
