@@ -9,6 +9,8 @@ test.beforeEach(async ({ page }) => {
 test('the first screen shows the 1F1B p=4 m=8 example: DAG, timelines and metrics', async ({ page }) => {
   await expect(page.getByTestId('design-name')).toHaveValue('1F1B, p=4, m=8');
   await expect(page.getByTestId('metric-makespan')).toHaveText('33.0 ms');
+  // 1F1B's first rank is busy from its first op to its last: the steady step is the step.
+  await expect(page.getByTestId('metric-steady-step')).toHaveText('33.0 ms');
   // (p-1)/(m+p-1) = 3/11
   expect(await metric(page, 'bubble')).toBeCloseTo(3 / 11, 6);
   await expect(dagNode(page, 'F.b0.mb0')).toBeVisible();

@@ -7,8 +7,8 @@
  */
 import { type Dag, type DagNode, type Design, type Issue, nodeCount } from '@stagecraft/ir';
 import type { CompileResult, IncrementalState, PassSnapshot } from '@stagecraft/passes';
-import { metricsReport } from '@stagecraft/sim';
-import { runDesign, simulateRun } from '@stagecraft/workflow';
+import { metricsReport, type SteadyState } from '@stagecraft/sim';
+import { runDesign, simulateRun, steadyRun } from '@stagecraft/workflow';
 import { nonFinitePath } from './designMagnitude.ts';
 import { underPath } from './errors.ts';
 import { type NodeTexts, wireDagJson } from './wireDag.ts';
@@ -18,6 +18,8 @@ export interface CompileInclude {
   timeline: boolean;
   plan: boolean;
   dag: boolean;
+  /** Also simulate this many steps in a row: `metrics.steadyState` (docs/cost-model.md). */
+  steps?: number;
 }
 
 export const DEFAULT_INCLUDE: CompileInclude = {
@@ -114,7 +116,17 @@ export function compileResponse(
   const { sim } = simulated;
   const timings = { compileMs, simulateMs };
   // Exactly the object of `stagecraft simulate --json` (docs/api.md).
-  const metrics = metricsReport(design.name, result.ops, sim, timings);
+  let steady: SteadyState | undefined;
+  if (include.steps !== undefined) {
+    const r = steadyRun(run, include.steps);
+    if (!r.ok)
+      return {
+        outcome: { ok: false, status: 422, errors: r.errors.map((i) => underPath('plan', i)) },
+        state,
+      };
+    steady = r.steady;
+  }
+  const metrics = metricsReport(design.name, result.ops, sim, timings, steady);
   // Bounded inputs keep totals finite; should one still overflow, say so rather than send `null`.
   const overflow = nonFinitePath(metrics, ['metrics']);
   if (overflow !== undefined) {

@@ -1,5 +1,6 @@
 /** Request bodies and parameters, parsed once at the edge into typed values or a 400 naming the path. */
 import { type Design, fromZod, type Issue, parseDesign } from '@stagecraft/ir';
+import { MAX_STEPS } from '@stagecraft/sim';
 import { z } from 'zod';
 import { magnitudeIssues } from './designMagnitude.ts';
 import { designSizeIssue } from './designSize.ts';
@@ -14,6 +15,7 @@ const includeSchema = z.strictObject({
   timeline: z.boolean().optional(),
   plan: z.boolean().optional(),
   dag: z.boolean().optional(),
+  steps: z.number().int().min(2).max(MAX_STEPS).optional(),
 });
 
 const revision = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);

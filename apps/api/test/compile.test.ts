@@ -37,6 +37,20 @@ interface CompileBody {
 }
 
 describe('POST /api/compile', () => {
+  test('include.steps adds the steady step to the metrics: ZB-H2 at 24 ms a step against 27 for one', async () => {
+    const res = await post(t.app, '/api/compile', {
+      design: example('zb-h2-p4-m8'),
+      include: { steps: 3, dag: false, plan: false, timeline: false, snapshots: 'none' },
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as CompileBody;
+    expect(body.metrics.makespanMs).toBe(27);
+    expect(body.metrics.steadyState).toEqual({ steps: 3, steadyStepMs: 24 });
+    const bad = await post(t.app, '/api/compile', { design: example('zb-h2-p4-m8'), include: { steps: 1 } });
+    expect(bad.statusCode).toBe(400);
+    expect(errorOf(bad).path).toBe('include.steps');
+  });
+
   test('returns the DAG, the passes, the program, the plan, the simulation and the metrics', async () => {
     const res = await post(t.app, '/api/compile', { design: example('1f1b-p4-m8') });
     expect(res.statusCode).toBe(200);

@@ -3,6 +3,7 @@
  * or prints: `main` decides what to do with the result.
  */
 import { parseArgs } from 'node:util';
+import { MAX_STEPS } from '@stagecraft/sim';
 import {
   CALIBRATE_OPTIONS,
   CALIBRATE_USAGE,
@@ -37,7 +38,7 @@ export type Command =
   | { kind: 'version' }
   | ({ kind: 'validate'; design: string } & GlobalOptions)
   | ({ kind: 'compile'; design: string; output?: string } & GlobalOptions)
-  | ({ kind: 'simulate'; design: string; json: boolean; width?: number } & GlobalOptions)
+  | ({ kind: 'simulate'; design: string; json: boolean; width?: number; steps?: number } & GlobalOptions)
   | (ExportCommand & GlobalOptions)
   | (ImportCommand & GlobalOptions)
   | (CompareCommand & GlobalOptions)
@@ -90,17 +91,20 @@ Options:
 
 Example:
   stagecraft compile examples/1f1b-p4-m8.json -o plan.json`,
-  simulate: `Usage: stagecraft simulate <design> [--json] [--width <n>] [--max-ops <n>]
+  simulate: `Usage: stagecraft simulate <design> [--json] [--width <n>] [--steps <n>] [--max-ops <n>]
 
 Compiles and simulates one training step. Prints makespan, bubble ratio (of the total and of
 the ideal time, as Megatron reports it), per-device busy / idle time and peak memory, and for
-small designs an ASCII timeline.
+small designs an ASCII timeline. With --steps, also the steady state: the time per step over n
+steps in a row, each device starting its next step once its own optimizer step allows.
 
 Options:
   --json          print exactly one JSON object: makespanMs, bubbleRatio, bubbleOverIdeal, ops,
                   devices [{device, busyMs, idleMs, peakMemoryBytes, peakActivationBytes}],
-                  tokensPerSecond (when known), timings {compileMs, simulateMs}
+                  tokensPerSecond (when known), steadyState {steps, steadyStepMs,
+                  tokensPerSecond?} (with --steps), timings {compileMs, simulateMs}
   --width <n>     width of the ASCII timeline in columns (default: the terminal's, or 100)
+  --steps <n>     also simulate n steps in a row (2 to 64) and print the steady step time
 
 Example:
   stagecraft simulate examples/1f1b-p4-m8.json --json`,
@@ -123,6 +127,7 @@ const OPTIONS = {
   output: { type: 'string', short: 'o' },
   json: { type: 'boolean' },
   width: { type: 'string' },
+  steps: { type: 'string' },
   format: { type: 'string' },
   'torch-format': { type: 'string' },
   dialect: { type: 'string' },
@@ -138,7 +143,7 @@ type OptionName = keyof typeof OPTIONS;
 const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
   validate: [],
   compile: ['output'],
-  simulate: ['json', 'width'],
+  simulate: ['json', 'width', 'steps'],
   export: EXPORT_OPTIONS,
   import: IMPORT_OPTIONS,
   compare: COMPARE_OPTIONS,
@@ -205,6 +210,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     'output',
     'json',
     'width',
+    'steps',
     'format',
     'torch-format',
     'dialect',
@@ -256,6 +262,12 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
         const w = positiveInt('width', values.width);
         if (typeof w === 'string') return fail(w);
         command.width = w;
+      }
+      if (values.steps !== undefined) {
+        const n = positiveInt('steps', values.steps);
+        if (typeof n === 'string') return fail(n);
+        if (n < 2 || n > MAX_STEPS) return fail(`--steps: must be from 2 to ${MAX_STEPS}, got ${n}`);
+        command.steps = n;
       }
       return { ok: true, command };
     }

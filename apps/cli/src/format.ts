@@ -66,6 +66,8 @@ export interface SummaryInput {
   layersPerStage?: string;
   /** The ASCII timeline, when the design is small enough to draw. */
   timeline?: string;
+  /** With --steps: the steady step time over that many steps in a row. */
+  steady?: { steps: number; steadyStepMs: number };
 }
 
 /** The readable form of `simulate`: headline metrics, a per-device table and, when small, the timeline. */
@@ -73,6 +75,9 @@ export function simulationSummary(s: SummaryInput): string {
   const { sim } = s;
   const metrics: [string, string][] = [
     ['makespan', formatMs(sim.makespanMs)],
+    ...(s.steady
+      ? ([[`steady step (${s.steady.steps} steps)`, formatMs(s.steady.steadyStepMs)]] as [string, string][])
+      : []),
     ['bubble (of total)', formatPercent(sim.bubbleRatio)],
     ['bubble (of ideal, Megatron)', formatPercent(sim.bubbleOverIdeal)],
     ['exposed comm. per GPU', formatMs(exposedCommPerDeviceMs(sim))],

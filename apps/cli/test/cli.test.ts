@@ -199,6 +199,42 @@ describe.concurrent('stagecraft simulate', () => {
     expect(out.bubbleOverIdeal).toBeCloseTo(3 / 8, 9);
   });
 
+  test('--steps reports ZB-H2 steady at m(F+B) = 24 ms a step beside its 27 ms single step', async () => {
+    const r = await stagecraft('simulate', join(EXAMPLES, 'zb-h2-p4-m8.json'), '--json', '--steps', '4');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as {
+      makespanMs: number;
+      steadyState: { steps: number; steadyStepMs: number };
+    };
+    expect(out.makespanMs).toBeCloseTo(27, 9);
+    expect(out.steadyState.steps).toBe(4);
+    expect(out.steadyState.steadyStepMs).toBeCloseTo(24, 9);
+    const text = await stagecraft('simulate', join(EXAMPLES, 'zb-h2-p4-m8.json'), '--steps', '3');
+    expect(text.stdout).toMatch(/steady step \(3 steps\): +24 ms/);
+  });
+
+  test('compare --steps puts ZB-H2 ahead of ZB-H1 in steady state, where one step ties them', async () => {
+    const r = await stagecraft(
+      'compare',
+      join(EXAMPLES, 'zb-h1-p4-m8.json'),
+      join(EXAMPLES, 'zb-h2-p4-m8.json'),
+      '--json',
+      '--steps',
+      '3',
+    );
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { designs: { stepMs: number; steadyStepMs: number }[] };
+    expect(out.designs.map((d) => d.stepMs)).toEqual([27, 27]);
+    expect(out.designs[0]!.steadyStepMs).toBeCloseTo(27, 9);
+    expect(out.designs[1]!.steadyStepMs).toBeCloseTo(24, 9);
+  });
+
+  test('--steps outside 2..64 is a usage error naming the option', async () => {
+    const r = await stagecraft('simulate', DEFAULT_EXAMPLE, '--steps', '1');
+    expect(r.code).toBe(1);
+    expect(r.stderr.split('\n')[0]).toBe('error: --steps: must be from 2 to 64, got 1');
+  });
+
   test('the readable summary names both bubble conventions and every device', async () => {
     const r = await stagecraft('simulate', DEFAULT_EXAMPLE, '--width', '80');
     expect(r.stderr).toBe('');

@@ -162,6 +162,12 @@ export interface Dag {
   /** Set by `shard_tensor`: groups whose members split blocks (they all see the same tokens). */
   readonly tensorParallel?: readonly { readonly group: number; readonly blocks: readonly number[] }[];
   /**
+   * Collectives across groups: each entry is one collective's nodes, one per group it spans (a
+   * node lives on one group's stream), issued by all of them as one (the first node names it).
+   * Set by `reduce-copies` for DualPipe's two model copies.
+   */
+  readonly jointCollectives?: readonly (readonly number[])[];
+  /**
    * The nodes as columns, set when the DAG is made from them (`dagOf`, dagTable.ts), as every
    * pass makes its output; `nodes` is then made from them when first read. Absent on a DAG given
    * as node objects (a test's, a deserialised one). Not enumerable: a DAG serialises, clones and

@@ -79,6 +79,7 @@ export function dagOf(parts: DagParts, table: NodeTable, parent?: Dag): Dag {
   mutable.streams = parts.streams;
   if (parts.dataParallel !== undefined) mutable.dataParallel = parts.dataParallel;
   if (parts.tensorParallel !== undefined) mutable.tensorParallel = parts.tensorParallel;
+  if (parts.jointCollectives !== undefined) mutable.jointCollectives = parts.jointCollectives;
   const rows: DagRows = { table, parent, ids: undefined };
   Object.defineProperty(dag, 'rows', { value: rows });
   return dag;
@@ -108,6 +109,7 @@ export function partsOf(dag: Dag): DagParts {
   };
   if (dag.dataParallel !== undefined) parts.dataParallel = dag.dataParallel;
   if (dag.tensorParallel !== undefined) parts.tensorParallel = dag.tensorParallel;
+  if (dag.jointCollectives !== undefined) parts.jointCollectives = dag.jointCollectives;
   return parts;
 }
 

@@ -60,6 +60,7 @@ describe('compile', () => {
       'replicate',
       'shard',
       'shard-tensor',
+      'reduce-copies',
       'recompute',
       'offload',
       'order',

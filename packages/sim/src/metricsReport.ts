@@ -2,6 +2,7 @@
  * The metrics object of `stagecraft simulate --json`, which `POST /api/compile` returns as
  * `metrics` too: one function builds it for both so the two cannot drift apart.
  */
+import type { SteadyState } from './steadyState.ts';
 import type { Simulation } from './types.ts';
 
 export interface MetricsTimings {
@@ -26,6 +27,11 @@ export interface MetricsReport {
   tokensPerSecond?: number;
   mfu?: number;
   warnings?: string[];
+  /**
+   * Over `steps` steps in a row (asked for): time per step once each device starts its next step
+   * as soon as its own optimizer step allows (docs/cost-model.md, "Steady state").
+   */
+  steadyState?: { steps: number; steadyStepMs: number; tokensPerSecond?: number };
   timings: MetricsTimings;
 }
 
@@ -34,6 +40,7 @@ export function metricsReport(
   ops: number,
   sim: Simulation,
   timings: MetricsTimings,
+  steady?: SteadyState,
 ): MetricsReport {
   return {
     name,
@@ -52,6 +59,18 @@ export function metricsReport(
     ...(sim.tokensPerSecond !== undefined ? { tokensPerSecond: sim.tokensPerSecond } : {}),
     ...(sim.mfu !== undefined ? { mfu: sim.mfu } : {}),
     ...(sim.warnings !== undefined ? { warnings: sim.warnings } : {}),
+    ...(steady ? { steadyState: steadyFigures(sim, steady) } : {}),
     timings,
   };
+}
+
+function steadyFigures(sim: Simulation, steady: SteadyState): NonNullable<MetricsReport['steadyState']> {
+  const out: NonNullable<MetricsReport['steadyState']> = {
+    steps: steady.steps,
+    steadyStepMs: steady.steadyStepMs,
+  };
+  // Tokens per step are the simulation's rate times its step time.
+  if (sim.tokensPerSecond !== undefined && steady.steadyStepMs > 0)
+    out.tokensPerSecond = (sim.tokensPerSecond * sim.makespanMs) / steady.steadyStepMs;
+  return out;
 }

@@ -7,7 +7,7 @@
  */
 import type { Design, Issue } from '@stagecraft/ir';
 import { exposedCommPerDeviceMs } from '@stagecraft/sim';
-import { runDesign, simulateRun } from './run.ts';
+import { runDesign, simulateRun, steadyRun } from './run.ts';
 
 export type CompareRow =
   | {
@@ -25,12 +25,14 @@ export type CompareRow =
       peakMemoryBytes: { device: number; bytes: number }[];
       maxPeakMemoryBytes: number;
       tokensPerSecond?: number;
+      /** With `steps`: time per step over that many steps in a row (docs/cost-model.md). */
+      steadyStepMs?: number;
       ops: number;
       devices: number;
     }
   | { ok: false; name: string; errors: Issue[] };
 
-export function compareDesigns(designs: readonly Design[]): CompareRow[] {
+export function compareDesigns(designs: readonly Design[], options: { steps?: number } = {}): CompareRow[] {
   return designs.map((design): CompareRow => {
     const run = runDesign(design, { keepSnapshots: false });
     if (!run.ok) return { ok: false, name: design.name, errors: run.errors };
@@ -52,6 +54,11 @@ export function compareDesigns(designs: readonly Design[]): CompareRow[] {
       devices: sim.devices.length,
     };
     if (sim.tokensPerSecond !== undefined) row.tokensPerSecond = sim.tokensPerSecond;
+    if (options.steps !== undefined) {
+      const steady = steadyRun(run, options.steps);
+      if (!steady.ok) return { ok: false, name: design.name, errors: steady.errors };
+      row.steadyStepMs = steady.steady.steadyStepMs;
+    }
     return row;
   });
 }

@@ -22,4 +22,5 @@ export {
   type RunSimulation,
   runDesign,
   simulateRun,
+  steadyRun,
 } from './run.ts';

@@ -11,7 +11,7 @@ import {
   compileIncremental,
   type IncrementalState,
 } from '@stagecraft/passes';
-import { type SimulationResult, simulate } from '@stagecraft/sim';
+import { type SimulationResult, type SteadyStateResult, simulate, steadyState } from '@stagecraft/sim';
 
 export type Compiled = Extract<CompileResult, { ok: true }>;
 
@@ -92,4 +92,14 @@ export function simulateRun(run: DesignRun, keepTimeline: boolean): RunSimulatio
   const result = simulate(run.compiled.plan, { keepTimeline });
   run.simulation = { result, keepTimeline, ms: now() - t0 };
   return run.simulation;
+}
+
+/**
+ * The run's steady state over `steps` steps in a row, from its one simulation (made if need be):
+ * the single step is simulated once, the repeated plan once more.
+ */
+export function steadyRun(run: DesignRun, steps: number): SteadyStateResult {
+  const one = simulateRun(run, false).result;
+  if (!one.ok) return one;
+  return steadyState(run.compiled.plan, steps, one.sim.makespanMs);
 }

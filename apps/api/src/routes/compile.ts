@@ -29,7 +29,7 @@ export function compileRoutes(app: FastifyInstance, ctx: AppContext): void {
     const include: CompileInclude = { ...defaults, ...body.include };
     const omitted = omittedParts(include, body.include ?? {});
     const hash = contentHash(design);
-    const key = `${hash}|${include.snapshots}|${include.timeline}|${include.plan}|${include.dag}|${omitted.join(',')}|${ctx.limits.maxOps}`;
+    const key = `${hash}|${include.snapshots}|${include.timeline}|${include.plan}|${include.dag}|${include.steps ?? 1}|${omitted.join(',')}|${ctx.limits.maxOps}`;
     const { designId, revision } = body;
     const left = omitted.length > 0 ? `"omitted":${JSON.stringify(omitted)},` : '';
     const head = (cached: boolean) => `{"ok":true,"hash":"${hash}","cached":${cached},${left}`;

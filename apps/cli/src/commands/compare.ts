@@ -1,5 +1,6 @@
-/** `stagecraft compare <design> <design> … [--json]`: schedules side by side. */
+/** `stagecraft compare <design> <design> … [--json] [--steps n]`: schedules side by side. */
 import { compareMeasured } from '@stagecraft/measure';
+import { MAX_STEPS } from '@stagecraft/sim';
 import { type CompareRow, compareDesigns } from '@stagecraft/workflow';
 import { errorLine, formatBytes, formatCount, formatMs, formatPercent, table } from '../format.ts';
 import type { InputOptions } from '../inputFile.ts';
@@ -15,11 +16,12 @@ export interface CompareCommand {
   json: boolean;
   /** Measured traces of the one design: predicted against measured instead of designs side by side. */
   measured?: MeasuredFiles;
+  steps?: number;
 }
 
-export const COMPARE_OPTIONS = ['json', 'measured', 'rank'] as const;
+export const COMPARE_OPTIONS = ['json', 'steps', 'measured', 'rank'] as const;
 
-export const COMPARE_USAGE = `Usage: stagecraft compare <design> <design> … [--json]
+export const COMPARE_USAGE = `Usage: stagecraft compare <design> <design> … [--json] [--steps <n>]
 
 Compiles and simulates every design and prints them side by side: step time, bubble of the total
 (Σ idle / (devices × step)) and of the ideal time (Σ idle / Σ busy, as Megatron reports it),
@@ -29,7 +31,8 @@ model knows its sequence length.
 Options:
   --json   print one JSON object: {"designs": [{file, name, stepMs, bubbleRatio, bubbleOverIdeal,
            exposedCommMs (Σ over devices), exposedCommPerDeviceMs, peakMemoryBytes: [{device, bytes}],
-           maxPeakMemoryBytes, tokensPerSecond?, ops, devices}]}
+           maxPeakMemoryBytes, tokensPerSecond?, steadyStepMs? (with --steps), ops, devices}]}
+  --steps <n>  also simulate n steps in a row (2 to 64): the steady step time of each design
 
 With --measured, one design against a measured step of its plan (traces as "stagecraft calibrate"
 reads them): the predicted and measured step, the per-op error and the instructions whose start
@@ -52,6 +55,7 @@ export function parseCompareArgs(
   if (rest.length === 0) return { ok: false, error: 'compare: missing the design files' };
   const given = values.measured;
   if (Array.isArray(given)) {
+    if (values.steps !== undefined) return { ok: false, error: '--steps: not with --measured' };
     const files = [...given, ...rest.slice(1)];
     const rank = rankOption(values.rank, files);
     if ('error' in rank) return { ok: false, error: rank.error };
@@ -62,14 +66,25 @@ export function parseCompareArgs(
     };
   }
   if (values.rank !== undefined) return { ok: false, error: '--rank: goes with --measured' };
-  return { ok: true, command: { kind: 'compare', designs: [...rest], json: values.json === true } };
+  const command: CompareCommand = { kind: 'compare', designs: [...rest], json: values.json === true };
+  if (values.steps !== undefined) {
+    const raw = String(values.steps);
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < 2 || n > MAX_STEPS)
+      return { ok: false, error: `--steps: must be from 2 to ${MAX_STEPS}, got ${JSON.stringify(raw)}` };
+    command.steps = n;
+  }
+  return { ok: true, command };
 }
 
 export function compareCommand(cmd: CompareCommand & InputOptions, io: Io): number {
   if (cmd.measured) return compareWithMeasured(cmd.designs[0]!, cmd.measured, cmd, io);
   const loaded = cmd.designs.map((file) => ({ file, design: loadDesign(file, io, cmd) }));
   if (loaded.some((l) => !l.design)) return 1;
-  const rows = compareDesigns(loaded.map((l) => l.design!));
+  const rows = compareDesigns(
+    loaded.map((l) => l.design!),
+    cmd.steps !== undefined ? { steps: cmd.steps } : {},
+  );
   let failed = false;
   rows.forEach((r, i) => {
     if (r.ok) return;
@@ -87,10 +102,12 @@ export function compareCommand(cmd: CompareCommand & InputOptions, io: Io): numb
 }
 
 export function compareTable(rows: readonly Extract<CompareRow, { ok: true }>[]): string {
+  const steady = rows.some((r) => r.steadyStepMs !== undefined);
   const main = table(
     [
       'design',
       'step',
+      ...(steady ? ['steady step'] : []),
       'bubble (of total)',
       'bubble (of ideal)',
       'exposed comm / GPU',
@@ -100,6 +117,7 @@ export function compareTable(rows: readonly Extract<CompareRow, { ok: true }>[])
     rows.map((r) => [
       r.name,
       formatMs(r.stepMs),
+      ...(steady ? [r.steadyStepMs === undefined ? '-' : formatMs(r.steadyStepMs)] : []),
       formatPercent(r.bubbleRatio),
       formatPercent(r.bubbleOverIdeal),
       formatMs(r.exposedCommPerDeviceMs),

@@ -1,7 +1,7 @@
-/** `stagecraft simulate <design> [--json]`: one training step's timeline metrics. */
+/** `stagecraft simulate <design> [--json] [--steps n]`: one training step's timeline metrics, and the steady state. */
 import { formatStageLayers, layersPerStage } from '@stagecraft/passes';
-import { metricsReport, renderAsciiTimeline } from '@stagecraft/sim';
-import { simulateRun } from '@stagecraft/workflow';
+import { metricsReport, renderAsciiTimeline, type SteadyState } from '@stagecraft/sim';
+import { simulateRun, steadyRun } from '@stagecraft/workflow';
 import type { Command } from '../args.ts';
 import { simulationSummary } from '../format.ts';
 import type { Io } from '../io.ts';
@@ -24,10 +24,19 @@ export function simulate(cmd: Extract<Command, { kind: 'simulate' }>, io: Io, co
     return 1;
   }
   const { sim } = simulated;
+  let steady: SteadyState | undefined;
+  if (cmd.steps !== undefined) {
+    const r = steadyRun(run, cmd.steps);
+    if (!r.ok) {
+      reportIssues(r.errors, cmd.design, io);
+      return 1;
+    }
+    steady = r.steady;
+  }
   const timings = { compileMs: run.compileMs, simulateMs };
 
   if (cmd.json) {
-    const report = metricsReport(design.name, ops, sim, timings);
+    const report = metricsReport(design.name, ops, sim, timings, steady);
     io.out(JSON.stringify(report));
     return 0;
   }
@@ -40,6 +49,7 @@ export function simulate(cmd: Extract<Command, { kind: 'simulate' }>, io: Io, co
     ops,
     timings,
     ...(stages ? { layersPerStage: formatStageLayers(stages) } : {}),
+    ...(steady ? { steady } : {}),
   };
   io.out(
     simulationSummary(

@@ -34,6 +34,16 @@ describe('<Metrics> of a real-model design', () => {
   });
 });
 
+describe('<Metrics> steady state', () => {
+  test('ZB-H2 shows its 24 ms steady step beside the 27 ms step, with what it means', () => {
+    show('zb-h2-p4-m8');
+    expect(screen.getByTestId('metric-makespan').getAttribute('data-value')).toBe('27');
+    const steady = screen.getByTestId('metric-steady-step');
+    expect(Number(steady.getAttribute('data-value'))).toBeCloseTo(24, 9);
+    expect(steady.parentElement!.getAttribute('title')).toMatch(/over 3 steps in a row/);
+  });
+});
+
 describe('the timeline memory capacity', () => {
   test('a cluster preset gives its GPU memory (80 GiB for the DGX H100)', () => {
     expect(capacityOf({ preset: 'dgx-h100', nodes: 1 })?.(0)).toBe(80 * 1024 ** 3);

@@ -22,6 +22,15 @@ export function Metrics() {
         value={formatMs(sim.makespanMs)}
         raw={sim.makespanMs}
       />
+      {result.steady && (
+        <Metric
+          label="steady step"
+          testid="metric-steady-step"
+          value={formatMs(result.steady.steadyStepMs)}
+          raw={result.steady.steadyStepMs}
+          title={`time per step over ${result.steady.steps} steps in a row, each device starting its next step once its own optimizer step allows (no gradient-norm sync); the step time counts the pipeline fill every step`}
+        />
+      )}
       <Metric
         label="bubble"
         testid="metric-bubble"

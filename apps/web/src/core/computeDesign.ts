@@ -5,7 +5,7 @@
 import { type Dag, type Issue, nodeCount, type Plan, parseDesign } from '@stagecraft/ir';
 import type { ExpandedDirective, IncrementalState } from '@stagecraft/passes';
 import type { Simulation } from '@stagecraft/sim';
-import { runDesign, simulateRun } from '@stagecraft/workflow';
+import { runDesign, simulateRun, steadyRun } from '@stagecraft/workflow';
 import { buildDagGraph, type DagGraph } from './dagGraph.ts';
 
 export interface PassInfo {
@@ -28,7 +28,13 @@ export interface ComputeOk {
   ops: number;
   compileMs: number;
   simulateMs: number;
+  /** Time per step over STEADY_STEPS steps in a row (designs up to STEADY_MAX_OPS ops). */
+  steady?: { steps: number; steadyStepMs: number };
 }
+
+/** Steps the app's steady-state figure simulates, and the largest design it does so for on every edit. */
+export const STEADY_STEPS = 3;
+export const STEADY_MAX_OPS = 50_000;
 
 export interface ComputeFailed {
   ok: false;
@@ -61,6 +67,8 @@ export function computeDesign(
   const c = run.compiled;
   const { result: s, ms: simulateMs } = simulateRun(run, true);
   if (!s.ok) return { result: { ok: false, errors: s.errors }, incremental: state };
+  // The repeated plan costs STEADY_STEPS more simulations: only while edits stay interactive.
+  const steady = c.ops <= STEADY_MAX_OPS ? steadyRun(run, STEADY_STEPS) : undefined;
   const compiled: Compiled = {
     dag: c.dag,
     plan: c.plan,
@@ -84,6 +92,9 @@ export function computeDesign(
       ops: c.ops,
       compileMs: c.compileMs,
       simulateMs,
+      ...(steady?.ok
+        ? { steady: { steps: steady.steady.steps, steadyStepMs: steady.steady.steadyStepMs } }
+        : {}),
     },
   };
 }

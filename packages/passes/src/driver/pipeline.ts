@@ -17,6 +17,7 @@ import { orderPass } from '../passes/order.ts';
 import { partitionPass } from '../passes/partition.ts';
 import { placePass } from '../passes/place.ts';
 import { recomputePass } from '../passes/recompute.ts';
+import { reduceCopiesPass } from '../passes/reduceCopies.ts';
 import { replicatePass } from '../passes/replicate.ts';
 import { shardPass } from '../passes/shard.ts';
 import { shardTensorPass } from '../passes/shardTensor.ts';
@@ -42,6 +43,7 @@ export const PASSES: readonly Pass[] = [
   replicatePass,
   shardPass,
   shardTensorPass,
+  reduceCopiesPass,
   recomputePass,
   offloadPass,
   orderPass,

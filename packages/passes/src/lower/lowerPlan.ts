@@ -126,7 +126,17 @@ export const lowerPlanPass: Pass = {
         SU += sortedLanes[g]!.length;
       }
     }
-    const w = new ColumnWriter(dag, t, inc, laneOf, laneGroup, units, { NU, SU, D, scratch: ctx.scratch });
+    // A collective across groups is one node per group: each unit names the first (its key).
+    const jointKey = new Map<number, number>();
+    for (const nodes of dag.jointCollectives ?? [])
+      for (const v of nodes.slice(1)) jointKey.set(v, nodes[0]!);
+    const w = new ColumnWriter(dag, t, inc, laneOf, laneGroup, units, {
+      NU,
+      SU,
+      D,
+      scratch: ctx.scratch,
+      jointKey,
+    });
     const loweredAt = new Int32Array(groups.length).fill(-1);
     const peers = new Int32Array(groups.length);
     for (let p = 0; p < D; p++) {
@@ -266,6 +276,8 @@ class ColumnWriter {
   readonly devices = new Map<number, readonly number[]>();
   /** Unit of each node in the plan, where its group was first lowered. */
   private readonly unitOf: Int32Array;
+  /** The node naming each node of a collective across groups (other than the first). */
+  private readonly jointKey: ReadonlyMap<number, number>;
   /** The unit whose waits list each node's unit already. */
   private readonly seen: Int32Array;
   /** Next unit, next global stream, next wait. */
@@ -282,8 +294,15 @@ class ColumnWriter {
     private readonly laneOf: Int32Array,
     private readonly laneGroup: Int32Array,
     private readonly units: Units,
-    { NU, SU, D, scratch }: { NU: number; SU: number; D: number; scratch: ArraySource },
+    {
+      NU,
+      SU,
+      D,
+      scratch,
+      jointKey,
+    }: { NU: number; SU: number; D: number; scratch: ArraySource; jointKey: ReadonlyMap<number, number> },
   ) {
+    this.jointKey = jointKey;
     this.deviceStreams = new Int32Array(D + 1);
     this.streamStart = new Int32Array(SU + 1);
     this.unitStream = new Int32Array(NU);
@@ -368,7 +387,11 @@ class ColumnWriter {
         if (uk === UNIT_SEND || uk === UNIT_RECV) {
           this.peerIndex[u] = peers[t.peer[i]!]!;
           this.transferKey[u] = uk === UNIT_SEND ? i : this.sendOfRecv(i);
-        } else if (uk === UNIT_COLLECTIVE) this.devices.set(u, collectiveDevices(this.dag, t, i));
+        } else if (uk === UNIT_COLLECTIVE) {
+          this.devices.set(u, collectiveDevices(this.dag, t, i));
+          const key = this.jointKey.get(i);
+          if (key !== undefined) this.unitNode[u] = key;
+        }
       }
       this.s++;
     }

@@ -1,10 +1,14 @@
 /**
- * A total order per lane (device group and stream): the order of a FIFO topological sort of the
- * whole DAG. Any linear extension is free of deadlock (every wait points backwards in it), the
- * order directives' temporal edges make it the schedule's order, and a channel's RECVs come out
- * in the order of its SENDs, as NCCL's point-to-point matching needs.
+ * A total order per lane (device group and stream). Compute lanes keep the order of a FIFO
+ * topological sort of the whole DAG, which the order directives' temporal edges make the
+ * schedule's. Communication lanes are issued in the order of their compute anchors (issueKeys.ts),
+ * as a runtime's host thread issues NCCL calls: FIFO over the whole DAG would queue a later
+ * backward's all-to-all ahead of the current forward's dispatch. The issue keys sort every unit
+ * into one topological order (so no lane waits on a later unit of another: no deadlock), in which
+ * a channel's RECVs follow its SENDs; its positions are the ranks plan validation checks.
  */
 import { CompileError, type Dag, nodeIdOf } from '@stagecraft/ir';
+import { issueKeys } from '../dag/issueKeys.ts';
 import { topoOrderOf, type Units } from '../dag/topo.ts';
 import type { Pass } from '../driver/pass.ts';
 
@@ -15,7 +19,7 @@ export interface StreamOrder {
   /** Units (representative node indices) of lane l in execution order: `laneUnits[laneOff[l] .. laneOff[l+1]-1]`. */
   readonly laneOff: Int32Array;
   readonly laneUnits: Int32Array;
-  /** Position of each of those units in the topological order: it grows along every edge. */
+  /** Position of each of those units in one topological order of the DAG that runs every lane in its order. */
   readonly laneRank: Int32Array;
 }
 
@@ -40,17 +44,25 @@ export const streamOrderPass: Pass = {
     const laneOff = new Int32Array(L + 1);
     for (let i = 0; i < rep.length; i++) if (rep[i] === i && laneOf[i]! >= 0) laneOff[laneOf[i]! + 1]!++;
     for (let l = 0; l < L; l++) laneOff[l + 1]! += laneOff[l]!;
-    const fill = laneOff.slice(0, L);
-    const laneUnits = new Int32Array(laneOff[L]!);
-    const laneRank = new Int32Array(laneOff[L]!);
     const { order } = topo;
+    const rankOf = new Int32Array(rep.length);
+    const all: number[] = [];
     for (let k = 0; k < order.length; k++) {
       const i = order[k]!;
-      const l = laneOf[i]!;
-      if (rep[i] === i && l >= 0) {
-        laneRank[fill[l]!] = k;
-        laneUnits[fill[l]!++] = i;
-      }
+      rankOf[i] = k;
+      if (rep[i] === i && laneOf[i]! >= 0) all.push(i);
+    }
+    const key = issueKeys(dag, units, order, rankOf, laneOf, L);
+    // Every lane unit by (key, FIFO rank): a topological order, whose positions are the ranks.
+    all.sort((a, b) => key[a]! - key[b]! || rankOf[a]! - rankOf[b]!);
+    const laneUnits = new Int32Array(all.length);
+    const laneRank = new Int32Array(all.length);
+    const fill = laneOff.slice(0, L);
+    for (let k = 0; k < all.length; k++) {
+      const u = all[k]!;
+      const l = laneOf[u]!;
+      laneRank[fill[l]!] = k;
+      laneUnits[fill[l]!++] = u;
     }
     ctx.streamOrder = { dag, units, laneOff, laneUnits, laneRank };
     return dag;
