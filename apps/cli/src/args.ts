@@ -34,7 +34,7 @@ const GLOBAL_USAGE = `Usage: stagecraft <command> [options]
 
 Commands:
   validate <design>              check a design file; print "ok: <name> (<n> directives)"
-  compile <design> [-o <file>]   compile a design to a stagecraft/plan@1 per-device plan
+  compile <design> [-o <file>]   compile a design to a stagecraft/plan@2 per-device plan
   simulate <design> [--json]     compile and simulate a design; print its timeline metrics
   export <design> --format <f>   write the design as piper, torch-csv, chrome-trace or plan
   import <file> --format <f>     read a torch-csv schedule or a Piper program into a design
@@ -64,7 +64,7 @@ Example:
   stagecraft validate examples/1f1b-p4-m8.json`,
   compile: `Usage: stagecraft compile <design> [-o <file>] [--max-ops <n>]
 
-Compiles the design to a stagecraft/plan@1 document: per device, per stream, the ordered
+Compiles the design to a stagecraft/plan@2 document: per device, per stream, the ordered
 instructions a runtime executes. With -o the plan is written to <file>; without it, to stdout.
 Plans of more than 100,000 ops are written without indentation.
 

@@ -116,7 +116,7 @@ export const EXPORT_FORMATS = [
   },
   { key: 'torch-csv', label: 'torch pipelining CSV (with comms)', options: { torchFormat: 'compute_comms' } },
   { key: 'piper', label: 'Piper program', options: {} },
-  { key: 'plan', label: 'Plan (stagecraft/plan@1)', options: {} },
+  { key: 'plan', label: 'Plan (stagecraft/plan@2)', options: {} },
 ] as const;
 
 /** POST /api/export: the file as a Blob and the name the API gave it. */

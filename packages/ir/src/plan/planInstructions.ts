@@ -26,7 +26,14 @@ import {
   OP_UPD,
 } from '../nodeTable.ts';
 import type { CompiledLayout } from './compiledLayout.ts';
-import type { ComputeInstruction, Instruction, P2PInstruction, StreamPlan } from './plan.ts';
+import type {
+  CollectiveInstruction,
+  ComputeInstruction,
+  Instruction,
+  P2PInstruction,
+  StreamPlan,
+} from './plan.ts';
+import { collectiveParams, microbatchOf } from './runtimeFields.ts';
 
 /**
  * Where a lowered stream's instructions come from: global stream `stream` of the group's first
@@ -133,6 +140,7 @@ export class PlanInstructions {
   private readonly templates = new Map<number, Tags>();
   private readonly provenances = new Map<string, Provenance>();
   private readonly radix: number[];
+  private params: Map<number, number[]> | undefined;
 
   constructor(private readonly p: LoweredProgram) {
     this.t = tableOf(p.dag);
@@ -193,7 +201,7 @@ export class PlanInstructions {
           break;
         case 'collective': {
           const id = nodeIdOf(dag, i);
-          out[k] = {
+          const ins: CollectiveInstruction = {
             op: NODE_OPS[code] as 'ALL_REDUCE',
             id,
             tags: this.tags(i),
@@ -204,6 +212,9 @@ export class PlanInstructions {
             collective: id,
             provenance: this.provenance(i),
           };
+          const params = (this.params ??= collectiveParams(dag, t)).get(i);
+          if (params !== undefined) ins.params = params;
+          out[k] = ins;
           break;
         }
         case 'memory':
@@ -214,6 +225,8 @@ export class PlanInstructions {
             waits,
             bytes: t.bytes[i]!,
             provenance: this.provenance(i),
+            block: t.block[i]!,
+            microbatch: microbatchOf(dag, t, i),
           };
           break;
         case 'control':
@@ -248,18 +261,24 @@ export class PlanInstructions {
     const provenance = this.provenance(i);
     const a = t.alloc[i]!;
     const f = t.free[i]!;
+    const block = t.block[i]!;
+    const microbatch = microbatchOf(dag, t, i);
     // One literal per combination of optional fields, so each instruction is built with its
     // final shape (adding fields one by one would reshape hundreds of thousands of objects).
-    if (ms !== undefined && flops === undefined) {
-      if (a > 0 && f <= 0) return { op, id, tags, waits, provenance, ms, allocBytes: a };
-      if (a <= 0 && f > 0) return { op, id, tags, waits, provenance, ms, freeBytes: f };
-      if (a <= 0 && f <= 0) return { op, id, tags, waits, provenance, ms };
+    if (ms !== undefined && flops === undefined && block >= 0) {
+      if (a > 0 && f <= 0) return { op, id, tags, waits, provenance, ms, allocBytes: a, block, microbatch };
+      if (a <= 0 && f > 0) return { op, id, tags, waits, provenance, ms, freeBytes: f, block, microbatch };
+      if (a <= 0 && f <= 0) return { op, id, tags, waits, provenance, ms, block, microbatch };
     }
     const ins: ComputeInstruction = { op, id, tags, waits, provenance };
     if (ms !== undefined) ins.ms = ms;
     if (flops !== undefined) ins.flops = flops;
     if (a > 0) ins.allocBytes = a;
     if (f > 0) ins.freeBytes = f;
+    if (block >= 0) {
+      ins.block = block;
+      ins.microbatch = microbatch;
+    }
     return ins;
   }
 
@@ -274,6 +293,11 @@ export class PlanInstructions {
       bytes: t.bytes[i]!,
       transfer: transferOf(this.p.dag, i),
       provenance: this.provenance(i),
+      tensor: {
+        block: t.block[i]!,
+        pass: NODE_OPS[t.pass[i]!] as 'F',
+        microbatch: microbatchOf(this.p.dag, t, i),
+      },
     };
   }
 

@@ -1,0 +1,376 @@
+"""One device's step: its streams run by the plan's rules (docs/plan-format.md). A single loop
+issues the head of every stream once the instruction before it has finished (a RECV releases its
+stream when posted) and its waits have; compute runs in the loop, SENDs, RECVs and collectives run
+asynchronously on torch.distributed and a waiter thread marks each finished. Nothing here reads an
+id's text: blocks, microbatches, tensors and parameters come from the instructions' @2 fields."""
+import threading
+import time
+
+import torch
+import torch.distributed as dist
+
+from . import collectives
+from .model import Adam
+from .plan import COLLECTIVES, COMPUTE
+
+
+class RunError(Exception):
+    """A device could not finish its step; the message names the device and the instruction."""
+
+
+class _Box:
+    """A saved activation, moved to host memory by OFFLOAD and back by RELOAD."""
+
+    __slots__ = ("t", "device")
+
+    def __init__(self, t):
+        self.t = t
+        self.device = t.device
+
+
+class Device:
+    def __init__(self, plan, setup, rank, program, peer_of, groups, tags, replica, timeout=30.0, trace=None):
+        self.plan = plan
+        self.setup = setup
+        self.rank = rank
+        self.program = program
+        self.peer_of = peer_of
+        self.groups = groups  # (devices tuple, stream) -> process group
+        self.tags = tags  # transfer key -> p2p tag
+        self.replica = replica
+        self.timeout = timeout
+        self.trace = trace
+        self.adam = Adam()
+        held = set()
+        self.recomputed = set()
+        self.offloaded = set()
+        for stream in program["streams"]:
+            for ins in stream["instructions"]:
+                for m in ins.get("members", [ins]):
+                    if m["op"] in COMPUTE and "block" in m:
+                        held.add(m["block"])
+                    if m["op"] == "RECOMPUTE":
+                        self.recomputed.add((m["block"], m["microbatch"]))
+                    if m["op"] == "OFFLOAD":
+                        self.offloaded.add((m["block"], m["microbatch"]))
+                if ins["op"] in COLLECTIVES:
+                    held.update(ins.get("params", []))
+        self.blocks = {b: setup.block(b) for b in sorted(held)}
+        # ZeRO: flat gradient shards per bucket (tuple of blocks) this member keeps.
+        self.shards = {}
+
+    # ---- one step ----------------------------------------------------------------------------
+    def step(self, step):
+        self.step_index = step
+        self.stash = {}  # (block, mb) -> dict(inputs, out, boxes)
+        self.outputs = {}  # (block, mb) -> forward output (detached) for local consumers and SENDs
+        self.grad_out = {}  # (block, mb) -> gradient of the block's output
+        self.grad_in = {}  # (block, mb) -> gradient of the block's input (for SENDs)
+        self.received = {}
+        self.loss = 0.0
+        self.done = set()
+        self.lock = threading.Lock()
+        self.finished = []  # (ins, finish) completed asynchronously, applied by the loop
+        self.errors = []
+        streams = [{"name": s["stream"], "list": s["instructions"], "pos": 0, "busy": None} for s in self.program["streams"]]
+        total = sum(len(s["list"]) for s in streams)
+        last = time.monotonic()
+        t0 = time.perf_counter()
+        while len(self.done) < total:
+            progress = self._drain()
+            for s in streams:
+                if s["busy"] is not None:
+                    if s["busy"] not in self.done:
+                        continue
+                    s["busy"] = None
+                if s["pos"] >= len(s["list"]):
+                    continue
+                ins = s["list"][s["pos"]]
+                if not self._ready(ins):
+                    continue
+                s["pos"] += 1
+                progress = True
+                if self._issue(ins, s["name"], t0):
+                    s["busy"] = ins["id"]
+            if self.errors:
+                raise self.errors[0]
+            if progress:
+                last = time.monotonic()
+            else:
+                if time.monotonic() - last > self.timeout:
+                    raise RunError(self._stuck(streams))
+                time.sleep(0.0001)
+        return self.loss
+
+    def _ready(self, ins):
+        waits = list(ins["waits"])
+        for m in ins.get("members", []):
+            waits += m["waits"]
+        return all(w in self.done for w in waits)
+
+    def _stuck(self, streams):
+        heads = []
+        for s in streams:
+            if s["busy"] is not None:
+                heads.append(f"{s['name']}: {s['busy']} in flight")
+            elif s["pos"] < len(s["list"]):
+                ins = s["list"][s["pos"]]
+                missing = [w for w in ins["waits"] if w not in self.done]
+                heads.append(f"{s['name']}: {ins['id']} waiting for {', '.join(missing) or 'its stream'}")
+        return f"device {self.rank}: no progress for {self.timeout:.0f} s; " + "; ".join(heads)
+
+    def _drain(self):
+        with self.lock:
+            ready, self.finished = self.finished, []
+        for ins, finish, start in ready:
+            try:
+                finish()
+            except Exception as e:  # noqa: BLE001 - named and re-raised by the loop
+                self.errors.append(RunError(f"device {self.rank}: {ins['id']} ({ins['op']}) failed: {e}"))
+            self._record(ins, start)
+            self.done.add(ins["id"])
+        return bool(ready)
+
+    def _record(self, ins, start):
+        if self.trace is not None:
+            self.trace.append((ins["id"], ins["op"], start, time.perf_counter()))
+
+    def _later(self, ins, work, finish):
+        """Marks `ins` finished (after `finish`) once `work` completes, from a waiter thread."""
+        start = time.perf_counter()
+
+        def wait():
+            try:
+                work.wait()
+            except Exception as e:  # noqa: BLE001
+                with self.lock:
+                    self.errors.append(RunError(f"device {self.rank}: {ins['id']} ({ins['op']}) failed: {e}"))
+                return
+            with self.lock:
+                self.finished.append((ins, finish, start))
+
+        threading.Thread(target=wait, daemon=True).start()
+
+    def _issue(self, ins, stream, t0):
+        """Issues one instruction; True when it keeps its stream busy until it finishes."""
+        op = ins["op"]
+        try:
+            if op in COMPUTE or op == "OVERLAP" or op in ("OFFLOAD", "RELOAD"):
+                start = time.perf_counter()
+                for m in ins.get("members", [ins]):
+                    self._compute(m)
+                self._record(ins, start)
+                self.done.add(ins["id"])
+                return False
+            if op == "SEND":
+                t = self._tensor_to_send(ins["tensor"])
+                work = dist.isend(t.contiguous(), self.peer_of(ins["peer"]), tag=self.tags[ins["transfer"]])
+                self._later(ins, work, lambda: None)
+                # Rule 4 makes a SEND eager: it never waits for its receiver. Gloo's send completes
+                # only once the peer has posted the receive, so holding the stream until then would
+                # turn the plan's eager SENDs into a rendezvous (and deadlock V-shaped schedules).
+                return False
+            if op == "RECV":
+                buf = torch.empty(self.setup.sample_rows(), self.setup.width, dtype=self.setup.dtype)
+                work = dist.irecv(buf, self.peer_of(ins["peer"]), tag=self.tags[ins["transfer"]])
+                self._later(ins, work, lambda: self._received(ins["tensor"], buf))
+                return False
+            if op in COLLECTIVES:
+                work, finish = self._collective(ins, stream)
+                self._later(ins, work, finish)
+                return True
+        except RunError:
+            raise
+        except Exception as e:
+            raise RunError(f"device {self.rank}: {ins['id']} ({op}) failed: {type(e).__name__}: {e}") from e
+        raise RunError(f"device {self.rank}: {ins['id']}: unknown op {op}")
+
+    # ---- tensors -----------------------------------------------------------------------------
+    def _tensor_to_send(self, tensor):
+        key = (tensor["block"], tensor["microbatch"])
+        return self.outputs[key] if tensor["pass"] == "F" else self.grad_in[key]
+
+    def _received(self, tensor, buf):
+        key = (tensor["block"], tensor["microbatch"])
+        if tensor["pass"] == "F":
+            self.outputs[key] = buf
+        else:
+            # The gradient of block b's input is the gradient of the outputs of b's inputs held here.
+            for a in self.setup.blocks[tensor["block"]]["inputs"]:
+                if a in self.blocks:
+                    self._add_grad_out((a, tensor["microbatch"]), buf)
+
+    def _add_grad_out(self, key, g):
+        prev = self.grad_out.get(key)
+        self.grad_out[key] = g if prev is None else prev + g
+
+    # ---- compute -----------------------------------------------------------------------------
+    def _compute(self, ins):
+        op = ins["op"]
+        if op == "UPD":
+            return self._update()
+        key = (ins["block"], ins["microbatch"])
+        if op == "F":
+            return self._forward(key, recompute=False)
+        if op == "RECOMPUTE":
+            return self._forward(key, recompute=True)
+        if op in ("B", "BI", "BW"):
+            return self._backward(key, op)
+        if op == "OFFLOAD":
+            for box in self.stash[key]["boxes"]:
+                box.t = box.t.to("cpu", copy=True)
+            return None
+        if op == "RELOAD":
+            for box in self.stash[key]["boxes"]:
+                box.t = box.t.to(box.device, copy=True)
+            return None
+        raise RunError(f"device {self.rank}: {ins['id']}: unknown compute op {op}")
+
+    def _forward(self, key, recompute):
+        b, mb = key
+        setup = self.setup
+        spec = setup.blocks[b]
+        if recompute:
+            inputs = self.stash[key]["inputs"]
+        elif spec["inputs"]:
+            inputs = [self.outputs[(a, mb)].detach().requires_grad_() for a in spec["inputs"]]
+        else:
+            inputs = [setup.data(self.step_index, self.replica, mb)[0]]
+        keep_graph = recompute or key not in self.recomputed
+        boxes = []
+        if keep_graph:
+            def pack(t):
+                box = _Box(t)
+                boxes.append(box)
+                return box
+
+            with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(pack, lambda box: box.t):
+                out = self.blocks[b](sum(inputs) if len(inputs) > 1 else inputs[0])
+                if b == setup.loss_block:
+                    loss = setup.loss(out, setup.data(self.step_index, self.replica, mb)[1])
+        else:
+            # To be recomputed: keep only the input now, the graph comes from RECOMPUTE.
+            with torch.no_grad():
+                out = self.blocks[b](sum(inputs) if len(inputs) > 1 else inputs[0])
+                if b == setup.loss_block:
+                    loss = setup.loss(out, setup.data(self.step_index, self.replica, mb)[1])
+        if b == setup.loss_block and not recompute:
+            self.loss += loss.item()
+        self.outputs[key] = out.detach()
+        if keep_graph:
+            self.stash[key] = {"inputs": inputs, "out": loss if b == setup.loss_block else out, "boxes": boxes}
+        else:
+            self.stash[key] = {"inputs": inputs, "out": None, "boxes": boxes}
+
+    def _backward(self, key, op):
+        b, mb = key
+        st = self.stash[key]
+        out = st["out"]
+        grad = None if b == self.setup.loss_block else self.grad_out.pop(key)
+        if grad is None and b != self.setup.loss_block:
+            raise RunError(f"device {self.rank}: no output gradient for block {b} microbatch {mb}")
+        params = list(self.blocks[b].parameters())
+        inputs = [x for x in st["inputs"] if x.requires_grad]
+        if op == "BI" or op == "B":
+            wrt = inputs + (params if op == "B" else [])
+            grads = torch.autograd.grad(out, wrt, grad_outputs=grad, retain_graph=op == "BI") if wrt else []
+            if inputs:
+                gi = grads[0] if len(inputs) == 1 else None
+                if gi is not None:
+                    self.grad_in[key] = gi
+                for a, g in zip(self.setup.blocks[b]["inputs"], grads[: len(inputs)]):
+                    if a in self.blocks:
+                        self._add_grad_out((a, mb), g)
+            if op == "B":
+                self._accumulate(params, grads[len(inputs) :])
+                del self.stash[key]
+            else:
+                st["grad"] = grad
+        else:  # BW
+            g = st.get("grad", grad)
+            grads = torch.autograd.grad(out, params, grad_outputs=g)
+            self._accumulate(params, grads)
+            del self.stash[key]
+
+    @staticmethod
+    def _accumulate(params, grads):
+        for p, g in zip(params, grads):
+            p.grad = g.clone() if p.grad is None else p.grad + g
+
+    # ---- training state ----------------------------------------------------------------------
+    def _flat(self, blocks, grads):
+        ts = []
+        for b in blocks:
+            for p in self.blocks[b].parameters():
+                ts.append((p.grad if p.grad is not None else torch.zeros_like(p)) if grads else p.data)
+        return torch.cat([t.reshape(-1) for t in ts])
+
+    def _unflat(self, blocks, flat, grads):
+        k = 0
+        for b in blocks:
+            for p in self.blocks[b].parameters():
+                n = p.numel()
+                part = flat[k : k + n].view_as(p)
+                if grads:
+                    p.grad = part.clone()
+                else:
+                    p.data.copy_(part)
+                k += n
+
+    def _collective(self, ins, stream):
+        op = ins["op"]
+        devices = tuple(ins["devices"])
+        group = self.groups[(devices, stream)]
+        n = len(devices)
+        me = devices.index(self.rank)
+        blocks = tuple(ins.get("params", []))
+        if not blocks:
+            raise RunError(f"device {self.rank}: {ins['id']}: activation collectives are not run yet")
+        if op == "ALL_REDUCE":
+            flat = self._flat(blocks, True)
+            work, result = collectives.all_reduce(flat, group)
+            return work, lambda: self._unflat(blocks, result(), True)
+        padded = self._padded(blocks, n)
+        if op == "REDUCE_SCATTER":
+            flat = torch.nn.functional.pad(self._flat(blocks, True), (0, padded))
+            work, result = collectives.reduce_scatter(flat, n, me, group)
+
+            def keep():
+                shard = result()
+                prev = self.shards.get(blocks)
+                self.shards[blocks] = (shard if prev is None else prev[0] + shard, n, me)
+                for b in blocks:
+                    for p in self.blocks[b].parameters():
+                        p.grad = None
+
+            return work, keep
+        if op == "ALL_GATHER":
+            flat = torch.nn.functional.pad(self._flat(blocks, False), (0, padded))
+            chunk = flat.numel() // n
+            work, result = collectives.all_gather(flat[me * chunk : (me + 1) * chunk].contiguous(), n, group)
+            total = flat.numel() - padded
+            return work, lambda: self._unflat(blocks, result()[:total], False)
+        raise RunError(f"device {self.rank}: {ins['id']}: {op} of parameters is not run yet")
+
+    def _padded(self, blocks, n):
+        total = sum(p.numel() for b in blocks for p in self.blocks[b].parameters())
+        return (-total) % n
+
+    def _update(self):
+        sharded = set()
+        for blocks, (shard, n, me) in self.shards.items():
+            # ZeRO-1/2: step this member's flat shard of the bucket; the ALL_GATHER after brings the rest.
+            params = self._flat(blocks, False)
+            flat = torch.nn.functional.pad(params, (0, shard.numel() * n - params.numel()))
+            c = shard.numel()
+            part = flat[me * c : (me + 1) * c].clone()
+            self.adam.step(("shard", blocks), part, shard)
+            flat[me * c : (me + 1) * c] = part
+            self._unflat(blocks, flat[: params.numel()], False)
+            sharded.update(blocks)
+        self.shards = {}
+        for b, mod in self.blocks.items():
+            for name, p in mod.named_parameters():
+                if p.grad is not None and b not in sharded:
+                    self.adam.step((b, name), p.data, p.grad)
+                p.grad = None

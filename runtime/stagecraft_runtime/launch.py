@@ -1,0 +1,113 @@
+"""Runs plans on one machine: one process per device on 127.0.0.1 with a free port, watched so that
+a process that fails or dies ends the whole run at once (its error named, the others stopped, no
+orphans), then the single-device reference and the comparison."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import torch
+
+from .model import Setup
+from .plan import device_count, load
+from .reference import run_reference
+
+
+class LaunchError(Exception):
+    pass
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def launch(plans, opts):
+    loaded = [load(p) for p in plans]
+    world = max(device_count(p) for p in loaded)
+    out_dir = tempfile.mkdtemp(prefix="stagecraft-run-")
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(world))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(__file__)), env.get("PYTHONPATH")]))
+    args = [sys.executable, "-m", "stagecraft_runtime", "--worker", out_dir, "--options", json.dumps(opts), *plans]
+    procs = []
+    for r in range(world):
+        err = open(os.path.join(out_dir, f"rank{r}.err"), "w+")
+        procs.append((subprocess.Popen(args, env=dict(env, RANK=str(r)), stdout=subprocess.DEVNULL, stderr=err), err))
+    _watch(procs, opts.get("timeout", 30.0) * 4 + 60 * len(plans))
+    out = []
+    for pi, plan in enumerate(loaded):
+        ranks = [torch.load(os.path.join(out_dir, f"plan{pi}.rank{r}.pt")) for r in range(world)]
+        out.append(report(plan, ranks, opts))
+    return out
+
+
+def _watch(procs, limit):
+    start = time.monotonic()
+    try:
+        while True:
+            codes = [p.poll() for p, _ in procs]
+            failed = [r for r, c in enumerate(codes) if c not in (None, 0)]
+            if failed:
+                r = failed[0]
+                raise LaunchError(f"device {r} exited with code {codes[r]}: {_last_error(procs[r][1])}")
+            if all(c == 0 for c in codes):
+                return
+            if time.monotonic() - start > limit:
+                raise LaunchError(f"the run did not end within {limit:.0f} s")
+            time.sleep(0.02)
+    finally:
+        for p, err in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 5
+        for p, err in procs:
+            try:
+                p.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            err.close()
+
+
+def _last_error(f):
+    f.flush()
+    f.seek(0)
+    lines = [ln.strip() for ln in f.read().splitlines() if ln.strip()]
+    named = [ln for ln in lines if ln.startswith("error:")]
+    return (named or lines or ["(no output)"])[-1].removeprefix("error: ")
+
+
+def report(plan, ranks, opts):
+    dtype = torch.float64 if opts.get("dtype") == "float64" else torch.float32
+    setup = Setup(plan, width=opts.get("width", 16), rows=opts.get("rows", 2), seed=opts.get("seed", 0), dtype=dtype)
+    steps = opts.get("steps", 3)
+    ref_loss, ref_params = run_reference(setup, steps)
+    params = {}
+    for r in ranks:
+        for b, ps in r["params"].items():
+            params.setdefault(b, ps)
+    missing = [b for b in ref_params if b not in params]
+    if missing:
+        raise LaunchError(f"no device holds block(s) {missing}")
+    max_abs = max_rel = 0.0
+    for b, ps in ref_params.items():
+        for n, ref in ps.items():
+            d = (params[b][n] - ref).norm().item()
+            max_abs = max(max_abs, d)
+            max_rel = max(max_rel, d / max(ref.norm().item(), 1e-300))
+    step_ms = [max(r["stepMs"][s] for r in ranks) for s in range(steps)]
+    return {
+        "devices": len(ranks),
+        "steps": steps,
+        "loss": ranks[0]["loss"],
+        "referenceLoss": ref_loss,
+        "maxAbsDiff": max_abs,
+        "maxRelDiff": max_rel,
+        "stepMs": step_ms,
+        "trace": {r["rank"]: r["trace"] for r in ranks} if opts.get("trace") else None,
+    }

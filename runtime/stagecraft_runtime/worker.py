@@ -1,0 +1,75 @@
+"""One process of a run: global rank = plan device. It joins the process group, builds the
+sub-groups every collective of the plan uses (all ranks, same order), then runs each plan's steps
+and leaves its losses, step times, measured trace and parameters for the launcher."""
+import datetime
+import os
+import time
+
+import torch
+import torch.distributed as dist
+
+from .executor import Device
+from .model import Setup
+from .plan import COLLECTIVES, device_program, load, replica_of
+
+
+def comm_layout(plan):
+    """Process groups keyed by (devices, stream), and a p2p tag per transfer, the same on every rank."""
+    keys, transfers = set(), set()
+    for dev in plan["devices"]:
+        for s in dev["streams"]:
+            for ins in s["instructions"]:
+                if ins["op"] in COLLECTIVES:
+                    keys.add((tuple(ins["devices"]), s["stream"]))
+                elif ins["op"] in ("SEND", "RECV"):
+                    transfers.add(ins["transfer"])
+    return sorted(keys), {t: i + 1 for i, t in enumerate(sorted(transfers))}
+
+
+def run_plans(rank, world, plans, opts, out_dir=None, log=print):
+    dtype = torch.float64 if opts.get("dtype") == "float64" else torch.float32
+    results = []
+    for pi, path in enumerate(plans):
+        plan = load(path)
+        setup = Setup(plan, width=opts.get("width", 16), rows=opts.get("rows", 2), seed=opts.get("seed", 0), dtype=dtype)
+        keys, tags = comm_layout(plan)
+        groups = {k: dist.new_group(list(k[0])) for k in keys}
+        program, peer_of = device_program(plan, rank)
+        device = None
+        if program is not None and program.get("group", -1) >= 0:
+            trace = [] if opts.get("trace") else None
+            device = Device(plan, setup, rank, program, peer_of, groups, tags, replica_of(plan, rank),
+                            timeout=opts.get("timeout", 30.0), trace=trace)
+        losses, step_ms = [], []
+        for step in range(opts.get("steps", 3)):
+            dist.barrier()
+            t0 = time.perf_counter()
+            try:
+                local = device.step(step) if device is not None else 0.0
+            except Exception as e:
+                raise type(e)(f"{os.path.basename(path)}: step {step}: {e}") from e
+            total = torch.tensor([local], dtype=torch.float64)
+            dist.all_reduce(total)
+            step_ms.append((time.perf_counter() - t0) * 1000)
+            losses.append(total.item())
+        result = {"plan": path, "rank": rank, "loss": losses, "stepMs": step_ms, "params": {}, "trace": []}
+        if device is not None:
+            if replica_of(plan, rank) == 0:
+                result["params"] = {
+                    b: {n: p.detach().clone() for n, p in m.named_parameters()} for b, m in device.blocks.items()
+                }
+            result["trace"] = device.trace or []
+        if out_dir is not None:
+            torch.save(result, os.path.join(out_dir, f"plan{pi}.rank{rank}.pt"))
+        results.append(result)
+        dist.barrier()
+    return results
+
+
+def main(rank, world, plans, opts, out_dir):
+    timeout = datetime.timedelta(seconds=opts.get("timeout", 30.0) + 30)
+    dist.init_process_group("gloo", rank=rank, world_size=world, timeout=timeout)
+    try:
+        run_plans(rank, world, plans, opts, out_dir)
+    finally:
+        dist.destroy_process_group()
