@@ -56,8 +56,11 @@ class Device:
                 if ins["op"] in COLLECTIVES:
                     held.update(ins.get("params", []))
         self.blocks = {b: setup.block(b) for b in sorted(held)}
-        # ZeRO: flat gradient shards per bucket (tuple of blocks) this member keeps.
+        # ZeRO: flat gradient shards per bucket (tuple of blocks) this member keeps; buckets whose
+        # other members' chunks are stale here since the last UPD (ZeRO-3 gathers them before use).
         self.shards = {}
+        self._shard_groups = {}
+        self.stale = {}
 
     # ---- one step ----------------------------------------------------------------------------
     def step(self, step):
@@ -266,8 +269,13 @@ class Device:
         b, mb = key
         st = self.stash[key]
         out = st["out"]
-        grad = None if b == self.setup.loss_block else self.grad_out.pop(key)
-        if grad is None and b != self.setup.loss_block:
+        if b == self.setup.loss_block:
+            grad = None
+        elif "grad" in st:  # BW after BI: the output gradient BI used
+            grad = st["grad"]
+        elif key in self.grad_out:
+            grad = self.grad_out.pop(key)
+        else:
             raise RunError(f"device {self.rank}: no output gradient for block {b} microbatch {mb}")
         params = list(self.blocks[b].parameters())
         inputs = [x for x in st["inputs"] if x.requires_grad]
@@ -287,8 +295,7 @@ class Device:
             else:
                 st["grad"] = grad
         else:  # BW
-            g = st.get("grad", grad)
-            grads = torch.autograd.grad(out, params, grad_outputs=g)
+            grads = torch.autograd.grad(out, params, grad_outputs=grad)
             self._accumulate(params, grads)
             del self.stash[key]
 
@@ -305,6 +312,11 @@ class Device:
                 ts.append((p.grad if p.grad is not None else torch.zeros_like(p)) if grads else p.data)
         return torch.cat([t.reshape(-1) for t in ts])
 
+    def _clear_grads(self, blocks):
+        for b in blocks:
+            for p in self.blocks[b].parameters():
+                p.grad = None
+
     def _unflat(self, blocks, flat, grads):
         k = 0
         for b in blocks:
@@ -312,7 +324,7 @@ class Device:
                 n = p.numel()
                 part = flat[k : k + n].view_as(p)
                 if grads:
-                    p.grad = part.clone()
+                    p.grad = part.clone() if p.grad is None else p.grad + part
                 else:
                     p.data.copy_(part)
                 k += n
@@ -328,20 +340,22 @@ class Device:
             raise RunError(f"device {self.rank}: {ins['id']}: activation collectives are not run yet")
         if op == "ALL_REDUCE":
             flat = self._flat(blocks, True)
+            self._clear_grads(blocks)
             work, result = collectives.all_reduce(flat, group)
             return work, lambda: self._unflat(blocks, result(), True)
         padded = self._padded(blocks, n)
         if op == "REDUCE_SCATTER":
             flat = torch.nn.functional.pad(self._flat(blocks, True), (0, padded))
+            # What the collective carries leaves the local gradients now: a backward that runs
+            # while it is in flight accumulates afresh (ZeRO-2 keeps only the shard between microbatches).
+            self._clear_grads(blocks)
+            self._shard_groups[blocks] = group
             work, result = collectives.reduce_scatter(flat, n, me, group)
 
             def keep():
                 shard = result()
                 prev = self.shards.get(blocks)
                 self.shards[blocks] = (shard if prev is None else prev[0] + shard, n, me)
-                for b in blocks:
-                    for p in self.blocks[b].parameters():
-                        p.grad = None
 
             return work, keep
         if op == "ALL_GATHER":
@@ -349,6 +363,8 @@ class Device:
             chunk = flat.numel() // n
             work, result = collectives.all_gather(flat[me * chunk : (me + 1) * chunk].contiguous(), n, group)
             total = flat.numel() - padded
+            for stale in [k for k in self.stale if set(k) & set(blocks)]:
+                del self.stale[stale]
             return work, lambda: self._unflat(blocks, result()[:total], False)
         raise RunError(f"device {self.rank}: {ins['id']}: {op} of parameters is not run yet")
 
@@ -368,9 +384,23 @@ class Device:
             flat[me * c : (me + 1) * c] = part
             self._unflat(blocks, flat[: params.numel()], False)
             sharded.update(blocks)
+            self.stale[blocks] = (n, me, self._shard_groups[blocks])
         self.shards = {}
         for b, mod in self.blocks.items():
             for name, p in mod.named_parameters():
                 if p.grad is not None and b not in sharded:
                     self.adam.step((b, name), p.data, p.grad)
                 p.grad = None
+
+    def gather_stale(self):
+        """After the last step: the parameters of buckets no ALL_GATHER refreshed since their UPD
+        (ZeRO-3 gathers before use, not after the step), gathered so every member holds them whole."""
+        for blocks in sorted(self.stale):
+            n, me, group = self.stale[blocks]
+            padded = self._padded(blocks, n)
+            flat = torch.nn.functional.pad(self._flat(blocks, False), (0, padded))
+            c = flat.numel() // n
+            work, result = collectives.all_gather(flat[me * c : (me + 1) * c].contiguous(), n, group)
+            work.wait()
+            self._unflat(blocks, result()[: flat.numel() - padded], False)
+        self.stale = {}

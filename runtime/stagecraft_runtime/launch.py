@@ -53,8 +53,14 @@ def _watch(procs, limit):
             codes = [p.poll() for p, _ in procs]
             failed = [r for r, c in enumerate(codes) if c not in (None, 0)]
             if failed:
-                r = failed[0]
-                raise LaunchError(f"device {r} exited with code {codes[r]}: {_last_error(procs[r][1])}")
+                # Let the others notice and report for a moment, then name the first failure.
+                end = time.monotonic() + 1.0
+                while time.monotonic() < end and any(p.poll() is None for p, _ in procs):
+                    time.sleep(0.02)
+                codes = [p.poll() for p, _ in procs]
+                errors = [(_last_error(procs[r][1]), r) for r, c in enumerate(codes) if c not in (None, 0)]
+                (stamp, message), r = min(errors)
+                raise LaunchError(f"device {r} exited with code {codes[r]}: {message}")
             if all(c == 0 for c in codes):
                 return
             if time.monotonic() - start > limit:
@@ -75,11 +81,15 @@ def _watch(procs, limit):
 
 
 def _last_error(f):
+    """(time, message) of a worker's error line; a worker that died without one sorts last."""
     f.flush()
     f.seek(0)
     lines = [ln.strip() for ln in f.read().splitlines() if ln.strip()]
-    named = [ln for ln in lines if ln.startswith("error:")]
-    return (named or lines or ["(no output)"])[-1].removeprefix("error: ")
+    for ln in reversed(lines):
+        if ln.startswith("error@"):
+            stamp, _, message = ln[len("error@") :].partition(": ")
+            return float(stamp), message
+    return float("inf"), (lines or ["killed, no output"])[-1]
 
 
 def report(plan, ranks, opts):

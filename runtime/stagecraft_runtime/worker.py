@@ -3,6 +3,7 @@ sub-groups every collective of the plan uses (all ranks, same order), then runs 
 and leaves its losses, step times, measured trace and parameters for the launcher."""
 import datetime
 import os
+import sys
 import time
 
 import torch
@@ -52,6 +53,8 @@ def run_plans(rank, world, plans, opts, out_dir=None, log=print):
             dist.all_reduce(total)
             step_ms.append((time.perf_counter() - t0) * 1000)
             losses.append(total.item())
+        if device is not None:
+            device.gather_stale()
         result = {"plan": path, "rank": rank, "loss": losses, "stepMs": step_ms, "params": {}, "trace": []}
         if device is not None:
             if replica_of(plan, rank) == 0:
@@ -71,5 +74,9 @@ def main(rank, world, plans, opts, out_dir):
     dist.init_process_group("gloo", rank=rank, world_size=world, timeout=timeout)
     try:
         run_plans(rank, world, plans, opts, out_dir)
-    finally:
-        dist.destroy_process_group()
+    except Exception as e:
+        # Stamped before this process closes its connections, so the launcher names the device
+        # that failed first rather than a peer that then lost it; no cleanup that could hang.
+        print(f"error@{time.time():.6f}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+        os._exit(1)
+    dist.destroy_process_group()
