@@ -65,6 +65,8 @@ class Device:
     # ---- one step ----------------------------------------------------------------------------
     def step(self, step):
         self.step_index = step
+        if self.trace is not None:
+            self.trace.clear()  # the measured trace is the last step's
         self.stash = {}  # (block, mb) -> dict(inputs, out, boxes)
         self.outputs = {}  # (block, mb) -> forward output (detached) for local consumers and SENDs
         self.grad_out = {}  # (block, mb) -> gradient of the block's output
@@ -125,20 +127,20 @@ class Device:
     def _drain(self):
         with self.lock:
             ready, self.finished = self.finished, []
-        for ins, finish, start in ready:
+        for ins, finish, start, stream in ready:
             try:
                 finish()
             except Exception as e:  # noqa: BLE001 - named and re-raised by the loop
                 self.errors.append(RunError(f"device {self.rank}: {ins['id']} ({ins['op']}) failed: {e}"))
-            self._record(ins, start)
+            self._record(ins, start, stream)
             self.done.add(ins["id"])
         return bool(ready)
 
-    def _record(self, ins, start):
+    def _record(self, ins, start, stream):
         if self.trace is not None:
-            self.trace.append((ins["id"], ins["op"], start, time.perf_counter()))
+            self.trace.append((stream, ins["id"], start, time.perf_counter()))
 
-    def _later(self, ins, work, finish):
+    def _later(self, ins, stream, work, finish):
         """Marks `ins` finished (after `finish`) once `work` completes, from a waiter thread."""
         start = time.perf_counter()
 
@@ -150,7 +152,7 @@ class Device:
                     self.errors.append(RunError(f"device {self.rank}: {ins['id']} ({ins['op']}) failed: {e}"))
                 return
             with self.lock:
-                self.finished.append((ins, finish, start))
+                self.finished.append((ins, finish, start, stream))
 
         threading.Thread(target=wait, daemon=True).start()
 
@@ -162,13 +164,13 @@ class Device:
                 start = time.perf_counter()
                 for m in ins.get("members", [ins]):
                     self._compute(m)
-                self._record(ins, start)
+                self._record(ins, start, stream)
                 self.done.add(ins["id"])
                 return False
             if op == "SEND":
                 t = self._tensor_to_send(ins["tensor"])
                 work = dist.isend(t.contiguous(), self.peer_of(ins["peer"]), tag=self.tags[ins["transfer"]])
-                self._later(ins, work, lambda: None)
+                self._later(ins, stream, work, lambda: None)
                 # Rule 4 makes a SEND eager: it never waits for its receiver. Gloo's send completes
                 # only once the peer has posted the receive, so holding the stream until then would
                 # turn the plan's eager SENDs into a rendezvous (and deadlock V-shaped schedules).
@@ -176,11 +178,11 @@ class Device:
             if op == "RECV":
                 buf = torch.empty(self.setup.sample_rows(), self.setup.width, dtype=self.setup.dtype)
                 work = dist.irecv(buf, self.peer_of(ins["peer"]), tag=self.tags[ins["transfer"]])
-                self._later(ins, work, lambda: self._received(ins["tensor"], buf))
+                self._later(ins, stream, work, lambda: self._received(ins["tensor"], buf))
                 return False
             if op in COLLECTIVES:
                 work, finish = self._collective(ins, stream)
-                self._later(ins, work, finish)
+                self._later(ins, stream, work, finish)
                 return True
         except RunError:
             raise

@@ -6,10 +6,11 @@ import { parseArgs } from 'node:util';
 import { COMPARE_OPTIONS, COMPARE_USAGE, type CompareCommand, parseCompareArgs } from './commands/compare.ts';
 import { EXPORT_OPTIONS, EXPORT_USAGE, type ExportCommand, parseExportArgs } from './commands/export.ts';
 import { IMPORT_OPTIONS, IMPORT_USAGE, type ImportCommand, parseImportArgs } from './commands/import.ts';
+import { parseRunArgs, RUN_OPTIONS, RUN_USAGE, type RunCommand } from './commands/run.ts';
 import { describeAmbiguousValue, joinNegativeValues } from './dashValues.ts';
 import type { InputOptions } from './inputFile.ts';
 
-export const COMMANDS = ['validate', 'compile', 'simulate', 'export', 'import', 'compare'] as const;
+export const COMMANDS = ['validate', 'compile', 'simulate', 'export', 'import', 'compare', 'run'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 /** Options every command takes. */
@@ -26,7 +27,8 @@ export type Command =
   | ({ kind: 'simulate'; design: string; json: boolean; width?: number } & GlobalOptions)
   | (ExportCommand & GlobalOptions)
   | (ImportCommand & GlobalOptions)
-  | (CompareCommand & GlobalOptions);
+  | (CompareCommand & GlobalOptions)
+  | (RunCommand & GlobalOptions);
 
 export type ParsedArgs = { ok: true; command: Command } | { ok: false; error: string; command?: CommandName };
 
@@ -39,6 +41,8 @@ Commands:
   export <design> --format <f>   write the design as piper, torch-csv, chrome-trace or plan
   import <file> --format <f>     read a torch-csv schedule or a Piper program into a design
   compare <design> <design> …    simulate designs and print them side by side
+  run <design | plan.json>       run the plan on PyTorch (one process per device) and compare
+                                 it with a single-device run
   serve [--port <n>] [--db <f>]  the API and the web app on 127.0.0.1 (see "stagecraft serve --help")
 
 Global options:
@@ -55,6 +59,7 @@ const COMMAND_USAGE: Record<CommandName, string> = {
   export: EXPORT_USAGE,
   import: IMPORT_USAGE,
   compare: COMPARE_USAGE,
+  run: RUN_USAGE,
   validate: `Usage: stagecraft validate <design> [--max-ops <n>]
 
 Parses the design and compiles it without simulating. Prints "ok: <name> (<n> directives)" and
@@ -110,6 +115,9 @@ const OPTIONS = {
   'torch-format': { type: 'string' },
   dialect: { type: 'string' },
   model: { type: 'string' },
+  steps: { type: 'string' },
+  dtype: { type: 'string' },
+  trace: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -122,6 +130,7 @@ const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
   export: EXPORT_OPTIONS,
   import: IMPORT_OPTIONS,
   compare: COMPARE_OPTIONS,
+  run: RUN_OPTIONS,
 };
 
 function isCommand(s: string): s is CommandName {
@@ -180,7 +189,18 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
   if (values.help) return { ok: true, command: { kind: 'help', command: name } };
 
   const fail = (error: string): ParsedArgs => ({ ok: false, error, command: name });
-  for (const opt of ['output', 'json', 'width', 'format', 'torch-format', 'dialect', 'model'] as const) {
+  for (const opt of [
+    'output',
+    'json',
+    'width',
+    'format',
+    'torch-format',
+    'dialect',
+    'model',
+    'steps',
+    'dtype',
+    'trace',
+  ] as const) {
     if (values[opt] !== undefined && !COMMAND_OPTIONS[name].includes(opt)) {
       return fail(`${name} does not take --${opt}`);
     }
@@ -197,9 +217,15 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     global[key] = n;
   }
 
-  if (name === 'export' || name === 'import' || name === 'compare') {
+  if (name === 'export' || name === 'import' || name === 'compare' || name === 'run') {
     const parse =
-      name === 'export' ? parseExportArgs : name === 'import' ? parseImportArgs : parseCompareArgs;
+      name === 'export'
+        ? parseExportArgs
+        : name === 'import'
+          ? parseImportArgs
+          : name === 'compare'
+            ? parseCompareArgs
+            : parseRunArgs;
     const r = parse(values, rest);
     return r.ok ? { ok: true, command: { ...r.command, ...global } } : fail(r.error);
   }

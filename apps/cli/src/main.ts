@@ -9,6 +9,7 @@ import { compareCommand } from './commands/compare.ts';
 import { compilePlan } from './commands/compile.ts';
 import { exportCommand } from './commands/export.ts';
 import { importCommand } from './commands/import.ts';
+import { runCommand } from './commands/run.ts';
 import { simulate } from './commands/simulate.ts';
 import { validate } from './commands/validate.ts';
 import { type Io, processIo } from './io.ts';
@@ -40,6 +41,8 @@ function run(command: Command, io: Io): number {
       return importCommand(command, io);
     case 'compare':
       return compareCommand(command, io);
+    case 'run':
+      return runCommand(command, io);
   }
 }
 
