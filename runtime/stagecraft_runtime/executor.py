@@ -273,32 +273,30 @@ class Device:
         out = st["out"]
         if b == self.setup.loss_block:
             grad = None
-        elif "grad" in st:  # BW after BI: the output gradient BI used
+        elif "grad" in st:  # the second half of a split backward: the output gradient the first used
             grad = st["grad"]
         elif key in self.grad_out:
-            grad = self.grad_out.pop(key)
+            grad = st["grad"] = self.grad_out.pop(key)
         else:
             raise RunError(f"device {self.rank}: no output gradient for block {b} microbatch {mb}")
+        halves = st.setdefault("halves", set())
+        halves.add(op)
+        # BI and BW may come in either order (an OVERLAP may list BW first): the graph is kept
+        # until both have run.
+        retain = op != "B" and not {"BI", "BW"} <= halves
         params = list(self.blocks[b].parameters())
         inputs = [x for x in st["inputs"] if x.requires_grad]
-        if op == "BI" or op == "B":
-            wrt = inputs + (params if op == "B" else [])
-            grads = torch.autograd.grad(out, wrt, grad_outputs=grad, retain_graph=op == "BI") if wrt else []
-            if inputs:
-                gi = grads[0] if len(inputs) == 1 else None
-                if gi is not None:
-                    self.grad_in[key] = gi
-                for a, g in zip(self.setup.blocks[b]["inputs"], grads[: len(inputs)]):
-                    if a in self.blocks:
-                        self._add_grad_out((a, mb), g)
-            if op == "B":
-                self._accumulate(params, grads[len(inputs) :])
-                del self.stash[key]
-            else:
-                st["grad"] = grad
-        else:  # BW
-            grads = torch.autograd.grad(out, params, grad_outputs=grad)
-            self._accumulate(params, grads)
+        wrt = (inputs if op in ("B", "BI") else []) + (params if op in ("B", "BW") else [])
+        grads = torch.autograd.grad(out, wrt, grad_outputs=grad, retain_graph=retain) if wrt else []
+        if op in ("B", "BI") and inputs:
+            if len(inputs) == 1:
+                self.grad_in[key] = grads[0]
+            for a, g in zip(self.setup.blocks[b]["inputs"], grads[: len(inputs)]):
+                if a in self.blocks:
+                    self._add_grad_out((a, mb), g)
+        if op in ("B", "BW"):
+            self._accumulate(params, grads[len(wrt) - len(params) :])
+        if not retain:
             del self.stash[key]
 
     @staticmethod
