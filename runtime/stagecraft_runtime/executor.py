@@ -3,6 +3,8 @@ issues the head of every stream once the instruction before it has finished (a R
 stream when posted) and its waits have; compute runs in the loop, SENDs, RECVs and collectives run
 asynchronously on torch.distributed and a waiter thread marks each finished. Nothing here reads an
 id's text: blocks, microbatches, tensors and parameters come from the instructions' @2 fields."""
+import os
+import signal
 import threading
 import time
 
@@ -29,7 +31,8 @@ class _Box:
 
 
 class Device:
-    def __init__(self, plan, setup, rank, program, peer_of, groups, tags, replica, timeout=30.0, trace=None):
+    def __init__(self, plan, setup, rank, program, peer_of, groups, tags, replica, timeout=30.0, trace=None,
+                 store=None, prefix="plan"):
         self.plan = plan
         self.setup = setup
         self.rank = rank
@@ -40,7 +43,16 @@ class Device:
         self.replica = replica
         self.timeout = timeout
         self.trace = trace
+        # Where members note each collective they reached, so a timeout can name who never did.
+        self.store = store
+        self.prefix = prefix
         self.adam = Adam()
+        # Fault injection for tests and drills: STAGECRAFT_RUNTIME_KILL="<device>:<instruction id>"
+        # kills this process (SIGKILL, no goodbye) when it issues that instruction.
+        kill = os.environ.get("STAGECRAFT_RUNTIME_KILL", "")
+        device, _, self.kill_at = kill.partition(":")
+        if device != str(rank):
+            self.kill_at = None
         held = set()
         self.recomputed = set()
         self.offloaded = set()
@@ -97,6 +109,7 @@ class Device:
                 progress = True
                 if self._issue(ins, s["name"], t0):
                     s["busy"] = ins["id"]
+                    s["busy_ins"] = ins
             if self.errors:
                 raise self.errors[0]
             if progress:
@@ -113,11 +126,22 @@ class Device:
             waits += m["waits"]
         return all(w in self.done for w in waits)
 
+    def _reached_key(self, ins, rank):
+        return f"{self.prefix}/step{self.step_index}/{ins['collective']}/{rank}"
+
     def _stuck(self, streams):
         heads = []
         for s in streams:
             if s["busy"] is not None:
-                heads.append(f"{s['name']}: {s['busy']} in flight")
+                ins = s["busy_ins"]
+                if ins["op"] in COLLECTIVES and self.store is not None:
+                    missing = [d for d in ins["devices"] if self.store.add(self._reached_key(ins, d), 0) == 0]
+                    heads.append(
+                        f"{s['name']}: collective {ins['collective']} over devices {ins['devices']} "
+                        f"never reached by device(s) {missing}"
+                    )
+                else:
+                    heads.append(f"{s['name']}: {s['busy']} in flight")
             elif s["pos"] < len(s["list"]):
                 ins = s["list"][s["pos"]]
                 missing = [w for w in ins["waits"] if w not in self.done]
@@ -159,6 +183,8 @@ class Device:
     def _issue(self, ins, stream, t0):
         """Issues one instruction; True when it keeps its stream busy until it finishes."""
         op = ins["op"]
+        if ins["id"] == self.kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
         try:
             if op in COMPUTE or op == "OVERLAP" or op in ("OFFLOAD", "RELOAD"):
                 start = time.perf_counter()
@@ -181,6 +207,8 @@ class Device:
                 self._later(ins, stream, work, lambda: self._received(ins["tensor"], buf))
                 return False
             if op in COLLECTIVES:
+                if self.store is not None:
+                    self.store.add(self._reached_key(ins, self.rank), 1)
                 work, finish = self._collective(ins, stream)
                 self._later(ins, stream, work, finish)
                 return True

@@ -58,7 +58,7 @@ def _watch(procs, limit):
                 while time.monotonic() < end and any(p.poll() is None for p, _ in procs):
                     time.sleep(0.02)
                 codes = [p.poll() for p, _ in procs]
-                errors = [(_last_error(procs[r][1]), r) for r, c in enumerate(codes) if c not in (None, 0)]
+                errors = [(_last_error(procs[r][1], c), r) for r, c in enumerate(codes) if c not in (None, 0)]
                 (stamp, message), r = min(errors)
                 raise LaunchError(f"device {r} exited with code {codes[r]}: {message}")
             if all(c == 0 for c in codes):
@@ -80,8 +80,9 @@ def _watch(procs, limit):
             err.close()
 
 
-def _last_error(f):
-    """(time, message) of a worker's error line; a worker that died without one sorts last."""
+def _last_error(f, code):
+    """(time, message) of a worker's error line. One killed by a signal before it could say
+    anything was stopped from outside: it comes first, since its peers only report losing it."""
     f.flush()
     f.seek(0)
     lines = [ln.strip() for ln in f.read().splitlines() if ln.strip()]
@@ -89,7 +90,9 @@ def _last_error(f):
         if ln.startswith("error@"):
             stamp, _, message = ln[len("error@") :].partition(": ")
             return float(stamp), message
-    return float("inf"), (lines or ["killed, no output"])[-1]
+    if code < 0:
+        return float("-inf"), f"killed by signal {-code} while running (no error of its own)"
+    return float("inf"), (lines or ["no output"])[-1]
 
 
 def report(plan, ranks, opts):

@@ -27,6 +27,14 @@ def comm_layout(plan):
     return sorted(keys), {t: i + 1 for i, t in enumerate(sorted(transfers))}
 
 
+def _store():
+    """The process group's key-value store (torch's private accessor, present on 1.13 and 2.x)."""
+    try:
+        return dist.distributed_c10d._get_default_store()
+    except Exception:  # noqa: BLE001 - the timeout message then names less, nothing else changes
+        return None
+
+
 def run_plans(rank, world, plans, opts, out_dir=None, log=print):
     dtype = torch.float64 if opts.get("dtype") == "float64" else torch.float32
     results = []
@@ -40,7 +48,7 @@ def run_plans(rank, world, plans, opts, out_dir=None, log=print):
         if program is not None and program.get("group", -1) >= 0:
             trace = [] if opts.get("trace") else None
             device = Device(plan, setup, rank, program, peer_of, groups, tags, replica_of(plan, rank),
-                            timeout=opts.get("timeout", 30.0), trace=trace)
+                            timeout=opts.get("timeout", 30.0), trace=trace, store=_store(), prefix=f"plan{pi}")
         losses, step_ms = [], []
         for step in range(opts.get("steps", 3)):
             dist.barrier()

@@ -41,3 +41,29 @@ def test_a_killed_process_ends_the_run_naming_the_device(tmp_path):
     path.write_text(json.dumps(p))
     with pytest.raises(LaunchError, match=r"device 1 exited .*F\.b1\.mb0"):
         launch([str(path)], {"steps": 1, "timeout": 10})
+
+
+def test_a_process_killed_mid_step_ends_the_run_at_once_naming_it(monkeypatch):
+    import time
+
+    monkeypatch.setenv("STAGECRAFT_RUNTIME_KILL", "2:B.b2.mb0")
+    start = time.monotonic()
+    with pytest.raises(LaunchError, match=r"device 2 exited with code -9"):
+        launch([os.path.join(HERE, "plans", "1f1b-p4-m8.json")], {"steps": 1, "timeout": 10})
+    assert time.monotonic() - start < 30
+
+
+def test_a_collective_a_member_never_reaches_times_out_naming_the_group_and_the_missing_member(tmp_path):
+    p = plan("pp2-dp2")
+    # Device 3 loses its gradient all-reduce: device 1 waits in it for a member that never comes.
+    gone = set()
+    for stream in p["devices"][3]["streams"]:
+        gone |= {i["id"] for i in stream["instructions"] if i["op"] == "ALL_REDUCE"}
+        stream["instructions"] = [i for i in stream["instructions"] if i["op"] != "ALL_REDUCE"]
+    for stream in p["devices"][3]["streams"]:
+        for i in stream["instructions"]:
+            i["waits"] = [w for w in i["waits"] if w not in gone]
+    path = tmp_path / "lost.json"
+    path.write_text(json.dumps(p))
+    with pytest.raises(LaunchError, match=r"device 1 .*collective \S+ over devices \[1, 3\] never reached by device\(s\) \[3\]"):
+        launch([str(path)], {"steps": 1, "timeout": 3})
