@@ -67,7 +67,18 @@ class Device:
                         self.offloaded.add((m["block"], m["microbatch"]))
                 if ins["op"] in COLLECTIVES:
                     held.update(ins.get("params", []))
-        self.blocks = {b: setup.block(b) for b in sorted(held)}
+        # Tensor parallelism: this member's (index, degree) per block it holds a slice of.
+        self.tp = {}
+        for region in plan.get("tensorParallel", []):
+            if rank in region["devices"]:
+                for b in region["blocks"]:
+                    self.tp[b] = (region["devices"].index(rank), len(region["devices"]))
+        if setup.loss_block in self.tp:
+            raise RunError(
+                f"device {rank}: the loss block {setup.loss_block} is tensor parallel; this runtime "
+                "computes the loss on whole outputs only (keep the last block unsharded)"
+            )
+        self.blocks = {b: setup.block(b, self.tp.get(b, (0, 1))) for b in sorted(held)}
         # ZeRO: flat gradient shards per bucket (tuple of blocks) this member keeps; buckets whose
         # other members' chunks are stale here since the last UPD (ZeRO-3 gathers them before use).
         self.shards = {}
@@ -319,7 +330,8 @@ class Device:
         if op in ("B", "BI") and inputs:
             if len(inputs) == 1:
                 self.grad_in[key] = grads[0]
-            for a, g in zip(self.setup.blocks[b]["inputs"], grads[: len(inputs)]):
+            # A tensor-parallel slice's input gradient is partial: its ALL_REDUCE hands it on.
+            for a, g in zip(self.setup.blocks[b]["inputs"] if b not in self.tp else [], grads[: len(inputs)]):
                 if a in self.blocks:
                     self._add_grad_out((a, mb), g)
         if op in ("B", "BW"):
@@ -363,6 +375,8 @@ class Device:
         group = self.groups[(devices, stream)]
         n = len(devices)
         me = devices.index(self.rank)
+        if "tensor" in ins and op == "ALL_REDUCE":
+            return self._reduce_tensor(ins["tensor"], group)
         blocks = tuple(ins.get("params", []))
         if not blocks:
             raise RunError(f"device {self.rank}: {ins['id']}: activation collectives are not run yet")
@@ -395,6 +409,21 @@ class Device:
                 del self.stale[stale]
             return work, lambda: self._unflat(blocks, result()[:total], False)
         raise RunError(f"device {self.rank}: {ins['id']}: {op} of parameters is not run yet")
+
+    def _reduce_tensor(self, tensor, group):
+        """Tensor parallelism: the members' partial outputs (F) or input gradients (B, BI) summed."""
+        key = (tensor["block"], tensor["microbatch"])
+        if tensor["pass"] == "F":
+            t = self.outputs[key] = self.outputs[key].contiguous()
+            return collectives.all_reduce(t, group)[0], lambda: None
+        t = self.grad_in[key] = self.grad_in[key].contiguous()
+
+        def hand_on():
+            for a in self.setup.blocks[tensor["block"]]["inputs"]:
+                if a in self.blocks:
+                    self._add_grad_out((a, tensor["microbatch"]), t)
+
+        return collectives.all_reduce(t, group)[0], hand_on
 
     def _padded(self, blocks, n):
         total = sum(p.numel() for b in blocks for p in self.blocks[b].parameters())

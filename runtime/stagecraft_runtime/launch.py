@@ -12,7 +12,7 @@ import time
 
 import torch
 
-from .model import Setup
+from .model import Setup, join_shards
 from .plan import device_count, load
 from .reference import run_reference
 
@@ -100,10 +100,16 @@ def report(plan, ranks, opts):
     setup = Setup(plan, width=opts.get("width", 16), rows=opts.get("rows", 2), seed=opts.get("seed", 0), dtype=dtype)
     steps = opts.get("steps", 3)
     ref_loss, ref_params = run_reference(setup, steps)
-    params = {}
+    params, slices = {}, {}
     for r in ranks:
         for b, ps in r["params"].items():
-            params.setdefault(b, ps)
+            shard = r.get("shards", {}).get(b)
+            if shard is None:
+                params.setdefault(b, ps)
+            else:
+                slices.setdefault(b, {})[shard[0]] = ps
+    for b, by_index in slices.items():
+        params[b] = join_shards([by_index[i] for i in sorted(by_index)])
     missing = [b for b in ref_params if b not in params]
     if missing:
         raise LaunchError(f"no device holds block(s) {missing}")

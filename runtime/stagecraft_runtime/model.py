@@ -5,14 +5,41 @@ import torch
 
 
 class Block(torch.nn.Module):
-    def __init__(self, width, seed, index, dtype):
+    """Two linears with tanh between (hidden 2 × width). `shard=(r, n)`: the r-th of n
+    Megatron-style slices (columns of the first linear, rows of the second; the output bias on
+    r = 0 only), whose outputs sum to the whole block's."""
+
+    def __init__(self, width, seed, index, dtype, shard=(0, 1)):
         super().__init__()
         g = torch.Generator().manual_seed(seed * 7919 + index)
-        self.weight = torch.nn.Parameter(torch.randn(width, width, generator=g, dtype=dtype) / width**0.5)
-        self.bias = torch.nn.Parameter(torch.randn(width, generator=g, dtype=dtype) * 0.1)
+        hidden = 2 * width
+        w1 = torch.randn(width, hidden, generator=g, dtype=dtype) / width**0.5
+        b1 = torch.randn(hidden, generator=g, dtype=dtype) * 0.1
+        w2 = torch.randn(hidden, width, generator=g, dtype=dtype) / hidden**0.5
+        b2 = torch.randn(width, generator=g, dtype=dtype) * 0.1
+        r, n = shard
+        if hidden % n:
+            raise ValueError(f"block {index}: hidden width {hidden} does not split {n} ways")
+        cols = slice(r * hidden // n, (r + 1) * hidden // n)
+        self.weight1 = torch.nn.Parameter(w1[:, cols].clone())
+        self.bias1 = torch.nn.Parameter(b1[cols].clone())
+        self.weight2 = torch.nn.Parameter(w2[cols, :].clone())
+        self.bias2 = torch.nn.Parameter(b2) if r == 0 else None
 
     def forward(self, x):
-        return torch.tanh(x @ self.weight + self.bias)
+        y = torch.tanh(x @ self.weight1 + self.bias1) @ self.weight2
+        return y + self.bias2 if self.bias2 is not None else y
+
+
+def join_shards(shards):
+    """A block's parameters from its tensor-parallel slices, in member order."""
+    out = {
+        "weight1": torch.cat([s["weight1"] for s in shards], dim=1),
+        "bias1": torch.cat([s["bias1"] for s in shards]),
+        "weight2": torch.cat([s["weight2"] for s in shards], dim=0),
+    }
+    out["bias2"] = shards[0]["bias2"]
+    return out
 
 
 class Setup:
@@ -32,8 +59,8 @@ class Setup:
         self.blocks = plan["model"]["blocks"]
         self.loss_block = plan["model"]["loss"]
 
-    def block(self, index):
-        return Block(self.width, self.seed, index, self.dtype)
+    def block(self, index, shard=(0, 1)):
+        return Block(self.width, self.seed, index, self.dtype, shard)
 
     def sample_rows(self):
         return self.microbatch_size * self.rows

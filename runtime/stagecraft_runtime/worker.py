@@ -35,6 +35,13 @@ def _store():
         return None
 
 
+def _group_index(plan, rank):
+    for g in plan["groups"]:
+        if rank in g:
+            return g.index(rank)
+    return 0
+
+
 def run_plans(rank, world, plans, opts, out_dir=None, log=print):
     dtype = torch.float64 if opts.get("dtype") == "float64" else torch.float32
     results = []
@@ -49,12 +56,16 @@ def run_plans(rank, world, plans, opts, out_dir=None, log=print):
             trace = [] if opts.get("trace") else None
             device = Device(plan, setup, rank, program, peer_of, groups, tags, replica_of(plan, rank),
                             timeout=opts.get("timeout", 30.0), trace=trace, store=_store(), prefix=f"plan{pi}")
+        counts_loss = _group_index(plan, rank) < plan["batch"]["replicas"]
         losses, step_ms = [], []
         for step in range(opts.get("steps", 3)):
             dist.barrier()
             t0 = time.perf_counter()
             try:
                 local = device.step(step) if device is not None else 0.0
+                # Members of a group that is not data parallel compute the same loss: count it once.
+                if not counts_loss:
+                    local = 0.0
             except Exception as e:
                 raise type(e)(f"{os.path.basename(path)}: step {step}: {e}") from e
             total = torch.tensor([local], dtype=torch.float64)
@@ -69,6 +80,7 @@ def run_plans(rank, world, plans, opts, out_dir=None, log=print):
                 result["params"] = {
                     b: {n: p.detach().clone() for n, p in m.named_parameters()} for b, m in device.blocks.items()
                 }
+                result["shards"] = dict(device.tp)
             result["trace"] = device.trace or []
         if out_dir is not None:
             torch.save(result, os.path.join(out_dir, f"plan{pi}.rank{rank}.pt"))

@@ -179,6 +179,11 @@ export const planSchema = z.strictObject({
   /** @2: the model and batch a runtime builds real tensors from. */
   model: planModelSchema.optional(),
   batch: planBatchSchema.optional(),
+  /**
+   * @2: blocks split Megatron-style over a group: the member at index r of `devices` holds the
+   * r-th of n column slices of a block's first linear and row slices of its second.
+   */
+  tensorParallel: z.array(z.strictObject({ devices: z.array(index), blocks: z.array(index) })).optional(),
   devices: z.array(devicePlanSchema),
 });
 

@@ -31,9 +31,10 @@ import type {
   ComputeInstruction,
   Instruction,
   P2PInstruction,
+  PlanTensor,
   StreamPlan,
 } from './plan.ts';
-import { collectiveParams, microbatchOf } from './runtimeFields.ts';
+import { collectiveParams, collectiveTensors, microbatchOf } from './runtimeFields.ts';
 
 /**
  * Where a lowered stream's instructions come from: global stream `stream` of the group's first
@@ -141,6 +142,7 @@ export class PlanInstructions {
   private readonly provenances = new Map<string, Provenance>();
   private readonly radix: number[];
   private params: Map<number, number[]> | undefined;
+  private tensors: Map<number, PlanTensor> | undefined;
 
   constructor(private readonly p: LoweredProgram) {
     this.t = tableOf(p.dag);
@@ -214,6 +216,8 @@ export class PlanInstructions {
           };
           const params = (this.params ??= collectiveParams(dag, t)).get(i);
           if (params !== undefined) ins.params = params;
+          const tensor = (this.tensors ??= collectiveTensors(dag, t)).get(i);
+          if (tensor !== undefined) ins.tensor = tensor;
           out[k] = ins;
           break;
         }

@@ -16,6 +16,7 @@ import {
   OP_REDUCE_SCATTER,
   OP_UPD,
 } from '../nodeTable.ts';
+import type { PlanTensor } from './plan.ts';
 
 /** The flat row-major index of node i over the DAG's split dimensions (an unsplit one counts as 0). */
 export function microbatchOf(dag: Dag, t: NodeTable, i: number): number {
@@ -74,5 +75,29 @@ export function collectiveParams(dag: Dag, t: NodeTable): Map<number, number[]> 
         v,
         [...blocks].sort((a, b) => a - b),
       );
+  return out;
+}
+
+/**
+ * Per tensor-parallel reduction (an ALL_REDUCE of one microbatch fed by a forward or an input
+ * gradient of the same group), the tensor it sums: the block's partial output (F) or the partial
+ * gradient of its input (B, BI).
+ */
+export function collectiveTensors(dag: Dag, t: NodeTable): Map<number, PlanTensor> {
+  const { from, to, kind } = dag.edges;
+  const out = new Map<number, PlanTensor>();
+  for (let e = 0; e < from.length; e++) {
+    if (kind[e] !== EDGE_DATA) continue;
+    const u = from[e]!;
+    const v = to[e]!;
+    if (t.op[v] !== OP_ALL_REDUCE || !t.dims.some((c) => c[v]! >= 0) || t.group[u] !== t.group[v]) continue;
+    const op = t.op[u]!;
+    if (op !== OP_F && op !== OP_B && op !== OP_BI) continue;
+    out.set(v, {
+      block: t.block[u]!,
+      pass: op === OP_F ? 'F' : op === OP_B ? 'B' : 'BI',
+      microbatch: microbatchOf(dag, t, u),
+    });
+  }
   return out;
 }

@@ -212,6 +212,11 @@ export const lowerPlanPass: Pass = {
     if (census.flops !== undefined) plan.modelFlopsPerStep = census.flops;
     plan.model = runtimeModel(dag);
     plan.batch = runtimeBatch(dag, ctx.design.model);
+    if (dag.tensorParallel?.length)
+      plan.tensorParallel = dag.tensorParallel.map((r) => ({
+        devices: [...groups[r.group]!],
+        blocks: [...r.blocks],
+      }));
     attachCompiledLayout(plan, compiled);
     ctx.plan = plan;
     ctx.planColumns = w.columnsHold
