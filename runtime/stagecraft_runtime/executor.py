@@ -78,7 +78,23 @@ class Device:
                 f"device {rank}: the loss block {setup.loss_block} is tensor parallel; this runtime "
                 "computes the loss on whole outputs only (keep the last block unsharded)"
             )
-        self.blocks = {b: setup.block(b, self.tp.get(b, (0, 1))) for b in sorted(held)}
+        # Expert parallelism: the experts of each experts block this member owns (an equal share
+        # per member of the all-to-all group, in member order).
+        self.ep = {}
+        for stream in program["streams"]:
+            for ins in stream["instructions"]:
+                if ins["op"] == "ALL_TO_ALL":
+                    for c in held:
+                        if setup.experts_of(c):
+                            self.ep[c] = (ins["devices"].index(rank), len(ins["devices"]))
+        self.blocks = {}
+        for b in sorted(held):
+            owned = None
+            if b in self.ep:
+                r, n = self.ep[b]
+                per = setup.experts_of(b) // n
+                owned = range(r * per, (r + 1) * per)
+            self.blocks[b] = setup.block(b, self.tp.get(b, (0, 1)), owned)
         # ZeRO: flat gradient shards per bucket (tuple of blocks) this member keeps; buckets whose
         # other members' chunks are stale here since the last UPD (ZeRO-3 gathers them before use).
         self.shards = {}
@@ -95,6 +111,12 @@ class Device:
         self.grad_out = {}  # (block, mb) -> gradient of the block's output
         self.grad_in = {}  # (block, mb) -> gradient of the block's input (for SENDs)
         self.received = {}
+        self.routes = {}  # (router, mb) -> (expert index, weight) per token and slot
+        self.positions = {}  # (experts block, mb) -> per member, the (token, slot) of each row sent
+        self.expert_in = {}  # (experts block, mb) -> rows received by dispatch
+        self.expert_rows = {}  # (experts block, mb) -> rows computed here, to combine
+        self.expert_in_grad = {}  # (experts block, mb) -> (row input gradients, gate gradients)
+        self.given_grad = {}  # (block, mb) -> output gradient handed over by an all-to-all
         self.loss = 0.0
         self.done = set()
         self.lock = threading.Lock()
@@ -270,10 +292,32 @@ class Device:
             return None
         raise RunError(f"device {self.rank}: {ins['id']}: unknown compute op {op}")
 
+    def _experts_forward(self, key):
+        rows = self.expert_in.pop(key)
+        w = self.setup.width
+        x = rows[..., :w].clone().requires_grad_()
+        gates = rows[..., w + 1].clone().requires_grad_()
+        ids = rows[..., w].round().long()
+        boxes = []
+
+        def pack(t):
+            box = _Box(t)
+            boxes.append(box)
+            return box
+
+        with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(pack, lambda box: box.t):
+            y = self.blocks[key[0]].rows(x, gates, ids)
+        self.expert_rows[key] = y.detach()
+        self.stash[key] = {"inputs": [x, gates], "out": y, "boxes": boxes}
+
     def _forward(self, key, recompute):
         b, mb = key
         setup = self.setup
+        if setup.experts_of(b):
+            return self._experts_forward(key)
         spec = setup.blocks[b]
+        routed = setup.router_of(b)
+        k = setup.blocks[routed].get("topK") or 1 if routed is not None else 0
         if recompute:
             inputs = self.stash[key]["inputs"]
         elif spec["inputs"]:
@@ -290,19 +334,27 @@ class Device:
 
             with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(pack, lambda box: box.t):
                 out = self.blocks[b](sum(inputs) if len(inputs) > 1 else inputs[0])
+                if routed is not None:
+                    self.routes[key] = self.blocks[b].route(out, k)
                 if b == setup.loss_block:
                     loss = setup.loss(out, setup.data(self.step_index, self.replica, mb)[1])
         else:
             # To be recomputed: keep only the input now, the graph comes from RECOMPUTE.
             with torch.no_grad():
                 out = self.blocks[b](sum(inputs) if len(inputs) > 1 else inputs[0])
+                if routed is not None:
+                    self.routes[key] = self.blocks[b].route(out, k)
                 if b == setup.loss_block:
                     loss = setup.loss(out, setup.data(self.step_index, self.replica, mb)[1])
         if b == setup.loss_block and not recompute:
             self.loss += loss.item()
         self.outputs[key] = out.detach()
         if keep_graph:
-            self.stash[key] = {"inputs": inputs, "out": loss if b == setup.loss_block else out, "boxes": boxes}
+            result = loss if b == setup.loss_block else out
+            if routed is not None:
+                # A router's result is its tokens and their gate weights, both differentiable.
+                result = (out, self.routes[key][1])
+            self.stash[key] = {"inputs": inputs, "out": result, "boxes": boxes}
         else:
             self.stash[key] = {"inputs": inputs, "out": None, "boxes": boxes}
 
@@ -314,6 +366,8 @@ class Device:
             grad = None
         elif "grad" in st:  # the second half of a split backward: the output gradient the first used
             grad = st["grad"]
+        elif key in self.given_grad:  # an expert all-to-all's gradient
+            grad = st["grad"] = self.given_grad.pop(key)
         elif key in self.grad_out:
             grad = st["grad"] = self.grad_out.pop(key)
         else:
@@ -327,7 +381,9 @@ class Device:
         inputs = [x for x in st["inputs"] if x.requires_grad]
         wrt = (inputs if op in ("B", "BI") else []) + (params if op in ("B", "BW") else [])
         grads = torch.autograd.grad(out, wrt, grad_outputs=grad, retain_graph=retain) if wrt else []
-        if op in ("B", "BI") and inputs:
+        if op in ("B", "BI") and self.setup.experts_of(b):
+            self.expert_in_grad[key] = (grads[0], grads[1])
+        elif op in ("B", "BI") and inputs:
             if len(inputs) == 1:
                 self.grad_in[key] = grads[0]
             # A tensor-parallel slice's input gradient is partial: its ALL_REDUCE hands it on.
@@ -377,6 +433,8 @@ class Device:
         me = devices.index(self.rank)
         if "tensor" in ins and op == "ALL_REDUCE":
             return self._reduce_tensor(ins["tensor"], group)
+        if "tensor" in ins and op == "ALL_TO_ALL":
+            return self._expert_all_to_all(ins, ins["tensor"], group, n)
         blocks = tuple(ins.get("params", []))
         if not blocks:
             raise RunError(f"device {self.rank}: {ins['id']}: activation collectives are not run yet")
@@ -424,6 +482,81 @@ class Device:
                     self._add_grad_out((a, tensor["microbatch"]), t)
 
         return collectives.all_reduce(t, group)[0], hand_on
+
+    def _expert_all_to_all(self, ins, tensor, group, n):
+        """Dispatch (after the router's F), combine (after the experts' F) and their gradients
+        (combine's after the B of the block reading the experts, dispatch's after the experts' B).
+        Every member sends every other a block of T·k rows, the used ones first, so one
+        fixed-size all_to_all_single carries it."""
+        setup = self.setup
+        b, mb = tensor["block"], tensor["microbatch"]
+        w = setup.width
+        forward = tensor["pass"] == "F"
+        if forward and setup.router_of(b) is not None:
+            c = setup.router_of(b)
+            idx, weights = self.routes[(b, mb)]
+            h = self.outputs[(b, mb)]
+            per = setup.experts_of(c) // n
+            slots = idx.numel()
+            send = torch.zeros(n, slots, w + 2, dtype=setup.dtype)
+            send[:, :, w] = -1
+            positions = [[] for _ in range(n)]
+            for t in range(idx.shape[0]):
+                for slot in range(idx.shape[1]):
+                    e = int(idx[t, slot])
+                    j = e // per
+                    r = len(positions[j])
+                    send[j, r, :w] = h[t]
+                    send[j, r, w] = e
+                    send[j, r, w + 1] = weights[t, slot].detach()
+                    positions[j].append((t, slot))
+            self.positions[(c, mb)] = positions
+            return self._exchange(send, group, lambda got: self.expert_in.__setitem__((c, mb), got))
+        if forward and setup.experts_of(b):
+            key = (b, mb)
+
+            def combine(got):
+                out = torch.zeros(setup.sample_rows(), w, dtype=setup.dtype)
+                for j, rows in enumerate(self.positions[key]):
+                    for r, (t, _slot) in enumerate(rows):
+                        out[t] += got[j, r]
+                self.outputs[key] = out
+
+            return self._exchange(self.expert_rows.pop(key), group, combine)
+        if not forward and setup.experts_of(b):
+            key = (b, mb)
+            dx, dg = self.expert_in_grad.pop(key)
+            (router,) = setup.blocks[b]["inputs"]
+
+            def hand_back(got):
+                idx, _weights = self.routes[(router, mb)]
+                dh = torch.zeros(setup.sample_rows(), w, dtype=setup.dtype)
+                dw = torch.zeros(idx.shape, dtype=setup.dtype)
+                for j, rows in enumerate(self.positions[key]):
+                    for r, (t, slot) in enumerate(rows):
+                        dh[t] += got[j, r, :w]
+                        dw[t, slot] = got[j, r, w]
+                self.given_grad[(router, mb)] = (dh, dw)
+
+            return self._exchange(torch.cat([dx, dg.unsqueeze(-1)], dim=-1), group, hand_back)
+        experts = [a for a in setup.blocks[b]["inputs"] if setup.experts_of(a)]
+        if not forward and experts:
+            key = (experts[0], mb)
+            grad = self.grad_out.pop(key)
+            positions = self.positions[key]
+            slots = self.routes[(setup.blocks[key[0]]["inputs"][0], mb)][0].numel()
+            send = torch.zeros(n, slots, w, dtype=setup.dtype)
+            for j, rows in enumerate(positions):
+                for r, (t, _slot) in enumerate(rows):
+                    send[j, r] = grad[t]
+            return self._exchange(send, group, lambda got: self.given_grad.__setitem__(key, got))
+        raise RunError(f"device {self.rank}: {ins['id']}: an ALL_TO_ALL this runtime cannot place")
+
+    def _exchange(self, send, group, then):
+        send = send.contiguous()
+        got = torch.empty_like(send)
+        work = dist.all_to_all_single(got, send, group=group, async_op=True)
+        return work, lambda: then(got)
 
     def _padded(self, blocks, n):
         total = sum(p.numel() for b in blocks for p in self.blocks[b].parameters())

@@ -105,7 +105,9 @@ def report(plan, ranks, opts):
         for b, ps in r["params"].items():
             shard = r.get("shards", {}).get(b)
             if shard is None:
-                params.setdefault(b, ps)
+                # Replicas hold the same tensors; expert-parallel members each hold some experts.
+                for name, t in ps.items():
+                    params.setdefault(b, {}).setdefault(name, t)
             else:
                 slices.setdefault(b, {})[shard[0]] = ps
     for b, by_index in slices.items():

@@ -59,7 +59,25 @@ class Setup:
         self.blocks = plan["model"]["blocks"]
         self.loss_block = plan["model"]["loss"]
 
-    def block(self, index, shard=(0, 1)):
+    def experts_of(self, b):
+        return self.blocks[b].get("experts")
+
+    def router_of(self, b):
+        """The experts block that block b routes for, or None."""
+        for c, spec in enumerate(self.blocks):
+            if spec.get("experts") and b in spec["inputs"]:
+                return c
+        return None
+
+    def block(self, index, shard=(0, 1), owned=None):
+        from .moe import Experts, Router
+
+        experts = self.experts_of(index)
+        if experts:
+            return Experts(self.width, self.seed, index, self.dtype, range(experts) if owned is None else owned)
+        routed = self.router_of(index)
+        if routed is not None:
+            return Router(self.width, self.seed, index, self.dtype, self.experts_of(routed))
         return Block(self.width, self.seed, index, self.dtype, shard)
 
     def sample_rows(self):

@@ -15,11 +15,18 @@ def run_reference(setup, steps):
         for replica in range(setup.replicas):
             for mb in range(setup.microbatches):
                 x, y = setup.data(step, replica, mb)
-                outs = {}
+                outs, routes = {}, {}
                 for b in order:
                     ins = setup.blocks[b]["inputs"]
                     inp = x if not ins else sum(outs[a] for a in ins)
+                    if setup.experts_of(b):
+                        (router,) = ins
+                        outs[b] = blocks[b].tokens(outs[router], *routes[router])
+                        continue
                     outs[b] = blocks[b](inp)
+                    routed = setup.router_of(b)
+                    if routed is not None:
+                        routes[b] = blocks[b].route(outs[b], setup.blocks[routed].get("topK") or 1)
                 loss = setup.loss(outs[setup.loss_block], y)
                 loss.backward()
                 total += loss.item()

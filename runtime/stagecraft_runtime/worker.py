@@ -76,11 +76,11 @@ def run_plans(rank, world, plans, opts, out_dir=None, log=print):
             device.gather_stale()
         result = {"plan": path, "rank": rank, "loss": losses, "stepMs": step_ms, "params": {}, "trace": []}
         if device is not None:
-            if replica_of(plan, rank) == 0:
-                result["params"] = {
-                    b: {n: p.detach().clone() for n, p in m.named_parameters()} for b, m in device.blocks.items()
-                }
-                result["shards"] = dict(device.tp)
+            # Every member reports; the launcher keeps the first copy of each tensor.
+            result["params"] = {
+                b: {n: p.detach().clone() for n, p in m.named_parameters()} for b, m in device.blocks.items()
+            }
+            result["shards"] = dict(device.tp)
             result["trace"] = device.trace or []
         if out_dir is not None:
             torch.save(result, os.path.join(out_dir, f"plan{pi}.rank{rank}.pt"))

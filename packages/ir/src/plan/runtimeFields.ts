@@ -9,10 +9,12 @@ import {
   type NodeTable,
   OP_ALL_GATHER,
   OP_ALL_REDUCE,
+  OP_ALL_TO_ALL,
   OP_B,
   OP_BI,
   OP_BW,
   OP_F,
+  OP_RECV,
   OP_REDUCE_SCATTER,
   OP_UPD,
 } from '../nodeTable.ts';
@@ -79,9 +81,11 @@ export function collectiveParams(dag: Dag, t: NodeTable): Map<number, number[]> 
 }
 
 /**
- * Per tensor-parallel reduction (an ALL_REDUCE of one microbatch fed by a forward or an input
- * gradient of the same group), the tensor it sums: the block's partial output (F) or the partial
- * gradient of its input (B, BI).
+ * Per activation collective, the tensor it carries: for a tensor-parallel reduction (an ALL_REDUCE
+ * of one microbatch) the block's partial output (F) or partial input gradient (B, BI) it sums; for
+ * an expert ALL_TO_ALL the output of the forward (dispatch after the router, combine after the
+ * experts) or the input gradient of the backward (combine's gradient after the block that read the
+ * combined tokens, dispatch's after the experts) that feeds it.
  */
 export function collectiveTensors(dag: Dag, t: NodeTable): Map<number, PlanTensor> {
   const { from, to, kind } = dag.edges;
@@ -90,8 +94,12 @@ export function collectiveTensors(dag: Dag, t: NodeTable): Map<number, PlanTenso
     if (kind[e] !== EDGE_DATA) continue;
     const u = from[e]!;
     const v = to[e]!;
-    if (t.op[v] !== OP_ALL_REDUCE || !t.dims.some((c) => c[v]! >= 0) || t.group[u] !== t.group[v]) continue;
-    const op = t.op[u]!;
+    const cv = t.op[v]!;
+    const activation = cv === OP_ALL_TO_ALL || (cv === OP_ALL_REDUCE && t.dims.some((c) => c[v]! >= 0));
+    if (!activation || t.group[u] !== t.group[v]) continue;
+    // A received input gradient carries the pass that made it (an expert combine's gradient
+    // often arrives from the next stage).
+    const op = t.op[u] === OP_RECV ? t.pass[u]! : t.op[u]!;
     if (op !== OP_F && op !== OP_B && op !== OP_BI) continue;
     out.set(v, {
       block: t.block[u]!,

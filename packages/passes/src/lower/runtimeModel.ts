@@ -8,6 +8,7 @@ import {
   type Dag,
   type Design,
   EDGE_DATA,
+  isCollectiveCode,
   OP_F,
   OP_RECV,
   OP_SEND,
@@ -21,8 +22,16 @@ export function runtimeModel(dag: Dag): PlanModel {
   const inputs = dag.blocks.map(() => new Set<number>());
   const feeds = new Uint8Array(dag.blocks.length);
   const { from, to, kind } = dag.edges;
-  // The forward op a value comes from: itself, or through a SEND/RECV pair the SEND's producer.
-  const producer = (u: number): number => (t.op[u] === OP_RECV || t.op[u] === OP_SEND ? t.source[u]! : u);
+  // A collective between two forwards (an expert dispatch or combine, a tensor-parallel
+  // reduction) passes on the forward that feeds it.
+  const through = new Map<number, number>();
+  for (let e = 0; e < from.length; e++)
+    if (kind[e] === EDGE_DATA && t.op[from[e]!] === OP_F && isCollectiveCode(t.op[to[e]!]!))
+      through.set(to[e]!, from[e]!);
+  // The forward op a value comes from: itself, through a SEND/RECV pair the SEND's producer, or
+  // through a collective the forward feeding it.
+  const producer = (u: number): number =>
+    t.op[u] === OP_RECV || t.op[u] === OP_SEND ? t.source[u]! : (through.get(u) ?? u);
   for (let e = 0; e < from.length; e++) {
     if (kind[e] !== EDGE_DATA || t.op[to[e]!] !== OP_F) continue;
     const u = producer(from[e]!);
