@@ -1,6 +1,6 @@
 /**
  * The instructions of a compiled plan, made when first read. Lowering leaves the plan as columns
- * (planColumns.ts) and a `stagecraft/plan@1` object whose streams build their instruction objects
+ * (planColumns.ts) and a `stagecraft/plan@2` object whose streams build their instruction objects
  * from those columns and the DAG the first time `instructions` is read: validating and simulating
  * a compiled plan read only the layout of its columns (layoutFromColumns.ts, compiledLayout.ts), so a compile + simulate of hundreds of thousands of ops
  * never makes an object per instruction, while writing the plan to a file, exporting it or
