@@ -24,6 +24,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     opts = json.loads(a.options) if a.options else {
         "steps": a.steps, "dtype": a.dtype, "width": a.width, "seed": a.seed, "timeout": a.timeout, "trace": a.trace,
+        "json": a.json,
     }
     try:
         if a.worker is not None or "RANK" in os.environ and "WORLD_SIZE" in os.environ:

@@ -2,6 +2,7 @@
 sub-groups every collective of the plan uses (all ranks, same order), then runs each plan's steps
 and leaves its losses, step times, measured trace and parameters for the launcher."""
 import datetime
+import json
 import os
 import sys
 import time
@@ -93,7 +94,14 @@ def main(rank, world, plans, opts, out_dir):
     timeout = datetime.timedelta(seconds=opts.get("timeout", 30.0) + 30)
     dist.init_process_group("gloo", rank=rank, world_size=world, timeout=timeout)
     try:
-        run_plans(rank, world, plans, opts, out_dir)
+        results = run_plans(rank, world, plans, opts, out_dir)
+        if out_dir is None and rank == 0:
+            # Under torchrun nobody collects result files: device 0 says how the steps went.
+            for r in results:
+                line = {"plan": r["plan"], "devices": world, "loss": r["loss"], "stepMs": r["stepMs"]}
+                print(json.dumps(line) if opts.get("json") else
+                      f"{r['plan']}: {world} devices; loss {r['loss']}; step ms {[round(x, 2) for x in r['stepMs']]}",
+                      flush=True)
     except Exception as e:
         # Stamped before this process closes its connections, so the launcher names the device
         # that failed first rather than a peer that then lost it; no cleanup that could hang.
