@@ -120,6 +120,7 @@ class Device:
         self.loss = 0.0
         self.done = set()
         self.lock = threading.Lock()
+        self.wake = threading.Event()
         self.finished = []  # (ins, finish) completed asynchronously, applied by the loop
         self.errors = []
         streams = [{"name": s["stream"], "list": s["instructions"], "pos": 0, "busy": None} for s in self.program["streams"]]
@@ -150,7 +151,9 @@ class Device:
             else:
                 if time.monotonic() - last > self.timeout:
                     raise RunError(self._stuck(streams))
-                time.sleep(0.0001)
+                # Nothing can start until something in flight finishes: sleep until a waiter says so.
+                self.wake.wait(0.002)
+                self.wake.clear()
         return self.loss
 
     def _ready(self, ins):
@@ -207,9 +210,11 @@ class Device:
             except Exception as e:  # noqa: BLE001
                 with self.lock:
                     self.errors.append(RunError(f"device {self.rank}: {ins['id']} ({ins['op']}) failed: {e}"))
+                self.wake.set()
                 return
             with self.lock:
                 self.finished.append((ins, finish, start, stream))
+            self.wake.set()
 
         threading.Thread(target=wait, daemon=True).start()
 
