@@ -37,7 +37,9 @@ def launch(plans, opts):
     procs = []
     for r in range(world):
         err = open(os.path.join(out_dir, f"rank{r}.err"), "w+")
-        procs.append((subprocess.Popen(args, env=dict(env, RANK=str(r)), stdout=subprocess.DEVNULL, stderr=err), err))
+        status = os.path.join(out_dir, f"rank{r}.status")
+        rank_env = dict(env, RANK=str(r), STAGECRAFT_RUNTIME_STATUS=status)
+        procs.append((subprocess.Popen(args, env=rank_env, stdout=subprocess.DEVNULL, stderr=err), err))
     _watch(procs, opts.get("timeout", 30.0) * 4 + 60 * len(plans))
     out = []
     for pi, plan in enumerate(loaded):
@@ -91,8 +93,18 @@ def _last_error(f, code):
             stamp, _, message = ln[len("error@") :].partition(": ")
             return float(stamp), message
     if code < 0:
-        return float("-inf"), f"killed by signal {-code} while running (no error of its own)"
+        return float("-inf"), f"killed by signal {-code}{_last_issued(f.name)} (no error of its own)"
     return float("inf"), (lines or ["no output"])[-1]
+
+
+def _last_issued(err_path):
+    """' after issuing <id> (step s)' from the device's status file, or '' when it has none."""
+    try:
+        with open(err_path.replace(".err", ".status"), "rb") as f:
+            note = f.read(256).split(b"\0", 1)[0].decode(errors="replace")
+    except OSError:
+        return ""
+    return f" after issuing {note}" if note else ""
 
 
 def report(plan, ranks, opts):

@@ -48,7 +48,7 @@ def test_a_process_killed_mid_step_ends_the_run_at_once_naming_it(monkeypatch):
 
     monkeypatch.setenv("STAGECRAFT_RUNTIME_KILL", "2:B.b2.mb0")
     start = time.monotonic()
-    with pytest.raises(LaunchError, match=r"device 2 exited with code -9"):
+    with pytest.raises(LaunchError, match=r"device 2 exited with code -9: killed by signal 9 after issuing B\.b2\.mb0 \(step 0\)"):
         launch([os.path.join(HERE, "plans", "1f1b-p4-m8.json")], {"steps": 1, "timeout": 10})
     assert time.monotonic() - start < 30
 
