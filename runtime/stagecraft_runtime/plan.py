@@ -87,9 +87,12 @@ def device_program(plan, rank):
 
 
 def device_count(plan):
-    n = 0
+    """Processes a run needs: up to the highest device the plan uses (a cluster's unused devices
+    at the end, group -1, need none)."""
+    n = 1
     for dev in plan["devices"]:
-        n = max(n, dev["device"] + 1, *[x + 1 for x in dev.get("replicas") or [0]])
+        if dev.get("group", -1) >= 0:
+            n = max(n, dev["device"] + 1, *[x + 1 for x in dev.get("replicas") or [0]])
     return n
 
 
