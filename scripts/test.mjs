@@ -1,6 +1,7 @@
 // `npm test`: install what is missing, then lint, typecheck, unit tests and (when there are any)
 // browser tests, and close with one line `N passed, N failed` summed over all of them.
-// Lint and typecheck count as one check each; Vitest and Playwright count their tests.
+// Lint and typecheck count as one check each; Vitest, pytest (the runtime) and Playwright count
+// their tests.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,6 +60,62 @@ function findBrowser() {
   console.log('Chromium or Chrome binary (CHROMIUM_PATH=/path/to/chromium npm test), or on Debian, as root:');
   console.log('apt-get install -y chromium');
   return undefined;
+}
+
+/** The interpreter for the runtime's tests: STAGECRAFT_PYTHON or Debian's python3, with torch and pytest (apt as root). */
+function findPython() {
+  const python = process.env.STAGECRAFT_PYTHON || '/usr/bin/python3';
+  const ready = () =>
+    spawnSync(python, ['-c', 'import torch.distributed, pytest'], { stdio: 'ignore' }).status === 0;
+  if (ready()) return python;
+  if (!process.env.STAGECRAFT_PYTHON && process.getuid?.() === 0 && existsSync('/etc/debian_version')) {
+    heading('installing Debian python3-torch and python3-pytest for the runtime tests');
+    const env = { DEBIAN_FRONTEND: 'noninteractive' };
+    if (
+      run('apt-get', ['update'], env) === 0 &&
+      run('apt-get', ['install', '-y', 'python3-torch', 'python3-pytest'], env) === 0
+    ) {
+      if (ready()) return python;
+    }
+    console.log('apt-get could not install python3-torch and python3-pytest');
+  }
+  console.log(`No Python with torch and pytest at ${python}: the runtime tests (runtime/tests) are skipped.`);
+  console.log('To run them, on Debian as root: apt-get install -y python3-torch python3-pytest; or point');
+  console.log('STAGECRAFT_PYTHON at an interpreter that has torch and pytest.');
+  return undefined;
+}
+
+function pytest(python) {
+  heading('pytest (runtime/tests)');
+  if (!python) {
+    console.log('skipped: no Python with torch and pytest (see above)');
+    notes.push('runtime tests skipped (no torch; set STAGECRAFT_PYTHON)');
+    return;
+  }
+  const report = join(tmp, 'pytest.xml');
+  const status = run(python, [
+    '-m',
+    'pytest',
+    '-q',
+    '-p',
+    'no:cacheprovider',
+    `--junitxml=${report}`,
+    'runtime/tests',
+  ]);
+  let xml = '';
+  try {
+    xml = readFileSync(report, 'utf8');
+  } catch {
+    totals.failed += 1;
+    notes.push('pytest wrote no report');
+    return;
+  }
+  const attr = (name) => Number(new RegExp(`<testsuite[^>]*\\s${name}="(\\d+)"`).exec(xml)?.[1] ?? 0);
+  const failed0 = attr('failures') + attr('errors');
+  totals.passed += attr('tests') - failed0 - attr('skipped');
+  const failed = status !== 0 && failed0 === 0 ? 1 : failed0;
+  totals.failed += failed;
+  if (failed > 0) notes.push(`pytest: ${failed} failed`);
 }
 
 function vitest() {
@@ -122,6 +179,7 @@ const quiet = { TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOTIFIER: '1', DO
 check('lint (biome check .)', bin('biome'), ['check', '.']);
 check('typecheck (turbo run typecheck)', bin('turbo'), ['run', 'typecheck'], quiet);
 vitest();
+pytest(findPython());
 playwright(browser);
 rmSync(tmp, { recursive: true, force: true });
 

@@ -62,7 +62,7 @@ describe('POST /api/compile', () => {
     expect(body.ops).toBeGreaterThan(0);
     expect(body.simulation.makespanMs).toBe(33);
     expect(body.simulation.timeline!.length).toBeGreaterThan(0);
-    expect(body.plan!.format).toBe('stagecraft/plan@1');
+    expect(body.plan!.format).toBe('stagecraft/plan@2');
     expect(body.program.map((e) => e.directive.op)).toEqual([
       'split',
       'place',

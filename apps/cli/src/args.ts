@@ -13,6 +13,7 @@ import {
 import { COMPARE_OPTIONS, COMPARE_USAGE, type CompareCommand, parseCompareArgs } from './commands/compare.ts';
 import { EXPORT_OPTIONS, EXPORT_USAGE, type ExportCommand, parseExportArgs } from './commands/export.ts';
 import { IMPORT_OPTIONS, IMPORT_USAGE, type ImportCommand, parseImportArgs } from './commands/import.ts';
+import { parseRunArgs, RUN_OPTIONS, RUN_USAGE, type RunCommand } from './commands/run.ts';
 import { describeAmbiguousValue, joinNegativeValues } from './dashValues.ts';
 import type { InputOptions } from './inputFile.ts';
 
@@ -24,6 +25,7 @@ export const COMMANDS = [
   'import',
   'compare',
   'calibrate',
+  'run',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -42,7 +44,8 @@ export type Command =
   | (ExportCommand & GlobalOptions)
   | (ImportCommand & GlobalOptions)
   | (CompareCommand & GlobalOptions)
-  | (CalibrateCommand & GlobalOptions);
+  | (CalibrateCommand & GlobalOptions)
+  | (RunCommand & GlobalOptions);
 
 export type ParsedArgs = { ok: true; command: Command } | { ok: false; error: string; command?: CommandName };
 
@@ -50,12 +53,14 @@ const GLOBAL_USAGE = `Usage: stagecraft <command> [options]
 
 Commands:
   validate <design>              check a design file; print "ok: <name> (<n> directives)"
-  compile <design> [-o <file>]   compile a design to a stagecraft/plan@1 per-device plan
+  compile <design> [-o <file>]   compile a design to a stagecraft/plan@2 per-device plan
   simulate <design> [--json]     compile and simulate a design; print its timeline metrics
   export <design> --format <f>   write the design as piper, torch-csv, chrome-trace or plan
   import <file> --format <f>     read a torch-csv schedule or a Piper program into a design
   compare <design> <design> …    simulate designs and print them side by side
   calibrate <design> --trace <f> fit a design's costs to measured traces and replay it
+  run <design | plan.json>       run the plan on PyTorch (one process per device) and compare
+                                 it with a single-device run
   serve [--port <n>] [--db <f>]  the API and the web app on 127.0.0.1 (see "stagecraft serve --help")
 
 Global options:
@@ -73,6 +78,7 @@ const COMMAND_USAGE: Record<CommandName, string> = {
   import: IMPORT_USAGE,
   compare: COMPARE_USAGE,
   calibrate: CALIBRATE_USAGE,
+  run: RUN_USAGE,
   validate: `Usage: stagecraft validate <design> [--max-ops <n>]
 
 Parses the design and compiles it without simulating. Prints "ok: <name> (<n> directives)" and
@@ -82,7 +88,7 @@ Example:
   stagecraft validate examples/1f1b-p4-m8.json`,
   compile: `Usage: stagecraft compile <design> [-o <file>] [--max-ops <n>]
 
-Compiles the design to a stagecraft/plan@1 document: per device, per stream, the ordered
+Compiles the design to a stagecraft/plan@2 document: per device, per stream, the ordered
 instructions a runtime executes. With -o the plan is written to <file>; without it, to stdout.
 Plans of more than 100,000 ops are written without indentation.
 
@@ -135,6 +141,7 @@ const OPTIONS = {
   trace: { type: 'string', multiple: true },
   measured: { type: 'string', multiple: true },
   rank: { type: 'string' },
+  dtype: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -148,6 +155,7 @@ const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
   import: IMPORT_OPTIONS,
   compare: COMPARE_OPTIONS,
   calibrate: CALIBRATE_OPTIONS,
+  run: RUN_OPTIONS,
 };
 
 function isCommand(s: string): s is CommandName {
@@ -216,7 +224,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     'dialect',
     'model',
     'trace',
+    'measured',
     'rank',
+    'dtype',
   ] as const) {
     if (values[opt] !== undefined && !COMMAND_OPTIONS[name].includes(opt)) {
       return fail(`${name} does not take --${opt}`);
@@ -234,9 +244,15 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     global[key] = n;
   }
 
-  if (name === 'export' || name === 'import' || name === 'compare') {
+  if (name === 'export' || name === 'import' || name === 'compare' || name === 'run') {
     const parse =
-      name === 'export' ? parseExportArgs : name === 'import' ? parseImportArgs : parseCompareArgs;
+      name === 'export'
+        ? parseExportArgs
+        : name === 'import'
+          ? parseImportArgs
+          : name === 'compare'
+            ? parseCompareArgs
+            : parseRunArgs;
     const r = parse(values, rest);
     return r.ok ? { ok: true, command: { ...r.command, ...global } } : fail(r.error);
   }

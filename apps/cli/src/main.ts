@@ -10,6 +10,7 @@ import { compareCommand } from './commands/compare.ts';
 import { compilePlan } from './commands/compile.ts';
 import { exportCommand } from './commands/export.ts';
 import { importCommand } from './commands/import.ts';
+import { runCommand } from './commands/run.ts';
 import { simulate } from './commands/simulate.ts';
 import { validate } from './commands/validate.ts';
 import { type Io, processIo } from './io.ts';
@@ -43,6 +44,8 @@ function run(command: Command, io: Io): number {
       return compareCommand(command, io);
     case 'calibrate':
       return calibrateCommand(command, io);
+    case 'run':
+      return runCommand(command, io);
   }
 }
 

@@ -283,13 +283,13 @@ describe.concurrent('stagecraft simulate', () => {
 });
 
 describe.concurrent('stagecraft compile', () => {
-  test('-o writes a stagecraft/plan@1 document with one entry per device', async () => {
+  test('-o writes a stagecraft/plan@2 document with one entry per device', async () => {
     const out = tempPath('plan.json');
     const r = await stagecraft('compile', DEFAULT_EXAMPLE, '-o', out);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const plan = JSON.parse(readFileSync(out, 'utf8')) as { format: string; devices: { device: number }[] };
-    expect(plan.format).toBe('stagecraft/plan@1');
+    expect(plan.format).toBe('stagecraft/plan@2');
     expect(plan.devices.map((d) => d.device)).toEqual([0, 1, 2, 3]);
     expect(r.stdout).toMatch(/^wrote .*plan\.json: \d+ ops on 4 devices/);
   });
@@ -308,7 +308,7 @@ describe.concurrent('stagecraft compile', () => {
   test('without -o the plan goes to stdout', async () => {
     const r = await stagecraft('compile', join(EXAMPLES, 'manual-order-p2-m4.json'));
     expect(r.code).toBe(0);
-    expect((JSON.parse(r.stdout) as { format: string }).format).toBe('stagecraft/plan@1');
+    expect((JSON.parse(r.stdout) as { format: string }).format).toBe('stagecraft/plan@2');
   });
 
   test('an unwritable output path is an error naming it', async () => {

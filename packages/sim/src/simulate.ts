@@ -1,5 +1,5 @@
 /**
- * Discrete-event simulation of a `stagecraft/plan@1`: one training step on the plan's cluster.
+ * Discrete-event simulation of a `stagecraft/plan@2`: one training step on the plan's cluster.
  *
  * Semantics (docs/cost-model.md, "Communication, memory and the simulator", has the full text):
  * - Every device runs its streams concurrently from time 0. An instruction becomes ready when the

@@ -1,4 +1,4 @@
-/** `stagecraft compile <design> [-o plan.json]`: the stagecraft/plan@1 document. */
+/** `stagecraft compile <design> [-o plan.json]`: the stagecraft/plan@2 document. */
 import { formatStageLayers, layersPerStage } from '@stagecraft/passes';
 import type { Command } from '../args.ts';
 import { formatCount, formatMs } from '../format.ts';

@@ -27,7 +27,7 @@ Compiles the design and writes it for an engine or a viewer:
                  _PipelineScheduleRuntime._load_csv reads them; refused with the reason for a
                  design that is not a pure pipeline (DualPipe, expert or tensor parallelism)
   chrome-trace   the simulated step in Trace Event Format, for Perfetto (ui.perfetto.dev)
-  plan           the stagecraft/plan@1 per-device plan (docs/plan-format.md)
+  plan           the stagecraft/plan@2 per-device plan (docs/plan-format.md)
 Without -o the file goes to stdout.
 
 Options:

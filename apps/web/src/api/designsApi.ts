@@ -141,7 +141,7 @@ export const EXPORT_FORMATS = [
     options: { torchFormat: 'compute_comms' },
   },
   { key: 'piper', kind: 'piper', label: 'Piper program', options: {} },
-  { key: 'plan', kind: 'plan', label: 'Plan (stagecraft/plan@1)', options: {} },
+  { key: 'plan', kind: 'plan', label: 'Plan (stagecraft/plan@2)', options: {} },
 ] as const satisfies readonly { key: string; kind: ExportKind; label: string; options: object }[];
 
 /** How far an export has come: the server compiling (no bytes yet), then the file arriving. */

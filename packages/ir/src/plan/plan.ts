@@ -1,9 +1,14 @@
 /**
- * `stagecraft/plan@1`: what a strategy-unaware runtime executes. Per device, per logical stream, an
+ * `stagecraft/plan@2`: what a strategy-unaware runtime executes. Per device, per logical stream, an
  * ordered list of instructions; an instruction may start once the one before it on its stream has
  * finished and everything in `waits` (ids on other streams of the same device) has finished. A
  * RECV also waits for the SEND with the same `transfer` on its peer; a collective for every
  * member of `devices` to reach the instruction with the same `collective` key.
+ *
+ * Version 2 adds what a runtime needs to run real tensors without reading ids (docs/plan-format.md):
+ * the model's blocks and how they feed each other, the batch layout, and per instruction the
+ * block, microbatch, tensor or parameters it works on. Version 1 documents still load: every field
+ * version 2 added is optional in the schema, and a runtime refuses a plan that lacks one it reads.
  */
 import { z } from 'zod';
 import { type Cluster, customClusterSchema, idealClusterSchema, presetClusterSchema } from '../cluster.ts';
@@ -13,13 +18,26 @@ import { opKernelsSchema } from '../kernels.ts';
 import { fromZod } from '../zodIssues.ts';
 import type { CompiledLayout } from './compiledLayout.ts';
 
-export const PLAN_FORMAT = 'stagecraft/plan@1';
+export const PLAN_FORMAT = 'stagecraft/plan@2';
+/** Every version this reader loads, oldest first. */
+export const PLAN_FORMATS = ['stagecraft/plan@1', PLAN_FORMAT] as const;
 
 const tags = z.record(z.string(), z.union([z.number(), z.string()]));
 const ms = z.number().finite().min(0);
 const bytes = z.number().finite().min(0);
 const ids = z.array(z.string());
 const provenance = z.strictObject({ pass: z.string(), directive: z.number().int().nullable() });
+const index = z.number().int().min(0);
+
+/**
+ * A tensor one instruction hands to another device: the output of `block`'s forward (`F`) or the
+ * gradient of `block`'s input (`B`, `BI`), for one microbatch.
+ */
+export const planTensorSchema = z.strictObject({
+  block: index,
+  pass: z.enum(['F', 'B', 'BI']),
+  microbatch: index,
+});
 
 const base = {
   id: z.string().min(1),
@@ -39,6 +57,10 @@ export const computeInstructionSchema = z.strictObject({
   /** Bytes allocated when the instruction starts / released when it ends (stashed activations). */
   allocBytes: bytes.optional(),
   freeBytes: bytes.optional(),
+  /** @2: the model block it computes (index into `model.blocks`); absent for UPD. */
+  block: index.optional(),
+  /** @2: its microbatch, the flat index over `batch.dims`; absent for UPD. */
+  microbatch: index.optional(),
 });
 
 export const p2pInstructionSchema = z.strictObject({
@@ -47,6 +69,8 @@ export const p2pInstructionSchema = z.strictObject({
   peer: z.number().int().min(0),
   bytes,
   transfer: z.string().min(1),
+  /** @2: the tensor the transfer carries. */
+  tensor: planTensorSchema.optional(),
 });
 
 export const collectiveInstructionSchema = z.strictObject({
@@ -55,12 +79,19 @@ export const collectiveInstructionSchema = z.strictObject({
   devices: z.array(z.number().int().min(0)).min(1),
   bytes,
   collective: z.string().min(1),
+  /** @2: the blocks whose gradients (ALL_REDUCE, REDUCE_SCATTER) or parameters (ALL_GATHER) it carries. */
+  params: z.array(index).optional(),
+  /** @2: for an activation collective (expert dispatch/combine, tensor-parallel reduction): what it carries. */
+  tensor: planTensorSchema.optional(),
 });
 
 export const memoryInstructionSchema = z.strictObject({
   ...base,
   op: z.enum(['OFFLOAD', 'RELOAD']),
   bytes,
+  /** @2: whose stashed activations move: the forward of `block` for `microbatch`. */
+  block: index.optional(),
+  microbatch: index.optional(),
 });
 
 export const overlapInstructionSchema = z.strictObject({
@@ -108,8 +139,39 @@ export const devicePlanSchema = z.strictObject({
   streams: z.array(streamPlanSchema),
 });
 
+/** @2: one block of the model, as the runtime builds it. */
+export const planBlockSchema = z.strictObject({
+  name: z.string(),
+  tags: z.record(z.string(), z.number()),
+  /** Blocks whose forward output is this block's input (none: the block reads the batch). */
+  inputs: z.array(index),
+  /** Routed experts and how many each token visits, for a mixture-of-experts block. */
+  experts: index.optional(),
+  topK: index.optional(),
+});
+
+/** @2: the model: its blocks in order and the block whose output the loss reads. */
+export const planModelSchema = z.strictObject({
+  blocks: z.array(planBlockSchema).min(1),
+  loss: index,
+});
+
+/**
+ * @2: the batch layout. A microbatch is the flat row-major index over `dims` (the DAG's split
+ * dimensions, e.g. DIR then MB); a device's replica is its index in its group. Replica r's
+ * microbatch k reads samples (r · microbatches + k) · microbatchSize onwards, and every loss is
+ * scaled by `lossScale` = 1 / (microbatches · replicas), so summed gradients are the batch mean's.
+ */
+export const planBatchSchema = z.strictObject({
+  dims: z.array(z.strictObject({ name: z.string(), size: z.number().int().min(1) })),
+  microbatches: z.number().int().min(1),
+  microbatchSize: z.number().int().min(1),
+  replicas: z.number().int().min(1),
+  lossScale: z.number().positive(),
+});
+
 export const planSchema = z.strictObject({
-  format: z.literal(PLAN_FORMAT),
+  format: z.enum(PLAN_FORMATS),
   name: z.string(),
   cluster: z.union([idealClusterSchema, customClusterSchema, presetClusterSchema]),
   groups: z.array(z.array(z.number().int().min(0))),
@@ -117,6 +179,14 @@ export const planSchema = z.strictObject({
   tokensPerStep: z.number().finite().min(0).optional(),
   /** Model FLOPs of one step over the whole cluster (F + BI + BW, recomputation excluded), for MFU. */
   modelFlopsPerStep: z.number().finite().min(0).optional(),
+  /** @2: the model and batch a runtime builds real tensors from. */
+  model: planModelSchema.optional(),
+  batch: planBatchSchema.optional(),
+  /**
+   * @2: blocks split Megatron-style over a group: the member at index r of `devices` holds the
+   * r-th of n column slices of a block's first linear and row slices of its second.
+   */
+  tensorParallel: z.array(z.strictObject({ devices: z.array(index), blocks: z.array(index) })).optional(),
   devices: z.array(devicePlanSchema),
 });
 
@@ -126,6 +196,9 @@ export type CollectiveInstruction = z.infer<typeof collectiveInstructionSchema>;
 export type MemoryInstruction = z.infer<typeof memoryInstructionSchema>;
 export type OverlapInstruction = z.infer<typeof overlapInstructionSchema>;
 export type Instruction = z.infer<typeof instructionSchema>;
+export type PlanTensor = z.infer<typeof planTensorSchema>;
+export type PlanModel = z.infer<typeof planModelSchema>;
+export type PlanBatch = z.infer<typeof planBatchSchema>;
 export type StreamPlan = z.infer<typeof streamPlanSchema>;
 export type DevicePlan = z.infer<typeof devicePlanSchema>;
 export interface Plan extends z.infer<typeof planSchema> {
@@ -145,11 +218,13 @@ export function parsePlan(input: unknown): PlanResult {
     typeof input === 'object' &&
     input !== null &&
     'format' in input &&
-    (input as { format: unknown }).format !== PLAN_FORMAT
+    !(PLAN_FORMATS as readonly unknown[]).includes((input as { format: unknown }).format)
   ) {
     return {
       ok: false,
-      errors: [{ path: 'format', message: `not a Stagecraft plan (expected "${PLAN_FORMAT}")` }],
+      errors: [
+        { path: 'format', message: `not a Stagecraft plan (expected "${PLAN_FORMATS.join('" or "')}")` },
+      ],
     };
   }
   const r = planSchema.safeParse(input);

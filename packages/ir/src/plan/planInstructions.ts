@@ -1,6 +1,6 @@
 /**
  * The instructions of a compiled plan, made when first read. Lowering leaves the plan as columns
- * (planColumns.ts) and a `stagecraft/plan@1` object whose streams build their instruction objects
+ * (planColumns.ts) and a `stagecraft/plan@2` object whose streams build their instruction objects
  * from those columns and the DAG the first time `instructions` is read: validating and simulating
  * a compiled plan read only the layout of its columns (layoutFromColumns.ts, compiledLayout.ts), so a compile + simulate of hundreds of thousands of ops
  * never makes an object per instruction, while writing the plan to a file, exporting it or
@@ -27,7 +27,15 @@ import {
   OP_UPD,
 } from '../nodeTable.ts';
 import type { CompiledLayout } from './compiledLayout.ts';
-import type { ComputeInstruction, Instruction, P2PInstruction, StreamPlan } from './plan.ts';
+import type {
+  CollectiveInstruction,
+  ComputeInstruction,
+  Instruction,
+  P2PInstruction,
+  PlanTensor,
+  StreamPlan,
+} from './plan.ts';
+import { collectiveParams, collectiveTensors, microbatchOf } from './runtimeFields.ts';
 
 /**
  * Where a lowered stream's instructions come from: global stream `stream` of the group's first
@@ -134,6 +142,8 @@ export class PlanInstructions {
   private readonly templates = new Map<number, Tags>();
   private readonly provenances = new Map<string, Provenance>();
   private readonly radix: number[];
+  private params: Map<number, number[]> | undefined;
+  private tensors: Map<number, PlanTensor> | undefined;
 
   constructor(private readonly p: LoweredProgram) {
     this.t = tableOf(p.dag);
@@ -194,7 +204,7 @@ export class PlanInstructions {
           break;
         case 'collective': {
           const id = nodeIdOf(dag, i);
-          out[k] = {
+          const ins: CollectiveInstruction = {
             op: NODE_OPS[code] as 'ALL_REDUCE',
             id,
             tags: this.tags(i),
@@ -205,6 +215,11 @@ export class PlanInstructions {
             collective: id,
             provenance: this.provenance(i),
           };
+          const params = (this.params ??= collectiveParams(dag, t)).get(i);
+          if (params !== undefined) ins.params = params;
+          const tensor = (this.tensors ??= collectiveTensors(dag, t)).get(i);
+          if (tensor !== undefined) ins.tensor = tensor;
+          out[k] = ins;
           break;
         }
         case 'memory':
@@ -215,6 +230,8 @@ export class PlanInstructions {
             waits,
             bytes: t.bytes[i]!,
             provenance: this.provenance(i),
+            block: t.block[i]!,
+            microbatch: microbatchOf(dag, t, i),
           };
           break;
         case 'control':
@@ -250,12 +267,14 @@ export class PlanInstructions {
     const provenance = this.provenance(i);
     const a = t.alloc[i]!;
     const f = t.free[i]!;
+    const block = t.block[i]!;
+    const microbatch = microbatchOf(dag, t, i);
     // One literal per combination of optional fields, so each instruction is built with its
     // final shape (adding fields one by one would reshape hundreds of thousands of objects).
-    if (ms !== undefined && flops === undefined) {
-      if (a > 0 && f <= 0) return { op, id, tags, waits, provenance, ms, allocBytes: a };
-      if (a <= 0 && f > 0) return { op, id, tags, waits, provenance, ms, freeBytes: f };
-      if (a <= 0 && f <= 0) return { op, id, tags, waits, provenance, ms };
+    if (ms !== undefined && flops === undefined && block >= 0) {
+      if (a > 0 && f <= 0) return { op, id, tags, waits, provenance, ms, allocBytes: a, block, microbatch };
+      if (a <= 0 && f > 0) return { op, id, tags, waits, provenance, ms, freeBytes: f, block, microbatch };
+      if (a <= 0 && f <= 0) return { op, id, tags, waits, provenance, ms, block, microbatch };
     }
     const ins: ComputeInstruction = { op, id, tags, waits, provenance };
     if (ms !== undefined) ins.ms = ms;
@@ -263,6 +282,10 @@ export class PlanInstructions {
     if (kernels !== undefined) ins.kernels = kernels;
     if (a > 0) ins.allocBytes = a;
     if (f > 0) ins.freeBytes = f;
+    if (block >= 0) {
+      ins.block = block;
+      ins.microbatch = microbatch;
+    }
     return ins;
   }
 
@@ -277,6 +300,11 @@ export class PlanInstructions {
       bytes: t.bytes[i]!,
       transfer: transferOf(this.p.dag, i),
       provenance: this.provenance(i),
+      tensor: {
+        block: t.block[i]!,
+        pass: NODE_OPS[t.pass[i]!] as 'F',
+        microbatch: microbatchOf(this.p.dag, t, i),
+      },
     };
   }
 

@@ -3,7 +3,7 @@
  * names an instruction of its device, every SEND has its RECV, every collective is issued by all
  * its members and agrees with itself; planLayout.ts) and it keeps the rules a runtime adds
  * (planIssues.ts: unique ids, waits earlier on their own stream, SEND/RECV and collectives in
- * order, no wait cycle). Each problem is reported once, with the path of the instruction at fault.
+ * order, no wait cycle) and an OVERLAP's members are independent (overlapIssues.ts). Each problem is reported once, with the path of the instruction at fault.
  *
  * A compiled plan is proven on the layout of its columns (`provesLayout`), without making one
  * instruction object; any other plan on the layout of its objects (`validatePlan`).
@@ -13,6 +13,7 @@ import type { Issue } from '../issue.ts';
 import { type ArraySource, FRESH } from '../memory/arrayPool.ts';
 import { IssueList } from './issueList.ts';
 import { layoutFromObjects } from './layoutFromObjects.ts';
+import { overlapIssues } from './overlapIssues.ts';
 import type { Plan } from './plan.ts';
 import { planIssues } from './planIssues.ts';
 import type { PlanLayout } from './planLayout.ts';
@@ -32,6 +33,7 @@ export function validatePlan(plan: Plan, options: number | ValidateOptions = {})
   const issues = new IssueList(o.maxIssues ?? 20);
   const layout = layoutFromObjects(plan, issues);
   if (layout !== undefined && issues.count === 0) planIssues(layout, issues, o.uniqueIds === true);
+  if (issues.count === 0) overlapIssues(plan, issues);
   return issues.list;
 }
 

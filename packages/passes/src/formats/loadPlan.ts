@@ -1,5 +1,5 @@
 /**
- * Loading a `stagecraft/plan@1` the way a runtime must before it runs anything: the schema
+ * Loading a `stagecraft/plan@2` the way a runtime must before it runs anything: the schema
  * (`parsePlanText`: JSON, format, every field) and then the proofs of `validatePlan` (waits name
  * instructions of the device, SEND/RECV pairs match in order, collectives agree, no wait cycle).
  */

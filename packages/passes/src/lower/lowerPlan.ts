@@ -1,5 +1,5 @@
 /**
- * Lowers the ordered, partitioned DAG to `stagecraft/plan@1`: per device, per stream, the
+ * Lowers the ordered, partitioned DAG to `stagecraft/plan@2`: per device, per stream, the
  * instructions in order, each with the ids it waits for on other streams of its device. Members of
  * a device group run the same program; a SEND/RECV's peer is the device of the same rank in the
  * other group.
@@ -49,6 +49,7 @@ import type { Units } from '../dag/topo.ts';
 import type { Pass } from '../driver/pass.ts';
 import { deviceCount } from '../model/cluster.ts';
 import { compactGroups } from './replicaLayout.ts';
+import { runtimeBatch, runtimeModel } from './runtimeModel.ts';
 import { computeCensus, microbatchTokens, trainingState } from './trainingState.ts';
 
 export const lowerPlanPass: Pass = {
@@ -221,6 +222,13 @@ export const lowerPlanPass: Pass = {
     };
     if (census.tokens !== undefined) plan.tokensPerStep = census.tokens;
     if (census.flops !== undefined) plan.modelFlopsPerStep = census.flops;
+    plan.model = runtimeModel(dag);
+    plan.batch = runtimeBatch(dag, ctx.design.model);
+    if (dag.tensorParallel?.length)
+      plan.tensorParallel = dag.tensorParallel.map((r) => ({
+        devices: [...groups[r.group]!],
+        blocks: [...r.blocks],
+      }));
     attachCompiledLayout(plan, compiled);
     ctx.plan = plan;
     ctx.planColumns = w.columnsHold

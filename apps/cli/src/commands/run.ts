@@ -1,0 +1,262 @@
+/**
+ * `stagecraft run <design | plan.json> [--steps n] [--dtype float32|float64] [--json] [--trace out.json]`:
+ * runs the plan for real on PyTorch (runtime/, package stagecraft_runtime), one process per device
+ * on 127.0.0.1, and compares the parameters with a single-device run. The plan is validated here
+ * (`loadPlan`) before any process starts, so a plan that cannot run never launches one.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Plan, parseDesignText } from '@stagecraft/ir';
+import { loadPlan } from '@stagecraft/passes';
+import { chromeTrace, simulate, type TimelineEvent } from '@stagecraft/sim';
+import { errorLine } from '../format.ts';
+import type { InputOptions } from '../inputFile.ts';
+import type { Io } from '../io.ts';
+import { compileDesign, readText, reportIssues } from '../load.ts';
+import type { OptionValues } from './output.ts';
+
+export interface RunCommand {
+  kind: 'run';
+  input: string;
+  steps: number;
+  dtype: 'float32' | 'float64';
+  json: boolean;
+  trace?: string;
+}
+
+export const RUN_OPTIONS = ['json', 'steps', 'dtype', 'trace'] as const;
+
+export const RUN_USAGE = `Usage: stagecraft run <design | plan.json> [--steps <n>] [--dtype float32|float64] [--json] [--trace <file>]
+
+Runs the plan for real: one PyTorch process per device on 127.0.0.1 (gloo), small MLP blocks, the
+same data and seed as a single-device reference run, then compares them. A design is compiled
+first; a plan file (hand-edited or not) runs as it is, after the same validation as "compile".
+Needs python3 with torch: /usr/bin/python3, or the interpreter in STAGECRAFT_PYTHON.
+
+Options:
+  --steps <n>        training steps (default 3)
+  --dtype <t>        float32 (default) or float64
+  --json             print one JSON object as the last line: {"devices", "steps", "loss": [...],
+                     "referenceLoss": [...], "maxAbsDiff", "maxRelDiff", "stepMs": [...],
+                     "predictedStepMs"}; differences are per parameter tensor, the largest
+                     ‖p − p_ref‖ and ‖p − p_ref‖ / ‖p_ref‖
+  --trace <file>     write the last step's measured start and end of every instruction as a
+                     Chrome trace, with the ids and tracks of "export --format chrome-trace"
+
+Example:
+  stagecraft run examples/1f1b-p4-m8.json --json`;
+
+export function parseRunArgs(
+  values: OptionValues,
+  rest: readonly string[],
+): { ok: true; command: RunCommand } | { ok: false; error: string } {
+  if (rest.length === 0) return { ok: false, error: 'run: missing the design or plan file' };
+  if (rest.length > 1) return { ok: false, error: `run: unexpected argument ${JSON.stringify(rest[1])}` };
+  let steps = 3;
+  const rawSteps = values.steps;
+  if (typeof rawSteps === 'string') {
+    if (!/^\d+$/.test(rawSteps) || Number(rawSteps) < 1 || Number(rawSteps) > 1000)
+      return {
+        ok: false,
+        error: `--steps: expected an integer from 1 to 1000, got ${JSON.stringify(rawSteps)}`,
+      };
+    steps = Number(rawSteps);
+  }
+  const dtype = values.dtype ?? 'float32';
+  if (dtype !== 'float32' && dtype !== 'float64')
+    return { ok: false, error: `--dtype: expected float32 or float64, got ${JSON.stringify(dtype)}` };
+  const command: RunCommand = { kind: 'run', input: rest[0]!, steps, dtype, json: values.json === true };
+  // --trace is the one file run writes (calibrate reads several: the option takes many).
+  const given = values.trace;
+  if (given !== undefined) {
+    const files = Array.isArray(given) ? given : [String(given)];
+    if (files.length !== 1) return { ok: false, error: '--trace: names the one file to write' };
+    if (files[0] === '') return { ok: false, error: '--trace: needs a file name' };
+    command.trace = files[0]!;
+  }
+  return { ok: true, command };
+}
+
+/** The repository's runtime/ directory, from this file's place in apps/cli/src/commands. */
+const RUNTIME_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../runtime');
+
+/** The interpreter with torch: STAGECRAFT_PYTHON, else Debian's /usr/bin/python3, else python3. */
+export function pythonInterpreter(): string {
+  const env = process.env.STAGECRAFT_PYTHON;
+  if (env) return env;
+  return existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+}
+
+interface RuntimeResult {
+  devices: number;
+  steps: number;
+  loss: number[];
+  referenceLoss: number[];
+  maxAbsDiff: number;
+  maxRelDiff: number;
+  stepMs: number[];
+  trace?: Record<string, [stream: string, id: string, start: number, end: number][]> | null;
+}
+
+export function runCommand(cmd: RunCommand & InputOptions, io: Io): number {
+  const text = readText(cmd.input, io, cmd);
+  if (text === undefined) return 1;
+  const plan = planOf(text, cmd, io);
+  if (!plan) return 1;
+  const predicted = simulate(plan, { keepTimeline: false });
+  const predictedStepMs = predicted.ok ? predicted.sim.makespanMs : null;
+
+  const dir = mkdtempSync(join(tmpdir(), 'stagecraft-run-'));
+  try {
+    const planFile = join(dir, 'plan.json');
+    writeFileSync(planFile, JSON.stringify(plan));
+    const python = pythonInterpreter();
+    const args = [
+      '-m',
+      'stagecraft_runtime',
+      planFile,
+      '--json',
+      '--steps',
+      String(cmd.steps),
+      '--dtype',
+      cmd.dtype,
+    ];
+    if (cmd.trace) args.push('--trace');
+    const env = {
+      ...process.env,
+      PYTHONPATH: [RUNTIME_DIR, process.env.PYTHONPATH].filter(Boolean).join(':'),
+    };
+    const r = spawnSync(python, args, { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+    if (r.error) {
+      io.err(
+        errorLine({
+          path: python,
+          message: `cannot start the Python runtime (${r.error.message}); install python3 with torch (Debian: apt-get install python3-torch) or set STAGECRAFT_PYTHON`,
+        }),
+      );
+      return 1;
+    }
+    if (r.status !== 0) {
+      const lines = (r.stderr ?? '').split('\n').filter((l) => l.trim() !== '');
+      const named = lines.filter((l) => l.startsWith('error'));
+      const missingTorch = lines.some((l) => /No module named 'torch'/.test(l));
+      io.err(
+        missingTorch
+          ? errorLine({
+              path: python,
+              message:
+                'has no torch; install it (Debian: apt-get install python3-torch) or set STAGECRAFT_PYTHON',
+            })
+          : (named[named.length - 1] ??
+              `error: the runtime exited with ${r.status}: ${lines[lines.length - 1] ?? ''}`),
+      );
+      return 1;
+    }
+    const last = r.stdout.trim().split('\n').pop() ?? '';
+    const result = JSON.parse(last) as RuntimeResult;
+    if (cmd.trace && result.trace)
+      writeFileSync(cmd.trace, JSON.stringify(measuredTrace(plan, result.trace)));
+    const report = {
+      devices: result.devices,
+      steps: result.steps,
+      loss: result.loss,
+      referenceLoss: result.referenceLoss,
+      maxAbsDiff: result.maxAbsDiff,
+      maxRelDiff: result.maxRelDiff,
+      stepMs: result.stepMs,
+      predictedStepMs,
+    };
+    if (cmd.json) io.out(JSON.stringify(report));
+    else io.out(runSummary(plan.name, report));
+    return 0;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The plan of a design (compiled) or of a plan file (validated as it is); undefined after the errors. */
+function planOf(text: string, cmd: RunCommand & InputOptions, io: Io): Plan | undefined {
+  let format: unknown;
+  try {
+    format = (JSON.parse(text) as { format?: unknown }).format;
+  } catch {
+    format = undefined;
+  }
+  if (typeof format === 'string' && format.startsWith('stagecraft/plan@')) {
+    const loaded = loadPlan(text);
+    if (!loaded.ok) {
+      reportIssues(loaded.errors, cmd.input, io);
+      return undefined;
+    }
+    return loaded.plan;
+  }
+  const parsed = parseDesignText(text, { defaultName: 'design' });
+  if (!parsed.ok) {
+    reportIssues(parsed.errors, cmd.input, io);
+    return undefined;
+  }
+  const run = compileDesign(parsed.design, cmd.input, cmd, io);
+  return run?.compiled.plan;
+}
+
+/**
+ * The measured step as the predicted export draws it: the same processes (devices), threads
+ * (streams) and ids, times from the run's shared monotonic clock, starting at the earliest start.
+ */
+export function measuredTrace(
+  plan: Plan,
+  trace: Record<string, [string, string, number, number][]>,
+): ReturnType<typeof chromeTrace> {
+  const byId = new Map<string, Plan['devices'][number]['streams'][number]['instructions'][number]>();
+  for (const d of plan.devices)
+    for (const s of d.streams) for (const i of s.instructions) byId.set(`${d.device}|${i.id}`, i);
+  let origin = Number.POSITIVE_INFINITY;
+  for (const events of Object.values(trace)) for (const e of events) origin = Math.min(origin, e[2]);
+  const timeline: TimelineEvent[] = [];
+  let end = 0;
+  for (const [rank, events] of Object.entries(trace))
+    for (const [stream, id, start, stop] of events) {
+      const ins = byId.get(`${rank}|${id}`);
+      if (!ins) continue;
+      const ev: TimelineEvent = {
+        device: Number(rank),
+        stream,
+        id,
+        op: ins.op,
+        startMs: (start - origin) * 1000,
+        endMs: (stop - origin) * 1000,
+        tags: ins.tags,
+      };
+      if (ins.op === 'OVERLAP') ev.members = ins.members.map((m) => m.id);
+      if (ins.op === 'SEND' || ins.op === 'RECV') ev.peer = ins.peer;
+      if ('bytes' in ins) ev.bytes = ins.bytes;
+      timeline.push(ev);
+      end = Math.max(end, ev.endMs);
+    }
+  timeline.sort((a, b) => a.startMs - b.startMs);
+  const sim = { makespanMs: end, timeline } as unknown as Parameters<typeof chromeTrace>[1];
+  return chromeTrace(plan, sim);
+}
+
+function runSummary(
+  name: string,
+  r: {
+    devices: number;
+    steps: number;
+    loss: number[];
+    maxRelDiff: number;
+    stepMs: number[];
+    predictedStepMs: number | null;
+  },
+): string {
+  const fmt = (x: number) => x.toPrecision(6);
+  return [
+    `${name}: ${r.devices} devices, ${r.steps} steps on torch.distributed (gloo)`,
+    `loss per step: ${r.loss.map(fmt).join(', ')}`,
+    `largest parameter difference from one device: ${r.maxRelDiff.toExponential(2)} (relative)`,
+    `measured step: ${r.stepMs.map((x) => x.toFixed(1)).join(', ')} ms${r.predictedStepMs !== null ? `; predicted ${r.predictedStepMs.toFixed(1)} ms` : ''}`,
+  ].join('\n');
+}

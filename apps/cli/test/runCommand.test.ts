@@ -1,0 +1,95 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { pythonInterpreter } from '../src/commands/run.ts';
+import { EXAMPLES, ROOT, stagecraft, tempFile, tempPath } from './run.ts';
+
+const PLAN = join(ROOT, 'runtime/tests/plans/1f1b-p4-m8.json');
+const hasTorch =
+  spawnSync(pythonInterpreter(), ['-c', 'import torch.distributed'], { stdio: 'ignore' }).status === 0;
+
+interface Instr {
+  op: string;
+  id: string;
+}
+
+describe('stagecraft run', () => {
+  const saved = process.env.STAGECRAFT_PYTHON;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.STAGECRAFT_PYTHON;
+    else process.env.STAGECRAFT_PYTHON = saved;
+  });
+
+  test('a plan edited to swap two RECVs is refused before any process starts, naming both', async () => {
+    const plan = JSON.parse(readFileSync(PLAN, 'utf8'));
+    const list: Instr[] = plan.devices[1].streams[1].instructions;
+    const [a, b] = list.flatMap((i, k) => (i.op === 'RECV' ? [k] : [])).slice(0, 2) as [number, number];
+    [list[a], list[b]] = [list[b]!, list[a]!];
+    // An interpreter that cannot start proves nothing was launched: validation comes first.
+    process.env.STAGECRAFT_PYTHON = '/nonexistent/python3';
+    const r = await stagecraft('run', tempFile(plan), '--json');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`devices[1].streams[1].instructions[${a}]: ${list[a]!.id}`);
+    expect(r.stderr).toContain(`devices[1].streams[1].instructions[${b}]: ${list[b]!.id}`);
+    expect(r.stderr).not.toContain('nonexistent');
+  });
+
+  test('without a Python that has torch the run says what to install instead of failing obscurely', async () => {
+    process.env.STAGECRAFT_PYTHON = '/nonexistent/python3';
+    const r = await stagecraft('run', PLAN);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^error: \/nonexistent\/python3: cannot start the Python runtime .*python3-torch/m,
+    );
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  test('bad --steps and --dtype values are usage errors', async () => {
+    expect((await stagecraft('run', PLAN, '--steps', '0')).stderr).toMatch(/--steps: expected an integer/);
+    expect((await stagecraft('run', PLAN, '--dtype', 'half')).stderr).toMatch(
+      /--dtype: expected float32 or float64/,
+    );
+  });
+
+  test.skipIf(!hasTorch)(
+    'a design trains on PyTorch exactly as one device does, and its measured trace has the plan’s ids',
+    async () => {
+      const trace = tempPath('measured.trace.json');
+      const r = await stagecraft(
+        'run',
+        join(EXAMPLES, 'zb-h1-p4-m8.json'),
+        '--json',
+        '--steps',
+        '2',
+        '--trace',
+        trace,
+      );
+      expect(r.stderr).toBe('');
+      const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+      expect(Object.keys(out)).toEqual([
+        'devices',
+        'steps',
+        'loss',
+        'referenceLoss',
+        'maxAbsDiff',
+        'maxRelDiff',
+        'stepMs',
+        'predictedStepMs',
+      ]);
+      expect(out.devices).toBe(4);
+      expect(out.loss).toHaveLength(2);
+      expect(out.maxRelDiff).toBeLessThanOrEqual(1e-5);
+      expect(out.predictedStepMs).toBeGreaterThan(0);
+      const events = JSON.parse(readFileSync(trace, 'utf8')).traceEvents as {
+        ph: string;
+        args?: { id?: string };
+      }[];
+      const ids = new Set(events.filter((e) => e.ph === 'X').map((e) => e.args?.id));
+      expect(ids).toContain('BW.b3.mb7');
+      expect(ids).toContain('UPD.d0');
+    },
+    120_000,
+  );
+});

@@ -1,0 +1,111 @@
+/**
+ * The `stagecraft/plan@2` fields of single instructions, read off the DAG: which microbatch an op
+ * works on and which blocks' gradients or parameters a collective carries. They exist so a runtime
+ * never parses ids (docs/plan-format.md); the ids stay labels.
+ */
+import { type Dag, EDGE_DATA } from '../dag.ts';
+import {
+  kindOfCode,
+  type NodeTable,
+  OP_ALL_GATHER,
+  OP_ALL_REDUCE,
+  OP_ALL_TO_ALL,
+  OP_B,
+  OP_BI,
+  OP_BW,
+  OP_F,
+  OP_RECV,
+  OP_REDUCE_SCATTER,
+  OP_UPD,
+} from '../nodeTable.ts';
+import type { PlanTensor } from './plan.ts';
+
+/** The flat row-major index of node i over the DAG's split dimensions (an unsplit one counts as 0). */
+export function microbatchOf(dag: Dag, t: NodeTable, i: number): number {
+  let k = 0;
+  for (let d = 0; d < dag.dims.length; d++) k = k * dag.dims[d]!.size + Math.max(0, t.dims[d]![i]!);
+  return k;
+}
+
+/**
+ * Per collective node that carries training state, the blocks it carries (sorted): a gradient
+ * collective the blocks of the backward ops feeding it; a parameter all-gather after the optimizer
+ * step (ZeRO-1/2) the blocks of its bucket's gradient collective; an all-gather before use
+ * (ZeRO-3) the blocks of the ops it feeds. Activation collectives (expert dispatch and combine,
+ * tensor-parallel reductions) carry none and are absent.
+ */
+export function collectiveParams(dag: Dag, t: NodeTable): Map<number, number[]> {
+  const { from, to, kind } = dag.edges;
+  const into = new Map<number, Set<number>>();
+  const outOf = new Map<number, Set<number>>();
+  const afterUpd = new Set<number>();
+  const add = (m: Map<number, Set<number>>, k: number, b: number) => {
+    let s = m.get(k);
+    if (!s) m.set(k, (s = new Set()));
+    s.add(b);
+  };
+  for (let e = 0; e < from.length; e++) {
+    if (kind[e] !== EDGE_DATA) continue;
+    const u = from[e]!;
+    const v = to[e]!;
+    const ou = t.op[u]!;
+    const ov = t.op[v]!;
+    if (kindOfCode(ov) === 'collective' && (ou === OP_B || ou === OP_BW) && t.group[u] === t.group[v])
+      add(into, v, t.block[u]!);
+    if (ov === OP_ALL_GATHER && ou === OP_UPD) afterUpd.add(v);
+    if (ou === OP_ALL_GATHER && (ov === OP_F || ov === OP_B || ov === OP_BI)) add(outOf, u, t.block[v]!);
+  }
+  const out = new Map<number, number[]>();
+  // A bucket's gradient collective by (group, first block): its ZeRO-1/2 all-gather shares both.
+  const bucketOf = new Map<string, number[]>();
+  for (const [v, blocks] of into) {
+    const op = t.op[v]!;
+    if (op !== OP_ALL_REDUCE && op !== OP_REDUCE_SCATTER) continue;
+    // A data-parallel all-reduce runs once per step; one of a microbatch is a tensor-parallel reduction.
+    if (op === OP_ALL_REDUCE && t.dims.some((c) => c[v]! >= 0)) continue;
+    const list = [...blocks].sort((a, b) => a - b);
+    out.set(v, list);
+    bucketOf.set(`${t.group[v]}:${t.block[v]}`, list);
+  }
+  for (const v of afterUpd) {
+    const list = bucketOf.get(`${t.group[v]}:${t.block[v]}`);
+    if (list) out.set(v, list);
+  }
+  for (const [v, blocks] of outOf)
+    if (!out.has(v))
+      out.set(
+        v,
+        [...blocks].sort((a, b) => a - b),
+      );
+  return out;
+}
+
+/**
+ * Per activation collective, the tensor it carries: for a tensor-parallel reduction (an ALL_REDUCE
+ * of one microbatch) the block's partial output (F) or partial input gradient (B, BI) it sums; for
+ * an expert ALL_TO_ALL the output of the forward (dispatch after the router, combine after the
+ * experts) or the input gradient of the backward (combine's gradient after the block that read the
+ * combined tokens, dispatch's after the experts) that feeds it.
+ */
+export function collectiveTensors(dag: Dag, t: NodeTable): Map<number, PlanTensor> {
+  const { from, to, kind } = dag.edges;
+  const out = new Map<number, PlanTensor>();
+  for (let e = 0; e < from.length; e++) {
+    if (kind[e] !== EDGE_DATA) continue;
+    const u = from[e]!;
+    const v = to[e]!;
+    const cv = t.op[v]!;
+    const activation = cv === OP_ALL_TO_ALL || (cv === OP_ALL_REDUCE && t.dims.some((c) => c[v]! >= 0));
+    if (!activation || t.group[u] !== t.group[v]) continue;
+    // A received input gradient carries the pass that made it (an expert combine's gradient
+    // often arrives from the next stage).
+    const op = t.op[u] === OP_RECV ? t.pass[u]! : t.op[u]!;
+    if (op !== OP_F && op !== OP_B && op !== OP_BI) continue;
+    out.set(v, {
+      block: t.block[u]!,
+      pass: op === OP_F ? 'F' : op === OP_B ? 'B' : 'BI',
+      microbatch: microbatchOf(dag, t, u),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,73 @@
+/**
+ * The `stagecraft/plan@2` model and batch sections: what a runtime builds real tensors from. The
+ * model is the DAG's blocks with the forward data flow between them (which block's output feeds
+ * which, across transfers too) and the block whose output the loss reads; the batch is the split
+ * dimensions, the microbatch size and the data-parallel degree that fixes the loss scale.
+ */
+import {
+  type Dag,
+  type Design,
+  EDGE_DATA,
+  isCollectiveCode,
+  OP_F,
+  OP_RECV,
+  OP_SEND,
+  type PlanBatch,
+  type PlanModel,
+  tableOf,
+} from '@stagecraft/ir';
+
+export function runtimeModel(dag: Dag): PlanModel {
+  const t = tableOf(dag);
+  const inputs = dag.blocks.map(() => new Set<number>());
+  const feeds = new Uint8Array(dag.blocks.length);
+  const { from, to, kind } = dag.edges;
+  // A collective between two forwards (an expert dispatch or combine, a tensor-parallel
+  // reduction) passes on the forward that feeds it.
+  const through = new Map<number, number>();
+  for (let e = 0; e < from.length; e++)
+    if (kind[e] === EDGE_DATA && t.op[from[e]!] === OP_F && isCollectiveCode(t.op[to[e]!]!))
+      through.set(to[e]!, from[e]!);
+  // The forward op a value comes from: itself, through a SEND/RECV pair the SEND's producer, or
+  // through a collective the forward feeding it.
+  const producer = (u: number): number =>
+    t.op[u] === OP_RECV || t.op[u] === OP_SEND ? t.source[u]! : (through.get(u) ?? u);
+  for (let e = 0; e < from.length; e++) {
+    if (kind[e] !== EDGE_DATA || t.op[to[e]!] !== OP_F) continue;
+    const u = producer(from[e]!);
+    if (u < 0 || t.op[u] !== OP_F) continue;
+    const a = t.block[u]!;
+    const b = t.block[to[e]!]!;
+    if (a >= 0 && b >= 0 && a !== b) {
+      inputs[b]!.add(a);
+      feeds[a] = 1;
+    }
+  }
+  // The loss reads the output of the last block that feeds no other.
+  let loss = dag.blocks.length - 1;
+  while (loss > 0 && feeds[loss]) loss--;
+  return {
+    blocks: dag.blocks.map((b, i) => {
+      const block: PlanModel['blocks'][number] = {
+        name: b.name,
+        tags: { ...b.tags },
+        inputs: [...inputs[i]!].sort((x, y) => x - y),
+      };
+      if (b.experts !== undefined) block.experts = b.experts;
+      if (b.topK !== undefined) block.topK = b.topK;
+      return block;
+    }),
+    loss,
+  };
+}
+
+export function runtimeBatch(dag: Dag, model: Design['model']): PlanBatch {
+  const dims = dag.dims.map((d) => ({ name: d.name, size: d.size }));
+  const microbatches = dims.reduce((n, d) => n * d.size, 1);
+  // Data-parallel degree: the largest group that replicates blocks (its members read different data).
+  let replicas = 1;
+  for (const r of dag.dataParallel ?? []) replicas = Math.max(replicas, dag.groups[r.group]!.length);
+  const microbatchSize =
+    model.kind === 'transformer' ? Math.max(1, Math.round(model.microbatchSize ?? 1)) : 1;
+  return { dims, microbatches, microbatchSize, replicas, lossScale: 1 / (microbatches * replicas) };
+}

@@ -1,0 +1,60 @@
+"""`python3 -m stagecraft_runtime plan.json … [--steps n] [--dtype float32|float64] [--json]`.
+Under torchrun (RANK and WORLD_SIZE set) this process is one device of the run; otherwise it
+launches one process per device on this machine and compares with the single-device reference."""
+import argparse
+import json
+import os
+import sys
+
+from .plan import PlanError
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python3 -m stagecraft_runtime")
+    ap.add_argument("plans", nargs="+")
+    ap.add_argument("--steps", type=int, default=3)
+    ap.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    ap.add_argument("--width", type=int, default=16)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--timeout", type=float, default=30.0)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--trace", action="store_true", help="record every instruction's start and end")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--options", help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    opts = json.loads(a.options) if a.options else {
+        "steps": a.steps, "dtype": a.dtype, "width": a.width, "seed": a.seed, "timeout": a.timeout, "trace": a.trace,
+        "json": a.json,
+    }
+    try:
+        if a.worker is not None or "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+            from .worker import main as worker_main
+
+            rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+            worker_main(rank, world, a.plans, opts, a.worker)
+            return 0
+        from .launch import LaunchError, launch
+
+        try:
+            results = launch(a.plans, opts)
+        except LaunchError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+        for path, r in zip(a.plans, results):
+            if a.json:
+                print(json.dumps(r))
+            else:
+                print(f"{path}: {r['devices']} devices, {r['steps']} steps; loss {r['loss']}; "
+                      f"reference {r['referenceLoss']}; max rel diff {r['maxRelDiff']:.3g}; "
+                      f"step ms {[round(x, 2) for x in r['stepMs']]}")
+        return 0
+    except PlanError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # one line naming what failed, never a stack trace for the user
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

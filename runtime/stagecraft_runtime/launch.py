@@ -1,0 +1,146 @@
+"""Runs plans on one machine: one process per device on 127.0.0.1 with a free port, watched so that
+a process that fails or dies ends the whole run at once (its error named, the others stopped, no
+orphans), then the single-device reference and the comparison."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import torch
+
+from .model import Setup, join_shards
+from .plan import device_count, load
+from .reference import run_reference
+
+
+class LaunchError(Exception):
+    pass
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def launch(plans, opts):
+    loaded = [load(p) for p in plans]
+    world = max(device_count(p) for p in loaded)
+    out_dir = tempfile.mkdtemp(prefix="stagecraft-run-")
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(world))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(__file__)), env.get("PYTHONPATH")]))
+    args = [sys.executable, "-m", "stagecraft_runtime", "--worker", out_dir, "--options", json.dumps(opts), *plans]
+    procs = []
+    for r in range(world):
+        err = open(os.path.join(out_dir, f"rank{r}.err"), "w+")
+        status = os.path.join(out_dir, f"rank{r}.status")
+        rank_env = dict(env, RANK=str(r), STAGECRAFT_RUNTIME_STATUS=status)
+        procs.append((subprocess.Popen(args, env=rank_env, stdout=subprocess.DEVNULL, stderr=err), err))
+    _watch(procs, opts.get("timeout", 30.0) * 4 + 60 * len(plans))
+    out = []
+    for pi, plan in enumerate(loaded):
+        ranks = [torch.load(os.path.join(out_dir, f"plan{pi}.rank{r}.pt")) for r in range(world)]
+        out.append(report(plan, ranks, opts))
+    return out
+
+
+def _watch(procs, limit):
+    start = time.monotonic()
+    try:
+        while True:
+            codes = [p.poll() for p, _ in procs]
+            failed = [r for r, c in enumerate(codes) if c not in (None, 0)]
+            if failed:
+                # Let the others notice and report for a moment, then name the first failure.
+                end = time.monotonic() + 1.0
+                while time.monotonic() < end and any(p.poll() is None for p, _ in procs):
+                    time.sleep(0.02)
+                codes = [p.poll() for p, _ in procs]
+                errors = [(_last_error(procs[r][1], c), r) for r, c in enumerate(codes) if c not in (None, 0)]
+                (stamp, message), r = min(errors)
+                raise LaunchError(f"device {r} exited with code {codes[r]}: {message}")
+            if all(c == 0 for c in codes):
+                return
+            if time.monotonic() - start > limit:
+                raise LaunchError(f"the run did not end within {limit:.0f} s")
+            time.sleep(0.02)
+    finally:
+        for p, err in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 5
+        for p, err in procs:
+            try:
+                p.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            err.close()
+
+
+def _last_error(f, code):
+    """(time, message) of a worker's error line. One killed by a signal before it could say
+    anything was stopped from outside: it comes first, since its peers only report losing it."""
+    f.flush()
+    f.seek(0)
+    lines = [ln.strip() for ln in f.read().splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        if ln.startswith("error@"):
+            stamp, _, message = ln[len("error@") :].partition(": ")
+            return float(stamp), message
+    if code < 0:
+        return float("-inf"), f"killed by signal {-code}{_last_issued(f.name)} (no error of its own)"
+    return float("inf"), (lines or ["no output"])[-1]
+
+
+def _last_issued(err_path):
+    """' after issuing <id> (step s)' from the device's status file, or '' when it has none."""
+    try:
+        with open(err_path.replace(".err", ".status"), "rb") as f:
+            note = f.read(256).split(b"\0", 1)[0].decode(errors="replace")
+    except OSError:
+        return ""
+    return f" after issuing {note}" if note else ""
+
+
+def report(plan, ranks, opts):
+    dtype = torch.float64 if opts.get("dtype") == "float64" else torch.float32
+    setup = Setup(plan, width=opts.get("width", 16), rows=opts.get("rows", 2), seed=opts.get("seed", 0), dtype=dtype)
+    steps = opts.get("steps", 3)
+    ref_loss, ref_params = run_reference(setup, steps)
+    params, slices = {}, {}
+    for r in ranks:
+        for b, ps in r["params"].items():
+            shard = r.get("shards", {}).get(b)
+            if shard is None:
+                # Replicas hold the same tensors; expert-parallel members each hold some experts.
+                for name, t in ps.items():
+                    params.setdefault(b, {}).setdefault(name, t)
+            else:
+                slices.setdefault(b, {})[shard[0]] = ps
+    for b, by_index in slices.items():
+        params[b] = join_shards([by_index[i] for i in sorted(by_index)])
+    missing = [b for b in ref_params if b not in params]
+    if missing:
+        raise LaunchError(f"no device holds block(s) {missing}")
+    max_abs = max_rel = 0.0
+    for b, ps in ref_params.items():
+        for n, ref in ps.items():
+            d = (params[b][n] - ref).norm().item()
+            max_abs = max(max_abs, d)
+            max_rel = max(max_rel, d / max(ref.norm().item(), 1e-300))
+    step_ms = [max(r["stepMs"][s] for r in ranks) for s in range(steps)]
+    return {
+        "devices": len(ranks),
+        "steps": steps,
+        "loss": ranks[0]["loss"],
+        "referenceLoss": ref_loss,
+        "maxAbsDiff": max_abs,
+        "maxRelDiff": max_rel,
+        "stepMs": step_ms,
+        "trace": {r["rank"]: r["trace"] for r in ranks} if opts.get("trace") else None,
+    }

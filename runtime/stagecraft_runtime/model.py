@@ -1,0 +1,129 @@
+"""Real blocks and data for a plan's model, identical in every process and in the reference: each
+block is a small MLP (linear + tanh) whose weights come from the seed and its index alone, the batch
+from the seed alone, so any device builds exactly the tensors the single-device run builds."""
+import torch
+
+
+class Block(torch.nn.Module):
+    """Two linears with tanh between (hidden 2 × width). `shard=(r, n)`: the r-th of n
+    Megatron-style slices (columns of the first linear, rows of the second; the output bias on
+    r = 0 only), whose outputs sum to the whole block's."""
+
+    def __init__(self, width, seed, index, dtype, shard=(0, 1)):
+        super().__init__()
+        g = torch.Generator().manual_seed(seed * 7919 + index)
+        hidden = 2 * width
+        w1 = torch.randn(width, hidden, generator=g, dtype=dtype) / width**0.5
+        b1 = torch.randn(hidden, generator=g, dtype=dtype) * 0.1
+        w2 = torch.randn(hidden, width, generator=g, dtype=dtype) / hidden**0.5
+        b2 = torch.randn(width, generator=g, dtype=dtype) * 0.1
+        r, n = shard
+        if hidden % n:
+            raise ValueError(f"block {index}: hidden width {hidden} does not split {n} ways")
+        cols = slice(r * hidden // n, (r + 1) * hidden // n)
+        self.weight1 = torch.nn.Parameter(w1[:, cols].clone())
+        self.bias1 = torch.nn.Parameter(b1[cols].clone())
+        self.weight2 = torch.nn.Parameter(w2[cols, :].clone())
+        self.bias2 = torch.nn.Parameter(b2) if r == 0 else None
+
+    def forward(self, x):
+        y = torch.tanh(x @ self.weight1 + self.bias1) @ self.weight2
+        return y + self.bias2 if self.bias2 is not None else y
+
+
+def join_shards(shards):
+    """A block's parameters from its tensor-parallel slices, in member order."""
+    out = {
+        "weight1": torch.cat([s["weight1"] for s in shards], dim=1),
+        "bias1": torch.cat([s["bias1"] for s in shards]),
+        "weight2": torch.cat([s["weight2"] for s in shards], dim=0),
+    }
+    out["bias2"] = shards[0]["bias2"]
+    return out
+
+
+class Setup:
+    """Model sizes and data of one run: `width` features, `rows` rows per sample."""
+
+    def __init__(self, plan, width=16, rows=2, seed=0, dtype=torch.float32):
+        self.plan = plan
+        self.width = width
+        self.rows = rows
+        self.seed = seed
+        self.dtype = dtype
+        b = plan["batch"]
+        self.microbatches = b["microbatches"]
+        self.microbatch_size = b["microbatchSize"]
+        self.replicas = b["replicas"]
+        self.loss_scale = b["lossScale"]
+        self.blocks = plan["model"]["blocks"]
+        self.loss_block = plan["model"]["loss"]
+
+    def experts_of(self, b):
+        return self.blocks[b].get("experts")
+
+    def router_of(self, b):
+        """The experts block that block b routes for, or None."""
+        for c, spec in enumerate(self.blocks):
+            if spec.get("experts") and b in spec["inputs"]:
+                return c
+        return None
+
+    def block(self, index, shard=(0, 1), owned=None):
+        from .moe import Experts, Router
+
+        experts = self.experts_of(index)
+        if experts:
+            return Experts(self.width, self.seed, index, self.dtype, range(experts) if owned is None else owned)
+        routed = self.router_of(index)
+        if routed is not None:
+            return Router(self.width, self.seed, index, self.dtype, self.experts_of(routed))
+        return Block(self.width, self.seed, index, self.dtype, shard)
+
+    def sample_rows(self):
+        return self.microbatch_size * self.rows
+
+    def data(self, step, replica, microbatch):
+        """Input and target of one microbatch of one replica at one step."""
+        g = torch.Generator().manual_seed(((self.seed * 1009 + step) * 4099 + replica) * 65537 + microbatch)
+        n = self.sample_rows()
+        x = torch.randn(n, self.width, generator=g, dtype=self.dtype)
+        y = torch.randn(n, self.width, generator=g, dtype=self.dtype)
+        return x, y
+
+    def loss(self, out, target):
+        return ((out - target) ** 2).mean() * self.loss_scale
+
+    def order(self):
+        """Blocks in an order where every block comes after its inputs."""
+        seen, out = set(), []
+
+        def visit(b):
+            if b in seen:
+                return
+            seen.add(b)
+            for a in self.blocks[b]["inputs"]:
+                visit(a)
+            out.append(b)
+
+        for b in range(len(self.blocks)):
+            visit(b)
+        return out
+
+
+class Adam:
+    """Adam applied elementwise, so a flat shard of parameters steps exactly as the whole tensor does."""
+
+    def __init__(self, lr=1e-2, betas=(0.9, 0.999), eps=1e-8):
+        self.lr, self.b1, self.b2, self.eps = lr, betas[0], betas[1], eps
+        self.state = {}
+
+    def step(self, key, param, grad):
+        m, v, t = self.state.get(key, (torch.zeros_like(param), torch.zeros_like(param), 0))
+        t += 1
+        m.mul_(self.b1).add_(grad, alpha=1 - self.b1)
+        v.mul_(self.b2).addcmul_(grad, grad, value=1 - self.b2)
+        mhat = m / (1 - self.b1**t)
+        vhat = v / (1 - self.b2**t)
+        param.sub_(self.lr * mhat / (vhat.sqrt() + self.eps))
+        self.state[key] = (m, v, t)

@@ -1,0 +1,104 @@
+"""Reading a plan the runtime can run: the format version and the @2 fields it reads, checked
+before any tensor exists, so a plan it cannot run fails with the path of what is missing."""
+import json
+
+FORMAT = "stagecraft/plan@2"
+COMPUTE = {"F", "B", "BI", "BW", "RECOMPUTE", "UPD"}
+COLLECTIVES = {"ALL_REDUCE", "REDUCE_SCATTER", "ALL_GATHER", "ALL_TO_ALL"}
+
+
+class PlanError(Exception):
+    """A plan this runtime refuses, with the JSON path of the first problem."""
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        try:
+            plan = json.load(f)
+        except json.JSONDecodeError as e:
+            raise PlanError(f"{path}: not JSON ({e})") from None
+    check(plan)
+    return plan
+
+
+def check(plan):
+    if not isinstance(plan, dict):
+        raise PlanError("plan: not an object")
+    fmt = plan.get("format")
+    if fmt != FORMAT:
+        hint = " (recompile the design: version 1 has no model or batch)" if fmt == "stagecraft/plan@1" else ""
+        raise PlanError(f'format: expected "{FORMAT}", got {json.dumps(fmt)}{hint}')
+    for key in ("model", "batch", "devices", "groups"):
+        if key not in plan:
+            raise PlanError(f"{key}: missing")
+    blocks = plan["model"].get("blocks")
+    if not isinstance(blocks, list) or not blocks:
+        raise PlanError("model.blocks: missing or empty")
+    for k in ("microbatches", "microbatchSize", "replicas", "lossScale", "dims"):
+        if k not in plan["batch"]:
+            raise PlanError(f"batch.{k}: missing")
+    for d, dev in enumerate(plan["devices"]):
+        for s, stream in enumerate(dev.get("streams", [])):
+            for k, ins in enumerate(stream["instructions"]):
+                where = f"devices[{d}].streams[{s}].instructions[{k}]"
+                for m, member in enumerate(ins.get("members", [ins])):
+                    _check_instruction(member, where if member is ins else f"{where}.members[{m}]", blocks)
+
+
+def _check_instruction(ins, where, blocks):
+    op = ins.get("op")
+    need = []
+    if op in COMPUTE and op != "UPD" or op in ("OFFLOAD", "RELOAD"):
+        need = ["block", "microbatch"]
+    elif op in ("SEND", "RECV"):
+        need = ["tensor", "peer"]
+    elif op in COLLECTIVES:
+        if "params" not in ins and "tensor" not in ins:
+            raise PlanError(
+                f"{where} ({ins.get('id')}): a {op} carrying activations (expert dispatch/combine, "
+                "tensor-parallel reduction) is not run by this runtime yet: it needs `params` or `tensor`"
+            )
+    for key in need:
+        if key not in ins:
+            raise PlanError(f"{where}.{key}: missing ({ins.get('id')})")
+    b = ins.get("block", ins.get("tensor", {}).get("block"))
+    if b is not None and not 0 <= b < len(blocks):
+        raise PlanError(f"{where}.block: {b} is not a block of model.blocks")
+
+
+def device_program(plan, rank):
+    """The streams device `rank` runs and the map from the listed device's peers to its own: a
+    device listed as a replica runs the program of its group's first member with peers of its rank."""
+    groups = plan["groups"]
+    for dev in plan["devices"]:
+        if dev["device"] == rank:
+            return dev, (lambda p: p)
+        reps = dev.get("replicas") or []
+        if rank in reps:
+            r = reps.index(rank) + 1
+            group_of = {d: gi for gi, g in enumerate(groups) for d in g}
+
+            def peer(p, r=r):
+                g = groups[group_of[p]]
+                return g[r] if r < len(g) else p
+
+            return dev, peer
+    return None, None
+
+
+def device_count(plan):
+    """Processes a run needs: up to the highest device the plan uses (a cluster's unused devices
+    at the end, group -1, need none)."""
+    n = 1
+    for dev in plan["devices"]:
+        if dev.get("group", -1) >= 0:
+            n = max(n, dev["device"] + 1, *[x + 1 for x in dev.get("replicas") or [0]])
+    return n
+
+
+def replica_of(plan, rank):
+    """A device's data-parallel replica: its index in its group (0 outside one)."""
+    for g in plan["groups"]:
+        if rank in g:
+            return g.index(rank) % plan["batch"]["replicas"]
+    return 0

@@ -1,0 +1,110 @@
+"""One process of a run: global rank = plan device. It joins the process group, builds the
+sub-groups every collective of the plan uses (all ranks, same order), then runs each plan's steps
+and leaves its losses, step times, measured trace and parameters for the launcher."""
+import datetime
+import json
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+from .executor import Device
+from .model import Setup
+from .plan import COLLECTIVES, device_program, load, replica_of
+
+
+def comm_layout(plan):
+    """Process groups keyed by (devices, stream), and a p2p tag per transfer, the same on every rank."""
+    keys, transfers = set(), set()
+    for dev in plan["devices"]:
+        for s in dev["streams"]:
+            for ins in s["instructions"]:
+                if ins["op"] in COLLECTIVES:
+                    keys.add((tuple(ins["devices"]), s["stream"]))
+                elif ins["op"] in ("SEND", "RECV"):
+                    transfers.add(ins["transfer"])
+    return sorted(keys), {t: i + 1 for i, t in enumerate(sorted(transfers))}
+
+
+def _store():
+    """The process group's key-value store (torch's private accessor, present on 1.13 and 2.x)."""
+    try:
+        return dist.distributed_c10d._get_default_store()
+    except Exception:  # noqa: BLE001 - the timeout message then names less, nothing else changes
+        return None
+
+
+def _group_index(plan, rank):
+    for g in plan["groups"]:
+        if rank in g:
+            return g.index(rank)
+    return 0
+
+
+def run_plans(rank, world, plans, opts, out_dir=None, log=print):
+    dtype = torch.float64 if opts.get("dtype") == "float64" else torch.float32
+    results = []
+    for pi, path in enumerate(plans):
+        plan = load(path)
+        setup = Setup(plan, width=opts.get("width", 16), rows=opts.get("rows", 2), seed=opts.get("seed", 0), dtype=dtype)
+        keys, tags = comm_layout(plan)
+        groups = {k: dist.new_group(list(k[0])) for k in keys}
+        program, peer_of = device_program(plan, rank)
+        device = None
+        if program is not None and program.get("group", -1) >= 0:
+            trace = [] if opts.get("trace") else None
+            device = Device(plan, setup, rank, program, peer_of, groups, tags, replica_of(plan, rank),
+                            timeout=opts.get("timeout", 30.0), trace=trace, store=_store(), prefix=f"plan{pi}")
+        counts_loss = _group_index(plan, rank) < plan["batch"]["replicas"]
+        losses, step_ms = [], []
+        for step in range(opts.get("steps", 3)):
+            dist.barrier()
+            t0 = time.perf_counter()
+            try:
+                local = device.step(step) if device is not None else 0.0
+                # Members of a group that is not data parallel compute the same loss: count it once.
+                if not counts_loss:
+                    local = 0.0
+            except Exception as e:
+                raise type(e)(f"{os.path.basename(path)}: step {step}: {e}") from e
+            total = torch.tensor([local], dtype=torch.float64)
+            dist.all_reduce(total)
+            step_ms.append((time.perf_counter() - t0) * 1000)
+            losses.append(total.item())
+        if device is not None:
+            device.gather_stale()
+        result = {"plan": path, "rank": rank, "loss": losses, "stepMs": step_ms, "params": {}, "trace": []}
+        if device is not None:
+            # Every member reports; the launcher keeps the first copy of each tensor.
+            result["params"] = {
+                b: {n: p.detach().clone() for n, p in m.named_parameters()} for b, m in device.blocks.items()
+            }
+            result["shards"] = dict(device.tp)
+            result["trace"] = device.trace or []
+        if out_dir is not None:
+            torch.save(result, os.path.join(out_dir, f"plan{pi}.rank{rank}.pt"))
+        results.append(result)
+        dist.barrier()
+    return results
+
+
+def main(rank, world, plans, opts, out_dir):
+    timeout = datetime.timedelta(seconds=opts.get("timeout", 30.0) + 30)
+    dist.init_process_group("gloo", rank=rank, world_size=world, timeout=timeout)
+    try:
+        results = run_plans(rank, world, plans, opts, out_dir)
+        if out_dir is None and rank == 0:
+            # Under torchrun nobody collects result files: device 0 says how the steps went.
+            for r in results:
+                line = {"plan": r["plan"], "devices": world, "loss": r["loss"], "stepMs": r["stepMs"]}
+                print(json.dumps(line) if opts.get("json") else
+                      f"{r['plan']}: {world} devices; loss {r['loss']}; step ms {[round(x, 2) for x in r['stepMs']]}",
+                      flush=True)
+    except Exception as e:
+        # Stamped before this process closes its connections, so the launcher names the device
+        # that failed first rather than a peer that then lost it; no cleanup that could hang.
+        print(f"error@{time.time():.6f}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+        os._exit(1)
+    dist.destroy_process_group()

@@ -1,0 +1,69 @@
+"""Plans the runtime cannot run are refused before any process starts, naming what is wrong."""
+import json
+import os
+
+import pytest
+
+from stagecraft_runtime.launch import LaunchError, launch
+from stagecraft_runtime.plan import PlanError, check
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def plan(name="1f1b-p4-m8"):
+    with open(os.path.join(HERE, "plans", f"{name}.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def test_a_version_1_plan_is_refused_with_the_reason():
+    p = plan()
+    p["format"] = "stagecraft/plan@1"
+    with pytest.raises(PlanError, match=r'format: expected "stagecraft/plan@2".*recompile'):
+        check(p)
+
+
+def test_a_plan_missing_a_field_the_runtime_reads_names_its_path():
+    p = plan()
+    del p["devices"][1]["streams"][0]["instructions"][0]["block"]
+    with pytest.raises(PlanError, match=r"devices\[1\]\.streams\[0\]\.instructions\[0\]\.block: missing"):
+        check(p)
+
+
+def test_a_killed_process_ends_the_run_naming_the_device(tmp_path):
+    p = plan()
+    # A RECV whose tensor names a block the model lacks makes device 1 fail on its first step.
+    for ins in p["devices"][1]["streams"][0]["instructions"]:
+        if ins["op"] == "F":
+            ins["block"] = 1
+            ins["microbatch"] = 99
+            break
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(p))
+    with pytest.raises(LaunchError, match=r"device 1 exited .*F\.b1\.mb0"):
+        launch([str(path)], {"steps": 1, "timeout": 10})
+
+
+def test_a_process_killed_mid_step_ends_the_run_at_once_naming_it(monkeypatch):
+    import time
+
+    monkeypatch.setenv("STAGECRAFT_RUNTIME_KILL", "2:B.b2.mb0")
+    start = time.monotonic()
+    with pytest.raises(LaunchError, match=r"device 2 exited with code -9: killed by signal 9 after issuing B\.b2\.mb0 \(step 0\)"):
+        launch([os.path.join(HERE, "plans", "1f1b-p4-m8.json")], {"steps": 1, "timeout": 10})
+    assert time.monotonic() - start < 30
+
+
+def test_a_collective_a_member_never_reaches_times_out_naming_the_group_and_the_missing_member(tmp_path):
+    p = plan("pp2-dp2")
+    # Device 3 loses its gradient all-reduce: device 1 waits in it for a member that never comes.
+    gone = set()
+    for stream in p["devices"][3]["streams"]:
+        gone |= {i["id"] for i in stream["instructions"] if i["op"] == "ALL_REDUCE"}
+        stream["instructions"] = [i for i in stream["instructions"] if i["op"] != "ALL_REDUCE"]
+    for stream in p["devices"][3]["streams"]:
+        for i in stream["instructions"]:
+            i["waits"] = [w for w in i["waits"] if w not in gone]
+    path = tmp_path / "lost.json"
+    path.write_text(json.dumps(p))
+    with pytest.raises(LaunchError, match=r"device 1 .*collective \S+ over devices \[1, 3\] never reached by device\(s\) \[3\]"):
+        launch([str(path)], {"steps": 1, "timeout": 3})
