@@ -1,4 +1,5 @@
 import { memo, useEffect } from 'react';
+import { MeasuredDrop, MeasuredPane } from '../measured/index.ts';
 import { useStore } from '../store/index.ts';
 import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { DagCanvas } from './DagCanvas.tsx';
@@ -48,7 +49,10 @@ const Page = memo(function Page() {
           <section className="center">
             <Metrics />
             <DagCanvas />
-            <TimelinePane />
+            <MeasuredDrop>
+              <TimelinePane />
+              <MeasuredPane />
+            </MeasuredDrop>
           </section>
           <aside className="sidebar right">
             <Inspector />

@@ -9,6 +9,7 @@ import type { OpMove } from '../core/reorder.ts';
 import { Gantt, GanttLegend } from '../gantt/index.ts';
 import { compiledOfResult, currentResult } from '../store/current.ts';
 import { useStore } from '../store/index.ts';
+import { measuredViewSync, useMeasured } from '../store/measured.ts';
 import { applyItem } from './applyItem.ts';
 
 const GIB = 1024 ** 3;
@@ -42,6 +43,8 @@ export function TimelinePane() {
   const setTarget = useStore((s) => s.setTarget);
   const hover = useStore((s) => s.hover);
   const dispatch = useStore((s) => s.dispatch);
+  // With a measured step beside it, both timelines share one time axis (measured/MeasuredPane).
+  const measuredMs = useMeasured((s) => s.overlay?.timeline.makespanMs);
   const [refusal, setRefusal] = useState<string | null>(null);
   const [arrows, setArrows] = useState(false);
   useEffect(() => {
@@ -130,6 +133,9 @@ export function TimelinePane() {
         showArrows={arrows}
         measureFrames={measureFrames}
         {...(forcedRender ? { render: forcedRender } : {})}
+        {...(measuredMs !== undefined
+          ? { domainMs: Math.max(measuredMs, result.simulation.makespanMs), viewSync: measuredViewSync }
+          : {})}
         directiveLabel={directiveLabel}
       />
     </section>
