@@ -86,7 +86,7 @@ export function MeasuredPane() {
       </div>
       <div className="measured-body">
         <div className="measured-lanes" data-testid="measured-lanes">
-          <Gantt sim={sim} plan={plan} domainMs={domainMs} viewSync={measuredViewSync} compact render="svg" />
+          <Gantt sim={sim} plan={plan} domainMs={domainMs} viewSync={measuredViewSync} compact />
         </div>
         <table className="measured-divergences" data-testid="divergences">
           <caption>Most divergent (predicted → measured)</caption>

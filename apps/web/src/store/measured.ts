@@ -21,13 +21,15 @@ export const useMeasured = create<MeasuredState>()(() => ({ files: [], overlay: 
 export const measuredViewSync = createViewSync();
 
 let requested = 0;
+/** The files of the latest request: a reply adopts them only if it answers that request. */
+let requestedFiles: MeasuredFile[] = [];
 let send: ((req: WorkerRequest) => void) | undefined;
 let notify: ((text: string) => void) | undefined;
 let designNow: (() => unknown) | undefined;
 
 /** The page's store connects the worker, its notice and its design (store/index.ts). */
 export function connectMeasured(
-  s: (req: WorkerRequest) => void,
+  s: ((req: WorkerRequest) => void) | undefined,
   n: (text: string) => void,
   design: () => unknown,
 ): void {
@@ -36,41 +38,46 @@ export function connectMeasured(
   designNow = design;
 }
 
+function request(files: MeasuredFile[]): void {
+  requested += 1;
+  requestedFiles = files;
+  send?.({ type: 'measure', id: requested, design: designNow?.(), files });
+}
+
 /** Files the user brought (the file input or a drop on the timeline): read and compared off the page's thread. */
 export function bringMeasured(files: MeasuredFile[]): void {
   if (files.length === 0) return;
-  requested += 1;
   useMeasured.setState({ status: 'computing' });
-  send?.({ type: 'measure', id: requested, design: designNow?.(), files });
-  pendingFiles = files;
+  request(files);
 }
 
-/** Files of the request in flight: they become the overlay's only once they read. */
-let pendingFiles: MeasuredFile[] = [];
-
-/** A new result of the design: the kept files are compared with it again. */
+/**
+ * A new result of the design: the files are compared with it again (the ones still being read
+ * if a bring is in flight, else the overlay's).
+ */
 export function remeasure(): void {
-  const { files } = useMeasured.getState();
-  if (files.length === 0) return;
-  requested += 1;
-  send?.({ type: 'measure', id: requested, design: designNow?.(), files });
+  const s = useMeasured.getState();
+  const files = s.status === 'computing' ? requestedFiles : s.files;
+  if (files.length > 0) request(files);
 }
 
 export function clearMeasured(): void {
   requested += 1;
+  requestedFiles = [];
   useMeasured.setState({ files: [], overlay: null, status: 'none' });
 }
 
 export function receiveMeasured(id: number, overlay: MeasuredOverlay): void {
   if (id !== requested) return;
   if (!overlay.ok) {
-    // Bad files leave the overlay as it was: the notice names the file and the event.
     const s = useMeasured.getState();
-    useMeasured.setState({ status: s.overlay ? 'ok' : 'none' });
     notify?.(overlay.errors.join('\n'));
+    // New files that do not read leave the overlay as it was; the kept files no longer matching
+    // the edited design take the overlay down (it would compare with a design that is gone), and
+    // the files stay to be compared again with the next result.
+    if (requestedFiles === s.files) useMeasured.setState({ overlay: null, status: 'ok' });
+    else useMeasured.setState({ status: s.overlay ? 'ok' : 'none' });
     return;
   }
-  const files = pendingFiles.length > 0 ? pendingFiles : useMeasured.getState().files;
-  pendingFiles = [];
-  useMeasured.setState({ files, overlay, status: 'ok' });
+  useMeasured.setState({ files: requestedFiles, overlay, status: 'ok' });
 }
