@@ -1,7 +1,6 @@
 /** The top bar: the design's name, documents (examples, open, versions), undo/redo, export, compare. */
 import { useState } from 'react';
 import { pinAction, redoAction, renameAction, saveAction, undoAction } from '../core/actions.ts';
-import { MeasuredOpen } from '../measured/index.ts';
 import { MAX_PINS, type Tab, useStore } from '../store/index.ts';
 import { performSession } from '../store/session.ts';
 import { OpenDialog, VersionsDialog } from './DesignsDialog.tsx';
@@ -91,7 +90,6 @@ export function Toolbar() {
       </nav>
       <nav className="toolbar-group">
         <ExportMenu />
-        <MeasuredOpen />
         {/* At 4/4 the button stays focusable and says why it does nothing (title, and the notice on click). */}
         <button
           type="button"

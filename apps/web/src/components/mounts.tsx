@@ -7,6 +7,7 @@ import { reorderOpAction } from '../core/actions.ts';
 import { detailsOf } from '../core/dagGraph.ts';
 import type { OpMove } from '../core/reorder.ts';
 import { Gantt, GanttLegend } from '../gantt/index.ts';
+import { MeasuredOpen } from '../measured/index.ts';
 import { compiledOfResult, currentResult } from '../store/current.ts';
 import { useStore } from '../store/index.ts';
 import { measuredViewSync, useMeasured } from '../store/measured.ts';
@@ -112,6 +113,7 @@ export function TimelinePane() {
           />{' '}
           SEND→RECV arrows
         </label>
+        <MeasuredOpen />
         <GanttLegend />
       </div>
       <Gantt

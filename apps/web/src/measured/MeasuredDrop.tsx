@@ -9,7 +9,7 @@ const carriesFiles = (e: DragEvent) => [...e.dataTransfer.types].includes('Files
 
 export function MeasuredDrop({ children }: { children: ReactNode }) {
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: a drop target for files only; keyboards bring them with the toolbar's labelled "Measured…" input
+    // biome-ignore lint/a11y/noStaticElementInteractions: a drop target for files only; keyboards bring them with the timeline tool row's labelled "Measured…" input
     <div
       className="measured-drop"
       data-testid="measured-drop"

@@ -1,7 +1,7 @@
 /**
- * The toolbar's "Measured…": a file input (several files at once: one trace per rank) that brings
- * measured traces to set beside the prediction. A label, so it is reachable and named for
- * keyboards and screen readers alike.
+ * "Measured…" in the timeline's tool row, beside the drop target: a file input (several files at
+ * once: one trace per rank) that brings measured traces to set beside the prediction. A label, so
+ * it is reachable and named for keyboards and screen readers alike.
  */
 import { bringBrowserFiles } from './measuredFiles.ts';
 

@@ -1,6 +1,6 @@
 /**
- * The measured overlay (issue 21 part 3): traces brought with the toolbar's "Measured…" or
- * dropped on the timeline, drawn under the prediction on one time axis, with the divergence list
+ * The measured overlay (issue 21 part 3): traces brought with "Measured…" in the timeline's tool
+ * row or dropped on the timeline, drawn under the prediction on one time axis, with the divergence list
  * and "Apply calibration". The logic is core/measuredOverlay.ts's (run in the compile worker).
  *
  * Stable hooks: `data-testid="measured-input"` (the file input), `measured-pane`, `measured-lanes`
