@@ -80,6 +80,19 @@ test('a measured trace shows its lanes under the prediction and the divergences,
   expect(await first.getAttribute('data-device')).toMatch(/^\d+$/);
   expect(await first.getAttribute('data-op-id')).toMatch(/^(F|B|BI|BW|UPD)\./);
 
+  // A row's instruction is selected on the timelines, as a click on the op selects it.
+  const id = (await first.getAttribute('data-op-id'))!;
+  await first.getByRole('button', { name: id }).click();
+  await expect(first.getByRole('button', { name: id })).toHaveAttribute('aria-pressed', 'true');
+  expect(
+    await page.evaluate(
+      () =>
+        (
+          window as unknown as { stagecraft: { store: { getState(): { target: { id: string } | null } } } }
+        ).stagecraft.store.getState().target?.id,
+    ),
+  ).toBe(id);
+
   await page.getByTestId('apply-calibration').click();
   const calibrated = await metricChange(page, 'makespan', predicted);
   expect(calibrated).toBeCloseTo(stepMs, 3);

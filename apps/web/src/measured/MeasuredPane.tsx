@@ -24,6 +24,8 @@ export function MeasuredPane() {
   const result = useStore((s) => s.result);
   const plan = useStore((s) => compiledOfResult(s)?.plan ?? s.result?.plan ?? null);
   const dispatch = useStore((s) => s.dispatch);
+  const target = useStore((s) => s.target);
+  const setTarget = useStore((s) => s.setTarget);
   const sim = useMemo(
     () =>
       overlay && plan
@@ -38,6 +40,11 @@ export function MeasuredPane() {
   const r = overlay.replay;
   const domainMs = Math.max(result.simulation.makespanMs, overlay.timeline.makespanMs);
   const calibrated = overlay.calibrated;
+  // A row's instruction selected on both timelines, as a click on the op would select it.
+  const select = (id: string) => {
+    const ev = result.simulation.timeline?.find((e) => e.id === id);
+    setTarget(ev ? { id, tags: ev.tags, devices: [ev.device] } : null);
+  };
   return (
     <section className="measured-pane" data-testid="measured-pane" aria-label="Measured against predicted">
       <div className="timeline-tools">
@@ -86,7 +93,15 @@ export function MeasuredPane() {
       </div>
       <div className="measured-body">
         <div className="measured-lanes" data-testid="measured-lanes">
-          <Gantt sim={sim} plan={plan} domainMs={domainMs} viewSync={measuredViewSync} compact />
+          <Gantt
+            sim={sim}
+            plan={plan}
+            domainMs={domainMs}
+            viewSync={measuredViewSync}
+            compact
+            selection={target?.id ?? null}
+            onSelect={(id) => (id ? select(id) : setTarget(null))}
+          />
         </div>
         <table className="measured-divergences" data-testid="divergences">
           <caption>Most divergent (predicted → measured)</caption>
@@ -108,7 +123,15 @@ export function MeasuredPane() {
               >
                 <td>{d.device}</td>
                 <td>
-                  <code>{d.id}</code>
+                  <button
+                    type="button"
+                    className="measured-op"
+                    aria-pressed={target?.id === d.id}
+                    title="select it on both timelines"
+                    onClick={() => select(d.id)}
+                  >
+                    <code>{d.id}</code>
+                  </button>
                 </td>
                 <td>
                   {formatMs(d.predictedStartMs)} → {formatMs(d.measuredStartMs)}
