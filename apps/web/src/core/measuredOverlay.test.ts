@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { Design } from '@stagecraft/ir';
+import { compareMeasured } from '@stagecraft/measure';
 import { chromeTrace } from '@stagecraft/sim';
 import { runDesign, simulateRun } from '@stagecraft/workflow';
 import { describe, expect, test } from 'vitest';
 import { initStore, useStore } from '../store/index.ts';
 import { performSession } from '../store/session.ts';
 import { applyCalibrationAction, undoAction } from './actions.ts';
-import { measuredOverlay } from './measuredOverlay.ts';
+import { measuredOverlay, readMeasuredFiles } from './measuredOverlay.ts';
 import { measuredSimulation } from './measuredSimulation.ts';
 
 const fixture = (name: string) =>
@@ -61,6 +62,16 @@ describe('the measured overlay', () => {
     expect(o.replay.divergences.length).toBeGreaterThan(0);
     expect(o.replay.divergences[0]).toMatchObject({ device: expect.any(Number), id: expect.any(String) });
     expect(o.calibrated?.model.kind).toBe('synthetic');
+  });
+
+  test('its comparison is the CLI’s compare --measured of the design as it is', () => {
+    const step = readMeasuredFiles([{ name: 'measured.json', text: measuredTraceOf(truth) }]);
+    if (!step.ok) throw new Error(step.errors.join('\n'));
+    const cli = compareMeasured(guess, step.step);
+    const o = measuredOverlay(guess, [{ name: 'measured.json', text: measuredTraceOf(truth) }]);
+    if (!cli.ok || !o.ok) throw new Error('does not compare');
+    expect(o.replay).toEqual(cli.replay);
+    expect(o.timeline.step).toBe(cli.steps[0]);
   });
 
   test('a bad trace is refused with its file and the event, as the CLI refuses it', () => {

@@ -75,7 +75,12 @@ export function measuredOverlay(design: Design, files: readonly MeasuredFile[]):
   const read = readMeasuredFiles(files);
   if (!read.ok) return read;
   const names = files.map((f) => f.name);
-  const compared = compareMeasured(design, read.step);
+  // The calibration replays the design as it is first (its `before`), which is the comparison:
+  // only when it cannot fit is the comparison made on its own.
+  const fitted = calibrate(design, read.step, { files: names, sources: read.step.sources });
+  const compared = fitted.ok
+    ? { ok: true as const, match: fitted.match, replay: fitted.before, steps: fitted.fits.steps }
+    : compareMeasured(design, read.step);
   if (!compared.ok) return { ok: false, errors: compared.errors.map((e) => line('', e)) };
   const run = runDesign(design, { keepSnapshots: false });
   if (!run.ok) return { ok: false, errors: run.errors.map((e) => line('', e)) };
@@ -85,7 +90,6 @@ export function measuredOverlay(design: Design, files: readonly MeasuredFile[]):
     compared.steps,
     read.step.alignedClocks,
   );
-  const fitted = calibrate(design, read.step, { files: names, sources: read.step.sources });
   return {
     ok: true,
     files: names,
