@@ -28,6 +28,19 @@ function measuredRun(): { trace: string; stepMs: number } {
   return { trace: JSON.stringify(chromeTrace(run.compiled.plan, sim.sim)), stepMs: sim.sim.makespanMs };
 }
 
+/** The trace split by device, one file per rank, as a multi-process run writes it. */
+function perRank(trace: string): { name: string; mimeType: string; buffer: Buffer }[] {
+  const doc = JSON.parse(trace) as { traceEvents: { pid: number }[] };
+  const pids = [...new Set(doc.traceEvents.map((e) => e.pid))].sort((a, b) => a - b);
+  return pids.map((pid) => ({
+    name: `trace_rank${pid}.json`,
+    mimeType: 'application/json',
+    buffer: Buffer.from(
+      JSON.stringify({ ...doc, traceEvents: doc.traceEvents.filter((e) => e.pid === pid) }),
+    ),
+  }));
+}
+
 async function dropFile(page: Page, name: string, text: string): Promise<void> {
   await page
     .getByTestId('gantt')
@@ -50,15 +63,14 @@ test('a measured trace shows its lanes under the prediction and the divergences,
   const predicted = await metric(page, 'makespan');
   const { trace, stepMs } = measuredRun();
 
-  const input = page.getByLabel('Measured traces');
-  await input.setInputFiles({
-    name: 'trace_rank0.json',
-    mimeType: 'application/json',
-    buffer: Buffer.from(trace),
-  });
+  // Several files at once: one trace per rank.
+  const files = perRank(trace);
+  expect(files.length).toBe(4);
+  await page.getByLabel('Measured traces').setInputFiles(files);
 
   const pane = page.getByTestId('measured-pane');
   await expect(pane).toBeVisible();
+  await expect(pane).toContainText('trace_rank0.json, trace_rank1.json, trace_rank2.json, trace_rank3.json');
   // One lane band per device, each op where it was measured; both timelines on one axis.
   const lanes = page.getByTestId('measured-lanes');
   await expect(lanes.locator('[data-op-id="F.b0.mb0"]')).toBeAttached();
