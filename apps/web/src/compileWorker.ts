@@ -4,8 +4,10 @@
  * Keeps the last compiled DAG, plan and snapshots to answer compiled, layout and pass-inspector
  * requests.
  */
+import type { Design } from '@stagecraft/ir';
 import type { IncrementalState } from '@stagecraft/passes';
 import { type Compiled, computeDesign, layoutGraph, passGraph } from './core/computeDesign.ts';
+import { measuredOverlay } from './core/measuredOverlay.ts';
 import { planOutline } from './gantt/timelinePlan.ts';
 import type { PostedResult, WorkerReply, WorkerRequest } from './workerProtocol.ts';
 
@@ -42,6 +44,10 @@ self.onmessage = (e: MessageEvent<WorkerRequest>) => {
       reply({ type: 'computed', revision: req.revision, result: posted, workerMs: performance.now() - t0 });
       return;
     }
+    if (req.type === 'measure') {
+      reply({ type: 'measured', id: req.id, overlay: measuredOverlay(req.design as Design, req.files) });
+      return;
+    }
     if (!compiled) return;
     if (req.type === 'compiled') {
       reply({ type: 'compiled', revision: compiledRevision, dag: compiled.dag, plan: compiled.plan });
@@ -57,7 +63,9 @@ self.onmessage = (e: MessageEvent<WorkerRequest>) => {
   } catch (err) {
     // A compiler bug must not take the editor down: it shows as an error at the document.
     const message = err instanceof Error ? err.message : String(err);
-    if (req.type === 'compute')
+    if (req.type === 'measure')
+      reply({ type: 'measured', id: req.id, overlay: { ok: false, errors: [`internal error: ${message}`] } });
+    else if (req.type === 'compute')
       reply({
         type: 'computed',
         revision: req.revision,

@@ -2,13 +2,16 @@
 import type { Dag, Plan } from '@stagecraft/ir';
 import type { ComputeFailed, ComputeOk } from './core/computeDesign.ts';
 import type { DagGraph } from './core/dagGraph.ts';
+import type { MeasuredFile, MeasuredOverlay } from './core/measuredOverlay.ts';
 import type { TimelinePlan } from './gantt/timelinePlan.ts';
 
 export type WorkerRequest =
   | { type: 'compute'; revision: number; design: unknown; expanded: string[] }
   | { type: 'layout'; expanded: string[] }
   | { type: 'pass'; pass: string; expanded: string[] }
-  | { type: 'compiled' };
+  | { type: 'compiled' }
+  /** Measured traces set beside the design's prediction (core/measuredOverlay.ts); `id` orders replies. */
+  | { type: 'measure'; id: number; design: unknown; files: MeasuredFile[] };
 
 /**
  * A result as posted to the page: what its first frame draws. The DAG and the plan's instructions
@@ -23,4 +26,5 @@ export type WorkerReply =
   | { type: 'computed'; revision: number; result: PostedResult; workerMs: number }
   | { type: 'compiled'; revision: number; dag: Dag; plan: Plan }
   | { type: 'layout'; revision: number; graph: DagGraph }
-  | { type: 'pass'; revision: number; pass: string; graph: DagGraph | null };
+  | { type: 'pass'; revision: number; pass: string; graph: DagGraph | null }
+  | { type: 'measured'; id: number; overlay: MeasuredOverlay };

@@ -25,6 +25,7 @@ export {
   stepTimesMs,
   type TraceSource,
 } from './measuredStep.ts';
+export { type MeasuredTimeline, measuredTimeline } from './measuredTimeline.ts';
 export { mergeTraces } from './mergeTraces.ts';
 export { looksLikeInstructionId, rankFromFileName } from './readers/instructionName.ts';
 export { type MeasurementRead, readMeasurement } from './readers/readMeasurement.ts';

@@ -1,4 +1,5 @@
 import { memo, useEffect } from 'react';
+import { MeasuredDrop, MeasuredPane } from '../measured/index.ts';
 import { useStore } from '../store/index.ts';
 import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { DagCanvas } from './DagCanvas.tsx';
@@ -50,7 +51,10 @@ const Page = memo(function Page() {
             <Metrics />
             <DagCanvas />
             <SplitHandle label="resize the DAG and the timeline (arrow keys move it)" />
-            <TimelinePane />
+            <MeasuredDrop>
+              <TimelinePane />
+              <MeasuredPane />
+            </MeasuredDrop>
           </section>
           <aside className="sidebar right">
             <Inspector />

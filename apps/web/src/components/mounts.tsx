@@ -7,8 +7,10 @@ import { reorderOpAction } from '../core/actions.ts';
 import { detailsOf } from '../core/dagGraph.ts';
 import type { OpMove } from '../core/reorder.ts';
 import { Gantt, GanttLegend } from '../gantt/index.ts';
+import { MeasuredOpen } from '../measured/index.ts';
 import { compiledOfResult, currentResult } from '../store/current.ts';
 import { useStore } from '../store/index.ts';
+import { measuredViewSync, useMeasured } from '../store/measured.ts';
 import { applyItem } from './applyItem.ts';
 import { FoldSwitch, OomJump, OpSearchBox } from './TimelineControls.tsx';
 
@@ -45,6 +47,8 @@ export function TimelinePane() {
   const setTarget = useStore((s) => s.setTarget);
   const hover = useStore((s) => s.hover);
   const dispatch = useStore((s) => s.dispatch);
+  // With a measured step beside it, both timelines share one time axis (measured/MeasuredPane).
+  const measuredMs = useMeasured((s) => s.overlay?.timeline.makespanMs);
   const [refusal, setRefusal] = useState<string | null>(null);
   const [arrows, setArrows] = useState(false);
   useEffect(() => {
@@ -147,6 +151,7 @@ export function TimelinePane() {
             setReveal({ id: match.id });
           }}
         />
+        <MeasuredOpen />
         <GanttLegend />
       </div>
       <Gantt
@@ -169,6 +174,9 @@ export function TimelinePane() {
         reveal={reveal}
         measureFrames={measureFrames}
         {...(forcedRender ? { render: forcedRender } : {})}
+        {...(measuredMs !== undefined
+          ? { domainMs: Math.max(measuredMs, result.simulation.makespanMs), viewSync: measuredViewSync }
+          : {})}
         directiveLabel={directiveLabel}
       />
     </section>

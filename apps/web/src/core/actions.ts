@@ -97,6 +97,23 @@ export const renameAction = action('rename', (d, a: { name: string }) => {
   return problems.length > 0 ? refused(issuesText(problems)) : { ok: true, design: { ...d, name } };
 });
 
+/**
+ * The measured overlay's "Apply calibration": the model and cluster fitted to a measured step
+ * replace the design's at once, so one undo puts both back.
+ */
+export const applyCalibrationAction = action(
+  'apply-calibration',
+  (d, a: { model: Model; cluster: Cluster; files: readonly string[] }) => {
+    const problems = [...partProblems(d, 'model', a.model), ...partProblems(d, 'cluster', a.cluster)];
+    if (problems.length > 0) return refused(issuesText(problems));
+    return {
+      ok: true,
+      design: { ...d, model: a.model, cluster: a.cluster },
+      notice: `model and cluster calibrated from ${a.files.join(', ')}: the prediction now uses the measured costs (undo puts the previous ones back)`,
+    };
+  },
+);
+
 /** Opening a saved design, a version or an example: a new document, not an undoable edit. */
 export const openDesignAction = action(
   'open-design',

@@ -21,6 +21,7 @@ import { emptyHistory, type History, record } from '../core/history.ts';
 import type { TimelinePlan } from '../gantt/timelinePlan.ts';
 import type { WorkerReply } from '../workerProtocol.ts';
 import { compiledOfResult, currentResult } from './current.ts';
+import { connectMeasured, receiveMeasured, remeasure } from './measured.ts';
 import { Recompute } from './recompute.ts';
 
 export interface DesignSlice {
@@ -374,6 +375,7 @@ export function receive(msg: WorkerReply): void {
         lastLatencyMs: latency,
         lastWorkerMs: msg.workerMs,
       });
+      remeasure();
       // After the frame that draws the new timeline: the canvas, then the DAG and the whole plan
       // for moves and hover details.
       requestAnimationFrame(() =>
@@ -415,6 +417,8 @@ export function receive(msg: WorkerReply): void {
     // A layout of the latest valid result (a compute's own, or after expanding a stage).
     if (msg.revision === s.resultRevision || msg.revision === s.revision)
       useStore.setState({ graph: msg.graph });
+  } else if (msg.type === 'measured') {
+    receiveMeasured(msg.id, msg.overlay);
   } else if (msg.type === 'pass') {
     if (s.passView?.pass === msg.pass) useStore.setState({ passView: { pass: msg.pass, graph: msg.graph } });
   }
@@ -449,6 +453,11 @@ export function startStore(initial: Design): void {
   useStore = createAppStore(initial);
   recompute = new Recompute(receive);
   compiledAskedFor = -1;
+  connectMeasured(
+    (req) => recompute?.send(req),
+    (text) => useStore.setState({ notice: { kind: 'error', text } }),
+    () => useStore.getState().design,
+  );
   editStartedAt = performance.now();
   requestCompute();
 }
