@@ -53,7 +53,6 @@ export function layoutFromObjects(
   const streamStart = new Int32Array(S + 1);
   const unitStream = arrays.int32(N);
   const unitDev = arrays.int32(N);
-  const unitPos = arrays.int32(N);
   const kind = arrays.uint8(N);
   const peer = arrays.int32(N, -1);
   const peerIndex = arrays.int32(N, -1);
@@ -66,7 +65,6 @@ export function layoutFromObjects(
     streamStart,
     unitStream,
     unitDev,
-    unitPos,
     kind,
     instructions,
   };
@@ -85,7 +83,6 @@ export function layoutFromObjects(
         idOf[v] = x.id;
         unitStream[v] = s;
         unitDev[v] = di;
-        unitPos[v] = k;
         kind[v] = unitKindOf(x);
         W += x.waits.length;
         if (x.op === 'OVERLAP') for (const m of x.members) W += m.waits.length;

@@ -29,9 +29,8 @@ import type { TransferPairs } from './transferPairs.ts';
 export interface UnitPlacement
   extends Pick<PlanColumns, 'N' | 'S' | 'D' | 'deviceStreams' | 'streamStart' | 'unitStream' | 'kind'> {
   readonly plan: Plan;
-  /** Index into plan.devices of each unit's device, and the unit's position on its stream. */
+  /** Index into plan.devices of each unit's device. (Its position on its stream is positionOf.) */
   readonly unitDev: Int32Array;
-  readonly unitPos: Int32Array;
   /** The unit's instruction objects, when the layout was built from them; undefined from columns. */
   readonly instructions: readonly Instruction[] | undefined;
 }
@@ -46,9 +45,11 @@ export interface PlanLayout extends UnitPlacement {
   /** SEND/RECV: the peer's device number, and the index into plan.devices of its plan; −1 elsewhere. */
   readonly peer: Int32Array;
   readonly peerIndex: Int32Array;
-  /** RECV → its SEND and SEND → its RECV (−1 elsewhere, or where none matched). */
-  readonly sendOf: Int32Array;
-  readonly recvOf: Int32Array;
+  /**
+   * RECV → its SEND and SEND → its RECV (−1 elsewhere, or where none matched): one array, as a
+   * unit is one or the other.
+   */
+  readonly partner: Int32Array;
   /**
    * RECVs paired with a SEND that is not the same-numbered SEND of their channel (sending device,
    * receiving device): they run, but NCCL needs the order, so validation refuses them.
@@ -71,18 +72,26 @@ export interface PlanLayout extends UnitPlacement {
   readonly columns: PlanColumns | undefined;
 }
 
+/**
+ * The position of unit v on its stream: derived, not stored, since only messages and the making
+ * of an instruction need it (an array of it would cost every compile a column nobody reads).
+ */
+export function positionOf(u: Pick<UnitPlacement, 'streamStart' | 'unitStream'>, v: number): number {
+  return v - u.streamStart[u.unitStream[v]!]!;
+}
+
 /** The instruction of unit v (made, for a compiled plan, when its stream is first read). */
 export function instructionOf(u: UnitPlacement, v: number): Instruction {
   const x = u.instructions?.[v];
   if (x !== undefined) return x;
   const d = u.unitDev[v]!;
-  return u.plan.devices[d]!.streams[u.unitStream[v]! - u.deviceStreams[d]!]!.instructions[u.unitPos[v]!]!;
+  return u.plan.devices[d]!.streams[u.unitStream[v]! - u.deviceStreams[d]!]!.instructions[positionOf(u, v)]!;
 }
 
 /** Path of unit v (and of a field of it) in the plan, e.g. `devices[1].streams[0].instructions[4].waits[0]`. */
 export function unitPath(u: UnitPlacement, v: number, field?: string): string {
   const d = u.unitDev[v]!;
-  const p = `devices[${d}].streams[${u.unitStream[v]! - u.deviceStreams[d]!}].instructions[${u.unitPos[v]}]`;
+  const p = `devices[${d}].streams[${u.unitStream[v]! - u.deviceStreams[d]!}].instructions[${positionOf(u, v)}]`;
   return field === undefined ? p : `${p}.${field}`;
 }
 
@@ -126,15 +135,13 @@ export function assembleLayout(
     streamStart: u.streamStart,
     unitStream: u.unitStream,
     unitDev: u.unitDev,
-    unitPos: u.unitPos,
     kind: u.kind,
     instructions: u.instructions,
     waitOff: refs.waitOff,
     waitTgt: refs.waitTgt,
     peer: refs.peer,
     peerIndex: refs.peerIndex,
-    sendOf: pairs.sendOf,
-    recvOf: pairs.recvOf,
+    partner: pairs.partner,
     recvsOutOfOrder: pairs.recvsOutOfOrder,
     collGroup: groups.collGroup,
     groupOff: groups.groupOff,
