@@ -85,7 +85,7 @@ function arraysOf(l: PlanLayout) {
     deviceStreams: [...l.deviceStreams],
     streamStart: [...l.streamStart],
     unitStream: [...l.unitStream],
-    unitDev: [...l.unitDev],
+    streamDev: [...l.streamDev],
     kind: [...l.kind],
     waitOff: [...l.waitOff],
     waitTgt: [...l.waitTgt.subarray(0, l.waitOff[l.N]!)],

@@ -85,13 +85,16 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
   if (issues.count > 0) return { ok: false, errors: issues.list };
 
   const { N, S, D, deviceStreams, streamStart, waitOff, waitTgt, groupOff, groupDevices, groupOp } = layout;
-  const streamDev = new Int32Array(S);
+  const streamDev = layout.streamDev;
   const streamLocal = new Int32Array(S);
   const streamName: string[] = [];
+  // The engines read each unit's device at every event: a column here, lent for the run (the
+  // layout derives it from the unit's stream).
+  const unitDev = arrays.int32(N);
   for (let di = 0; di < D; di++) {
+    unitDev.fill(di, streamStart[deviceStreams[di]!]!, streamStart[deviceStreams[di + 1]!]!);
     const streams = plan.devices[di]!.streams;
     for (let s = deviceStreams[di]!; s < deviceStreams[di + 1]!; s++) {
-      streamDev[s] = di;
       streamLocal[s] = s - deviceStreams[di]!;
       streamName.push(streams[s - deviceStreams[di]!]!.stream);
     }
@@ -136,7 +139,7 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
     ops: times.ops,
     S,
     D,
-    unitDev: layout.unitDev,
+    unitDev,
     unitStream: layout.unitStream,
     kind: layout.kind,
     dur: times.dur,

@@ -26,20 +26,18 @@ export function layoutFromColumns(
   const issues = new IssueList(1);
   const devices = DeviceIndex.of(plan, issues);
   if (devices === undefined) return undefined;
-  const { N, D, deviceStreams, streamStart } = c;
-  // Units are laid out device by device: each device's are one run of the array.
-  const unitDev = new Int32Array(N);
-  for (let di = 0; di < D; di++)
-    unitDev.fill(di, streamStart[deviceStreams[di]!]!, streamStart[deviceStreams[di + 1]!]!);
+  const { N, S, D, deviceStreams, streamStart } = c;
+  const streamDev = new Int32Array(S);
+  for (let di = 0; di < D; di++) streamDev.fill(di, deviceStreams[di]!, deviceStreams[di + 1]!);
   const u: UnitPlacement = {
     plan,
     N,
-    S: c.S,
+    S,
     D,
     deviceStreams,
     streamStart,
     unitStream: c.unitStream,
-    unitDev,
+    streamDev,
     kind: c.kind,
     instructions: undefined,
   };

@@ -52,7 +52,7 @@ export function layoutFromObjects(
   const deviceStreams = new Int32Array(D + 1);
   const streamStart = new Int32Array(S + 1);
   const unitStream = arrays.int32(N);
-  const unitDev = arrays.int32(N);
+  const streamDev = new Int32Array(S);
   const kind = arrays.uint8(N);
   const peer = arrays.int32(N, -1);
   const peerIndex = arrays.int32(N, -1);
@@ -64,7 +64,7 @@ export function layoutFromObjects(
     deviceStreams,
     streamStart,
     unitStream,
-    unitDev,
+    streamDev,
     kind,
     instructions,
   };
@@ -76,13 +76,13 @@ export function layoutFromObjects(
     deviceStreams[di] = s;
     for (const sp of devs[di]!.streams) {
       streamStart[s] = v;
+      streamDev[s] = di;
       const list = sp.instructions;
       for (let k = 0; k < list.length; k++, v++) {
         const x = list[k]!;
         instructions[v] = x;
         idOf[v] = x.id;
         unitStream[v] = s;
-        unitDev[v] = di;
         kind[v] = unitKindOf(x);
         W += x.waits.length;
         if (x.op === 'OVERLAP') for (const m of x.members) W += m.waits.length;

@@ -10,7 +10,7 @@ import { type ArraySource, FRESH } from '../memory/arrayPool.ts';
 import { nameOf } from './collectiveGroups.ts';
 import type { IssueList } from './issueList.ts';
 import type { P2PInstruction } from './plan.ts';
-import { deviceOf, instructionOf, type PlanLayout, unitPath } from './planLayout.ts';
+import { deviceIndexOf, deviceOf, instructionOf, type PlanLayout, unitPath } from './planLayout.ts';
 import { UNIT_RECV, UNIT_SEND } from './unitKind.ts';
 import { waitCycleIssue, waitsAcyclic } from './waitCycle.ts';
 
@@ -75,15 +75,20 @@ function waitPlaces(layout: PlanLayout, issues: IssueList): void {
 
 /** RECV r is the k-th of its channel but its SEND is not the channel's k-th. */
 function transferOrder(layout: PlanLayout, r: number, issues: IssueList): void {
-  const { kind, unitDev, peerIndex } = layout;
+  const { kind, peerIndex } = layout;
   const sender = peerIndex[r]!;
-  const receiver = unitDev[r]!;
+  const receiver = deviceIndexOf(layout, r);
   let k = 0;
   for (let v = 0; v < r; v++)
-    if (kind[v] === UNIT_RECV && unitDev[v] === receiver && peerIndex[v] === sender) k++;
+    if (kind[v] === UNIT_RECV && deviceIndexOf(layout, v) === receiver && peerIndex[v] === sender) k++;
   let kth: string | undefined;
   for (let v = 0, n = 0; v < layout.N && kth === undefined; v++)
-    if (kind[v] === UNIT_SEND && unitDev[v] === sender && peerIndex[v] === receiver && n++ === k)
+    if (
+      kind[v] === UNIT_SEND &&
+      deviceIndexOf(layout, v) === sender &&
+      peerIndex[v] === receiver &&
+      n++ === k
+    )
       kth = (instructionOf(layout, v) as P2PInstruction).transfer;
   const x = instructionOf(layout, r) as P2PInstruction;
   issues.add(
@@ -97,7 +102,7 @@ function transferOrder(layout: PlanLayout, r: number, issues: IssueList): void {
  * first member's. (Building the layout proved each group issued once by each member.)
  */
 function collectiveOrder(layout: PlanLayout, issues: IssueList): void {
-  const { N, plan, collGroup, groupDevices, unitDev } = layout;
+  const { N, plan, collGroup, groupDevices } = layout;
   if (groupDevices.length === 0) return;
   // Collectives of one set usually share their devices array: its key is made once.
   const setKeyOf = new Map<readonly number[], string>();
@@ -110,7 +115,7 @@ function collectiveOrder(layout: PlanLayout, issues: IssueList): void {
     if (set === undefined) setKeyOf.set(devices, (set = [...devices].sort((a, b) => a - b).join(',')));
     let perDev = seqs.get(set);
     if (!perDev) seqs.set(set, (perDev = new Map()));
-    const device = plan.devices[unitDev[v]!]!.device;
+    const device = plan.devices[deviceIndexOf(layout, v)]!.device;
     let seq = perDev.get(device);
     if (!seq) perDev.set(device, (seq = []));
     seq.push(v);

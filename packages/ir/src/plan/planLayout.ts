@@ -29,8 +29,12 @@ import type { TransferPairs } from './transferPairs.ts';
 export interface UnitPlacement
   extends Pick<PlanColumns, 'N' | 'S' | 'D' | 'deviceStreams' | 'streamStart' | 'unitStream' | 'kind'> {
   readonly plan: Plan;
-  /** Index into plan.devices of each unit's device. (Its position on its stream is positionOf.) */
-  readonly unitDev: Int32Array;
+  /**
+   * Index into plan.devices of each global stream's device. A unit's device is its stream's
+   * (deviceIndexOf) and its position on it derived (positionOf): per-unit columns of either would
+   * cost every compile memory that only messages and the simulator's setup read.
+   */
+  readonly streamDev: Int32Array;
   /** The unit's instruction objects, when the layout was built from them; undefined from columns. */
   readonly instructions: readonly Instruction[] | undefined;
 }
@@ -72,10 +76,12 @@ export interface PlanLayout extends UnitPlacement {
   readonly columns: PlanColumns | undefined;
 }
 
-/**
- * The position of unit v on its stream: derived, not stored, since only messages and the making
- * of an instruction need it (an array of it would cost every compile a column nobody reads).
- */
+/** The index into plan.devices of unit v's device. */
+export function deviceIndexOf(u: Pick<UnitPlacement, 'streamDev' | 'unitStream'>, v: number): number {
+  return u.streamDev[u.unitStream[v]!]!;
+}
+
+/** The position of unit v on its stream. */
 export function positionOf(u: Pick<UnitPlacement, 'streamStart' | 'unitStream'>, v: number): number {
   return v - u.streamStart[u.unitStream[v]!]!;
 }
@@ -84,26 +90,26 @@ export function positionOf(u: Pick<UnitPlacement, 'streamStart' | 'unitStream'>,
 export function instructionOf(u: UnitPlacement, v: number): Instruction {
   const x = u.instructions?.[v];
   if (x !== undefined) return x;
-  const d = u.unitDev[v]!;
+  const d = deviceIndexOf(u, v);
   return u.plan.devices[d]!.streams[u.unitStream[v]! - u.deviceStreams[d]!]!.instructions[positionOf(u, v)]!;
 }
 
 /** Path of unit v (and of a field of it) in the plan, e.g. `devices[1].streams[0].instructions[4].waits[0]`. */
 export function unitPath(u: UnitPlacement, v: number, field?: string): string {
-  const d = u.unitDev[v]!;
+  const d = deviceIndexOf(u, v);
   const p = `devices[${d}].streams[${u.unitStream[v]! - u.deviceStreams[d]!}].instructions[${positionOf(u, v)}]`;
   return field === undefined ? p : `${p}.${field}`;
 }
 
 /** The name of unit v's stream. */
 export function streamNameOf(u: UnitPlacement, v: number): string {
-  const d = u.unitDev[v]!;
+  const d = deviceIndexOf(u, v);
   return u.plan.devices[d]!.streams[u.unitStream[v]! - u.deviceStreams[d]!]!.stream;
 }
 
 /** The device number of unit v. */
 export function deviceOf(u: UnitPlacement, v: number): number {
-  return u.plan.devices[u.unitDev[v]!]!.device;
+  return u.plan.devices[deviceIndexOf(u, v)]!.device;
 }
 
 /** A layout's resolved waits and peers, as its builder made them. */
@@ -134,7 +140,7 @@ export function assembleLayout(
     deviceStreams: u.deviceStreams,
     streamStart: u.streamStart,
     unitStream: u.unitStream,
-    unitDev: u.unitDev,
+    streamDev: u.streamDev,
     kind: u.kind,
     instructions: u.instructions,
     waitOff: refs.waitOff,

@@ -10,7 +10,7 @@
 import { type ArraySource, FRESH } from '../memory/arrayPool.ts';
 import type { IssueList } from './issueList.ts';
 import type { P2PInstruction } from './plan.ts';
-import { instructionOf, type UnitPlacement, unitPath } from './planLayout.ts';
+import { deviceIndexOf, instructionOf, type UnitPlacement, unitPath } from './planLayout.ts';
 import { UNIT_RECV, UNIT_SEND } from './unitKind.ts';
 
 export interface TransferPairs {
@@ -32,7 +32,7 @@ export function pairTransfers(
   arrays: ArraySource = FRESH,
   scratch: ArraySource = arrays,
 ): TransferPairs {
-  const { N, D, kind, unitDev } = u;
+  const { N, D, kind } = u;
   const partner = arrays.int32(N, -1);
   if (D * D <= 1 << 20 && pairInOrder(u, peerIndex, transfer, scratch, partner))
     return { partner, recvsOutOfOrder: [] };
@@ -52,7 +52,8 @@ export function pairTransfers(
     if (k !== UNIT_SEND && k !== UNIT_RECV) continue;
     const pi = peerIndex[v]!;
     if (pi < 0) continue;
-    const key = k === UNIT_SEND ? unitDev[v]! * D + pi : pi * D + unitDev[v]!;
+    const here = deviceIndexOf(u, v);
+    const key = k === UNIT_SEND ? here * D + pi : pi * D + here;
     let c = dense ? dense[key]! : (channelOf.get(key) ?? -1);
     if (c < 0) {
       c = channels++;
@@ -114,28 +115,31 @@ function pairInOrder(
   scratch: ArraySource,
   partner: Int32Array,
 ): boolean {
-  const { N, D, kind, unitDev } = u;
+  const { N, D, kind, deviceStreams, streamStart } = u;
   // Per channel (sender · D + receiver): the first SEND not yet taken and the last one chained
-  // (−1: none); per SEND, the channel's next one.
+  // (−1: none); per SEND, the channel's next one. Units are read device by device (their device
+  // is then known): the units of device d are one run of indices.
   const first = scratch.int32(D * D, -1);
   const last = scratch.int32(D * D, -1);
   const next = scratch.int32(N, -1);
-  for (let v = 0; v < N; v++) {
-    if (kind[v] !== UNIT_SEND || peerIndex[v]! < 0) continue;
-    const c = unitDev[v]! * D + peerIndex[v]!;
-    if (last[c]! < 0) first[c] = v;
-    else next[last[c]!] = v;
-    last[c] = v;
-  }
-  for (let v = 0; v < N; v++) {
-    if (kind[v] !== UNIT_RECV || peerIndex[v]! < 0) continue;
-    const c = peerIndex[v]! * D + unitDev[v]!;
-    const sd = first[c]!;
-    if (sd < 0 || transfer[sd] !== transfer[v]) return false;
-    partner[v] = sd;
-    partner[sd] = v;
-    first[c] = next[sd]!;
-  }
+  for (let d = 0; d < D; d++)
+    for (let v = streamStart[deviceStreams[d]!]!; v < streamStart[deviceStreams[d + 1]!]!; v++) {
+      if (kind[v] !== UNIT_SEND || peerIndex[v]! < 0) continue;
+      const c = d * D + peerIndex[v]!;
+      if (last[c]! < 0) first[c] = v;
+      else next[last[c]!] = v;
+      last[c] = v;
+    }
+  for (let d = 0; d < D; d++)
+    for (let v = streamStart[deviceStreams[d]!]!; v < streamStart[deviceStreams[d + 1]!]!; v++) {
+      if (kind[v] !== UNIT_RECV || peerIndex[v]! < 0) continue;
+      const c = peerIndex[v]! * D + d;
+      const sd = first[c]!;
+      if (sd < 0 || transfer[sd] !== transfer[v]) return false;
+      partner[v] = sd;
+      partner[sd] = v;
+      first[c] = next[sd]!;
+    }
   for (let c = 0; c < D * D; c++) if (first[c]! >= 0) return false;
   return true;
 }
