@@ -156,7 +156,7 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
     succ,
     dep,
     partner: layout.partner,
-    peer: layout.peer,
+    peer: times.peer,
     collGroup: layout.collGroup,
     groupOff,
     groupUnits: layout.groupUnits,

@@ -45,7 +45,7 @@ export function layoutFromColumns(
   if (issues.count > 0) return undefined;
   const groups = groupCollectives(u, columnFacts(c), devices, issues);
   if (issues.count > 0) return undefined;
-  const refs = { waitOff: c.waitOff, waitTgt: c.waitTgt, peer: c.peer, peerIndex: c.peerIndex };
+  const refs = { waitOff: c.waitOff, waitTgt: c.waitTgt, peerIndex: c.peerIndex };
   return assembleLayout(u, refs, pairs, groups, c.rank, c);
 }
 

@@ -54,7 +54,6 @@ export function layoutFromObjects(
   const unitStream = arrays.int32(N);
   const streamDev = new Int32Array(S);
   const kind = arrays.uint8(N);
-  const peer = arrays.int32(N, -1);
   const peerIndex = arrays.int32(N, -1);
   const u: UnitPlacement = {
     plan,
@@ -87,7 +86,6 @@ export function layoutFromObjects(
         W += x.waits.length;
         if (x.op === 'OVERLAP') for (const m of x.members) W += m.waits.length;
         else if (x.op === 'SEND' || x.op === 'RECV') {
-          peer[v] = x.peer;
           transfer[v] = x.transfer;
           const pi = devices.indexOf(x.peer);
           if (pi < 0)
@@ -152,7 +150,7 @@ export function layoutFromObjects(
 
   const pairs = pairTransfers(u, peerIndex, transfer, issues, arrays, scratch);
   const groups = groupCollectives(u, objectFacts(u), devices, issues, arrays);
-  return assembleLayout(u, { waitOff, waitTgt, peer, peerIndex }, pairs, groups, undefined, undefined);
+  return assembleLayout(u, { waitOff, waitTgt, peerIndex }, pairs, groups, undefined, undefined);
 }
 
 function unknownWait(id: string, wait: string, device: number): string {

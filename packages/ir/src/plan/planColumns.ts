@@ -26,8 +26,7 @@ export interface PlanColumns {
   /** What each unit's `waits` (and its overlapped members' waits) name, as unit indices (CSR). */
   readonly waitOff: Int32Array;
   readonly waitTgt: Int32Array;
-  /** SEND/RECV: the device its `peer` names, and its index into plan.devices (−1 if none); −1 elsewhere. */
-  readonly peer: Int32Array;
+  /** SEND/RECV: index into plan.devices of the device its `peer` names (−1 if none); −1 elsewhere. */
   readonly peerIndex: Int32Array;
   /**
    * SEND/RECV: a number per transfer string: equal numbers are equal strings. (Equal strings may

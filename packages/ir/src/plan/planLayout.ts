@@ -46,8 +46,10 @@ export interface PlanLayout extends UnitPlacement {
    */
   readonly waitOff: Int32Array;
   readonly waitTgt: Int32Array;
-  /** SEND/RECV: the peer's device number, and the index into plan.devices of its plan; −1 elsewhere. */
-  readonly peer: Int32Array;
+  /**
+   * SEND/RECV: the index into plan.devices of the plan of its peer; −1 elsewhere. (The device
+   * number it names, which may be a replica of that plan, only the simulator's costs read.)
+   */
   readonly peerIndex: Int32Array;
   /**
    * RECV → its SEND and SEND → its RECV (−1 elsewhere, or where none matched): one array, as a
@@ -116,7 +118,6 @@ export function deviceOf(u: UnitPlacement, v: number): number {
 export interface UnitReferences {
   readonly waitOff: Int32Array;
   readonly waitTgt: Int32Array;
-  readonly peer: Int32Array;
   readonly peerIndex: Int32Array;
 }
 
@@ -145,7 +146,6 @@ export function assembleLayout(
     instructions: u.instructions,
     waitOff: refs.waitOff,
     waitTgt: refs.waitTgt,
-    peer: refs.peer,
     peerIndex: refs.peerIndex,
     partner: pairs.partner,
     recvsOutOfOrder: pairs.recvsOutOfOrder,

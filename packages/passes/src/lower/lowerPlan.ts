@@ -127,24 +127,22 @@ export const lowerPlanPass: Pass = {
     const w = new ColumnWriter(dag, t, inc, laneOf, laneGroup, units, { NU, SU, D, scratch: ctx.scratch });
     const loweredAt = new Int32Array(groups.length).fill(-1);
     const peers = new Int32Array(groups.length);
-    const peerDevices = new Int32Array(groups.length);
     for (let p = 0; p < D; p++) {
       w.deviceStreams[p] = w.s;
       const device = listed[p]!;
       const g = groupOf[device]!;
       if (g < 0) continue;
-      // The device of this one's rank in every peer group, and its plan index.
+      // The plan index of the device of this one's rank in every peer group.
       const r = rankOf[device]!;
       for (let pg = 0; pg < groups.length; pg++) {
         const peer = groups[pg]![r];
-        peerDevices[pg] = peer ?? -1;
         peers[pg] = peer !== undefined && peer < total ? planIndex[peer]! : -1;
       }
       const lanesOfGroup = sortedLanes[g]!;
-      if (loweredAt[g]! >= 0) w.repeatGroup(lanesOfGroup, laneOff, loweredAt[g]!, peers, peerDevices);
+      if (loweredAt[g]! >= 0) w.repeatGroup(lanesOfGroup, laneOff, loweredAt[g]!, peers);
       else {
         loweredAt[g] = p;
-        w.lowerGroup(lanesOfGroup, laneOff, laneUnits, laneRank, peers, peerDevices, updMs);
+        w.lowerGroup(lanesOfGroup, laneOff, laneUnits, laneRank, peers, updMs);
       }
     }
     const { deviceStreams, streamStart, unitNode, waitOff } = w;
@@ -226,7 +224,6 @@ export const lowerPlanPass: Pass = {
             kind: w.kind,
             waitOff,
             waitTgt: w.waitTgt.subarray(0, w.tw),
-            peer: w.peer,
             peerIndex: w.peerIndex,
             transferKey: w.transferKey,
             rank: w.rank,
@@ -259,7 +256,6 @@ class ColumnWriter {
    * names its node through the unit (`unitNode[waitTgt[j]]`).
    */
   readonly outsideWaits = new Map<number, number>();
-  readonly peer: Int32Array;
   readonly peerIndex: Int32Array;
   readonly transferKey: Int32Array;
   readonly rank: Int32Array;
@@ -292,7 +288,6 @@ class ColumnWriter {
     this.kind = new Uint8Array(NU);
     this.waitOff = new Int32Array(NU + 1);
     this.waitTgt = new Int32Array(Math.max(16, inc.node.length));
-    this.peer = new Int32Array(NU).fill(-1);
     this.peerIndex = new Int32Array(NU).fill(-1);
     this.transferKey = new Int32Array(NU).fill(-1);
     this.rank = new Int32Array(NU);
@@ -332,17 +327,13 @@ class ColumnWriter {
     }
   }
 
-  /**
-   * A group's columns at the current place; `peerDevices`: each peer group's device of this rank,
-   * `peers`: its plan index.
-   */
+  /** A group's columns at the current place; `peers`: plan index of each peer group's device of this rank. */
   lowerGroup(
     sorted: readonly number[],
     laneOff: Int32Array,
     laneUnits: Int32Array,
     laneRank: Int32Array,
     peers: Int32Array,
-    peerDevices: Int32Array,
     updMs: readonly number[],
   ): void {
     const { t, unitOf, kind } = this;
@@ -373,7 +364,6 @@ class ColumnWriter {
         if (uk < 0) throw new Error(`lower-plan: control node ${i} has a lane`);
         kind[u] = uk;
         if (uk === UNIT_SEND || uk === UNIT_RECV) {
-          this.peer[u] = peerDevices[t.peer[i]!]!;
           this.peerIndex[u] = peers[t.peer[i]!]!;
           this.transferKey[u] = uk === UNIT_SEND ? i : this.sendOfRecv(i);
         } else if (uk === UNIT_COLLECTIVE) this.devices.set(u, collectiveDevices(this.dag, t, i));
@@ -383,13 +373,7 @@ class ColumnWriter {
   }
 
   /** The columns of a group lowered at device plan `at`, again at the current place. */
-  repeatGroup(
-    sorted: readonly number[],
-    laneOff: Int32Array,
-    at: number,
-    peers: Int32Array,
-    peerDevices: Int32Array,
-  ): void {
+  repeatGroup(sorted: readonly number[], laneOff: Int32Array, at: number, peers: Int32Array): void {
     const { kind, unitNode, waitOff } = this;
     const from = this.streamStart[this.deviceStreams[at]!]!;
     const shift = this.u - from;
@@ -415,9 +399,7 @@ class ColumnWriter {
         }
         const kx = kind[x]!;
         if (kx === UNIT_SEND || kx === UNIT_RECV) {
-          const pg = this.t.peer[unitNode[x]!]!;
-          this.peer[u] = peerDevices[pg]!;
-          this.peerIndex[u] = peers[pg]!;
+          this.peerIndex[u] = peers[this.t.peer[unitNode[x]!]!]!;
           this.transferKey[u] = this.transferKey[x]!;
         } else if (kx === UNIT_COLLECTIVE) this.devices.set(u, this.devices.get(x)!);
         else if (kx === UNIT_OVERLAP) this.overlaps.set(u, this.overlaps.get(x)!);
