@@ -189,8 +189,9 @@ class SlotWriter {
     this.overlaps = [...dag.overlaps];
     this.prev = ctx.scratch.int32(this.N);
     this.members = ctx.scratch.int32(this.N);
-    // Only a program that splits backwards has BW halves to run after a row.
-    this.after = ctx.scratch.int32(halves ? this.N : 0);
+    // Only a program that splits backwards has BW halves to run after a row (an empty array is
+    // not taken from the pool, where it would hold a buffer for nothing).
+    this.after = halves ? ctx.scratch.int32(this.N) : new Int32Array(0);
     this.fpath = () => [...this.path, 'filters', this.fj, this.fq];
   }
 
