@@ -60,18 +60,18 @@ function expectFaithful(plan: Plan, c: PlanLayout): void {
     expect(targets).toEqual(named);
     if (ins.op === 'SEND' || ins.op === 'RECV') {
       expect(c.peerIndex[v]).toBe(indexOf.get(ins.peer) ?? -1);
-      expect(c.peer[v]).toBe(ins.peer);
       const key = c.columns!.transferKey[v]!;
       const seen = transferOf.get(key);
       if (seen !== undefined) expect(ins.transfer).toBe(seen);
       transferOf.set(key, ins.transfer);
     }
     if (ins.op === 'RECV') {
-      const send = all[c.sendOf[v]!]!;
+      const send = all[c.partner[v]!]!;
       expect(send.ins.op).toBe('SEND');
       expect(send.ins.op === 'SEND' && send.ins.transfer).toBe(ins.transfer);
       expect(send.ins.op === 'SEND' && send.ins.peer).toBe(plan.devices[device]!.device);
-    } else expect(c.sendOf[v]).toBe(-1);
+    } else if (ins.op === 'SEND') expect(c.partner[c.partner[v]!]).toBe(v);
+    else expect(c.partner[v]).toBe(-1);
   });
 }
 
@@ -84,15 +84,12 @@ function arraysOf(l: PlanLayout) {
     deviceStreams: [...l.deviceStreams],
     streamStart: [...l.streamStart],
     unitStream: [...l.unitStream],
-    unitDev: [...l.unitDev],
-    unitPos: [...l.unitPos],
+    streamDev: [...l.streamDev],
     kind: [...l.kind],
     waitOff: [...l.waitOff],
     waitTgt: [...l.waitTgt.subarray(0, l.waitOff[l.N]!)],
-    peer: [...l.peer],
     peerIndex: [...l.peerIndex],
-    sendOf: [...l.sendOf],
-    recvOf: [...l.recvOf],
+    partner: [...l.partner],
     recvsOutOfOrder: l.recvsOutOfOrder,
     collGroup: [...l.collGroup],
     groupOff: [...l.groupOff],
@@ -144,15 +141,15 @@ describe('proof on columns', () => {
   if (!r.ok) throw new Error(JSON.stringify(r.errors));
   const proven = compiledLayoutOf(r.plan)!;
   const columns = proven.columns!;
-  /** Each RECV's SEND when the columns prove the plan, else undefined. */
+  /** Each SEND's RECV and RECV's SEND when the columns prove the plan, else undefined. */
   const proves = (c: PlanColumns) => {
     const layout = layoutFromColumns(r.plan, c);
-    return layout !== undefined && provesLayout(layout) ? layout.sendOf : undefined;
+    return layout !== undefined && provesLayout(layout) ? layout.partner : undefined;
   };
 
   it('still proves a valid plan when the ranks do not follow its waits', () => {
     const rank = columns.rank.slice().reverse();
-    expect(proves({ ...columns, rank })).toEqual(proven.sendOf);
+    expect(proves({ ...columns, rank })).toEqual(proven.partner);
   });
 
   it('finds a wait cycle the ranks would hide', () => {

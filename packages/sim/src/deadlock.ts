@@ -26,7 +26,7 @@ export function findDeadlock(f: Flat, state: Uint8Array): { ok: false; errors: I
   };
   /** What holds up a unit whose stream predecessor is done or posted; −1 if nothing (cannot happen). */
   const blockerOf = (v: number): [number, Reason] => {
-    if (state[v] === S_RECV_WAIT) return [f.sendOf[v]!, 'send'];
+    if (state[v] === S_RECV_WAIT) return [f.partner[v]!, 'send'];
     if (state[v] === S_ARRIVED) {
       const g = f.collGroup[v]!;
       for (let j = f.groupOff[g]!; j < f.groupOff[g + 1]!; j++)

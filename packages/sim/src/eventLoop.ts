@@ -220,13 +220,13 @@ export class EventLoop {
     } else if (k === UNIT_SEND) {
       this.mark(d, 0, 1, v);
       this.launch(v);
-      const r = f.recvOf[v]!;
+      const r = f.partner[v]!;
       if (r >= 0 && this.state[r] === S_RECV_WAIT) {
         this.wire[r] = 1;
         this.mark(f.unitDev[r]!, 0, 1, r);
       }
     } else if (k === UNIT_RECV) {
-      const sd = f.sendOf[v]!;
+      const sd = f.partner[v]!;
       this.start[v] = this.now[0]!;
       if (this.keep) this.order[this.started] = v;
       this.started++;
@@ -280,7 +280,7 @@ export class EventLoop {
     if (k === UNIT_COMPUTE || k === UNIT_OVERLAP) this.mark(d, -1, 0, -1);
     else if (k === UNIT_SEND) {
       this.mark(d, 0, -1, v);
-      const r = f.recvOf[v]!;
+      const r = f.partner[v]!;
       if (r >= 0 && this.state[r] === S_RECV_WAIT) {
         this.end[r] = this.now[0]!;
         this.state[r] = S_RUNNING;

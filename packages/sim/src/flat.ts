@@ -22,6 +22,7 @@ import {
   IssueList,
   layoutFromObjects,
   type Plan,
+  positionOf,
 } from '@stagecraft/ir';
 import { type CostCluster, collectiveMs } from './costModel.ts';
 import { timesFromColumns, timesFromObjects } from './unitTimes.ts';
@@ -36,10 +37,9 @@ export interface Flat {
   ops: number;
   S: number;
   D: number;
-  /** Per unit (unit v is instruction unitPos[v] of its stream; see instAt). */
+  /** Per unit (unit v is instruction positionOf(v) of its stream; see instAt). */
   unitDev: Int32Array;
   unitStream: Int32Array;
-  unitPos: Int32Array;
   kind: Uint8Array;
   /** Duration in ms (0 for RECV and collectives, whose time comes from their partners). */
   dur: Float64Array;
@@ -60,8 +60,7 @@ export interface Flat {
   /** Unfinished dependencies of each unit before the run: stream predecessor + waits. */
   dep: Int32Array;
   /** RECV → its SEND and SEND → its RECV (−1 elsewhere). */
-  sendOf: Int32Array;
-  recvOf: Int32Array;
+  partner: Int32Array;
   /** SEND/RECV: the peer device number (−1 elsewhere). */
   peer: Int32Array;
   /** Collective → group; per group its member units (CSR), duration, op and devices. */
@@ -86,13 +85,16 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
   if (issues.count > 0) return { ok: false, errors: issues.list };
 
   const { N, S, D, deviceStreams, streamStart, waitOff, waitTgt, groupOff, groupDevices, groupOp } = layout;
-  const streamDev = new Int32Array(S);
+  const streamDev = layout.streamDev;
   const streamLocal = new Int32Array(S);
   const streamName: string[] = [];
+  // The engines read each unit's device at every event: a column here, lent for the run (the
+  // layout derives it from the unit's stream).
+  const unitDev = arrays.int32(N);
   for (let di = 0; di < D; di++) {
+    unitDev.fill(di, streamStart[deviceStreams[di]!]!, streamStart[deviceStreams[di + 1]!]!);
     const streams = plan.devices[di]!.streams;
     for (let s = deviceStreams[di]!; s < deviceStreams[di + 1]!; s++) {
-      streamDev[s] = di;
       streamLocal[s] = s - deviceStreams[di]!;
       streamName.push(streams[s - deviceStreams[di]!]!.stream);
     }
@@ -122,7 +124,9 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
   for (let v = 0; v < N; v++) succOff[v + 1]! += succOff[v]!;
   const succ = arrays.int32(w);
   {
-    const fill = succOff.slice(0, N);
+    // Lent, not sliced: a slice would be fresh memory, zeroed and collected on every run.
+    const fill = arrays.int32(N);
+    fill.set(succOff.subarray(0, N));
     for (let v = 0; v < N; v++)
       for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) succ[fill[waitTgt[j]!]!++] = v;
   }
@@ -135,9 +139,8 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
     ops: times.ops,
     S,
     D,
-    unitDev: layout.unitDev,
+    unitDev,
     unitStream: layout.unitStream,
-    unitPos: layout.unitPos,
     kind: layout.kind,
     dur: times.dur,
     allocB: times.allocB,
@@ -152,9 +155,8 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
     succOff,
     succ,
     dep,
-    sendOf: layout.sendOf,
-    recvOf: layout.recvOf,
-    peer: layout.peer,
+    partner: layout.partner,
+    peer: times.peer,
     collGroup: layout.collGroup,
     groupOff,
     groupUnits: layout.groupUnits,
@@ -168,11 +170,11 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
 /** The instruction of unit v (made, for a compiled plan, when its stream is first read). */
 export function instAt(f: Flat, v: number): Instruction {
   return f.plan.devices[f.unitDev[v]!]!.streams[f.streamLocal[f.unitStream[v]!]!]!.instructions[
-    f.unitPos[v]!
+    positionOf(f, v)
   ]!;
 }
 
 /** Path of a unit in the plan, e.g. `devices[1].streams[0].instructions[4]`. */
 export function unitPath(f: Flat, v: number): string {
-  return `devices[${f.unitDev[v]}].streams[${f.streamLocal[f.unitStream[v]!]}].instructions[${f.unitPos[v]}]`;
+  return `devices[${f.unitDev[v]}].streams[${f.streamLocal[f.unitStream[v]!]}].instructions[${positionOf(f, v)}]`;
 }

@@ -31,6 +31,8 @@ export interface UnitTimes {
   freeB: Float64Array;
   /** Per device index: Σ durations of its compute and OVERLAP units. */
   busy: Float64Array;
+  /** SEND/RECV: the device number of its peer, which its link cost depends on (−1 elsewhere). */
+  peer: Int32Array;
   /** Instructions, each member of an overlapped unit counted (the plan's ops). */
   ops: number;
 }
@@ -51,22 +53,28 @@ export function timesFromColumns(
   issues: IssueList,
   arrays: ArraySource,
 ): UnitTimes {
-  const { N, D, deviceStreams, streamStart, kind, peer, plan } = layout;
+  const { N, D, deviceStreams, streamStart, kind, plan } = layout;
   const { node, costs } = c;
   const t = emptyTimes(N, D, arrays);
-  const { dur, allocB, freeB } = t;
+  const { dur, allocB, freeB, peer } = t;
   let ops = N;
   for (let di = 0; di < D; di++) {
-    const here = plan.devices[di]!.device;
+    const dp = plan.devices[di]!;
+    const here = dp.device;
+    // A SEND/RECV's peer: the member of this device's rank in its peer group.
+    const rank = dp.group >= 0 ? plan.groups[dp.group]!.indexOf(here) : -1;
     let busyMs = 0;
     for (let v = streamStart[deviceStreams[di]!]!; v < streamStart[deviceStreams[di + 1]!]!; v++) {
       const i = node[v]!;
       let d = 0;
       switch (kind[v]) {
         case UNIT_SEND:
+          peer[v] = plan.groups[costs.peer[i]!]![rank]!;
           d = p2pMs(cost, here, peer[v]!, costs.bytes[i]!);
           break;
         case UNIT_RECV:
+          peer[v] = plan.groups[costs.peer[i]!]![rank]!;
+          break;
         case UNIT_COLLECTIVE:
           break;
         case UNIT_MEMORY:
@@ -145,7 +153,7 @@ export function timesFromObjects(
   const { N, D, deviceStreams, streamStart, plan } = layout;
   const instructions = layout.instructions!;
   const t = emptyTimes(N, D, arrays);
-  const { dur, allocB, freeB } = t;
+  const { dur, allocB, freeB, peer } = t;
   let ops = N;
   for (let di = 0; di < D; di++) {
     const here = plan.devices[di]!.device;
@@ -155,9 +163,12 @@ export function timesFromObjects(
       let d = 0;
       switch (x.op) {
         case 'SEND':
+          peer[v] = x.peer;
           d = p2pMs(cost, here, x.peer, x.bytes);
           break;
         case 'RECV':
+          peer[v] = x.peer;
+          break;
         case 'ALL_REDUCE':
         case 'REDUCE_SCATTER':
         case 'ALL_GATHER':
@@ -217,6 +228,7 @@ function emptyTimes(N: number, D: number, arrays: ArraySource): UnitTimes {
     allocB: arrays.float64(N),
     freeB: arrays.float64(N),
     busy: new Float64Array(D),
+    peer: arrays.int32(N, -1),
     ops: N,
   };
 }

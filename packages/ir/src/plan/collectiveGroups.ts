@@ -10,7 +10,7 @@ import { type ArraySource, FRESH } from '../memory/arrayPool.ts';
 import type { DeviceIndex } from './deviceIndex.ts';
 import type { IssueList } from './issueList.ts';
 import type { CollectiveInstruction } from './plan.ts';
-import { deviceOf, instructionOf, type UnitPlacement, unitPath } from './planLayout.ts';
+import { deviceIndexOf, deviceOf, instructionOf, type UnitPlacement, unitPath } from './planLayout.ts';
 import { UNIT_COLLECTIVE } from './unitKind.ts';
 
 /** What a collective unit says, read from its instruction or from a compiled plan's columns. */
@@ -38,7 +38,7 @@ export function groupCollectives(
   issues: IssueList,
   arrays: ArraySource = FRESH,
 ): CollectiveGroups {
-  const { N, kind, unitDev } = u;
+  const { N, kind } = u;
   const collGroup = arrays.int32(N, -1);
   const groupOfKey = new Map<unknown, number>();
   const groupCount: number[] = [];
@@ -100,11 +100,11 @@ export function groupCollectives(
     for (let j = groupOff[g]!; j < groupOff[g + 1]!; j++) {
       const v = groupUnits[j]!;
       const here = deviceOf(u, v);
-      if (issued.has(unitDev[v]!)) {
+      if (issued.has(deviceIndexOf(u, v))) {
         issues.add(unitPath(u, v), `collective "${nameOf(u, head)}" is issued twice on device ${here}`);
         ok = false;
       }
-      issued.add(unitDev[v]!);
+      issued.add(deviceIndexOf(u, v));
       const own = facts.devices(v);
       if (!(own === firstDevices ? listed.has(here) : own.includes(here))) {
         const x = instructionOf(u, v) as CollectiveInstruction;

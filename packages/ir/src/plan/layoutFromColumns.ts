@@ -16,7 +16,6 @@ import type { CollectiveInstruction, Plan } from './plan.ts';
 import type { PlanColumns } from './planColumns.ts';
 import { assembleLayout, type PlanLayout, type UnitPlacement } from './planLayout.ts';
 import { pairTransfers } from './transferPairs.ts';
-import { UNIT_RECV, UNIT_SEND } from './unitKind.ts';
 
 /** `scratch`: where the build's own arrays come from; the layout's are fresh (a compiled plan keeps them). */
 export function layoutFromColumns(
@@ -27,42 +26,26 @@ export function layoutFromColumns(
   const issues = new IssueList(1);
   const devices = DeviceIndex.of(plan, issues);
   if (devices === undefined) return undefined;
-  const { N, D, deviceStreams, streamStart, kind, node, costs } = c;
-  const unitDev = new Int32Array(N);
-  const unitPos = new Int32Array(N);
-  const peer = new Int32Array(N).fill(-1);
-  for (let di = 0; di < D; di++) {
-    const dp = plan.devices[di]!;
-    // SEND/RECV peers: the members of this device's rank in the peer groups.
-    const rank = dp.group >= 0 ? plan.groups[dp.group]!.indexOf(dp.device) : -1;
-    for (let s = deviceStreams[di]!; s < deviceStreams[di + 1]!; s++) {
-      const s0 = streamStart[s]!;
-      for (let v = s0; v < streamStart[s + 1]!; v++) {
-        unitDev[v] = di;
-        unitPos[v] = v - s0;
-        const k = kind[v];
-        if (k === UNIT_SEND || k === UNIT_RECV) peer[v] = plan.groups[costs.peer[node[v]!]!]![rank]!;
-      }
-    }
-  }
+  const { N, S, D, deviceStreams, streamStart } = c;
+  const streamDev = new Int32Array(S);
+  for (let di = 0; di < D; di++) streamDev.fill(di, deviceStreams[di]!, deviceStreams[di + 1]!);
   const u: UnitPlacement = {
     plan,
     N,
-    S: c.S,
+    S,
     D,
     deviceStreams,
     streamStart,
     unitStream: c.unitStream,
-    unitDev,
-    unitPos,
-    kind,
+    streamDev,
+    kind: c.kind,
     instructions: undefined,
   };
   const pairs = pairTransfers(u, c.peerIndex, c.transferKey, issues, FRESH, scratch);
   if (issues.count > 0) return undefined;
   const groups = groupCollectives(u, columnFacts(c), devices, issues);
   if (issues.count > 0) return undefined;
-  const refs = { waitOff: c.waitOff, waitTgt: c.waitTgt, peer, peerIndex: c.peerIndex };
+  const refs = { waitOff: c.waitOff, waitTgt: c.waitTgt, peerIndex: c.peerIndex };
   return assembleLayout(u, refs, pairs, groups, c.rank, c);
 }
 

@@ -52,10 +52,8 @@ export function layoutFromObjects(
   const deviceStreams = new Int32Array(D + 1);
   const streamStart = new Int32Array(S + 1);
   const unitStream = arrays.int32(N);
-  const unitDev = arrays.int32(N);
-  const unitPos = arrays.int32(N);
+  const streamDev = new Int32Array(S);
   const kind = arrays.uint8(N);
-  const peer = arrays.int32(N, -1);
   const peerIndex = arrays.int32(N, -1);
   const u: UnitPlacement = {
     plan,
@@ -65,8 +63,7 @@ export function layoutFromObjects(
     deviceStreams,
     streamStart,
     unitStream,
-    unitDev,
-    unitPos,
+    streamDev,
     kind,
     instructions,
   };
@@ -78,19 +75,17 @@ export function layoutFromObjects(
     deviceStreams[di] = s;
     for (const sp of devs[di]!.streams) {
       streamStart[s] = v;
+      streamDev[s] = di;
       const list = sp.instructions;
       for (let k = 0; k < list.length; k++, v++) {
         const x = list[k]!;
         instructions[v] = x;
         idOf[v] = x.id;
         unitStream[v] = s;
-        unitDev[v] = di;
-        unitPos[v] = k;
         kind[v] = unitKindOf(x);
         W += x.waits.length;
         if (x.op === 'OVERLAP') for (const m of x.members) W += m.waits.length;
         else if (x.op === 'SEND' || x.op === 'RECV') {
-          peer[v] = x.peer;
           transfer[v] = x.transfer;
           const pi = devices.indexOf(x.peer);
           if (pi < 0)
@@ -155,7 +150,7 @@ export function layoutFromObjects(
 
   const pairs = pairTransfers(u, peerIndex, transfer, issues, arrays, scratch);
   const groups = groupCollectives(u, objectFacts(u), devices, issues, arrays);
-  return assembleLayout(u, { waitOff, waitTgt, peer, peerIndex }, pairs, groups, undefined, undefined);
+  return assembleLayout(u, { waitOff, waitTgt, peerIndex }, pairs, groups, undefined, undefined);
 }
 
 function unknownWait(id: string, wait: string, device: number): string {

@@ -10,9 +10,9 @@ import { type ArraySource, FRESH } from '../memory/arrayPool.ts';
 import { nameOf } from './collectiveGroups.ts';
 import type { IssueList } from './issueList.ts';
 import type { P2PInstruction } from './plan.ts';
-import { deviceOf, instructionOf, type PlanLayout, unitPath } from './planLayout.ts';
+import { deviceIndexOf, deviceOf, instructionOf, type PlanLayout, unitPath } from './planLayout.ts';
 import { UNIT_RECV, UNIT_SEND } from './unitKind.ts';
-import { jointSteps, waitCycleIssue, waitsAcyclic } from './waitCycle.ts';
+import { waitCycleIssue, waitsAcyclic } from './waitCycle.ts';
 
 /**
  * Adds the issues of `layout` (built without issues of its own) to `issues`. `uniqueIds`: the
@@ -31,8 +31,7 @@ export function planIssues(
   for (const r of layout.recvsOutOfOrder) transferOrder(layout, r, issues);
   collectiveOrder(layout, issues);
   if (issues.count > 0) return;
-  const joint = jointSteps(layout, scratch);
-  if (!waitsAcyclic(layout, joint)) waitCycleIssue(layout, joint, issues);
+  if (!waitsAcyclic(layout, scratch)) waitCycleIssue(layout, issues);
 }
 
 function duplicateIds(layout: PlanLayout, issues: IssueList): void {
@@ -50,37 +49,46 @@ function duplicateIds(layout: PlanLayout, issues: IssueList): void {
 
 /** Every wait names a unit of the waiting unit's device, and not itself or a later one on its stream. */
 function waitPlaces(layout: PlanLayout, issues: IssueList): void {
-  const { N, deviceStreams, unitStream, unitDev, waitOff, waitTgt } = layout;
-  for (let v = 0; v < N; v++) {
-    const st = unitStream[v]!;
-    const di = unitDev[v]!;
-    for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) {
-      const t = waitTgt[j]!;
-      const ts = unitStream[t]!;
-      if (ts >= deviceStreams[di]! && ts < deviceStreams[di + 1]! && !(ts === st && t >= v)) continue;
-      const id = instructionOf(layout, v).id;
-      const named = instructionOf(layout, t).id;
-      issues.add(
-        unitPath(layout, v),
-        ts === st
-          ? `${id} waits for ${named}, which comes after it on the same stream`
-          : `${id} waits for ${named}, which device ${deviceOf(layout, v)} never runs`,
-      );
+  const { D, deviceStreams, streamStart, waitOff, waitTgt } = layout;
+  // Units are laid out device by device, stream by stream: both rules are ranges of unit indices.
+  for (let di = 0; di < D; di++) {
+    const first = streamStart[deviceStreams[di]!]!;
+    const end = streamStart[deviceStreams[di + 1]!]!;
+    for (let st = deviceStreams[di]!; st < deviceStreams[di + 1]!; st++) {
+      const streamEnd = streamStart[st + 1]!;
+      for (let v = streamStart[st]!; v < streamEnd; v++)
+        for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) {
+          const t = waitTgt[j]!;
+          if (t >= first && t < end && !(t >= v && t < streamEnd)) continue;
+          const id = instructionOf(layout, v).id;
+          const named = instructionOf(layout, t).id;
+          issues.add(
+            unitPath(layout, v),
+            t >= v && t < streamEnd
+              ? `${id} waits for ${named}, which comes after it on the same stream`
+              : `${id} waits for ${named}, which device ${deviceOf(layout, v)} never runs`,
+          );
+        }
     }
   }
 }
 
 /** RECV r is the k-th of its channel but its SEND is not the channel's k-th. */
 function transferOrder(layout: PlanLayout, r: number, issues: IssueList): void {
-  const { kind, unitDev, peerIndex } = layout;
+  const { kind, peerIndex } = layout;
   const sender = peerIndex[r]!;
-  const receiver = unitDev[r]!;
+  const receiver = deviceIndexOf(layout, r);
   let k = 0;
   for (let v = 0; v < r; v++)
-    if (kind[v] === UNIT_RECV && unitDev[v] === receiver && peerIndex[v] === sender) k++;
+    if (kind[v] === UNIT_RECV && deviceIndexOf(layout, v) === receiver && peerIndex[v] === sender) k++;
   let kth: string | undefined;
   for (let v = 0, n = 0; v < layout.N && kth === undefined; v++)
-    if (kind[v] === UNIT_SEND && unitDev[v] === sender && peerIndex[v] === receiver && n++ === k)
+    if (
+      kind[v] === UNIT_SEND &&
+      deviceIndexOf(layout, v) === sender &&
+      peerIndex[v] === receiver &&
+      n++ === k
+    )
       kth = (instructionOf(layout, v) as P2PInstruction).transfer;
   const x = instructionOf(layout, r) as P2PInstruction;
   issues.add(
@@ -94,7 +102,7 @@ function transferOrder(layout: PlanLayout, r: number, issues: IssueList): void {
  * first member's. (Building the layout proved each group issued once by each member.)
  */
 function collectiveOrder(layout: PlanLayout, issues: IssueList): void {
-  const { N, plan, collGroup, groupDevices, unitDev } = layout;
+  const { N, plan, collGroup, groupDevices } = layout;
   if (groupDevices.length === 0) return;
   // Collectives of one set usually share their devices array: its key is made once.
   const setKeyOf = new Map<readonly number[], string>();
@@ -107,7 +115,7 @@ function collectiveOrder(layout: PlanLayout, issues: IssueList): void {
     if (set === undefined) setKeyOf.set(devices, (set = [...devices].sort((a, b) => a - b).join(',')));
     let perDev = seqs.get(set);
     if (!perDev) seqs.set(set, (perDev = new Map()));
-    const device = plan.devices[unitDev[v]!]!.device;
+    const device = plan.devices[deviceIndexOf(layout, v)]!.device;
     let seq = perDev.get(device);
     if (!seq) perDev.set(device, (seq = []));
     seq.push(v);

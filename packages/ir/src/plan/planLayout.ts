@@ -29,9 +29,12 @@ import type { TransferPairs } from './transferPairs.ts';
 export interface UnitPlacement
   extends Pick<PlanColumns, 'N' | 'S' | 'D' | 'deviceStreams' | 'streamStart' | 'unitStream' | 'kind'> {
   readonly plan: Plan;
-  /** Index into plan.devices of each unit's device, and the unit's position on its stream. */
-  readonly unitDev: Int32Array;
-  readonly unitPos: Int32Array;
+  /**
+   * Index into plan.devices of each global stream's device. A unit's device is its stream's
+   * (deviceIndexOf) and its position on it derived (positionOf): per-unit columns of either would
+   * cost every compile memory that only messages and the simulator's setup read.
+   */
+  readonly streamDev: Int32Array;
   /** The unit's instruction objects, when the layout was built from them; undefined from columns. */
   readonly instructions: readonly Instruction[] | undefined;
 }
@@ -43,12 +46,16 @@ export interface PlanLayout extends UnitPlacement {
    */
   readonly waitOff: Int32Array;
   readonly waitTgt: Int32Array;
-  /** SEND/RECV: the peer's device number, and the index into plan.devices of its plan; −1 elsewhere. */
-  readonly peer: Int32Array;
+  /**
+   * SEND/RECV: the index into plan.devices of the plan of its peer; −1 elsewhere. (The device
+   * number it names, which may be a replica of that plan, only the simulator's costs read.)
+   */
   readonly peerIndex: Int32Array;
-  /** RECV → its SEND and SEND → its RECV (−1 elsewhere, or where none matched). */
-  readonly sendOf: Int32Array;
-  readonly recvOf: Int32Array;
+  /**
+   * RECV → its SEND and SEND → its RECV (−1 elsewhere, or where none matched): one array, as a
+   * unit is one or the other.
+   */
+  readonly partner: Int32Array;
   /**
    * RECVs paired with a SEND that is not the same-numbered SEND of their channel (sending device,
    * receiving device): they run, but NCCL needs the order, so validation refuses them.
@@ -71,37 +78,46 @@ export interface PlanLayout extends UnitPlacement {
   readonly columns: PlanColumns | undefined;
 }
 
+/** The index into plan.devices of unit v's device. */
+export function deviceIndexOf(u: Pick<UnitPlacement, 'streamDev' | 'unitStream'>, v: number): number {
+  return u.streamDev[u.unitStream[v]!]!;
+}
+
+/** The position of unit v on its stream. */
+export function positionOf(u: Pick<UnitPlacement, 'streamStart' | 'unitStream'>, v: number): number {
+  return v - u.streamStart[u.unitStream[v]!]!;
+}
+
 /** The instruction of unit v (made, for a compiled plan, when its stream is first read). */
 export function instructionOf(u: UnitPlacement, v: number): Instruction {
   const x = u.instructions?.[v];
   if (x !== undefined) return x;
-  const d = u.unitDev[v]!;
-  return u.plan.devices[d]!.streams[u.unitStream[v]! - u.deviceStreams[d]!]!.instructions[u.unitPos[v]!]!;
+  const d = deviceIndexOf(u, v);
+  return u.plan.devices[d]!.streams[u.unitStream[v]! - u.deviceStreams[d]!]!.instructions[positionOf(u, v)]!;
 }
 
 /** Path of unit v (and of a field of it) in the plan, e.g. `devices[1].streams[0].instructions[4].waits[0]`. */
 export function unitPath(u: UnitPlacement, v: number, field?: string): string {
-  const d = u.unitDev[v]!;
-  const p = `devices[${d}].streams[${u.unitStream[v]! - u.deviceStreams[d]!}].instructions[${u.unitPos[v]}]`;
+  const d = deviceIndexOf(u, v);
+  const p = `devices[${d}].streams[${u.unitStream[v]! - u.deviceStreams[d]!}].instructions[${positionOf(u, v)}]`;
   return field === undefined ? p : `${p}.${field}`;
 }
 
 /** The name of unit v's stream. */
 export function streamNameOf(u: UnitPlacement, v: number): string {
-  const d = u.unitDev[v]!;
+  const d = deviceIndexOf(u, v);
   return u.plan.devices[d]!.streams[u.unitStream[v]! - u.deviceStreams[d]!]!.stream;
 }
 
 /** The device number of unit v. */
 export function deviceOf(u: UnitPlacement, v: number): number {
-  return u.plan.devices[u.unitDev[v]!]!.device;
+  return u.plan.devices[deviceIndexOf(u, v)]!.device;
 }
 
 /** A layout's resolved waits and peers, as its builder made them. */
 export interface UnitReferences {
   readonly waitOff: Int32Array;
   readonly waitTgt: Int32Array;
-  readonly peer: Int32Array;
   readonly peerIndex: Int32Array;
 }
 
@@ -125,16 +141,13 @@ export function assembleLayout(
     deviceStreams: u.deviceStreams,
     streamStart: u.streamStart,
     unitStream: u.unitStream,
-    unitDev: u.unitDev,
-    unitPos: u.unitPos,
+    streamDev: u.streamDev,
     kind: u.kind,
     instructions: u.instructions,
     waitOff: refs.waitOff,
     waitTgt: refs.waitTgt,
-    peer: refs.peer,
     peerIndex: refs.peerIndex,
-    sendOf: pairs.sendOf,
-    recvOf: pairs.recvOf,
+    partner: pairs.partner,
     recvsOutOfOrder: pairs.recvsOutOfOrder,
     collGroup: groups.collGroup,
     groupOff: groups.groupOff,

@@ -2,19 +2,20 @@
  * SEND ↔ RECV, the one place a plan's point-to-point transfers are matched. Per channel (sending
  * device plan, receiving device plan) the k-th RECV takes the k-th SEND when their transfers
  * agree, as NCCL needs and every compiled plan has, so the common case compares one pair of
- * transfers per RECV and hashes nothing. A channel whose order differs is matched by transfer
- * (what the simulator needs to run it), and its RECVs out of order are kept for validation to
- * refuse. A SEND or RECV with no partner is an issue here, for every reader.
+ * transfers per RECV and hashes nothing (pairInOrder tries that first, for all channels at once).
+ * A channel whose order differs is matched by transfer (what the simulator needs to run it), and
+ * its RECVs out of order are kept for validation to refuse. A SEND or RECV with no partner is an
+ * issue here, for every reader.
  */
 import { type ArraySource, FRESH } from '../memory/arrayPool.ts';
 import type { IssueList } from './issueList.ts';
 import type { P2PInstruction } from './plan.ts';
-import { instructionOf, type UnitPlacement, unitPath } from './planLayout.ts';
+import { deviceIndexOf, instructionOf, type UnitPlacement, unitPath } from './planLayout.ts';
 import { UNIT_RECV, UNIT_SEND } from './unitKind.ts';
 
 export interface TransferPairs {
-  readonly sendOf: Int32Array;
-  readonly recvOf: Int32Array;
+  /** SEND → its RECV and RECV → its SEND (−1 elsewhere, or where none matched). */
+  readonly partner: Int32Array;
   readonly recvsOutOfOrder: readonly number[];
 }
 
@@ -31,9 +32,12 @@ export function pairTransfers(
   arrays: ArraySource = FRESH,
   scratch: ArraySource = arrays,
 ): TransferPairs {
-  const { N, D, kind, unitDev } = u;
-  const sendOf = arrays.int32(N, -1);
-  const recvOf = arrays.int32(N, -1);
+  const { N, D, kind } = u;
+  const partner = arrays.int32(N, -1);
+  if (D * D <= 1 << 20 && pairInOrder(u, peerIndex, transfer, scratch, partner))
+    return { partner, recvsOutOfOrder: [] };
+  // Some channel does not pair in order: every channel is matched the full way, from scratch.
+  partner.fill(-1);
   // Channels are numbered as met; each unit's channel and its place among the channel's SENDs or RECVs.
   // (sender, receiver) → channel: a table when the plan has few devices, else a Map.
   const dense = D * D <= 1 << 20 ? new Int32Array(D * D).fill(-1) : undefined;
@@ -48,7 +52,8 @@ export function pairTransfers(
     if (k !== UNIT_SEND && k !== UNIT_RECV) continue;
     const pi = peerIndex[v]!;
     if (pi < 0) continue;
-    const key = k === UNIT_SEND ? unitDev[v]! * D + pi : pi * D + unitDev[v]!;
+    const here = deviceIndexOf(u, v);
+    const key = k === UNIT_SEND ? here * D + pi : pi * D + here;
     let c = dense ? dense[key]! : (channelOf.get(key) ?? -1);
     if (c < 0) {
       c = channels++;
@@ -81,8 +86,8 @@ export function pairTransfers(
     if (c < 0 || byTransferOnly[c] === 1) continue;
     const sd = sends[sendAt[c]! + seq[v]!]!;
     if (transfer[sd] === transfer[v]) {
-      sendOf[v] = sd;
-      recvOf[sd] = v;
+      partner[v] = sd;
+      partner[sd] = v;
     } else {
       byTransferOnly[c] = 1;
       anyByTransfer = true;
@@ -91,11 +96,52 @@ export function pairTransfers(
   const recvsOutOfOrder: number[] = [];
   if (anyByTransfer)
     pairByTransfer(u, { chan, seq, sendAt, sends, sendCount, byTransferOnly }, transfer, issues, {
-      sendOf,
-      recvOf,
+      partner,
       recvsOutOfOrder,
     });
-  return { sendOf, recvOf, recvsOutOfOrder };
+  return { partner, recvsOutOfOrder };
+}
+
+/**
+ * The common case (every compiled plan) in two sweeps: on every channel the k-th RECV takes the
+ * k-th SEND and their transfers agree. Each channel's SENDs are chained in plan order, then each
+ * RECV takes the first SEND left on its channel. False as soon as a channel is not so (a RECV
+ * finds no SEND or another transfer, or a SEND is left over); what it wrote is then dropped.
+ */
+function pairInOrder(
+  u: UnitPlacement,
+  peerIndex: Int32Array,
+  transfer: ArrayLike<unknown>,
+  scratch: ArraySource,
+  partner: Int32Array,
+): boolean {
+  const { N, D, kind, deviceStreams, streamStart } = u;
+  // Per channel (sender · D + receiver): the first SEND not yet taken and the last one chained
+  // (−1: none); per SEND, the channel's next one. Units are read device by device (their device
+  // is then known): the units of device d are one run of indices.
+  const first = scratch.int32(D * D, -1);
+  const last = scratch.int32(D * D, -1);
+  const next = scratch.int32(N, -1);
+  for (let d = 0; d < D; d++)
+    for (let v = streamStart[deviceStreams[d]!]!; v < streamStart[deviceStreams[d + 1]!]!; v++) {
+      if (kind[v] !== UNIT_SEND || peerIndex[v]! < 0) continue;
+      const c = d * D + peerIndex[v]!;
+      if (last[c]! < 0) first[c] = v;
+      else next[last[c]!] = v;
+      last[c] = v;
+    }
+  for (let d = 0; d < D; d++)
+    for (let v = streamStart[deviceStreams[d]!]!; v < streamStart[deviceStreams[d + 1]!]!; v++) {
+      if (kind[v] !== UNIT_RECV || peerIndex[v]! < 0) continue;
+      const c = peerIndex[v]! * D + d;
+      const sd = first[c]!;
+      if (sd < 0 || transfer[sd] !== transfer[v]) return false;
+      partner[v] = sd;
+      partner[sd] = v;
+      first[c] = next[sd]!;
+    }
+  for (let c = 0; c < D * D; c++) if (first[c]! >= 0) return false;
+  return true;
 }
 
 /** The channels of a plan's SENDs and RECVs, as pairTransfers numbers them. */
@@ -117,16 +163,16 @@ function pairByTransfer(
   ch: Channels,
   transfer: ArrayLike<unknown>,
   issues: IssueList,
-  out: { sendOf: Int32Array; recvOf: Int32Array; recvsOutOfOrder: number[] },
+  out: { partner: Int32Array; recvsOutOfOrder: number[] },
 ): void {
   const { N, kind } = u;
   const { chan, seq, sendAt, sends, sendCount, byTransferOnly } = ch;
-  const { sendOf, recvOf } = out;
+  const { partner } = out;
   // Pairs written before the channel turned out of order are undone.
   for (let v = 0; v < N; v++)
-    if (kind[v] === UNIT_RECV && chan[v]! >= 0 && byTransferOnly[chan[v]!] === 1 && sendOf[v]! >= 0) {
-      recvOf[sendOf[v]!] = -1;
-      sendOf[v] = -1;
+    if (kind[v] === UNIT_RECV && chan[v]! >= 0 && byTransferOnly[chan[v]!] === 1 && partner[v]! >= 0) {
+      partner[partner[v]!] = -1;
+      partner[v] = -1;
     }
   const byTransfer = new Map<number, Map<unknown, number>>();
   for (let v = 0; v < N; v++) {
@@ -144,17 +190,17 @@ function pairByTransfer(
         unitPath(u, v),
         `${x.id} receives ${x.transfer} from device ${x.peer}, which never sends it`,
       );
-    else if (recvOf[sd] !== -1)
+    else if (partner[sd] !== -1)
       issues.add(unitPath(u, v), `transfer "${x.transfer}" from device ${x.peer} is received twice`);
     else {
-      sendOf[v] = sd;
-      recvOf[sd] = v;
+      partner[v] = sd;
+      partner[sd] = v;
       if (k >= sendCount[c]! || transfer[sends[sendAt[c]! + k]!] !== transfer[v]) out.recvsOutOfOrder.push(v);
     }
   }
   // Channels in order paired every SEND; here one may be left over.
   for (let v = 0; v < N; v++)
-    if (kind[v] === UNIT_SEND && chan[v]! >= 0 && recvOf[v] === -1) {
+    if (kind[v] === UNIT_SEND && chan[v]! >= 0 && partner[v] === -1) {
       const x = instructionOf(u, v) as P2PInstruction;
       issues.add(unitPath(u, v), `${x.id} sends to device ${x.peer}, which never receives it`);
     }

@@ -26,10 +26,10 @@ export function jointSteps(layout: PlanLayout, scratch: ArraySource = FRESH): In
   return joint;
 }
 
-/** True when the wait graph has no cycle. */
-export function waitsAcyclic(layout: PlanLayout, joint: Int32Array): boolean {
-  if (layout.rank !== undefined && ranksAscend(layout, joint, layout.rank)) return true;
-  const g = waitGraph(layout, joint);
+/** True when the wait graph has no cycle. `scratch`: where its arrays come from. */
+export function waitsAcyclic(layout: PlanLayout, scratch: ArraySource = FRESH): boolean {
+  if (layout.rank !== undefined && ranksAscend(layout, layout.rank)) return true;
+  const g = waitGraph(layout, jointSteps(layout, scratch));
   return blockedWaits(2 * layout.N, g.dependent, g.dependency, g.m) === null;
 }
 
@@ -37,23 +37,31 @@ export function waitsAcyclic(layout: PlanLayout, joint: Int32Array): boolean {
  * True when `rank` numbers the graph topologically: every edge goes from a lower to a higher key,
  * with key 2·rank for a RECV's post and 2·rank + 1 for an end. Then no cycle exists.
  */
-function ranksAscend(layout: PlanLayout, joint: Int32Array, rank: Int32Array): boolean {
-  const { S, streamStart, kind, waitOff, waitTgt, sendOf } = layout;
-  // The key of the end of v is 2·rank[joint[v]] + 1 (written out: no closure per proof).
+function ranksAscend(layout: PlanLayout, rank: Int32Array): boolean {
+  const { S, streamStart, kind, waitOff, waitTgt, partner } = layout;
   for (let st = 0; st < S; st++) {
     let prev = -1;
     for (let v = streamStart[st]!; v < streamStart[st + 1]!; v++) {
       const isRecv = kind[v] === UNIT_RECV;
-      const end = 2 * rank[joint[v]!]! + 1;
+      const end = endKey(layout, rank, v);
       const self = isRecv ? 2 * rank[v]! : end;
       if (prev >= self) return false;
       for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++)
-        if (2 * rank[joint[waitTgt[j]!]!]! + 1 >= self) return false;
-      if (isRecv && 2 * rank[joint[sendOf[v]!]!]! + 1 >= end) return false;
+        if (endKey(layout, rank, waitTgt[j]!) >= self) return false;
+      if (isRecv && endKey(layout, rank, partner[v]!) >= end) return false;
       prev = self;
     }
   }
   return true;
+}
+
+/**
+ * The key of the end of unit v: 2·rank + 1 of its joint step (jointSteps, read here without its
+ * array: most units are their own step, and a proof that succeeds needs no array).
+ */
+function endKey(layout: PlanLayout, rank: Int32Array, v: number): number {
+  const g = layout.collGroup[v]!;
+  return 2 * rank[g < 0 ? v : layout.groupUnits[layout.groupOff[g]!]!]! + 1;
 }
 
 /** Why a dependent waits for its dependency, by edge: what the cycle's message says. */
@@ -67,7 +75,7 @@ interface WaitGraph {
 }
 
 function waitGraph(layout: PlanLayout, joint: Int32Array): WaitGraph {
-  const { N, S, streamStart, kind, waitOff, waitTgt, sendOf } = layout;
+  const { N, S, streamStart, kind, waitOff, waitTgt, partner } = layout;
   // Edges: each unit but the first of its stream, each wait, and two per RECV.
   let E = waitOff[N]!;
   for (let v = 0; v < N; v++) if (kind[v] === UNIT_RECV) E += 2;
@@ -95,10 +103,10 @@ function waitGraph(layout: PlanLayout, joint: Int32Array): WaitGraph {
         dependent[m] = v;
         why[m] = 2;
         dependency[m++] = N + v;
-        if (sendOf[v]! >= 0) {
+        if (partner[v]! >= 0) {
           dependent[m] = v;
           why[m] = 3;
-          dependency[m++] = joint[sendOf[v]!]!;
+          dependency[m++] = joint[partner[v]!]!;
         }
       }
       prev = self;
@@ -108,9 +116,9 @@ function waitGraph(layout: PlanLayout, joint: Int32Array): WaitGraph {
 }
 
 /** Names one wait cycle, if the graph has one: each step, then "and around again". */
-export function waitCycleIssue(layout: PlanLayout, joint: Int32Array, issues: IssueList): void {
+export function waitCycleIssue(layout: PlanLayout, issues: IssueList): void {
   const { N } = layout;
-  const { dependent, dependency, why, m } = waitGraph(layout, joint);
+  const { dependent, dependency, why, m } = waitGraph(layout, jointSteps(layout));
   const total = 2 * N;
   const indeg = blockedWaits(total, dependent, dependency, m);
   if (indeg === null) return;

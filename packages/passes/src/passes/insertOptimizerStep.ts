@@ -14,9 +14,9 @@ export const insertOptimizerStepPass: Pass = {
     const groups = dag.groups.length;
     // One read of the nodes: the backwards and their groups, and how many each group has, so the
     // new edges (group by group, each group's in node order) go straight into columns of their
-    // final size.
-    const gradNode = new Int32Array(t.length);
-    const gradGroup = new Int32Array(t.length);
+    // final size. (Lent arrays: they die with the pass.)
+    const gradNode = ctx.scratch.int32(t.length);
+    const gradGroup = ctx.scratch.int32(t.length);
     let found = 0;
     const grads = new Int32Array(groups + 1);
     for (let i = 0; i < t.length; i++) {

@@ -53,9 +53,9 @@ export const orderPass: Pass = {
     for (let oi = 0; oi < orders.length; oi++)
       rowBase[oi + 1] = rowBase[oi]! + slotCount(orders[oi]!.d, columns[oi]);
     // Mostly one edge joins a slot to the one before: about one per row.
-    const w = new SlotWriter(dag, ctx, orders, rowBase, new EdgeAppend(rowBase[orders.length]));
-    const { index } = w;
     const halves = splitHalves(dag, ctx.program);
+    const w = new SlotWriter(dag, ctx, orders, rowBase, new EdgeAppend(rowBase[orders.length]), halves);
+    const { index } = w;
     for (let oi = 0; oi < orders.length; oi++) {
       const { d } = orders[oi]!;
       w.startOrder(oi);
@@ -178,6 +178,7 @@ class SlotWriter {
     readonly orders: readonly { d: OrderDirective; index: number; path: PathSegment[] }[],
     readonly rowBase: Int32Array,
     readonly edges: EdgeAppend,
+    halves: Uint8Array | undefined,
   ) {
     this.index = NodeIndex.of(dag);
     const t = tableOf(dag);
@@ -188,7 +189,9 @@ class SlotWriter {
     this.overlaps = [...dag.overlaps];
     this.prev = ctx.scratch.int32(this.N);
     this.members = ctx.scratch.int32(this.N);
-    this.after = ctx.scratch.int32(this.N);
+    // Only a program that splits backwards has BW halves to run after a row (an empty array is
+    // not taken from the pool, where it would hold a buffer for nothing).
+    this.after = halves ? ctx.scratch.int32(this.N) : new Int32Array(0);
     this.fpath = () => [...this.path, 'filters', this.fj, this.fq];
   }
 
