@@ -19,11 +19,11 @@ function dualPipeV(p: number, m: number): Plan {
 
 function overlaps(plan: Plan): { d: number; k: number; ins: Extract<Instruction, { op: 'OVERLAP' }> }[] {
   const out: { d: number; k: number; ins: Extract<Instruction, { op: 'OVERLAP' }> }[] = [];
-  plan.devices.forEach((dev, d) =>
+  plan.devices.forEach((dev, d) => {
     dev.streams[0]?.instructions.forEach((ins, k) => {
       if (ins.op === 'OVERLAP') out.push({ d, k, ins });
-    }),
-  );
+    });
+  });
   return out;
 }
 

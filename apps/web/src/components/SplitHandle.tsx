@@ -18,7 +18,7 @@ export function SplitHandle({ label }: { label: string }) {
   const resize = (height: number) => {
     const bar = ref.current;
     const before = bar?.previousElementSibling as HTMLElement | null;
-    const after = bar?.nextElementSibling as HTMLElement | null;
+    const after = boxAfter(bar);
     if (!bar || !before || !after) return;
     const total = before.offsetHeight + after.offsetHeight;
     const h = Math.round(Math.min(Math.max(height, MIN_SIDE), total - MIN_SIDE));
@@ -63,4 +63,15 @@ export function SplitHandle({ label }: { label: string }) {
       }}
     />
   );
+}
+
+/**
+ * The element after the bar that has a box: a wrapper drawn as `display: contents` (the measured
+ * traces' drop zone around the timeline) is looked through to its first child.
+ */
+function boxAfter(bar: HTMLElement | null): HTMLElement | null {
+  let next = bar?.nextElementSibling as HTMLElement | null | undefined;
+  while (next && getComputedStyle(next).display === 'contents')
+    next = next.firstElementChild as HTMLElement | null;
+  return next ?? null;
 }

@@ -14,8 +14,8 @@ export function overlapIssues(plan: Plan, issues: IssueList): void {
   const blocks = plan.model?.blocks;
   if (!blocks) return;
   let upstream: Set<number>[] | undefined;
-  plan.devices.forEach((d, di) =>
-    d.streams.forEach((s, si) =>
+  plan.devices.forEach((d, di) => {
+    d.streams.forEach((s, si) => {
       s.instructions.forEach((ins, k) => {
         if (ins.op !== 'OVERLAP') return;
         upstream ??= ancestors(blocks.map((b) => b.inputs));
@@ -27,9 +27,9 @@ export function overlapIssues(plan: Plan, issues: IssueList): void {
                 `devices[${di}].streams[${si}].instructions[${k}].members[${a}]`,
                 `${ms[a]!.id} needs ${ms[b]!.id}, which the same OVERLAP ${ins.id} runs at once: members of an OVERLAP must be independent`,
               );
-      }),
-    ),
-  );
+      });
+    });
+  });
 }
 
 const BACKWARD = new Set(['B', 'BI', 'BW']);
