@@ -28,6 +28,13 @@ export interface CostFits {
   /** Measured F&B pair over the separate time of its members (1: no overlap gain). */
   readonly overlapFactor?: CostFit;
   readonly p2p?: LinkFit;
+  /**
+   * Per collective op, its bus bandwidth (as nccl-tests reports it: the bytes each member moves
+   * over the ring, 2(n−1)/n of the buffer for an all-reduce, (n−1)/n for the others) and the fixed
+   * time of the group sizes measured. Reported, not written into the cluster: the simulator derives
+   * collectives from its links by its own formulas.
+   */
+  readonly collectives?: Partial<Record<CollectiveOp, LinkFit>>;
   /** Steps of the trace the fit used. */
   readonly steps: readonly number[];
 }
@@ -87,6 +94,8 @@ export function fitCosts(plan: Plan, dag: Dag, match: PlanMatch, alignedClocks: 
   if (alignedClocks) {
     const link = fitLink(transfers(used));
     if (link) out.p2p = link;
+    const collectives = collectiveFits(used);
+    if (collectives) out.collectives = collectives;
   }
   return out;
 }
@@ -135,6 +144,53 @@ function transfers(spans: readonly MatchedSpan[]): { bytes: number; ms: number }
     if (!send) continue;
     const ms = r.endMs - Math.max(send.startMs, r.startMs);
     if (ms >= 0) out.push({ bytes: ins.bytes, ms });
+  }
+  return out;
+}
+
+type CollectiveOp = 'ALL_REDUCE' | 'REDUCE_SCATTER' | 'ALL_GATHER' | 'ALL_TO_ALL';
+
+/**
+ * A collective's time is from its last member's arrival to its last member's end (before that the
+ * early members wait, which is the schedule's doing, not the link's); its bytes, the ring's bus
+ * bytes. Only collectives every member of which was measured count.
+ */
+function collectiveFits(spans: readonly MatchedSpan[]): CostFits['collectives'] {
+  const groups = new Map<
+    string,
+    { op: CollectiveOp; n: number; bytes: number; starts: number[]; ends: number[] }
+  >();
+  for (const s of spans) {
+    const ins = s.instruction;
+    if (
+      ins.op !== 'ALL_REDUCE' &&
+      ins.op !== 'REDUCE_SCATTER' &&
+      ins.op !== 'ALL_GATHER' &&
+      ins.op !== 'ALL_TO_ALL'
+    )
+      continue;
+    const key = `${s.step}|${ins.collective}`;
+    let g = groups.get(key);
+    if (!g)
+      groups.set(key, (g = { op: ins.op, n: ins.devices.length, bytes: ins.bytes, starts: [], ends: [] }));
+    g.starts.push(s.startMs);
+    g.ends.push(s.endMs);
+  }
+  const points = new Map<CollectiveOp, { bytes: number; ms: number }[]>();
+  for (const g of groups.values()) {
+    if (g.n < 2 || g.starts.length < g.n) continue;
+    const share = g.op === 'ALL_REDUCE' ? (2 * (g.n - 1)) / g.n : (g.n - 1) / g.n;
+    const ms = Math.max(...g.ends) - Math.max(...g.starts);
+    if (ms < 0) continue;
+    const list = points.get(g.op) ?? [];
+    list.push({ bytes: share * g.bytes, ms });
+    points.set(g.op, list);
+  }
+  if (points.size === 0) return undefined;
+  const out: Partial<Record<CollectiveOp, LinkFit>> = {};
+  for (const [op, list] of points) {
+    const fit = fitLink(list);
+    if (fit) out[op] = fit;
   }
   return out;
 }

@@ -115,3 +115,54 @@ describe('calibration from a measured step', () => {
     expect(r.ok).toBe(false);
   });
 });
+
+describe('collectives in a measured step', () => {
+  it('fit the bus bandwidth and fixed time of the gradient all-reduce from its measured spans', () => {
+    const blocks = [1, 4, 16].flatMap((mb, i) =>
+      [0, 1].map((stage) => ({
+        name: `s${stage} b${i}`,
+        tags: { PP: stage },
+        F: 1,
+        BI: 1,
+        BW: 1,
+        paramBytes: mb * 1e6,
+      })),
+    );
+    blocks.sort((a, b) => a.tags.PP - b.tags.PP);
+    const design = {
+      format: 'stagecraft/design@2',
+      name: 'pp2 dp2',
+      model: { kind: 'synthetic', blocks },
+      cluster: {
+        kind: 'custom',
+        nodes: 1,
+        gpusPerNode: 4,
+        gpu: { peakTflops: 100, memoryGiB: 80 },
+        intraNode: { bandwidthGBps: 100, latencyUs: 5 },
+        interNode: { bandwidthGBps: 10, latencyUs: 10 },
+      },
+      directives: [
+        {
+          op: 'schedule',
+          builder: '1f1b',
+          ranks: 2,
+          microbatches: 4,
+          groups: [
+            [0, 1],
+            [2, 3],
+          ],
+        },
+        { op: 'replicate', filter: { PP: 0 }, devices: [0, 1], reduce_stream: 'dp' },
+        { op: 'replicate', filter: { PP: 1 }, devices: [2, 3], reduce_stream: 'dp' },
+      ],
+    } as unknown as Design;
+    const r = calibrated(design, design);
+    const fit = r.fits.collectives?.ALL_REDUCE;
+    expect(fit?.separable).toBe(true);
+    // A ring all-reduce over 2 GPUs: 2(n−1)/n · bytes / 100 GB/s + 2(n−1) · 5 µs, the link shared
+    // now and then with the pipeline's own transfers.
+    expect(Math.abs(fit!.bandwidthGBps / 100 - 1)).toBeLessThan(0.03);
+    expect(fit!.latencyUs).toBeGreaterThanOrEqual(0);
+    expect(fit!.latencyUs).toBeLessThan(30);
+  });
+});

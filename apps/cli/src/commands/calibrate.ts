@@ -186,6 +186,12 @@ export function calibrationSummary(c: Calibration, output: string | undefined): 
         ? `point-to-point ${p2p.latencyUs.toFixed(1)} µs + ${p2p.bandwidthGBps.toFixed(2)} GB/s (${p2p.samples} transfers)`
         : `point-to-point ${p2p.latencyUs.toFixed(1)} µs per transfer (${p2p.samples} transfers of one size)`,
     );
+  for (const [op, fit] of Object.entries(c.fits.collectives ?? {}))
+    fits.push(
+      fit.separable
+        ? `${op} bus bandwidth ${fit.bandwidthGBps.toFixed(2)} GB/s + ${fit.latencyUs.toFixed(1)} µs (${fit.samples} collectives)`
+        : `${op} ${fit.latencyUs.toFixed(1)} µs each (${fit.samples} collectives of one size)`,
+    );
   if (fits.length > 0) lines.push('', `fitted: ${fits.join('; ')}`);
   for (const n of c.notes) lines.push(`note: ${n}`);
   const unmatched = unmatchedLine(c.match);
