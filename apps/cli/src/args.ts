@@ -142,6 +142,7 @@ const OPTIONS = {
   measured: { type: 'string', multiple: true },
   rank: { type: 'string' },
   dtype: { type: 'string' },
+  hidden: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -227,6 +228,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     'measured',
     'rank',
     'dtype',
+    'hidden',
   ] as const) {
     if (values[opt] !== undefined && !COMMAND_OPTIONS[name].includes(opt)) {
       return fail(`${name} does not take --${opt}`);

@@ -46,7 +46,42 @@ describe('stagecraft run', () => {
     expect(r.stderr).not.toMatch(/^\s+at /m);
   });
 
-  test('bad --steps and --dtype values are usage errors', async () => {
+  test.skipIf(!hasTorch)(
+    'a measured run of wider blocks is read back by calibrate: every span matches its plan',
+    async () => {
+      const design = tempFile({
+        format: 'stagecraft/design@2',
+        name: '1F1B p=2 m=4',
+        model: { kind: 'synthetic', stages: 2, costs: { F: 1, BI: 1, BW: 1 } },
+        cluster: { kind: 'ideal', devices: 2 },
+        directives: [{ op: 'schedule', builder: '1f1b', microbatches: 4 }],
+      });
+      const trace = tempPath('wide.trace.json');
+      const r = await stagecraft(
+        'run',
+        design,
+        '--hidden',
+        '128',
+        '--steps',
+        '2',
+        '--json',
+        '--trace',
+        trace,
+      );
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout.trim().split('\n').pop()!).maxRelDiff).toBeLessThanOrEqual(1e-5);
+      const c = await stagecraft('calibrate', design, '--trace', trace, '--json');
+      expect(c.stderr).toBe('');
+      const report = JSON.parse(c.stdout);
+      expect(report.unmatched).toEqual([]);
+      expect(report.missing).toBe(0);
+      expect(report.fits.blocks).toHaveLength(2);
+      expect(report.after.measuredStepMs).toBeGreaterThan(0);
+    },
+  );
+
+  test('bad --steps, --dtype and --hidden values are usage errors', async () => {
+    expect((await stagecraft('run', PLAN, '--hidden', '0')).stderr).toMatch(/--hidden: expected an integer/);
     expect((await stagecraft('run', PLAN, '--steps', '0')).stderr).toMatch(/--steps: expected an integer/);
     expect((await stagecraft('run', PLAN, '--dtype', 'half')).stderr).toMatch(
       /--dtype: expected float32 or float64/,

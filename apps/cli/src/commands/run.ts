@@ -25,11 +25,13 @@ export interface RunCommand {
   dtype: 'float32' | 'float64';
   json: boolean;
   trace?: string;
+  /** Width of the blocks' layers (the runtime's default 16 when absent). */
+  hidden?: number;
 }
 
-export const RUN_OPTIONS = ['json', 'steps', 'dtype', 'trace'] as const;
+export const RUN_OPTIONS = ['json', 'steps', 'dtype', 'trace', 'hidden'] as const;
 
-export const RUN_USAGE = `Usage: stagecraft run <design | plan.json> [--steps <n>] [--dtype float32|float64] [--json] [--trace <file>]
+export const RUN_USAGE = `Usage: stagecraft run <design | plan.json> [--steps <n>] [--dtype float32|float64] [--hidden <n>] [--json] [--trace <file>]
 
 Runs the plan for real: one PyTorch process per device on 127.0.0.1 (gloo), small MLP blocks, the
 same data and seed as a single-device reference run, then compares them. A design is compiled
@@ -39,6 +41,8 @@ Needs python3 with torch: /usr/bin/python3, or the interpreter in STAGECRAFT_PYT
 Options:
   --steps <n>        training steps (default 3)
   --dtype <t>        float32 (default) or float64
+  --hidden <n>       width of every block's layers (default 16): larger blocks take longer, so
+                     their measured times stand out from the runtime's per-instruction overhead
   --json             print one JSON object as the last line: {"devices", "steps", "loss": [...],
                      "referenceLoss": [...], "maxAbsDiff", "maxRelDiff", "stepMs": [...],
                      "predictedStepMs"}; differences are per parameter tensor, the largest
@@ -76,6 +80,15 @@ export function parseRunArgs(
     if (files.length !== 1) return { ok: false, error: '--trace: names the one file to write' };
     if (files[0] === '') return { ok: false, error: '--trace: needs a file name' };
     command.trace = files[0]!;
+  }
+  const hidden = values.hidden;
+  if (typeof hidden === 'string') {
+    if (!/^\d+$/.test(hidden) || Number(hidden) < 1 || Number(hidden) > 65_536)
+      return {
+        ok: false,
+        error: `--hidden: expected an integer from 1 to 65536, got ${JSON.stringify(hidden)}`,
+      };
+    command.hidden = Number(hidden);
   }
   return { ok: true, command };
 }
@@ -125,6 +138,7 @@ export function runCommand(cmd: RunCommand & InputOptions, io: Io): number {
       cmd.dtype,
     ];
     if (cmd.trace) args.push('--trace');
+    if (cmd.hidden !== undefined) args.push('--width', String(cmd.hidden));
     const env = {
       ...process.env,
       PYTHONPATH: [RUNTIME_DIR, process.env.PYTHONPATH].filter(Boolean).join(':'),
