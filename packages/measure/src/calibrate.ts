@@ -51,8 +51,7 @@ export function calibrate(
     origin,
   );
 
-  const steps = stepTimesMs(measured).filter((_, i) => fits.steps.includes(i));
-  const measuredStepMs = median(steps);
+  const measuredStepMs = stepMsOver(measured, fits.steps);
   const before = replay(
     plan,
     simulated.sim,
@@ -190,11 +189,16 @@ export function compareMeasured(
   const simulated = simulateRun(run, true).result;
   if (!simulated.ok) return { ok: false, errors: simulated.errors };
   const steps = steadySteps(match.matched);
-  const measuredStepMs = median(stepTimesMs(measured).filter((_, i) => steps.includes(i)));
+  const measuredStepMs = stepMsOver(measured, steps);
   return {
     ok: true,
     match,
     replay: replay(plan, simulated.sim, match.matched, steps, measured.alignedClocks, measuredStepMs),
     steps,
   };
+}
+
+/** The measured step: the median wall time of the steps a fit or comparison reads. */
+function stepMsOver(measured: MeasuredStep, steps: readonly number[]): number {
+  return median(stepTimesMs(measured).filter((_, i) => steps.includes(i)));
 }

@@ -55,13 +55,19 @@ export function fitCosts(plan: Plan, dag: Dag, match: PlanMatch, alignedClocks: 
     samples.set(k, list);
   };
   const pairs: MatchedSpan[] = [];
+  let shares: ReturnType<typeof optimizerShares> | undefined;
   for (const s of used) {
     const ins = s.instruction;
     if (ins.op === 'OVERLAP') pairs.push(s);
     else if (ins.op === 'F' || ins.op === 'BI' || ins.op === 'BW' || ins.op === 'B') {
       const node = nodeOf.get(ins.id);
       if (node && node.block >= 0) add(node.block, ins.op, s.endMs - s.startMs);
-    } else if (ins.op === 'UPD') updSamples(s, plan, dag, add);
+    } else if (ins.op === 'UPD') {
+      shares ??= optimizerShares(plan, dag);
+      const group = shares.groupOf.get(s.device);
+      const held = group === undefined ? undefined : shares.held.get(group);
+      if (held) for (const [block, share] of held) add(block, 'UPD', (s.endMs - s.startMs) * share);
+    }
   }
 
   const blocks: BlockFit[] = dag.blocks.map((b, block) => {
@@ -109,25 +115,32 @@ function separateMs(fit: BlockFit | undefined, op: ComputeOp): number | undefine
 /**
  * A device's optimizer step covers every block it holds: its time is shared among them by their
  * parameter bytes (equally when none are given), the quantity Adam's work is proportional to.
+ * Worked out once per fit: each device's group, and each group's blocks with their shares.
  */
-function updSamples(
-  s: MatchedSpan,
-  plan: Plan,
-  dag: Dag,
-  add: (block: number, op: string, ms: number) => void,
-) {
-  const device = plan.devices.find((d) => d.device === s.device || d.replicas?.includes(s.device));
-  if (!device || device.group < 0) return;
-  const held = new Set<number>();
-  for (const n of dag.nodes)
-    if (n.group === device.group && n.kind === 'compute' && n.op === 'F' && n.block >= 0) held.add(n.block);
-  if (held.size === 0) return;
-  const bytes = [...held].map((b) => dag.blocks[b]!.paramBytes);
-  const total = bytes.reduce((a, b) => a + b, 0);
-  const ms = s.endMs - s.startMs;
-  [...held].forEach((b, i) => {
-    add(b, 'UPD', total > 0 ? (ms * bytes[i]!) / total : ms / held.size);
-  });
+function optimizerShares(plan: Plan, dag: Dag) {
+  const groupOf = new Map<number, number>();
+  for (const d of plan.devices) {
+    if (d.group < 0) continue;
+    groupOf.set(d.device, d.group);
+    for (const r of d.replicas ?? []) groupOf.set(r, d.group);
+  }
+  const blocksOf = new Map<number, Set<number>>();
+  for (const n of dag.nodes) {
+    if (n.kind !== 'compute' || n.op !== 'F' || n.block < 0) continue;
+    let set = blocksOf.get(n.group);
+    if (!set) blocksOf.set(n.group, (set = new Set()));
+    set.add(n.block);
+  }
+  const held = new Map<number, [block: number, share: number][]>();
+  for (const [group, set] of blocksOf) {
+    const blocks = [...set];
+    const total = blocks.reduce((t, b) => t + dag.blocks[b]!.paramBytes, 0);
+    held.set(
+      group,
+      blocks.map((b) => [b, total > 0 ? dag.blocks[b]!.paramBytes / total : 1 / blocks.length]),
+    );
+  }
+  return { groupOf, held };
 }
 
 /** Point-to-point transfer times: from when both sides were ready to when the data arrived. */

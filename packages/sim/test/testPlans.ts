@@ -76,15 +76,7 @@ export function send(
   transfer: string,
   opts: Common & { bytes?: number } = {},
 ): P2PInstruction {
-  return {
-    id,
-    op: 'SEND',
-    peer,
-    transfer,
-    bytes: opts.bytes ?? 0,
-    tags: opts.tags ?? {},
-    waits: opts.waits ?? [],
-  };
+  return p2p('SEND', id, peer, transfer, opts);
 }
 
 export function recv(
@@ -93,15 +85,17 @@ export function recv(
   transfer: string,
   opts: Common & { bytes?: number } = {},
 ): P2PInstruction {
-  return {
-    id,
-    op: 'RECV',
-    peer,
-    transfer,
-    bytes: opts.bytes ?? 0,
-    tags: opts.tags ?? {},
-    waits: opts.waits ?? [],
-  };
+  return p2p('RECV', id, peer, transfer, opts);
+}
+
+function p2p(
+  op: P2PInstruction['op'],
+  id: string,
+  peer: number,
+  transfer: string,
+  opts: Common & { bytes?: number },
+): P2PInstruction {
+  return { id, op, peer, transfer, bytes: opts.bytes ?? 0, tags: opts.tags ?? {}, waits: opts.waits ?? [] };
 }
 
 export function collective(

@@ -29,7 +29,7 @@ import {
 } from './colors.ts';
 import type { Flow } from './flows.ts';
 import { memberOp } from './label.ts';
-import { AXIS_HEIGHT, type GanttLayout, GUTTER, memoryY, opsInWindow } from './layout.ts';
+import { AXIS_HEIGHT, type GanttLayout, GUTTER, memoryY, opsInWindow, type PlacedOp } from './layout.ts';
 import type { PlanIndex } from './planIndex.ts';
 import { axisTicks } from './ticks.ts';
 import type { TimeView } from './view.ts';
@@ -237,31 +237,27 @@ export function GanttSvg({
           })}
           {showArrows &&
             visibleTransfers(layout, plan, w0, w1).map(([a, b]) => (
-              <line
+              <TransferLine
                 key={`${a.ev.id}>${b.ev.id}`}
-                data-arrow={`${a.ev.id}>${b.ev.id}`}
-                x1={view.x(a.ev.startMs)}
-                y1={a.y + a.h / 2}
-                x2={view.x(b.ev.endMs)}
-                y2={b.y + b.h / 2}
+                from={a}
+                to={b}
+                view={view}
                 stroke={ARROW}
-                strokeWidth={1}
-                markerEnd={`url(#${arrow})`}
-                pointerEvents="none"
+                width={1}
+                marker={arrow}
+                data={{ 'data-arrow': `${a.ev.id}>${b.ev.id}` }}
               />
             ))}
           {flows.map(([a, b]) => (
-            <line
+            <TransferLine
               key={`f${a.ev.id}>${b.ev.id}`}
-              data-flow={`${a.ev.id}>${b.ev.id}`}
-              x1={view.x(a.ev.startMs)}
-              y1={a.y + a.h / 2}
-              x2={view.x(b.ev.endMs)}
-              y2={b.y + b.h / 2}
+              from={a}
+              to={b}
+              view={view}
               stroke={FLOW}
-              strokeWidth={2}
-              markerEnd={`url(#${flowHead})`}
-              pointerEvents="none"
+              width={2}
+              marker={flowHead}
+              data={{ 'data-flow': `${a.ev.id}>${b.ev.id}` }}
             />
           ))}
           {view.domainMs > layout.makespanMs * (1 + 1e-9) && (
@@ -386,5 +382,38 @@ export function GanttSvg({
         </g>
       ))}
     </svg>
+  );
+}
+
+/** A transfer drawn from its SEND's start to its RECV's end: the plain arrows and the selection's flows. */
+function TransferLine({
+  from,
+  to,
+  view,
+  stroke,
+  width,
+  marker,
+  data,
+}: {
+  from: PlacedOp;
+  to: PlacedOp;
+  view: TimeView;
+  stroke: string;
+  width: number;
+  marker: string;
+  data: Record<`data-${string}`, string>;
+}) {
+  return (
+    <line
+      {...data}
+      x1={view.x(from.ev.startMs)}
+      y1={from.y + from.h / 2}
+      x2={view.x(to.ev.endMs)}
+      y2={to.y + to.h / 2}
+      stroke={stroke}
+      strokeWidth={width}
+      markerEnd={`url(#${marker})`}
+      pointerEvents="none"
+    />
   );
 }
