@@ -17,15 +17,34 @@
  * FIFO order did, since a RECV posted late holds its sender's stream. Keys never decrease along
  * an edge or such a link and ties fall back to `rank`, itself topological, so sorting by
  * (key, rank) is a topological order: lanes read off it cannot deadlock.
+ *
+ * Keys are kept doubled, as integers (2·rank + 2; a half rank 2·rank + 1; no predecessor 0), so
+ * the sweeps do integer arithmetic and the keys index a counting sort directly.
  */
-import { type Dag, OP_ALL_GATHER, OP_RECV, OP_RELOAD, OP_SEND, OP_UPD, tableOf } from '@stagecraft/ir';
+import {
+  type ArraySource,
+  type Dag,
+  FRESH,
+  OP_ALL_GATHER,
+  OP_RECV,
+  OP_RELOAD,
+  OP_SEND,
+  OP_UPD,
+  tableOf,
+} from '@stagecraft/ir';
 import { outEdges, predecessors } from './adjacency.ts';
 import type { Units } from './topo.ts';
 
+/** Doubled key of "no predecessor": below every rank. */
+const NONE = 0;
+/** `first` of a node with no compute-lane unit downstream. */
+const NEVER = 0x7fffffff;
+
 /**
- * Issue key of every node (a unit's members share their representative's). `order`: the FIFO
- * topological order of all nodes, `rank` the position of each node in it; `laneOf`: each node's
- * lane (−1 for control nodes).
+ * Doubled issue key of every node, in 0 … 2n (a unit's members share their representative's).
+ * `order`: the FIFO topological order of all nodes, `rank` the position of each node in it;
+ * `laneOf`: each node's lane (−1 for control nodes). `scratch`: where its arrays, the keys too,
+ * come from.
  */
 export function issueKeys(
   dag: Dag,
@@ -34,60 +53,80 @@ export function issueKeys(
   rank: Int32Array,
   laneOf: Int32Array,
   lanes: number,
-): Float64Array {
+  scratch: ArraySource = FRESH,
+): Int32Array {
   const t = tableOf(dag);
   const n = t.length;
   const { rep } = units;
-  const computeLane = new Uint8Array(lanes);
-  for (let i = 0; i < n; i++) if (t.op[i]! <= OP_UPD && laneOf[i]! >= 0) computeLane[laneOf[i]!] = 1;
-  const anchored = (i: number) => laneOf[i]! >= 0 && computeLane[laneOf[i]!] === 1;
-  const inc = predecessors(n, dag.edges);
-  const { prev, next } = channelLinks(t, order, laneOf, lanes, inc);
-  const { to } = dag.edges;
+  const op = t.op;
+  const group = t.group;
+  const computeLane = scratch.uint8(lanes);
+  for (let i = 0; i < n; i++) if (op[i]! <= OP_UPD && laneOf[i]! >= 0) computeLane[laneOf[i]!] = 1;
+  // Whether a node sits on a compute lane, read on every edge of both sweeps; and whether any
+  // other node may be issued lazily, the only reader of the backward sweep.
+  const anchored = scratch.uint8(n);
+  let lazyOps = false;
+  for (let i = 0; i < n; i++) {
+    if (laneOf[i]! >= 0 && computeLane[laneOf[i]!] === 1) anchored[i] = 1;
+    else if (op[i] !== OP_SEND && op[i] !== OP_RECV && op[i] !== OP_ALL_GATHER) lazyOps = true;
+  }
+  const inc = predecessors(n, dag.edges, scratch);
+  const { prev, next } = channelLinks(t, order, laneOf, lanes, inc, scratch);
   // Rank of the first compute-lane unit downstream, through other nodes only; and whether one of
   // them is on the node's own group (through nodes of that group): what issues the op lazily.
-  const first = new Float64Array(n).fill(Number.POSITIVE_INFINITY);
-  const own = new Uint8Array(n);
-  const groupOf = (i: number) => t.group[i]!;
-  const out = outEdges(n, dag.edges);
-  for (let k = n - 1; k >= 0; k--) {
-    const i = order[k]!;
-    if (anchored(i)) {
-      first[i] = rank[rep[i]!]!;
-      continue;
+  const first = scratch.int32(n, NEVER);
+  const own = scratch.uint8(n);
+  if (lazyOps) {
+    const { to } = dag.edges;
+    const out = outEdges(n, dag.edges, scratch);
+    const outOff = out.offset;
+    const outEdge = out.edge;
+    for (let k = n - 1; k >= 0; k--) {
+      const i = order[k]!;
+      const r = rep[i]!;
+      if (anchored[i] === 1) {
+        first[i] = rank[r]!;
+        continue;
+      }
+      let best = next[i]! >= 0 ? first[next[i]!]! : NEVER;
+      let mine = 0;
+      const g = group[i]!;
+      for (let e = outOff[i]!, end = outOff[i + 1]!; e < end; e++) {
+        const s = to[outEdge[e]!]!;
+        if (rep[s] === r) continue;
+        if (first[s]! < best) best = first[s]!;
+        if (group[s] === g && (anchored[s] === 1 || own[s] === 1)) mine = 1;
+      }
+      first[i] = best;
+      own[i] = mine;
     }
-    let best = next[i]! >= 0 ? first[next[i]!]! : Number.POSITIVE_INFINITY;
-    let mine = 0;
-    for (let e = out.offset[i]!; e < out.offset[i + 1]!; e++) {
-      const s = to[out.edge[e]!]!;
-      if (rep[s] === rep[i]) continue;
-      if (first[s]! < best) best = first[s]!;
-      if (groupOf(s) === groupOf(i) && (anchored(s) || own[s] === 1)) mine = 1;
-    }
-    first[i] = best;
-    own[i] = mine;
   }
   // Whether a compute op of the node's own group is upstream (through nodes of that group).
-  const local = new Uint8Array(n);
-  const key = new Float64Array(n);
+  const local = scratch.uint8(n);
+  const key = scratch.int32(n);
+  const incOff = inc.offset;
+  const incNode = inc.node;
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
-    if (anchored(i)) {
-      key[i] = rank[rep[i]!]!;
+    const r = rep[i]!;
+    if (anchored[i] === 1) {
+      key[i] = 2 * rank[r]! + 2;
       local[i] = 1;
       continue;
     }
-    let lo = prev[i]! >= 0 ? key[prev[i]!]! : Number.NEGATIVE_INFINITY;
-    for (let e = inc.offset[i]!; e < inc.offset[i + 1]!; e++) {
-      const p = inc.node[e]!;
-      if (rep[p] === rep[i]) continue;
+    let lo = prev[i]! >= 0 ? key[prev[i]!]! : NONE;
+    const g = group[i]!;
+    for (let e = incOff[i]!, end = incOff[i + 1]!; e < end; e++) {
+      const p = incNode[e]!;
+      if (rep[p] === r) continue;
       if (key[p]! > lo) lo = key[p]!;
-      if (groupOf(p) === groupOf(i) && local[p] === 1) local[i] = 1;
+      if (group[p] === g && local[p] === 1) local[i] = 1;
     }
-    const op = t.op[i]!;
-    const lazy =
-      op === OP_RELOAD || (op !== OP_SEND && op !== OP_RECV && op !== OP_ALL_GATHER && local[i] === 0);
-    key[i] = lazy && own[i] === 1 && first[i]! - 0.5 > lo ? first[i]! - 0.5 : lo;
+    const o = op[i]!;
+    const lazy = o === OP_RELOAD || (o !== OP_SEND && o !== OP_RECV && o !== OP_ALL_GATHER && local[i] === 0);
+    // Just below the first compute-lane unit downstream: 2·first + 1.
+    const late = first[i] === NEVER ? NONE : 2 * first[i]! + 1;
+    key[i] = lazy && own[i] === 1 && late > lo ? late : lo;
   }
   return key;
 }
@@ -95,6 +134,8 @@ export function issueKeys(
 /**
  * Per SEND and RECV, the one before and after it on its channel (−1: none), in the FIFO order,
  * in which a channel's RECVs already follow its SENDs. A channel: the SEND's lane and the RECV's.
+ * The last SEND and RECV of each channel sit in an open-addressing table keyed by channel: a Map
+ * cost most of this sweep.
  */
 function channelLinks(
   t: ReturnType<typeof tableOf>,
@@ -102,29 +143,39 @@ function channelLinks(
   laneOf: Int32Array,
   L: number,
   inc: { readonly offset: Int32Array; readonly node: Int32Array },
+  scratch: ArraySource,
 ): { prev: Int32Array; next: Int32Array } {
   const n = t.length;
-  const prev = new Int32Array(n).fill(-1);
-  const next = new Int32Array(n).fill(-1);
-  const lastSend = new Map<number, number>();
-  const lastRecv = new Map<number, number>();
-  const link = (last: Map<number, number>, ch: number, i: number) => {
-    const p = last.get(ch);
-    if (p !== undefined) {
-      prev[i] = p;
-      next[p] = i;
-    }
-    last.set(ch, i);
-  };
+  const prev = scratch.int32(n, -1);
+  const next = scratch.int32(n, -1);
+  const { op, peer, group } = t;
+  let recvs = 0;
+  for (let i = 0; i < n; i++) if (op[i] === OP_RECV) recvs++;
+  let size = 16;
+  while (size < 2 * recvs) size *= 2;
+  const mask = size - 1;
+  // Channel number + 1 per slot (0: empty), and its last SEND and RECV.
+  const chan = scratch.float64(size);
+  const lastSend = scratch.int32(size);
+  const lastRecv = scratch.int32(size);
   for (let k = 0; k < n; k++) {
     const r = order[k]!;
-    if (t.op[r] !== OP_RECV) continue;
+    if (op[r] !== OP_RECV) continue;
     for (let e = inc.offset[r]!; e < inc.offset[r + 1]!; e++) {
       const s = inc.node[e]!;
-      if (t.op[s] !== OP_SEND || t.peer[s] !== t.group[r] || t.group[s] !== t.peer[r]) continue;
-      const ch = laneOf[s]! * L + laneOf[r]!;
-      link(lastSend, ch, s);
-      link(lastRecv, ch, r);
+      if (op[s] !== OP_SEND || peer[s] !== group[r] || group[s] !== peer[r]) continue;
+      const ch = laneOf[s]! * L + laneOf[r]! + 1;
+      let h = Math.imul(ch | 0, 0x9e3779b1) & mask;
+      while (chan[h] !== 0 && chan[h] !== ch) h = (h + 1) & mask;
+      if (chan[h] === 0) chan[h] = ch;
+      else {
+        prev[s] = lastSend[h]!;
+        next[lastSend[h]!] = s;
+        prev[r] = lastRecv[h]!;
+        next[lastRecv[h]!] = r;
+      }
+      lastSend[h] = s;
+      lastRecv[h] = r;
       break;
     }
   }

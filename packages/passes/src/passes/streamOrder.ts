@@ -45,16 +45,25 @@ export const streamOrderPass: Pass = {
     for (let i = 0; i < rep.length; i++) if (rep[i] === i && laneOf[i]! >= 0) laneOff[laneOf[i]! + 1]!++;
     for (let l = 0; l < L; l++) laneOff[l + 1]! += laneOff[l]!;
     const { order } = topo;
-    const rankOf = new Int32Array(rep.length);
-    const all: number[] = [];
-    for (let k = 0; k < order.length; k++) {
-      const i = order[k]!;
-      rankOf[i] = k;
-      if (rep[i] === i && laneOf[i]! >= 0) all.push(i);
-    }
-    const key = issueKeys(dag, units, order, rankOf, laneOf, L);
+    const n = order.length;
+    const rankOf = ctx.scratch.int32(n);
+    for (let k = 0; k < n; k++) rankOf[order[k]!] = k;
+    const key = issueKeys(dag, units, order, rankOf, laneOf, L, ctx.scratch);
     // Every lane unit by (key, FIFO rank): a topological order, whose positions are the ranks.
-    all.sort((a, b) => key[a]! - key[b]! || rankOf[a]! - rankOf[b]!);
+    // The doubled keys lie in 0 … 2n: a counting sort, filled in rank order so each key keeps
+    // it, is linear (a comparator sort took most of the pass).
+    const slots = 2 * n + 1;
+    const start = ctx.scratch.int32(slots + 1);
+    for (let k = 0; k < n; k++) {
+      const i = order[k]!;
+      if (rep[i] === i && laneOf[i]! >= 0) start[key[i]! + 1]!++;
+    }
+    for (let s = 0; s < slots; s++) start[s + 1]! += start[s]!;
+    const all = ctx.scratch.int32(start[slots]!);
+    for (let k = 0; k < n; k++) {
+      const i = order[k]!;
+      if (rep[i] === i && laneOf[i]! >= 0) all[start[key[i]!]!++] = i;
+    }
     const laneUnits = new Int32Array(all.length);
     const laneRank = new Int32Array(all.length);
     const fill = laneOff.slice(0, L);
