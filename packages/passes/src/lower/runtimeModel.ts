@@ -19,6 +19,7 @@ import {
 
 export function runtimeModel(dag: Dag): PlanModel {
   const t = tableOf(dag);
+  const { op, source, block } = t;
   const inputs = dag.blocks.map(() => new Set<number>());
   const feeds = new Uint8Array(dag.blocks.length);
   const { from, to, kind } = dag.edges;
@@ -26,19 +27,22 @@ export function runtimeModel(dag: Dag): PlanModel {
   // reduction) passes on the forward that feeds it.
   const through = new Map<number, number>();
   for (let e = 0; e < from.length; e++)
-    if (kind[e] === EDGE_DATA && t.op[from[e]!] === OP_F && isCollectiveCode(t.op[to[e]!]!))
+    if (kind[e] === EDGE_DATA && op[from[e]!] === OP_F && isCollectiveCode(op[to[e]!]!))
       through.set(to[e]!, from[e]!);
-  // The forward op a value comes from: itself, through a SEND/RECV pair the SEND's producer, or
-  // through a collective the forward feeding it.
-  const producer = (u: number): number =>
-    t.op[u] === OP_RECV || t.op[u] === OP_SEND ? t.source[u]! : (through.get(u) ?? u);
+  // Every microbatch repeats the same block edges: the last one seen per block skips the set.
+  const lastInput = new Int32Array(dag.blocks.length).fill(-1);
   for (let e = 0; e < from.length; e++) {
-    if (kind[e] !== EDGE_DATA || t.op[to[e]!] !== OP_F) continue;
-    const u = producer(from[e]!);
-    if (u < 0 || t.op[u] !== OP_F) continue;
-    const a = t.block[u]!;
-    const b = t.block[to[e]!]!;
-    if (a >= 0 && b >= 0 && a !== b) {
+    if (kind[e] !== EDGE_DATA || op[to[e]!] !== OP_F) continue;
+    // The forward op a value comes from: itself, through a SEND/RECV pair the SEND's producer, or
+    // through a collective the forward feeding it.
+    const v = from[e]!;
+    const o = op[v]!;
+    const u = o === OP_RECV || o === OP_SEND ? source[v]! : isCollectiveCode(o) ? (through.get(v) ?? v) : v;
+    if (u < 0 || op[u] !== OP_F) continue;
+    const a = block[u]!;
+    const b = block[to[e]!]!;
+    if (a >= 0 && b >= 0 && a !== b && lastInput[b] !== a) {
+      lastInput[b] = a;
       inputs[b]!.add(a);
       feeds[a] = 1;
     }
