@@ -1,6 +1,6 @@
-import type { BuilderInput, ScheduleBuilder } from './builder.ts';
+import type { BuilderInput } from './builder.ts';
 import { loopPlacement } from './placement.ts';
-import { assertBuildable, commonProblems } from './problems.ts';
+import { rankwiseBuilder } from './rankwise.ts';
 import { warmupSteadyCooldown } from './warmupSteadyCooldown.ts';
 
 /**
@@ -13,34 +13,23 @@ import { warmupSteadyCooldown } from './warmupSteadyCooldown.ts';
  * it busy. With one chunk that is still 2·(p−1−r), twice plain 1F1B's, as in torch. Bubble
  * (p−1)(F+B)/v when m is a multiple of p.
  */
-export const interleaved1F1B: ScheduleBuilder = {
+export const interleaved1F1B = rankwiseBuilder({
   name: 'interleaved-1f1b',
   summary: 'Interleaved 1F1B: v chunks per rank in a loop; bubble shrinks by v',
   defaultChunks: 2,
-  check(input) {
-    const problems = commonProblems(interleaved1F1B, input);
+  problems(input) {
     const rounds = roundsOf(input);
-    if (problems.length === 0 && input.microbatches % rounds !== 0) {
-      problems.push({
+    if (input.microbatches % rounds === 0) return [];
+    return [
+      {
         field: 'microbatches',
         message: `interleaved-1f1b cuts ${input.microbatches} microbatches into ⌊m/ranks⌋ = ${rounds} rounds, so needs a multiple of ${rounds} (as torch's ScheduleInterleaved1F1B), got ${input.microbatches}`,
-      });
-    }
-    return problems;
+      },
+    ];
   },
-  build(input) {
-    assertBuildable(interleaved1F1B, input);
-    const { placement, program } = interleaved1F1B.byRank!;
-    return {
-      placement: placement(input),
-      programs: Array.from({ length: input.ranks }, (_, r) => program(input, r)),
-    };
-  },
-  byRank: {
-    placement: (input) => loopPlacement(input.ranks, input.chunks),
-    program: (input, rank) => interleavedRank(input, rank),
-  },
-};
+  placement: (input) => loopPlacement(input.ranks, input.chunks),
+  program: (input, rank) => interleavedRank(input, rank),
+});
 
 /** torch's `number_of_rounds`: one round when m < p. */
 function roundsOf({ ranks, microbatches }: BuilderInput): number {

@@ -1,37 +1,23 @@
-import type { ScheduleBuilder } from './builder.ts';
 import { linearPlacement } from './placement.ts';
-import { assertBuildable, commonProblems } from './problems.ts';
+import { rankwiseBuilder } from './rankwise.ts';
 import { warmupSteadyCooldown } from './warmupSteadyCooldown.ts';
 
 /**
  * 1F1B (PipeDream-Flush, Megatron's default): rank r runs min(m, p−r−1) warm-up forwards, then
  * one forward and one fused backward at a time, then drains. At most p−r activations are stashed.
  */
-export const oneFOneB: ScheduleBuilder = {
+export const oneFOneB = rankwiseBuilder({
   name: '1f1b',
   summary: '1F1B: warm-up forwards, then one forward / one backward; p activations on rank 0',
   defaultChunks: 1,
   fixedChunks: 1,
-  check(input) {
-    return commonProblems(oneFOneB, input);
-  },
-  build(input) {
-    assertBuildable(oneFOneB, input);
-    const { placement, program } = oneFOneB.byRank!;
-    return {
-      placement: placement(input),
-      programs: Array.from({ length: input.ranks }, (_, r) => program(input, r)),
-    };
-  },
-  byRank: {
-    placement: (input) => linearPlacement(input.ranks),
-    program: ({ ranks, microbatches }, rank) =>
-      warmupSteadyCooldown({
-        forwards: microbatches,
-        warmup: Math.min(microbatches, ranks - rank - 1),
-        rank,
-        ranks,
-        chunks: 1,
-      }),
-  },
-};
+  placement: (input) => linearPlacement(input.ranks),
+  program: ({ ranks, microbatches }, rank) =>
+    warmupSteadyCooldown({
+      forwards: microbatches,
+      warmup: Math.min(microbatches, ranks - rank - 1),
+      rank,
+      ranks,
+      chunks: 1,
+    }),
+});

@@ -1,6 +1,5 @@
-import type { ScheduleBuilder } from './builder.ts';
 import { linearPlacement } from './placement.ts';
-import { assertBuildable, commonProblems } from './problems.ts';
+import { rankwiseBuilder } from './rankwise.ts';
 import { warmupSteadyCooldown } from './warmupSteadyCooldown.ts';
 
 /**
@@ -9,32 +8,19 @@ import { warmupSteadyCooldown } from './warmupSteadyCooldown.ts';
  * oldest pending BW follows each BI only from the r-th on) so the deferred BWs fill the
  * cool-down bubbles. Same p activations as 1F1B; bubble (p−1)(F+BI−BW).
  */
-export const zbH1: ScheduleBuilder = {
+export const zbH1 = rankwiseBuilder({
   name: 'zb-h1',
   summary: 'Zero Bubble H1: 1F1B with split backward, BW fills the cool-down; 1F1B memory',
   defaultChunks: 1,
   fixedChunks: 1,
-  check(input) {
-    return commonProblems(zbH1, input);
-  },
-  build(input) {
-    assertBuildable(zbH1, input);
-    const { placement, program } = zbH1.byRank!;
-    return {
-      placement: placement(input),
-      programs: Array.from({ length: input.ranks }, (_, r) => program(input, r)),
-    };
-  },
-  byRank: {
-    placement: (input) => linearPlacement(input.ranks),
-    program: ({ ranks, microbatches }, rank) =>
-      warmupSteadyCooldown({
-        forwards: microbatches,
-        warmup: Math.min(microbatches, ranks - rank - 1),
-        rank,
-        ranks,
-        chunks: 1,
-        weightDelay: rank,
-      }),
-  },
-};
+  placement: (input) => linearPlacement(input.ranks),
+  program: ({ ranks, microbatches }, rank) =>
+    warmupSteadyCooldown({
+      forwards: microbatches,
+      warmup: Math.min(microbatches, ranks - rank - 1),
+      rank,
+      ranks,
+      chunks: 1,
+      weightDelay: rank,
+    }),
+});
