@@ -27,13 +27,15 @@ export interface RunCommand {
   trace?: string;
   /** Width of the blocks' layers (the runtime's default 16 when absent). */
   hidden?: number;
+  /** torch.distributed backend: auto (NCCL on CUDA when there, else gloo), gloo or nccl. */
+  backend: 'auto' | 'gloo' | 'nccl';
 }
 
-export const RUN_OPTIONS = ['json', 'steps', 'dtype', 'trace', 'hidden'] as const;
+export const RUN_OPTIONS = ['json', 'steps', 'dtype', 'trace', 'hidden', 'backend'] as const;
 
-export const RUN_USAGE = `Usage: stagecraft run <design | plan.json> [--steps <n>] [--dtype float32|float64] [--hidden <n>] [--json] [--trace <file>]
+export const RUN_USAGE = `Usage: stagecraft run <design | plan.json> [--steps <n>] [--dtype float32|float64] [--hidden <n>] [--backend auto|gloo|nccl] [--json] [--trace <file>]
 
-Runs the plan for real: one PyTorch process per device on 127.0.0.1 (gloo), small MLP blocks, the
+Runs the plan for real: one PyTorch process per device on 127.0.0.1, small MLP blocks, the
 same data and seed as a single-device reference run, then compares them. A design is compiled
 first; a plan file (hand-edited or not) runs as it is, after the same validation as "compile".
 Needs python3 with torch: /usr/bin/python3, or the interpreter in STAGECRAFT_PYTHON.
@@ -43,6 +45,8 @@ Options:
   --dtype <t>        float32 (default) or float64
   --hidden <n>       width of every block's layers (default 16): larger blocks take longer, so
                      their measured times stand out from the runtime's per-instruction overhead
+  --backend <b>      auto (default): NCCL with each process on its own GPU when CUDA is there,
+                     else gloo on the CPU; gloo or nccl to insist (nccl without CUDA is refused)
   --json             print one JSON object as the last line: {"devices", "steps", "loss": [...],
                      "referenceLoss": [...], "maxAbsDiff", "maxRelDiff", "stepMs": [...],
                      "predictedStepMs"}; differences are per parameter tensor, the largest
@@ -72,7 +76,20 @@ export function parseRunArgs(
   const dtype = values.dtype ?? 'float32';
   if (dtype !== 'float32' && dtype !== 'float64')
     return { ok: false, error: `--dtype: expected float32 or float64, got ${JSON.stringify(dtype)}` };
-  const command: RunCommand = { kind: 'run', input: rest[0]!, steps, dtype, json: values.json === true };
+  const backend = values.backend ?? 'auto';
+  if (backend !== 'auto' && backend !== 'gloo' && backend !== 'nccl')
+    return {
+      ok: false,
+      error: `--backend: expected auto, gloo or nccl, got ${JSON.stringify(backend)}`,
+    };
+  const command: RunCommand = {
+    kind: 'run',
+    input: rest[0]!,
+    steps,
+    dtype,
+    backend,
+    json: values.json === true,
+  };
   // --trace is the one file run writes (calibrate reads several: the option takes many).
   const given = values.trace;
   if (given !== undefined) {
@@ -136,6 +153,8 @@ export function runCommand(cmd: RunCommand & InputOptions, io: Io): number {
       String(cmd.steps),
       '--dtype',
       cmd.dtype,
+      '--backend',
+      cmd.backend,
     ];
     if (cmd.trace) args.push('--trace');
     if (cmd.hidden !== undefined) args.push('--width', String(cmd.hidden));
