@@ -42,13 +42,27 @@ def launch(plans, opts):
         err = open(os.path.join(out_dir, f"rank{r}.err"), "w+")
         status = os.path.join(out_dir, f"rank{r}.status")
         rank_env = dict(env, RANK=str(r), LOCAL_RANK=str(r), STAGECRAFT_RUNTIME_STATUS=status)
-        procs.append((subprocess.Popen(args, env=rank_env, stdout=subprocess.DEVNULL, stderr=err), err))
+        procs.append((subprocess.Popen(args, env=rank_env, stdout=subprocess.DEVNULL, stderr=err,
+                                       preexec_fn=_die_with_launcher), err))
     _watch(procs, opts.get("timeout", 30.0) * 4 + 60 * len(plans))
     out = []
     for pi, plan in enumerate(loaded):
         ranks = [torch.load(os.path.join(out_dir, f"plan{pi}.rank{r}.pt")) for r in range(world)]
         out.append(report(plan, ranks, opts))
     return out
+
+
+def _die_with_launcher():
+    """In each worker before it starts (Linux): the kernel kills it when the launcher dies, however
+    the launcher dies (SIGKILL included), so a run never leaves orphans behind."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return  # not Linux: the launcher's own cleanup below still stops the workers
+    if os.getppid() == 1:  # the launcher died before the line above took effect
+        os._exit(1)
 
 
 def _watch(procs, limit):
