@@ -1,4 +1,4 @@
-"""Compiled plans train exactly like one device: every schedule, PP × DP with ZeRO-0..3 (ZeRO-3
+"""Compiled plans train exactly like one device, in float32 and in float64: every schedule, PP × DP with ZeRO-0..3 (ZeRO-3
 also with a split backward, recompute and offload; each stage holding only its shards),
 a transformer preset scaled down (layers kept, widths shrunk), PP × TP, PP × DP × EP (top-k router, experts split, all-to-all dispatch and combine), recompute and offload, run on 4 gloo processes for 3 steps, match the single-device reference.
 All plans share one launch of 4 processes (starting them is most of the cost)."""
@@ -31,7 +31,7 @@ PLANS = [
     "dualpipe-p4-m8",
     "llama3-8b-8-layers-pp4-1f1b",
 ]
-FLOAT64 = ["zb-h2-p4-m8", "dualpipev-p4-m10", "pp2-dp2-zero2", "pp2-dp2-zero3", "pp3-tp2", "pp2-dp2-ep2"]
+FLOAT64 = PLANS
 
 
 def plan_path(name):
