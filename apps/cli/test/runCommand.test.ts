@@ -122,7 +122,12 @@ describe('stagecraft run', () => {
         'maxRelDiff',
         'stepMs',
         'predictedStepMs',
+        'backend',
+        'memory',
       ]);
+      expect(out.backend).toBe('gloo');
+      expect(out.memory.map((m: { device: number }) => m.device)).toEqual([0, 1, 2, 3]);
+      expect(out.memory[0].params).toBeGreaterThan(0);
       expect(out.devices).toBe(4);
       expect(out.loss).toHaveLength(2);
       expect(out.maxRelDiff).toBeLessThanOrEqual(1e-5);

@@ -49,8 +49,10 @@ Options:
                      else gloo on the CPU; gloo or nccl to insist (nccl without CUDA is refused)
   --json             print one JSON object as the last line: {"devices", "steps", "loss": [...],
                      "referenceLoss": [...], "maxAbsDiff", "maxRelDiff", "stepMs": [...],
-                     "predictedStepMs"}; differences are per parameter tensor, the largest
-                     ‖p − p_ref‖ and ‖p − p_ref‖ / ‖p_ref‖
+                     "predictedStepMs", "backend", "memory": [...]}; differences are per
+                     parameter tensor, the largest ‖p − p_ref‖ and ‖p − p_ref‖ / ‖p_ref‖;
+                     memory: per device, the bytes of parameters, gradients and optimizer
+                     state it held (ZeRO's shards show here)
   --trace <file>     write the last step's measured start and end of every instruction as a
                      Chrome trace, with the ids and tracks of "export --format chrome-trace"
 
@@ -128,7 +130,18 @@ interface RuntimeResult {
   maxAbsDiff: number;
   maxRelDiff: number;
   stepMs: number[];
+  backend: string;
+  memory: DeviceMemory[];
   trace?: Record<string, [stream: string, id: string, start: number, end: number][]> | null;
+}
+
+/** Bytes a device held in the last step, measured on its tensors (docs/runtime.md). */
+interface DeviceMemory {
+  device: number;
+  params: number;
+  grads: number;
+  optimizer: number;
+  paramsPeak: number;
 }
 
 export function runCommand(cmd: RunCommand & InputOptions, io: Io): number {
@@ -201,6 +214,8 @@ export function runCommand(cmd: RunCommand & InputOptions, io: Io): number {
       maxRelDiff: result.maxRelDiff,
       stepMs: result.stepMs,
       predictedStepMs,
+      backend: result.backend,
+      memory: result.memory,
     };
     if (cmd.json) io.out(JSON.stringify(report));
     else io.out(runSummary(plan.name, report));
@@ -283,11 +298,12 @@ function runSummary(
     maxRelDiff: number;
     stepMs: number[];
     predictedStepMs: number | null;
+    backend: string;
   },
 ): string {
   const fmt = (x: number) => x.toPrecision(6);
   return [
-    `${name}: ${r.devices} devices, ${r.steps} steps on torch.distributed (gloo)`,
+    `${name}: ${r.devices} devices, ${r.steps} steps on torch.distributed (${r.backend})`,
     `loss per step: ${r.loss.map(fmt).join(', ')}`,
     `largest parameter difference from one device: ${r.maxRelDiff.toExponential(2)} (relative)`,
     `measured step: ${r.stepMs.map((x) => x.toFixed(1)).join(', ')} ms${r.predictedStepMs !== null ? `; predicted ${r.predictedStepMs.toFixed(1)} ms` : ''}`,
