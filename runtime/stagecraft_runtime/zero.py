@@ -2,8 +2,9 @@
 instructions only: a bucket (the `params` of an ALL_GATHER) whose every compute waits on an
 ALL_GATHER of that bucket (or is the other half of a split backward that does) never needs the
 whole parameters except from such a gather to the end of its users, so the whole copy can be freed
-in between. Anything else (a compute that no gather precedes, a gradient collective with another
-layout) keeps the parameters whole, which is always correct, just not smaller."""
+in between. Anything else (a compute that no gather precedes, a gradient all-reduce) keeps the
+parameters whole, which is correct, just not smaller; a gather and a reduce-scatter that disagree
+on the layout make a plan no runtime can run, refused by `layout_conflict`."""
 
 WORKS_ON_PARAMS = {"F", "B", "BI", "BW", "RECOMPUTE"}
 
@@ -17,6 +18,22 @@ def _waits(ins):
     for m in ins.get("members", []):
         out += m["waits"]
     return out
+
+
+def layout_conflict(program):
+    """A parameter ALL_GATHER and a REDUCE_SCATTER of this device that carry some block in
+    different layouts (different `params`), as (gather, reduce-scatter), or None. After UPD a member
+    holds its chunk of the reduce-scatter's layout only, so a gather in another layout would gather
+    parameters no member has: such a plan cannot train like one device."""
+    instructions = [ins for s in program["streams"] for ins in s["instructions"]]
+    scatters = [i for i in instructions if i["op"] == "REDUCE_SCATTER" and i.get("params")]
+    for g in instructions:
+        if g["op"] != "ALL_GATHER" or not g.get("params"):
+            continue
+        for r in scatters:
+            if set(g["params"]) & set(r["params"]) and list(g["params"]) != list(r["params"]):
+                return g, r
+    return None
 
 
 def sharded_buckets(program, exclude=()):

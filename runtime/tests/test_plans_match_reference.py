@@ -25,6 +25,7 @@ PLANS = [
     "pp2-dp2-zero2",
     "pp2-dp2-zero3",
     "pp2-dp2-zero3-split-recompute-offload",
+    "pp2-dp2-zero3-two-blocks-bucketed",
     "1f1b-recompute",
     "1f1b-offload",
     "pp3-tp2",

@@ -124,3 +124,14 @@ def test_a_launcher_killed_mid_run_leaves_no_worker_behind():
     finally:
         if launcher.poll() is None:
             launcher.kill()
+
+
+def test_a_zero3_plan_whose_gathers_and_reduce_scatters_disagree_on_the_layout_is_refused():
+    p = plan("pp2-dp2-zero3")
+    for stream in p["devices"][0]["streams"]:
+        for ins in stream["instructions"]:
+            if ins["op"] == "REDUCE_SCATTER":
+                ins["params"] = [0, 1]
+    with pytest.raises(PlanError, match=r"devices\[0\]: ALL_GATHER\.F\.b0\.mb0 gathers blocks \[0\] but "
+                                        r"REDUCE_SCATTER\.grads\.d0\.k0\.mb0 shards the gradients of blocks \[0, 1\]"):
+        check(p)
