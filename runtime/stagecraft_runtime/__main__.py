@@ -36,8 +36,13 @@ def main(argv=None):
             rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
             worker_main(rank, world, a.plans, opts, a.worker)
             return 0
-        from .launch import LaunchError, launch
+        import signal
 
+        from .launch import LaunchError, die_with_parent, launch
+
+        # The launcher goes when whatever started it goes (`stagecraft run` killed), and its
+        # workers with it.
+        die_with_parent(signal.SIGTERM)
         try:
             results = launch(a.plans, opts)
         except LaunchError as e:

@@ -52,17 +52,23 @@ def launch(plans, opts):
     return out
 
 
-def _die_with_launcher():
-    """In each worker before it starts (Linux): the kernel kills it when the launcher dies, however
-    the launcher dies (SIGKILL included), so a run never leaves orphans behind."""
+def die_with_parent(sig):
+    """Linux: the kernel sends this process `sig` when its parent dies, however the parent dies
+    (SIGKILL included), so a run never leaves orphans behind. Elsewhere a no-op: the launcher's
+    own cleanup below still stops the workers."""
     try:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None, use_errno=True).prctl(1, sig)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
-        return  # not Linux: the launcher's own cleanup below still stops the workers
-    if os.getppid() == 1:  # the launcher died before the line above took effect
+        return
+    if os.getppid() == 1:  # the parent died before the line above took effect
         os._exit(1)
+
+
+def _die_with_launcher():
+    """In each worker before it starts."""
+    die_with_parent(signal.SIGKILL)
 
 
 def _watch(procs, limit):

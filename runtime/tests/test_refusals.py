@@ -89,6 +89,17 @@ def _children(pid):
     return out
 
 
+def _issued(pid):
+    """Whether a worker has issued an instruction: the status file named in its environment."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            env = dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
+        with open(env[b"STAGECRAFT_RUNTIME_STATUS"], "rb") as f:
+            return f.read(1) not in (b"", b"\0")
+    except (OSError, KeyError):
+        return False
+
+
 def _alive(pid):
     try:
         with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
@@ -98,7 +109,10 @@ def _alive(pid):
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to find the workers")
-def test_a_launcher_killed_mid_run_leaves_no_worker_behind():
+def test_a_run_whose_starter_is_killed_mid_run_leaves_no_launcher_or_worker_behind():
+    """What `stagecraft run` killed with SIGKILL looks like: the process that started the launcher
+    dies without a word; the launcher follows it, and the workers follow the launcher."""
+    import shlex
     import signal
     import subprocess
     import sys
@@ -106,24 +120,30 @@ def test_a_launcher_killed_mid_run_leaves_no_worker_behind():
 
     env = dict(os.environ, PYTHONPATH=os.path.dirname(HERE))
     plan_file = os.path.join(HERE, "plans", "1f1b-p4-m8.json")
-    launcher = subprocess.Popen([sys.executable, "-m", "stagecraft_runtime", plan_file, "--steps", "1000"], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command = shlex.join([sys.executable, "-m", "stagecraft_runtime", plan_file, "--steps", "1000"])
+    starter = subprocess.Popen(["sh", "-c", f"{command}; true"], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
-        workers = []
+        launchers, workers = [], []
         while len(workers) < 4 and time.monotonic() < deadline:
             time.sleep(0.2)
-            workers = _children(launcher.pid)
-        assert len(workers) == 4, "the launcher never started its 4 workers"
-        launcher.send_signal(signal.SIGKILL)
-        launcher.wait()
-        deadline = time.monotonic() + 10
-        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            launchers = _children(starter.pid)
+            workers = [w for pid in launchers for w in _children(pid)]
+        assert len(launchers) == 1 and len(workers) == 4, "the launcher never started its 4 workers"
+        # Mid-run: every worker has issued an instruction (noted in its status file).
+        while not all(_issued(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert all(_issued(w) for w in workers), "the workers never started a step"
+        starter.send_signal(signal.SIGKILL)
+        starter.wait()
+        deadline = time.monotonic() + 15
+        while any(_alive(p) for p in launchers + workers) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not [w for w in workers if _alive(w)], "workers outlived their launcher"
+        assert not [p for p in launchers + workers if _alive(p)], "processes outlived the run's starter"
     finally:
-        if launcher.poll() is None:
-            launcher.kill()
+        if starter.poll() is None:
+            starter.kill()
 
 
 def test_a_zero3_plan_whose_gathers_and_reduce_scatters_disagree_on_the_layout_is_refused():
