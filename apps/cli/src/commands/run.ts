@@ -299,13 +299,16 @@ function runSummary(
     stepMs: number[];
     predictedStepMs: number | null;
     backend: string;
+    memory: DeviceMemory[];
   },
 ): string {
   const fmt = (x: number) => x.toPrecision(6);
+  const most = (k: 'params' | 'grads' | 'optimizer') => Math.max(0, ...r.memory.map((m) => m[k] ?? 0));
   return [
     `${name}: ${r.devices} devices, ${r.steps} steps on torch.distributed (${r.backend})`,
     `loss per step: ${r.loss.map(fmt).join(', ')}`,
     `largest parameter difference from one device: ${r.maxRelDiff.toExponential(2)} (relative)`,
     `measured step: ${r.stepMs.map((x) => x.toFixed(1)).join(', ')} ms${r.predictedStepMs !== null ? `; predicted ${r.predictedStepMs.toFixed(1)} ms` : ''}`,
+    `most held by one device: ${most('params')} B of parameters, ${most('grads')} B of gradients, ${most('optimizer')} B of optimizer state`,
   ].join('\n');
 }
