@@ -7,7 +7,8 @@
  *
  *   npx tsx bench/runtime-overhead.ts [design …]    # default: 1F1B, ZB-H1 and DualPipeV on 4 ranks
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Instruction, Plan } from '@stagecraft/ir';
 import { parseDesignText } from '@stagecraft/ir';
@@ -33,14 +34,23 @@ for (const file of files) {
   const compiled = compile(parsed.design);
   if (!compiled.ok) throw new Error(`${file}: ${compiled.errors[0]!.message}`);
   const plan = JSON.parse(JSON.stringify(compiled.plan)) as Plan;
-  const trace = join(ROOT, 'node_modules', '.cache', `runtime-overhead-${Date.now()}.json`);
+  // Scratch: the measured trace, read back below.
+  const scratch = mkdtempSync(join(tmpdir(), 'runtime-overhead-'));
+  const trace = join(scratch, 'measured.trace.json');
   const io = bufferIo();
-  if (runCommand({ kind: 'run', input: file, steps: 5, dtype: 'float32', json: true, trace }, io) !== 0)
+  if (
+    runCommand(
+      { kind: 'run', input: file, steps: 5, dtype: 'float32', backend: 'auto', json: true, trace },
+      io,
+    ) !== 0
+  )
     throw new Error(io.stderr);
   const out = JSON.parse(io.stdout.trim().split('\n').pop()!) as { stepMs: number[] };
   const wall = out.stepMs[out.stepMs.length - 1]!;
   const measured = new Map<string, number>();
-  for (const e of JSON.parse(readFileSync(trace, 'utf8')).traceEvents as {
+  const events = JSON.parse(readFileSync(trace, 'utf8')).traceEvents;
+  rmSync(scratch, { recursive: true, force: true });
+  for (const e of events as {
     ph: string;
     pid: number;
     dur?: number;

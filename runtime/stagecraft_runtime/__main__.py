@@ -6,6 +6,7 @@ import json
 import os
 import sys
 
+from .backend import BackendError
 from .plan import PlanError
 
 
@@ -18,13 +19,15 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--backend", choices=["auto", "gloo", "nccl"], default="auto",
+                    help="nccl with CUDA tensors on cuda:<LOCAL_RANK>, gloo on the CPU; auto: nccl when CUDA is there")
     ap.add_argument("--trace", action="store_true", help="record every instruction's start and end")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--options", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     opts = json.loads(a.options) if a.options else {
         "steps": a.steps, "dtype": a.dtype, "width": a.width, "seed": a.seed, "timeout": a.timeout, "trace": a.trace,
-        "json": a.json,
+        "json": a.json, "backend": a.backend,
     }
     try:
         if a.worker is not None or "RANK" in os.environ and "WORLD_SIZE" in os.environ:
@@ -33,8 +36,13 @@ def main(argv=None):
             rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
             worker_main(rank, world, a.plans, opts, a.worker)
             return 0
-        from .launch import LaunchError, launch
+        import signal
 
+        from .launch import LaunchError, die_with_parent, launch
+
+        # The launcher goes when whatever started it goes (`stagecraft run` killed), and its
+        # workers with it.
+        die_with_parent(signal.SIGTERM)
         try:
             results = launch(a.plans, opts)
         except LaunchError as e:
@@ -48,7 +56,7 @@ def main(argv=None):
                       f"reference {r['referenceLoss']}; max rel diff {r['maxRelDiff']:.3g}; "
                       f"step ms {[round(x, 2) for x in r['stepMs']]}")
         return 0
-    except PlanError as e:
+    except (PlanError, BackendError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # one line naming what failed, never a stack trace for the user

@@ -11,7 +11,7 @@ import time
 import torch
 import torch.distributed as dist
 
-from . import collectives
+from . import backend, collectives, zero
 from .model import Adam
 from .plan import COLLECTIVES, COMPUTE
 
@@ -28,6 +28,24 @@ class _Box:
     def __init__(self, t):
         self.t = t
         self.device = t.device
+
+
+def _packer(boxes):
+    """saved_tensors_hooks' pack: activations go into boxes OFFLOAD can move; parameters stay as
+    they are (they are not the stash, and a ZeRO-3 parameter's storage is swapped in by its gather)."""
+
+    def pack(t):
+        if isinstance(t, torch.nn.Parameter):
+            return t
+        box = _Box(t)
+        boxes.append(box)
+        return box
+
+    return pack
+
+
+def _unpack(x):
+    return x.t if isinstance(x, _Box) else x
 
 
 class Device:
@@ -106,11 +124,94 @@ class Device:
                 per = setup.experts_of(b) // n
                 owned = range(r * per, (r + 1) * per)
             self.blocks[b] = setup.block(b, self.tp.get(b, (0, 1)), owned)
+        self.shapes = {b: [p.shape for p in mod.parameters()] for b, mod in self.blocks.items()}
         # ZeRO: flat gradient shards per bucket (tuple of blocks) this member keeps; buckets whose
-        # other members' chunks are stale here since the last UPD (ZeRO-3 gathers them before use).
+        # other members' chunks are stale here since the last UPD.
         self.shards = {}
         self._shard_groups = {}
         self.stale = {}
+        self._init_sharded_params()
+        # A REDUCE_SCATTER takes the gradients it carries as soon as the backwards it waits for
+        # have run (not when its stream frees up), so they never pile up here between microbatches.
+        self.pending = {}  # REDUCE_SCATTER id -> the flat gradient it will carry
+        self.reduce_after = {}  # compute id -> REDUCE_SCATTERs of parameters waiting on it
+        for stream in program["streams"]:
+            for ins in stream["instructions"]:
+                if ins["op"] == "REDUCE_SCATTER" and ins.get("params"):
+                    for w in ins["waits"]:
+                        self.reduce_after.setdefault(w, []).append(ins)
+        self.memory = {}
+
+    def _init_sharded_params(self):
+        """ZeRO-3: buckets held as this member's chunk of their flat parameters between uses; the
+        whole copy exists from an ALL_GATHER to the end of the instructions that use it."""
+        found = zero.sharded_buckets(self.program, exclude=set(self.tp) | set(self.ep))
+        by_id = {ins["id"]: (ins, s["stream"]) for s in self.program["streams"] for ins in s["instructions"]}
+        self.gathered_by = {}  # ALL_GATHER id -> (bucket, ids of the instructions using its copy)
+        self.param_shards = {}  # bucket -> (shard, n, index, group)
+        self.sharded_block = {}  # block -> its bucket
+        self.users = {}  # bucket -> uses of the gathered copy still to run
+        self.holding = {}  # instruction id -> buckets whose copy it holds
+        for bucket, by_gather in found.items():
+            for gid, uses in by_gather.items():
+                self.gathered_by[gid] = (bucket, uses)
+            ins, stream = by_id[next(iter(by_gather))]
+            devices = tuple(ins["devices"])
+            n, me = len(devices), devices.index(self.rank)
+            flat = torch.nn.functional.pad(self._flat(bucket, False), (0, self._padded(bucket, n)))
+            c = flat.numel() // n
+            self.param_shards[bucket] = (flat[me * c : (me + 1) * c].clone(), n, me, self.groups[(devices, stream)])
+            self.users[bucket] = 0
+            for b in bucket:
+                self.sharded_block[b] = bucket
+            self._release(bucket)
+
+    def _materialize(self, bucket, flat):
+        k = 0
+        for b in bucket:
+            for p, shape in zip(self.blocks[b].parameters(), self.shapes[b]):
+                n = shape.numel()
+                p.data = flat[k : k + n].view(shape)
+                k += n
+
+    def _release(self, bucket):
+        for b in bucket:
+            for p in self.blocks[b].parameters():
+                p.data = torch.empty(0, dtype=self.setup.dtype, device=self.setup.device)
+
+    def _gathered(self, gid, flat):
+        bucket, uses = self.gathered_by[gid]
+        if not uses:
+            return
+        if self.users[bucket] == 0:
+            self._materialize(bucket, flat)
+        self.users[bucket] += len(uses)
+        for u in uses:
+            self.holding.setdefault(u, []).append(bucket)
+
+    def _after_compute(self, ins):
+        """Hands finished backwards' gradients to their REDUCE_SCATTERs; frees gathered copies
+        whose last use this was."""
+        for rs in self.reduce_after.get(ins["id"], []):
+            if rs["id"] not in self.pending and all(w in self.done for w in rs["waits"]):
+                blocks = tuple(rs["params"])
+                flat = self._flat(blocks, True)
+                self.pending[rs["id"]] = torch.nn.functional.pad(flat, (0, self._padded(blocks, len(rs["devices"]))))
+                self._clear_grads(blocks)
+        for bucket in self.holding.pop(ins["id"], []):
+            self.users[bucket] -= 1
+            if self.users[bucket] == 0:
+                self._release(bucket)
+
+    def _held(self):
+        """Bytes of parameters, gradients and optimizer state this device holds now."""
+        size = torch.empty(0, dtype=self.setup.dtype).element_size()
+        mods = self.blocks.values()
+        params = sum(p.data.numel() for m in mods for p in m.parameters())
+        params += sum(s[0].numel() for s in self.param_shards.values())
+        grads = sum(p.grad.numel() for m in mods for p in m.parameters() if p.grad is not None)
+        grads += sum(s[0].numel() for s in self.shards.values())
+        return params * size, grads * size, self.adam.numel() * size
 
     # ---- one step ----------------------------------------------------------------------------
     def step(self, step):
@@ -129,6 +230,7 @@ class Device:
         self.expert_in_grad = {}  # (experts block, mb) -> (row input gradients, gate gradients)
         self.given_grad = {}  # (block, mb) -> output gradient handed over by an all-to-all
         self.loss = 0.0
+        self.memory = {}
         self.done = set()
         self.lock = threading.Lock()
         self.wake = threading.Event()
@@ -165,6 +267,9 @@ class Device:
                 # Nothing can start until something in flight finishes: sleep until a waiter says so.
                 self.wake.wait(0.002)
                 self.wake.clear()
+        params, _, optimizer = self._held()
+        self.memory["params"] = params
+        self.memory["optimizer"] = optimizer
         return self.loss
 
     def _ready(self, ins):
@@ -217,7 +322,7 @@ class Device:
 
         def wait():
             try:
-                work.wait()
+                backend.current.wait(work)
             except Exception as e:  # noqa: BLE001
                 with self.lock:
                     self.errors.append(RunError(f"device {self.rank}: {ins['id']} ({ins['op']}) failed: {e}"))
@@ -239,11 +344,20 @@ class Device:
             os.kill(os.getpid(), signal.SIGKILL)
         try:
             if op in COMPUTE or op == "OVERLAP" or op in ("OFFLOAD", "RELOAD"):
+                members = ins.get("members", [ins])
+                if any(m["op"] in ("B", "BI", "BW", "UPD") for m in members):
+                    # What a backward adds to or UPD reads: the gradients kept between microbatches.
+                    params, grads, _ = self._held()
+                    self.memory["grads"] = max(self.memory.get("grads", 0), grads)
+                    self.memory["paramsPeak"] = max(self.memory.get("paramsPeak", 0), params)
                 start = time.perf_counter()
-                for m in ins.get("members", [ins]):
+                for m in members:
                     self._compute(m)
+                if self.trace is not None:
+                    backend.current.sync()  # a GPU's compute ends when it has run, not when queued
                 self._record(ins, start, stream)
                 self.done.add(ins["id"])
+                self._after_compute(ins)
                 return False
             if op == "SEND":
                 t = self._tensor_to_send(ins["tensor"])
@@ -254,7 +368,7 @@ class Device:
                 # turn the plan's eager SENDs into a rendezvous (and deadlock V-shaped schedules).
                 return False
             if op == "RECV":
-                buf = torch.empty(self.setup.sample_rows(), self.setup.width, dtype=self.setup.dtype)
+                buf = torch.empty(self.setup.sample_rows(), self.setup.width, dtype=self.setup.dtype, device=self.setup.device)
                 work = dist.irecv(buf, self.peer_of(ins["peer"]), tag=self.tags[ins["transfer"]])
                 self._later(ins, stream, work, lambda: self._received(ins["tensor"], buf))
                 return False
@@ -295,6 +409,12 @@ class Device:
         if op == "UPD":
             return self._update()
         key = (ins["block"], ins["microbatch"])
+        bucket = self.sharded_block.get(ins["block"])
+        if bucket is not None and op in zero.WORKS_ON_PARAMS and self.users[bucket] == 0:
+            raise RunError(
+                f"device {self.rank}: {ins['id']}: block {ins['block']}'s parameters are held here as a shard "
+                "and no ALL_GATHER it waits for gathered them"
+            )
         if op == "F":
             return self._forward(key, recompute=False)
         if op == "RECOMPUTE":
@@ -303,7 +423,7 @@ class Device:
             return self._backward(key, op)
         if op == "OFFLOAD":
             for box in self.stash[key]["boxes"]:
-                box.t = box.t.to("cpu", copy=True)
+                box.t = backend.current.to_host(box.t)
             return None
         if op == "RELOAD":
             for box in self.stash[key]["boxes"]:
@@ -318,13 +438,7 @@ class Device:
         gates = rows[..., w + 1].clone().requires_grad_()
         ids = rows[..., w].round().long()
         boxes = []
-
-        def pack(t):
-            box = _Box(t)
-            boxes.append(box)
-            return box
-
-        with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(pack, lambda box: box.t):
+        with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(_packer(boxes), _unpack):
             y = self.blocks[key[0]].rows(x, gates, ids)
         self.expert_rows[key] = y.detach()
         self.stash[key] = {"inputs": [x, gates], "out": y, "boxes": boxes}
@@ -346,12 +460,7 @@ class Device:
         keep_graph = recompute or key not in self.recomputed
         boxes = []
         if keep_graph:
-            def pack(t):
-                box = _Box(t)
-                boxes.append(box)
-                return box
-
-            with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(pack, lambda box: box.t):
+            with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(_packer(boxes), _unpack):
                 out = self.blocks[b](sum(inputs) if len(inputs) > 1 else inputs[0])
                 if routed is not None:
                     self.routes[key] = self.blocks[b].route(out, k)
@@ -423,8 +532,11 @@ class Device:
     def _flat(self, blocks, grads):
         ts = []
         for b in blocks:
-            for p in self.blocks[b].parameters():
-                ts.append((p.grad if p.grad is not None else torch.zeros_like(p)) if grads else p.data)
+            for p, shape in zip(self.blocks[b].parameters(), self.shapes[b]):
+                if grads:
+                    ts.append(p.grad if p.grad is not None else torch.zeros(shape, dtype=self.setup.dtype, device=self.setup.device))
+                else:
+                    ts.append(p.data)
         return torch.cat([t.reshape(-1) for t in ts])
 
     def _clear_grads(self, blocks):
@@ -435,9 +547,9 @@ class Device:
     def _unflat(self, blocks, flat, grads):
         k = 0
         for b in blocks:
-            for p in self.blocks[b].parameters():
-                n = p.numel()
-                part = flat[k : k + n].view_as(p)
+            for p, shape in zip(self.blocks[b].parameters(), self.shapes[b]):
+                n = shape.numel()
+                part = flat[k : k + n].view(shape)
                 if grads:
                     p.grad = part.clone() if p.grad is None else p.grad + part
                 else:
@@ -464,10 +576,12 @@ class Device:
             return work, lambda: self._unflat(blocks, result(), True)
         padded = self._padded(blocks, n)
         if op == "REDUCE_SCATTER":
-            flat = torch.nn.functional.pad(self._flat(blocks, True), (0, padded))
-            # What the collective carries leaves the local gradients now: a backward that runs
-            # while it is in flight accumulates afresh (ZeRO-2 keeps only the shard between microbatches).
-            self._clear_grads(blocks)
+            flat = self.pending.pop(ins["id"], None)
+            if flat is None:
+                flat = torch.nn.functional.pad(self._flat(blocks, True), (0, padded))
+                # What the collective carries leaves the local gradients now: a backward that runs
+                # while it is in flight accumulates afresh.
+                self._clear_grads(blocks)
             self._shard_groups[blocks] = group
             work, result = collectives.reduce_scatter(flat, n, me, group)
 
@@ -477,6 +591,11 @@ class Device:
                 self.shards[blocks] = (shard if prev is None else prev[0] + shard, n, me)
 
             return work, keep
+        if op == "ALL_GATHER" and blocks in self.param_shards:
+            shard = self.param_shards[blocks][0]
+            work, result = collectives.all_gather(shard, n, group)
+            total = shard.numel() * n - padded
+            return work, lambda: self._gathered(ins["id"], result()[:total])
         if op == "ALL_GATHER":
             flat = torch.nn.functional.pad(self._flat(blocks, False), (0, padded))
             chunk = flat.numel() // n
@@ -517,7 +636,7 @@ class Device:
             h = self.outputs[(b, mb)]
             per = setup.experts_of(c) // n
             slots = idx.numel()
-            send = torch.zeros(n, slots, w + 2, dtype=setup.dtype)
+            send = torch.zeros(n, slots, w + 2, dtype=setup.dtype, device=setup.device)
             send[:, :, w] = -1
             positions = [[] for _ in range(n)]
             for t in range(idx.shape[0]):
@@ -535,7 +654,7 @@ class Device:
             key = (b, mb)
 
             def combine(got):
-                out = torch.zeros(setup.sample_rows(), w, dtype=setup.dtype)
+                out = torch.zeros(setup.sample_rows(), w, dtype=setup.dtype, device=setup.device)
                 for j, rows in enumerate(self.positions[key]):
                     for r, (t, _slot) in enumerate(rows):
                         out[t] += got[j, r]
@@ -549,8 +668,8 @@ class Device:
 
             def hand_back(got):
                 idx, _weights = self.routes[(router, mb)]
-                dh = torch.zeros(setup.sample_rows(), w, dtype=setup.dtype)
-                dw = torch.zeros(idx.shape, dtype=setup.dtype)
+                dh = torch.zeros(setup.sample_rows(), w, dtype=setup.dtype, device=setup.device)
+                dw = torch.zeros(idx.shape, dtype=setup.dtype, device=setup.device)
                 for j, rows in enumerate(self.positions[key]):
                     for r, (t, slot) in enumerate(rows):
                         dh[t] += got[j, r, :w]
@@ -564,7 +683,7 @@ class Device:
             grad = self.grad_out.pop(key)
             positions = self.positions[key]
             slots = self.routes[(setup.blocks[key[0]]["inputs"][0], mb)][0].numel()
-            send = torch.zeros(n, slots, w, dtype=setup.dtype)
+            send = torch.zeros(n, slots, w, dtype=setup.dtype, device=setup.device)
             for j, rows in enumerate(positions):
                 for r, (t, _slot) in enumerate(rows):
                     send[j, r] = grad[t]
@@ -578,12 +697,17 @@ class Device:
         return work, lambda: then(got)
 
     def _padded(self, blocks, n):
-        total = sum(p.numel() for b in blocks for p in self.blocks[b].parameters())
+        total = sum(shape.numel() for b in blocks for shape in self.shapes[b])
         return (-total) % n
 
     def _update(self):
         sharded = set()
         for blocks, (shard, n, me) in self.shards.items():
+            sharded.update(blocks)
+            if blocks in self.param_shards:
+                # ZeRO-3: Adam on the parameter shard this member holds, nothing else to write back.
+                self.adam.step(("shard", blocks), self.param_shards[blocks][0], shard)
+                continue
             # ZeRO-1/2: step this member's flat shard of the bucket; the ALL_GATHER after brings the rest.
             params = self._flat(blocks, False)
             flat = torch.nn.functional.pad(params, (0, shard.numel() * n - params.numel()))
@@ -592,7 +716,6 @@ class Device:
             self.adam.step(("shard", blocks), part, shard)
             flat[me * c : (me + 1) * c] = part
             self._unflat(blocks, flat[: params.numel()], False)
-            sharded.update(blocks)
             self.stale[blocks] = (n, me, self._shard_groups[blocks])
         self.shards = {}
         for b, mod in self.blocks.items():
@@ -602,8 +725,14 @@ class Device:
                 p.grad = None
 
     def gather_stale(self):
-        """After the last step: the parameters of buckets no ALL_GATHER refreshed since their UPD
-        (ZeRO-3 gathers before use, not after the step), gathered so every member holds them whole."""
+        """After the last step, for the comparison: the parameters of buckets no ALL_GATHER
+        refreshed since their UPD, and ZeRO-3's shards, gathered so every member holds them whole."""
+        for bucket in sorted(self.param_shards):
+            shard, n, _me, group = self.param_shards[bucket]
+            work, result = collectives.all_gather(shard, n, group)
+            work.wait()
+            self._materialize(bucket, result()[: shard.numel() * n - self._padded(bucket, n)].clone())
+        self.param_shards = {}
         for blocks in sorted(self.stale):
             n, me, group = self.stale[blocks]
             padded = self._padded(blocks, n)

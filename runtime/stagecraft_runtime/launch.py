@@ -12,6 +12,7 @@ import time
 
 import torch
 
+from . import backend
 from .model import Setup, join_shards
 from .plan import device_count, load
 from .reference import run_reference
@@ -29,6 +30,8 @@ def free_port():
 
 def launch(plans, opts):
     loaded = [load(p) for p in plans]
+    # Refused here, before any process starts (NCCL asked for on a machine without CUDA).
+    backend.from_environment(opts.get("backend", "auto"))
     world = max(device_count(p) for p in loaded)
     out_dir = tempfile.mkdtemp(prefix="stagecraft-run-")
     env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(world))
@@ -38,14 +41,34 @@ def launch(plans, opts):
     for r in range(world):
         err = open(os.path.join(out_dir, f"rank{r}.err"), "w+")
         status = os.path.join(out_dir, f"rank{r}.status")
-        rank_env = dict(env, RANK=str(r), STAGECRAFT_RUNTIME_STATUS=status)
-        procs.append((subprocess.Popen(args, env=rank_env, stdout=subprocess.DEVNULL, stderr=err), err))
+        rank_env = dict(env, RANK=str(r), LOCAL_RANK=str(r), STAGECRAFT_RUNTIME_STATUS=status)
+        procs.append((subprocess.Popen(args, env=rank_env, stdout=subprocess.DEVNULL, stderr=err,
+                                       preexec_fn=_die_with_launcher), err))
     _watch(procs, opts.get("timeout", 30.0) * 4 + 60 * len(plans))
     out = []
     for pi, plan in enumerate(loaded):
         ranks = [torch.load(os.path.join(out_dir, f"plan{pi}.rank{r}.pt")) for r in range(world)]
         out.append(report(plan, ranks, opts))
     return out
+
+
+def die_with_parent(sig):
+    """Linux: the kernel sends this process `sig` when its parent dies, however the parent dies
+    (SIGKILL included), so a run never leaves orphans behind. Elsewhere a no-op: the launcher's
+    own cleanup below still stops the workers."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, sig)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent died before the line above took effect
+        os._exit(1)
+
+
+def _die_with_launcher():
+    """In each worker before it starts."""
+    die_with_parent(signal.SIGKILL)
 
 
 def _watch(procs, limit):
@@ -136,11 +159,15 @@ def report(plan, ranks, opts):
     step_ms = [max(r["stepMs"][s] for r in ranks) for s in range(steps)]
     return {
         "devices": len(ranks),
+        "backend": ranks[0].get("backend", "gloo"),
         "steps": steps,
         "loss": ranks[0]["loss"],
         "referenceLoss": ref_loss,
         "maxAbsDiff": max_abs,
         "maxRelDiff": max_rel,
         "stepMs": step_ms,
+        # Per device, bytes held in the last step: parameters and optimizer state at its end, the
+        # most gradient held when a backward or UPD started, the most parameter (gathered copies too).
+        "memory": [dict(r.get("memory", {}), device=r["rank"]) for r in ranks],
         "trace": {r["rank"]: r["trace"] for r in ranks} if opts.get("trace") else None,
     }

@@ -45,8 +45,9 @@ def join_shards(shards):
 class Setup:
     """Model sizes and data of one run: `width` features, `rows` rows per sample."""
 
-    def __init__(self, plan, width=16, rows=2, seed=0, dtype=torch.float32):
+    def __init__(self, plan, width=16, rows=2, seed=0, dtype=torch.float32, device="cpu"):
         self.plan = plan
+        self.device = torch.device(device)
         self.width = width
         self.rows = rows
         self.seed = seed
@@ -72,13 +73,15 @@ class Setup:
     def block(self, index, shard=(0, 1), owned=None):
         from .moe import Experts, Router
 
+        # Built on the CPU from the seed (the same numbers everywhere), then moved to the device.
         experts = self.experts_of(index)
         if experts:
-            return Experts(self.width, self.seed, index, self.dtype, range(experts) if owned is None else owned)
-        routed = self.router_of(index)
-        if routed is not None:
-            return Router(self.width, self.seed, index, self.dtype, self.experts_of(routed))
-        return Block(self.width, self.seed, index, self.dtype, shard)
+            block = Experts(self.width, self.seed, index, self.dtype, range(experts) if owned is None else owned)
+        elif self.router_of(index) is not None:
+            block = Router(self.width, self.seed, index, self.dtype, self.experts_of(self.router_of(index)))
+        else:
+            block = Block(self.width, self.seed, index, self.dtype, shard)
+        return block.to(self.device)
 
     def sample_rows(self):
         return self.microbatch_size * self.rows
@@ -89,7 +92,7 @@ class Setup:
         n = self.sample_rows()
         x = torch.randn(n, self.width, generator=g, dtype=self.dtype)
         y = torch.randn(n, self.width, generator=g, dtype=self.dtype)
-        return x, y
+        return x.to(self.device), y.to(self.device)
 
     def loss(self, out, target):
         return ((out - target) ** 2).mean() * self.loss_scale
@@ -127,3 +130,7 @@ class Adam:
         vhat = v / (1 - self.b2**t)
         param.sub_(self.lr * mhat / (vhat.sqrt() + self.eps))
         self.state[key] = (m, v, t)
+
+    def numel(self):
+        """Elements of optimizer state held (both moments of every tensor stepped)."""
+        return sum(m.numel() + v.numel() for m, v, _t in self.state.values())

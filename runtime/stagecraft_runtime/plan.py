@@ -2,6 +2,8 @@
 before any tensor exists, so a plan it cannot run fails with the path of what is missing."""
 import json
 
+from .zero import layout_conflict
+
 FORMAT = "stagecraft/plan@2"
 COMPUTE = {"F", "B", "BI", "BW", "RECOMPUTE", "UPD"}
 COLLECTIVES = {"ALL_REDUCE", "REDUCE_SCATTER", "ALL_GATHER", "ALL_TO_ALL"}
@@ -38,6 +40,14 @@ def check(plan):
         if k not in plan["batch"]:
             raise PlanError(f"batch.{k}: missing")
     for d, dev in enumerate(plan["devices"]):
+        conflict = layout_conflict(dev)
+        if conflict is not None:
+            g, r = conflict
+            raise PlanError(
+                f"devices[{d}]: {g['id']} gathers blocks {g['params']} but {r['id']} shards the gradients of "
+                f"blocks {r['params']}: the parameter chunks would not line up (recompile: ZeRO-3 keeps one "
+                "block per bucket)"
+            )
         for s, stream in enumerate(dev.get("streams", [])):
             for k, ins in enumerate(stream["instructions"]):
                 where = f"devices[{d}].streams[{s}].instructions[{k}]"

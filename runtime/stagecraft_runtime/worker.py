@@ -10,6 +10,7 @@ import time
 import torch
 import torch.distributed as dist
 
+from . import backend
 from .executor import Device
 from .model import Setup
 from .plan import COLLECTIVES, device_program, load, replica_of
@@ -48,7 +49,8 @@ def run_plans(rank, world, plans, opts, out_dir=None, log=print):
     results = []
     for pi, path in enumerate(plans):
         plan = load(path)
-        setup = Setup(plan, width=opts.get("width", 16), rows=opts.get("rows", 2), seed=opts.get("seed", 0), dtype=dtype)
+        setup = Setup(plan, width=opts.get("width", 16), rows=opts.get("rows", 2), seed=opts.get("seed", 0), dtype=dtype,
+                      device=backend.current.device)
         keys, tags = comm_layout(plan)
         groups = {k: dist.new_group(list(k[0])) for k in keys}
         program, peer_of = device_program(plan, rank)
@@ -69,17 +71,21 @@ def run_plans(rank, world, plans, opts, out_dir=None, log=print):
                     local = 0.0
             except Exception as e:
                 raise type(e)(f"{os.path.basename(path)}: step {step}: {e}") from e
-            total = torch.tensor([local], dtype=torch.float64)
+            backend.current.sync()
+            total = torch.tensor([local], dtype=torch.float64, device=backend.current.device)
             dist.all_reduce(total)
             step_ms.append((time.perf_counter() - t0) * 1000)
             losses.append(total.item())
+        # What the device held in the last step, before the final gather makes every member whole.
+        memory = dict(device.memory) if device is not None else {}
         if device is not None:
             device.gather_stale()
-        result = {"plan": path, "rank": rank, "loss": losses, "stepMs": step_ms, "params": {}, "trace": []}
+        result = {"plan": path, "rank": rank, "loss": losses, "stepMs": step_ms, "params": {}, "trace": [],
+                  "memory": memory, "backend": backend.current.name}
         if device is not None:
             # Every member reports; the launcher keeps the first copy of each tensor.
             result["params"] = {
-                b: {n: p.detach().clone() for n, p in m.named_parameters()} for b, m in device.blocks.items()
+                b: {n: p.detach().cpu().clone() for n, p in m.named_parameters()} for b, m in device.blocks.items()
             }
             result["shards"] = dict(device.tp)
             result["trace"] = device.trace or []
@@ -92,13 +98,15 @@ def run_plans(rank, world, plans, opts, out_dir=None, log=print):
 
 def main(rank, world, plans, opts, out_dir):
     timeout = datetime.timedelta(seconds=opts.get("timeout", 30.0) + 30)
-    dist.init_process_group("gloo", rank=rank, world_size=world, timeout=timeout)
     try:
+        chosen = backend.from_environment(opts.get("backend", "auto"), int(os.environ.get("LOCAL_RANK", rank)))
+        backend.use(chosen)
+        chosen.init(rank, world, timeout)
         results = run_plans(rank, world, plans, opts, out_dir)
         if out_dir is None and rank == 0:
             # Under torchrun nobody collects result files: device 0 says how the steps went.
             for r in results:
-                line = {"plan": r["plan"], "devices": world, "loss": r["loss"], "stepMs": r["stepMs"]}
+                line = {"plan": r["plan"], "devices": world, "backend": r["backend"], "loss": r["loss"], "stepMs": r["stepMs"]}
                 print(json.dumps(line) if opts.get("json") else
                       f"{r['plan']}: {world} devices; loss {r['loss']}; step ms {[round(x, 2) for x in r['stepMs']]}",
                       flush=True)

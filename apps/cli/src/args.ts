@@ -143,6 +143,7 @@ const OPTIONS = {
   rank: { type: 'string' },
   dtype: { type: 'string' },
   hidden: { type: 'string' },
+  backend: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -229,6 +230,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     'rank',
     'dtype',
     'hidden',
+    'backend',
   ] as const) {
     if (values[opt] !== undefined && !COMMAND_OPTIONS[name].includes(opt)) {
       return fail(`${name} does not take --${opt}`);

@@ -86,6 +86,16 @@ describe('stagecraft run', () => {
     expect((await stagecraft('run', PLAN, '--dtype', 'half')).stderr).toMatch(
       /--dtype: expected float32 or float64/,
     );
+    expect((await stagecraft('run', PLAN, '--backend', 'mpi')).stderr).toMatch(
+      /--backend: expected auto, gloo or nccl/,
+    );
+  });
+
+  test.skipIf(!hasTorch)('--backend nccl on a machine without CUDA is refused with the reason', async () => {
+    const r = await stagecraft('run', PLAN, '--backend', 'nccl');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: --backend nccl: CUDA is not available/m);
+    expect(r.stderr).not.toMatch(/Traceback/);
   });
 
   test.skipIf(!hasTorch)(
@@ -112,7 +122,12 @@ describe('stagecraft run', () => {
         'maxRelDiff',
         'stepMs',
         'predictedStepMs',
+        'backend',
+        'memory',
       ]);
+      expect(out.backend).toBe('gloo');
+      expect(out.memory.map((m: { device: number }) => m.device)).toEqual([0, 1, 2, 3]);
+      expect(out.memory[0].params).toBeGreaterThan(0);
       expect(out.devices).toBe(4);
       expect(out.loss).toHaveLength(2);
       expect(out.maxRelDiff).toBeLessThanOrEqual(1e-5);

@@ -27,13 +27,15 @@ export interface RunCommand {
   trace?: string;
   /** Width of the blocks' layers (the runtime's default 16 when absent). */
   hidden?: number;
+  /** torch.distributed backend: auto (NCCL on CUDA when there, else gloo), gloo or nccl. */
+  backend: 'auto' | 'gloo' | 'nccl';
 }
 
-export const RUN_OPTIONS = ['json', 'steps', 'dtype', 'trace', 'hidden'] as const;
+export const RUN_OPTIONS = ['json', 'steps', 'dtype', 'trace', 'hidden', 'backend'] as const;
 
-export const RUN_USAGE = `Usage: stagecraft run <design | plan.json> [--steps <n>] [--dtype float32|float64] [--hidden <n>] [--json] [--trace <file>]
+export const RUN_USAGE = `Usage: stagecraft run <design | plan.json> [--steps <n>] [--dtype float32|float64] [--hidden <n>] [--backend auto|gloo|nccl] [--json] [--trace <file>]
 
-Runs the plan for real: one PyTorch process per device on 127.0.0.1 (gloo), small MLP blocks, the
+Runs the plan for real: one PyTorch process per device on 127.0.0.1, small MLP blocks, the
 same data and seed as a single-device reference run, then compares them. A design is compiled
 first; a plan file (hand-edited or not) runs as it is, after the same validation as "compile".
 Needs python3 with torch: /usr/bin/python3, or the interpreter in STAGECRAFT_PYTHON.
@@ -43,10 +45,14 @@ Options:
   --dtype <t>        float32 (default) or float64
   --hidden <n>       width of every block's layers (default 16): larger blocks take longer, so
                      their measured times stand out from the runtime's per-instruction overhead
+  --backend <b>      auto (default): NCCL with each process on its own GPU when CUDA is there,
+                     else gloo on the CPU; gloo or nccl to insist (nccl without CUDA is refused)
   --json             print one JSON object as the last line: {"devices", "steps", "loss": [...],
                      "referenceLoss": [...], "maxAbsDiff", "maxRelDiff", "stepMs": [...],
-                     "predictedStepMs"}; differences are per parameter tensor, the largest
-                     ‖p − p_ref‖ and ‖p − p_ref‖ / ‖p_ref‖
+                     "predictedStepMs", "backend", "memory": [...]}; differences are per
+                     parameter tensor, the largest ‖p − p_ref‖ and ‖p − p_ref‖ / ‖p_ref‖;
+                     memory: per device, the bytes of parameters, gradients and optimizer
+                     state it held (ZeRO's shards show here)
   --trace <file>     write the last step's measured start and end of every instruction as a
                      Chrome trace, with the ids and tracks of "export --format chrome-trace"
 
@@ -72,7 +78,20 @@ export function parseRunArgs(
   const dtype = values.dtype ?? 'float32';
   if (dtype !== 'float32' && dtype !== 'float64')
     return { ok: false, error: `--dtype: expected float32 or float64, got ${JSON.stringify(dtype)}` };
-  const command: RunCommand = { kind: 'run', input: rest[0]!, steps, dtype, json: values.json === true };
+  const backend = values.backend ?? 'auto';
+  if (backend !== 'auto' && backend !== 'gloo' && backend !== 'nccl')
+    return {
+      ok: false,
+      error: `--backend: expected auto, gloo or nccl, got ${JSON.stringify(backend)}`,
+    };
+  const command: RunCommand = {
+    kind: 'run',
+    input: rest[0]!,
+    steps,
+    dtype,
+    backend,
+    json: values.json === true,
+  };
   // --trace is the one file run writes (calibrate reads several: the option takes many).
   const given = values.trace;
   if (given !== undefined) {
@@ -111,7 +130,18 @@ interface RuntimeResult {
   maxAbsDiff: number;
   maxRelDiff: number;
   stepMs: number[];
+  backend: string;
+  memory: DeviceMemory[];
   trace?: Record<string, [stream: string, id: string, start: number, end: number][]> | null;
+}
+
+/** Bytes a device held in the last step, measured on its tensors (docs/runtime.md). */
+interface DeviceMemory {
+  device: number;
+  params: number;
+  grads: number;
+  optimizer: number;
+  paramsPeak: number;
 }
 
 export function runCommand(cmd: RunCommand & InputOptions, io: Io): number {
@@ -136,6 +166,8 @@ export function runCommand(cmd: RunCommand & InputOptions, io: Io): number {
       String(cmd.steps),
       '--dtype',
       cmd.dtype,
+      '--backend',
+      cmd.backend,
     ];
     if (cmd.trace) args.push('--trace');
     if (cmd.hidden !== undefined) args.push('--width', String(cmd.hidden));
@@ -182,6 +214,8 @@ export function runCommand(cmd: RunCommand & InputOptions, io: Io): number {
       maxRelDiff: result.maxRelDiff,
       stepMs: result.stepMs,
       predictedStepMs,
+      backend: result.backend,
+      memory: result.memory,
     };
     if (cmd.json) io.out(JSON.stringify(report));
     else io.out(runSummary(plan.name, report));
@@ -264,13 +298,17 @@ function runSummary(
     maxRelDiff: number;
     stepMs: number[];
     predictedStepMs: number | null;
+    backend: string;
+    memory: DeviceMemory[];
   },
 ): string {
   const fmt = (x: number) => x.toPrecision(6);
+  const most = (k: 'params' | 'grads' | 'optimizer') => Math.max(0, ...r.memory.map((m) => m[k] ?? 0));
   return [
-    `${name}: ${r.devices} devices, ${r.steps} steps on torch.distributed (gloo)`,
+    `${name}: ${r.devices} devices, ${r.steps} steps on torch.distributed (${r.backend})`,
     `loss per step: ${r.loss.map(fmt).join(', ')}`,
     `largest parameter difference from one device: ${r.maxRelDiff.toExponential(2)} (relative)`,
     `measured step: ${r.stepMs.map((x) => x.toFixed(1)).join(', ')} ms${r.predictedStepMs !== null ? `; predicted ${r.predictedStepMs.toFixed(1)} ms` : ''}`,
+    `most held by one device: ${most('params')} B of parameters, ${most('grads')} B of gradients, ${most('optimizer')} B of optimizer state`,
   ].join('\n');
 }

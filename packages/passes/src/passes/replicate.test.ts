@@ -44,6 +44,15 @@ describe('replicate', () => {
     expect(ofKind(dag, 'ALL_REDUCE')).toHaveLength(2);
   });
 
+  it('ZeRO-3 keeps one block per bucket despite bucket_size, so gradients come back in the layout its gathers use', () => {
+    const dag = after(dp({ shard_params: true, bucket_size: 2400 }), 'replicate');
+    expect(preds(dag, 'REDUCE_SCATTER.grads.d0.k0.mb0')).toEqual(['B.b1.mb0']);
+    expect(preds(dag, 'REDUCE_SCATTER.grads.d0.k1.mb0')).toEqual(['B.b0.mb0']);
+    expect((byId(dag, 'REDUCE_SCATTER.grads.d0.k1.mb0') as CollectiveNode).bytes).toBe(
+      (byId(dag, 'ALL_GATHER.F.b0.mb0') as CollectiveNode).bytes,
+    );
+  });
+
   it('ZeRO-1 reduce-scatters after the last microbatch and all-gathers the updated parameters after UPD', () => {
     const dag = after(dp({ shard_optimizer: true, gather_stream: 'gather' }), 'replicate');
     expect(ofKind(dag, 'ALL_REDUCE')).toHaveLength(0);

@@ -130,12 +130,14 @@ export const replicatePass: Pass = {
         if (op === OP_F || op === OP_B || op === OP_BI) users.push(i);
       }
       // Buckets in backward order (last block first), filled up to bucket_size bytes of gradients.
+      // ZeRO-3 keeps one block per bucket: its gradients must come back sharded in the layout of
+      // the block's own all-gathers (plan-format.md), or no member could gather its chunk again.
       const buckets: number[][] = [];
       let fill = 0;
       for (const b of [...blocks].reverse()) {
         const bytes = dag.blocks[b]!.paramBytes;
         const last = buckets[buckets.length - 1];
-        if (d.bucket_size !== undefined && last && fill + bytes <= d.bucket_size) {
+        if (d.bucket_size !== undefined && zero < 3 && last && fill + bytes <= d.bucket_size) {
           last.push(b);
           fill += bytes;
         } else {
