@@ -209,7 +209,7 @@ export function importPiper(text: string, options: PiperImportOptions = {}): Des
         });
       });
     } else if ('filter' in d) checkFilter(d.filter, [...at, 'filter']);
-    if ('devices' in d) for (const dev of d.devices) maxDevice = Math.max(maxDevice, dev);
+    if ('devices' in d) for (const dev of d.devices ?? []) maxDevice = Math.max(maxDevice, dev);
   });
   if (errors.length > 0) return { ok: false, errors };
   const design: Design = {
