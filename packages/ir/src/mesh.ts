@@ -225,6 +225,13 @@ export function meshLabel(mesh: GroupMesh, rank: number): string {
   return mesh.axes.map((a, k) => `${a} ${coords[k]}`).join(' · ');
 }
 
+/** Every member of a mesh at once, e.g. `dp 0–63 · tp 0–7`: the label of a group lowered once. */
+export function meshRangeLabel(mesh: GroupMesh): string {
+  return mesh.axes
+    .map((a, k) => (mesh.shape[k] === 1 ? `${a} 0` : `${a} 0–${mesh.shape[k]! - 1}`))
+    .join(' · ');
+}
+
 /** Whether two meshes have the same axes and sizes (member r of one then faces member r of the other). */
 export function sameMesh(a: GroupMesh | null | undefined, b: GroupMesh | null | undefined): boolean {
   if (!a || !b) return !a && !b;

@@ -71,8 +71,9 @@ function computeOnGroup(dag: Dag, t: NodeTable, group: number): number[] {
 
 export const replicatePass: Pass = {
   name: 'replicate',
-  // The shard directives too: expert blocks are left out of data parallelism.
-  reads: ['replicate', 'shard'],
+  // The shard directives too: expert blocks are left out of data parallelism; and shard_tensor's,
+  // which divide a block's parameters among the members of a tensor-parallel sub-group.
+  reads: ['replicate', 'shard', 'shard_tensor'],
   run(dag, ctx) {
     const reps = directivesOf(ctx.program, 'replicate');
     if (reps.length === 0) return dag;
@@ -96,6 +97,14 @@ export const replicatePass: Pass = {
       for (const r of regionsOf(dag, index, d, path, devices))
         for (const b of r.blocks) sharded.set(`${r.group}:${b}`, r.mask ?? fullMask(r.group));
     const subgroups = new Map(dag.subgroups ?? []);
+    // shard_tensor runs after this pass: over another axis of a mesh, each member will hold 1/n
+    // of the block, and its gradients and parameters move in those shares.
+    const tpShare = new Map<string, number>();
+    for (const { d, path } of directivesOf(ctx.program, 'shard_tensor'))
+      for (const r of regionsOf(dag, index, d, path, devices))
+        if (r.mask !== null) for (const b of r.blocks) tpShare.set(`${r.group}:${b}`, r.degree);
+    const paramBytesOn = (group: number, b: number) =>
+      dag.blocks[b]!.paramBytes / (tpShare.get(`${group}:${b}`) ?? 1);
     const updOf = new Map<number, number>();
     for (let i = 0; i < t.length; i++) if (t.op[i] === OP_UPD) updOf.set(t.group[i]!, i);
     const covered = new Map<string, string>();
@@ -184,7 +193,7 @@ export const replicatePass: Pass = {
       const buckets: number[][] = [];
       let fill = 0;
       for (const b of [...blocks].reverse()) {
-        const bytes = dag.blocks[b]!.paramBytes;
+        const bytes = paramBytesOn(group, b);
         const last = buckets[buckets.length - 1];
         if (d.bucket_size !== undefined && last && fill + bytes <= d.bucket_size) {
           last.push(b);
@@ -200,7 +209,7 @@ export const replicatePass: Pass = {
         return v;
       };
       buckets.forEach((bucket, k) => {
-        const bytes = bucket.reduce((s, b) => s + dag.blocks[b]!.paramBytes, 0);
+        const bytes = bucket.reduce((s, b) => s + paramBytesOn(group, b), 0);
         const ops = bucket.flatMap((b) => grads.get(b) ?? []);
         if (ops.length === 0) return;
         const after: number[] = [];
@@ -239,7 +248,10 @@ export const replicatePass: Pass = {
           edges.push(upd, ag);
         }
       });
-      if (zero === 3) gatherBeforeUse(dag, t, edges, inc, users, add, gatherStream, n, gatheredBytes);
+      if (zero === 3)
+        gatherBeforeUse(dag, t, edges, inc, users, add, gatherStream, n, gatheredBytes, (b) =>
+          paramBytesOn(group, b),
+        );
     }
     const out = rows.table(gatheredBytes.size > 0 ? ['alloc', 'free'] : []);
     for (const [i, g] of gatheredBytes) {
@@ -272,6 +284,7 @@ function gatherBeforeUse(
   stream: string,
   n: number,
   gatheredBytes: Map<number, number>,
+  paramBytes: (block: number) => number,
 ): void {
   const e = dag.edges;
   const sameFamilyInputs = (i: number): number[] => {
@@ -287,7 +300,7 @@ function gatherBeforeUse(
     return out;
   };
   for (const i of users) {
-    const full = dag.blocks[t.block[i]!]!.paramBytes;
+    const full = paramBytes(t.block[i]!);
     const v = add('ALL_GATHER', `ALL_GATHER.${nodeIdOf(dag, i)}`, t.block[i]!, i, stream, full);
     // Prefetch: wait for what the previous op of the chain waits for, else for this op's own inputs.
     const preds = sameFamilyInputs(i);

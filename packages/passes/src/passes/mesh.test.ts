@@ -1,0 +1,102 @@
+import type { Directive } from '@stagecraft/ir';
+import { describe, expect, it } from 'vitest';
+import { compiled, errorsOf, moeDesign } from '../../test/parallelDesigns.ts';
+
+const mesh = (start = 0) => ({ axes: ['dp', 'tp'], shape: [2, 2], start });
+const onMeshes = (...directives: Directive[]) =>
+  moeDesign(
+    [
+      { op: 'split', filter: {}, dim_name: 'MB', num_microbatches: 2 },
+      { op: 'place', filter: { PP: 0 }, mesh: mesh() },
+      { op: 'place', filter: { PP: 1 }, mesh: mesh(4) },
+      ...directives,
+    ],
+    { cluster: { kind: 'ideal', devices: 8 } },
+  );
+
+describe('device meshes', () => {
+  it('a mesh group lists its members row-major over the mesh, strides included', () => {
+    const r = compiled(
+      moeDesign(
+        [{ op: 'place', filter: {}, mesh: { axes: ['dp', 'tp'], shape: [2, 2], start: 1, strides: [4, 1] } }],
+        { cluster: { kind: 'ideal', devices: 8 } },
+      ),
+    );
+    expect(r.plan.groups).toEqual([[1, 2, 5, 6]]);
+    expect(r.plan.meshes).toEqual([{ axes: ['dp', 'tp'], shape: [2, 2] }]);
+  });
+
+  it('a design without meshes still compiles to a stagecraft/plan@2 without meshes', () => {
+    const r = compiled(moeDesign([{ op: 'place', filter: {}, devices: [0, 1] }]));
+    expect(r.plan.format).toBe('stagecraft/plan@2');
+    expect('meshes' in r.plan).toBe(false);
+  });
+
+  it('ZeRO shards over the data-parallel sub-group, not the whole mesh', () => {
+    const r = compiled(onMeshes({ op: 'replicate', filter: {}, axis: 'dp', shard_optimizer: true }));
+    const dp = r.plan.devices[0]!.memory!.optimizer;
+    const whole = compiled(
+      onMeshes({ op: 'replicate', filter: {}, axis: ['dp', 'tp'], shard_optimizer: true }),
+    ).plan.devices[0]!.memory!.optimizer;
+    expect(dp).toBe(2 * whole);
+    expect(r.plan.batch?.replicas).toBe(2);
+  });
+
+  it('refuses an axis over ops that are not on a mesh, naming the ops and the fix', () => {
+    expect(
+      errorsOf(
+        moeDesign([
+          { op: 'place', filter: {}, devices: [0, 1] },
+          { op: 'replicate', filter: {}, axis: 'dp' },
+        ]),
+      ),
+    ).toEqual([
+      'directives[1].axis: the filter matches F.b0 on devices [0, 1], which are not a mesh; place them with "mesh" and axes "dp", or give "devices"',
+    ]);
+  });
+
+  it('refuses an axis the mesh does not have, naming the mesh', () => {
+    expect(errorsOf(onMeshes({ op: 'shard_tensor', filter: { TP: '*' }, axis: 'ep' }))).toEqual([
+      'directives[3].axis: the filter matches F.b0.mb0 on devices [0, 1, 2, 3], mesh dp2×tp2, which has no axis "ep"',
+    ]);
+  });
+
+  it('refuses tensor and data parallelism of one block over the same axis', () => {
+    expect(
+      errorsOf(
+        onMeshes(
+          { op: 'replicate', filter: {}, axis: ['dp', 'tp'] },
+          { op: 'shard_tensor', filter: { TP: '*' }, axis: 'tp' },
+        ),
+      )[0],
+    ).toMatch(
+      /^directives\[4\]\.filter: block 0 \(attn 0\) .* cannot cover the same region of one group over the same mesh axis$/,
+    );
+  });
+
+  it('refuses activations moving between groups on different meshes', () => {
+    const d = moeDesign(
+      [
+        { op: 'place', filter: { PP: 0 }, mesh: { axes: ['dp', 'tp'], shape: [2, 2] } },
+        { op: 'place', filter: { PP: 1 }, mesh: { axes: ['dp', 'tp'], shape: [1, 4], start: 4 } },
+      ],
+      { cluster: { kind: 'ideal', devices: 8 } },
+    );
+    expect(errorsOf(d)).toEqual([
+      'directives: F.b1 on mesh dp2×tp2 feeds F.b2 on mesh dp1×tp4: data moves between groups member by member, so both need the same mesh (axes and sizes)',
+    ]);
+  });
+
+  it('refuses the same devices placed once as a mesh and once without', () => {
+    const d = moeDesign(
+      [
+        { op: 'place', filter: { PP: 0 }, mesh: { axes: ['dp'], shape: [2] } },
+        { op: 'place', filter: { PP: 1 }, devices: [0, 1] },
+      ],
+      { cluster: { kind: 'ideal', devices: 4 } },
+    );
+    expect(errorsOf(d)).toEqual([
+      'directives[1].devices: devices [0, 1] are the group of directives[0].mesh laid out as mesh dp2; place on the same devices every time',
+    ]);
+  });
+});
