@@ -246,6 +246,18 @@ const ROWS: Row[] = [
     whenOff:
       "its EP64 spans 8 nodes where the example's EP128 spans 16, and the NVLink fan-out of node-limited routing is not charged",
   },
+  {
+    claim: 'DeepSeek-V3 compute : all-to-all (EP64 over 8 nodes, mesh)',
+    source:
+      'DeepSeek-V3 Technical Report §3.2.1: cross-node expert parallelism gives a computation-to-communication ratio of about 1:1',
+    configuration:
+      'deepseek-v3-pp16-dp2-ep64-dualpipe, GPU 1024 (rank 8: stages 8 and 7, MoE layers only): as the row above, with EP64 spanning 8 nodes as in the report',
+    kind: 'value',
+    predicted: () => computeToAllToAll('deepseek-v3-pp16-dp2-ep64-dualpipe', 1024),
+    published: 1,
+    format: ratio,
+    whenOff: 'the NVLink fan-out of node-limited routing is not charged',
+  },
 ];
 
 const header = ['claim', 'predicted', 'published', 'gap', 'target met', 'configuration', 'source'];

@@ -198,11 +198,18 @@ export function subgroupOf(mesh: GroupMesh, mask: number, rank: number): { index
 
 /** Every sub-group over the masked axes, by index: their members' ranks. */
 export function subgroupsOf(mesh: GroupMesh, mask: number): number[][] {
+  // The sub-group of rank 0 is every sub-group's pattern, shifted by the first member's offset:
+  // one per combination of the coordinates off the mask, found from rank 0's without search.
+  const base = subgroupOf(mesh, mask, 0).ranks;
   const size = mesh.shape.reduce((a, b) => a * b, 1);
   const out: number[][] = [];
+  const seen = new Uint8Array(size);
   for (let r = 0; r < size; r++) {
-    const sub = subgroupOf(mesh, mask, r);
-    if (out[sub.index] === undefined) out[sub.index] = sub.ranks;
+    if (seen[r]) continue;
+    // r is the first member of its sub-group (row-major, so its masked coordinates are all 0).
+    const ranks = base.map((b) => b + r);
+    for (const x of ranks) seen[x] = 1;
+    out[subgroupOf(mesh, mask, r).index] = ranks;
   }
   return out;
 }

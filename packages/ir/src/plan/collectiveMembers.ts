@@ -19,7 +19,10 @@ export interface Members {
 }
 
 export class CollectiveMembers {
-  private readonly cache = new Map<string, Members>();
+  /** By group, mask and rank (every compile of a large mesh asks for the same few thousand times). */
+  private readonly byRank = new Map<number, Members>();
+  /** By group, mask and sub-group: one array per sub-group, shared by its members. */
+  private readonly bySub = new Map<number, Members>();
 
   constructor(
     private readonly dag: Dag,
@@ -37,9 +40,13 @@ export class CollectiveMembers {
     const mesh = this.dag.meshes?.[g];
     if (mask === undefined || !mesh)
       return { devices: collectiveDevices(this.dag, this.t, i), index: -1, label: '' };
+    // Masks have at most 8 bits (8 axes) and ranks stay below 2^24: the key is exact.
+    const key = (g * 256 + mask) * 2 ** 24 + rank;
+    const hit = this.byRank.get(key);
+    if (hit) return hit;
     const sub = subgroupOf(mesh, mask, rank);
-    const key = `${g}:${mask}:${sub.index}`;
-    let m = this.cache.get(key);
+    const subKey = (g * 256 + mask) * 2 ** 24 + sub.index;
+    let m = this.bySub.get(subKey);
     if (!m) {
       const group = this.dag.groups[g]!;
       m = {
@@ -47,8 +54,9 @@ export class CollectiveMembers {
         index: sub.index,
         label: subgroupLabel(mesh, mask, rank),
       };
-      this.cache.set(key, m);
+      this.bySub.set(subKey, m);
     }
+    this.byRank.set(key, m);
     return m;
   }
 }

@@ -57,10 +57,10 @@ export function compactGroups(dag: Dag, cluster: Cluster, instructionsPerGroup: 
  */
 function subgroupsSymmetric(dag: Dag, t: NodeTable, perNode: number): boolean {
   if (!dag.subgroups || !dag.meshes) return true;
-  const seen = new Set<string>();
+  const seen = new Set<number>();
   for (const [i, mask] of dag.subgroups) {
     const g = t.group[i]!;
-    const key = `${g}:${mask}`;
+    const key = g * 256 + mask;
     if (seen.has(key)) continue;
     seen.add(key);
     const mesh = dag.meshes[g];

@@ -93,18 +93,22 @@ export const replicatePass: Pass = {
       return mesh ? (1 << mesh.axes.length) - 1 : 1;
     };
     const sharded = new Map<string, number>();
+    // shard and shard_tensor run after this pass: each member will hold 1/n of a block they divide
+    // (its experts, its tensor slice), and its gradients and parameters move in those shares.
+    const share = new Map<string, number>();
     for (const { d, path } of directivesOf(ctx.program, 'shard'))
       for (const r of regionsOf(dag, index, d, path, devices))
-        for (const b of r.blocks) sharded.set(`${r.group}:${b}`, r.mask ?? fullMask(r.group));
+        for (const b of r.blocks) {
+          sharded.set(`${r.group}:${b}`, r.mask ?? fullMask(r.group));
+          share.set(`${r.group}:${b}`, r.degree);
+        }
     const subgroups = new Map(dag.subgroups ?? []);
-    // shard_tensor runs after this pass: over another axis of a mesh, each member will hold 1/n
-    // of the block, and its gradients and parameters move in those shares.
-    const tpShare = new Map<string, number>();
     for (const { d, path } of directivesOf(ctx.program, 'shard_tensor'))
       for (const r of regionsOf(dag, index, d, path, devices))
-        if (r.mask !== null) for (const b of r.blocks) tpShare.set(`${r.group}:${b}`, r.degree);
+        for (const b of r.blocks)
+          share.set(`${r.group}:${b}`, (share.get(`${r.group}:${b}`) ?? 1) * r.degree);
     const paramBytesOn = (group: number, b: number) =>
-      dag.blocks[b]!.paramBytes / (tpShare.get(`${group}:${b}`) ?? 1);
+      dag.blocks[b]!.paramBytes / (share.get(`${group}:${b}`) ?? 1);
     const updOf = new Map<number, number>();
     for (let i = 0; i < t.length; i++) if (t.op[i] === OP_UPD) updOf.set(t.group[i]!, i);
     const covered = new Map<string, string>();
