@@ -1,5 +1,6 @@
-import type { Directive } from '@stagecraft/ir';
+import { type Directive, parseDesign } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
+import { nodeFs, repositoryRoot } from '../../../../test/repoFiles.ts';
 import { compiled, errorsOf, moeDesign } from '../../test/parallelDesigns.ts';
 
 const mesh = (start = 0) => ({ axes: ['dp', 'tp'], shape: [2, 2], start });
@@ -98,5 +99,20 @@ describe('device meshes', () => {
     expect(errorsOf(d)).toEqual([
       'directives[1].devices: devices [0, 1] are the group of directives[0].mesh laid out as mesh dp2; place on the same devices every time',
     ]);
+  });
+});
+
+describe('designs written before meshes', () => {
+  it('an @1 or @2 design compiles, through the migration, to the plan@2 it compiled to before', async () => {
+    const fs = await nodeFs();
+    const root = await repositoryRoot();
+    // A plan committed before design format @3 existed (runtime/tests/make_plans.sh), and its design.
+    const before = JSON.parse(fs.readFileSync(`${root}/runtime/tests/plans/1f1b-p4-m8.json`, 'utf8'));
+    const doc = JSON.parse(fs.readFileSync(`${root}/runtime/tests/designs/1f1b-p4-m8.json`, 'utf8'));
+    for (const format of ['stagecraft/design@1', 'stagecraft/design@2', 'stagecraft/design@3']) {
+      const parsed = parseDesign({ ...doc, format });
+      if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+      expect(JSON.parse(JSON.stringify(compiled(parsed.design).plan))).toEqual(before);
+    }
   });
 });
