@@ -15,8 +15,8 @@ import {
   OP_BW,
   OP_F,
   OP_UPD,
-  subgroupSize,
   tableOf,
+  tensorParallelDegree,
 } from '@stagecraft/ir';
 
 export const OPTIMIZER_BYTES_PER_WEIGHT_BYTE = 6;
@@ -65,10 +65,7 @@ export function computeCensus(
 ): { held: number[][]; tokens?: number; flops?: number } {
   // Members of a group that share their tokens: the whole group, or a sub-group along mesh axes.
   const tp = new Map<number, number>();
-  for (const r of dag.tensorParallel ?? []) {
-    const mesh = dag.meshes?.[r.group];
-    tp.set(r.group, r.mask === undefined || !mesh ? dag.groups[r.group]!.length : subgroupSize(mesh, r.mask));
-  }
+  for (const r of dag.tensorParallel ?? []) tp.set(r.group, tensorParallelDegree(dag, r));
   const B = dag.blocks.length;
   const held: number[][] = dag.groups.map(() => []);
   const mark = new Uint8Array(dag.groups.length * B);
