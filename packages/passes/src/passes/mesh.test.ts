@@ -43,6 +43,14 @@ describe('device meshes', () => {
     expect(r.plan.batch?.replicas).toBe(2);
   });
 
+  it('a directive that names a mesh group’s devices runs over the whole group, as over a flat one', () => {
+    const r = compiled(onMeshes({ op: 'replicate', filter: { PP: 0 }, devices: [3, 2, 1, 0] }));
+    const grads = r.plan.devices[1]!.streams.flatMap((s) => s.instructions).find(
+      (i) => i.op === 'ALL_REDUCE',
+    );
+    expect(grads).toMatchObject({ devices: [0, 1, 2, 3], collective: grads?.id });
+  });
+
   it('refuses an axis over ops that are not on a mesh, naming the ops and the fix', () => {
     expect(
       errorsOf(

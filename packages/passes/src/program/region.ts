@@ -122,10 +122,8 @@ export function regionOf(
   const sorted = [...d.devices].sort((a, b) => a - b);
   const key = sorted.join(',');
   // A mesh group lists its members in mesh order: compare sets.
-  const group = dag.groups.findIndex((g) =>
-    dag.meshes?.[dag.groups.indexOf(g)]
-      ? [...g].sort((a, b) => a - b).join(',') === key
-      : g.join(',') === key,
+  const group = dag.groups.findIndex((g, gi) =>
+    dag.meshes?.[gi] ? [...g].sort((a, b) => a - b).join(',') === key : g.join(',') === key,
   );
   if (group < 0) {
     const other = dag.groups.find((g) => g.some((x) => sorted.includes(x)));
