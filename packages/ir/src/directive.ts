@@ -14,16 +14,16 @@ const enabled = z.boolean().optional();
  */
 const axis = z.union([z.string().min(1).max(32), z.array(z.string().min(1).max(32)).min(1).max(8)]);
 
-/** A directive that runs over devices names them (`devices`) or names mesh axes (`axis`), one of the two. */
+/**
+ * A directive that runs over devices names them (`devices`), or mesh axes (`axis`) of every mesh
+ * group its ops are on, or both: the axes of that one group.
+ */
 function devicesOrAxis(d: { devices?: unknown; axis?: unknown }, ctx: z.RefinementCtx): void {
-  if ((d.devices === undefined) === (d.axis === undefined))
+  if (d.devices === undefined && d.axis === undefined)
     ctx.addIssue({
       code: 'custom',
-      path: d.devices === undefined ? ['devices'] : ['axis'],
-      message:
-        d.devices === undefined
-          ? 'required: the device group ("devices") or the mesh axes ("axis") it runs over'
-          : 'give "devices" or "axis", not both',
+      path: ['devices'],
+      message: 'required: the device group ("devices") or the mesh axes ("axis") it runs over',
     });
 }
 

@@ -46,8 +46,8 @@ export interface Region {
 type RegionDirective = { op: string; filter: Filter; devices?: readonly number[]; axis?: string | string[] };
 
 /**
- * The regions of a directive: with `devices`, the one on that group; with `axis`, one per group
- * the matched ops are placed on, each of which must be a mesh with those axes.
+ * The regions of a directive: with `devices`, the one on that group (over `axis` too if given);
+ * with `axis` alone, one per group the matched ops are placed on, each a mesh with those axes.
  */
 export function regionsOf(
   dag: Dag,
@@ -56,9 +56,26 @@ export function regionsOf(
   path: readonly PathSegment[],
   clusterDevices: number,
 ): Region[] {
-  if (d.devices !== undefined)
-    return [regionOf(dag, index, { ...d, devices: d.devices }, path, clusterDevices)];
   const names = typeof d.axis === 'string' ? [d.axis] : (d.axis ?? []);
+  if (d.devices !== undefined) {
+    const r = regionOf(dag, index, { ...d, devices: d.devices }, path, clusterDevices);
+    if (d.axis === undefined) return [r];
+    // A group and axes of its mesh: that group's sub-groups only.
+    const mesh = dag.meshes?.[r.group];
+    if (!mesh)
+      throw new CompileError({
+        path: formatPath([...path, 'axis']),
+        message: `devices [${dag.groups[r.group]!.join(', ')}] are not a mesh; place them with "mesh" and axes ${names.map((n) => `"${n}"`).join(', ')}`,
+      });
+    const { mask, unknown } = axisMask(mesh, names);
+    if (unknown.length > 0)
+      throw new CompileError({
+        path: formatPath([...path, 'axis']),
+        message: `mesh ${meshName(mesh)} on devices [${dag.groups[r.group]!.join(', ')}] has no axis ${unknown.map((n) => `"${n}"`).join(', ')}`,
+      });
+    const whole = mask === (1 << mesh.axes.length) - 1;
+    return [{ ...r, mask: whole ? null : mask, degree: subgroupSize(mesh, mask) }];
+  }
   const matched = index.match(d.filter, [...path, 'filter']);
   if (matched.length === 0)
     throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
