@@ -15,7 +15,7 @@ function load(file: string) {
 }
 
 describe('examples', () => {
-  test.each(files)('%s is a valid stagecraft/design@1 document with a description', (file) => {
+  test.each(files)('%s is a valid Stagecraft design with a description', (file) => {
     const design = load(file);
     expect(design.description?.length).toBeGreaterThan(20);
   });

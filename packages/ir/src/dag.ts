@@ -9,6 +9,7 @@ import type { DagRows } from './dagTable.ts';
 import type { PassName } from './filter.ts';
 import type { BlockKernels } from './kernels.ts';
 import { lengthened, newColumn, shortened } from './memory/columns.ts';
+import type { GroupMesh } from './mesh.ts';
 
 export type ComputeOp = 'F' | 'B' | 'BI' | 'BW' | 'RECOMPUTE' | 'UPD';
 export type P2POp = 'SEND' | 'RECV';
@@ -53,6 +54,10 @@ export interface DataParallelRegion {
   readonly blocks: readonly number[];
   readonly zero: 0 | 1 | 2 | 3;
   readonly directive: number;
+  /** Members one gradient is reduced over (ZeRO shards over them): the group's size unless over mesh axes. */
+  readonly degree?: number;
+  /** The mesh axes it runs over (bit mask, mesh.ts); absent for the whole group. */
+  readonly mask?: number;
 }
 
 /** A dimension created by `split` (Piper's microbatching); nodes carry an index per dimension. */
@@ -159,8 +164,23 @@ export interface Dag {
   readonly streams: readonly StreamSpec[];
   /** Set by `replicate`: which blocks each group holds data-parallel, at which ZeRO stage. */
   readonly dataParallel?: readonly DataParallelRegion[];
-  /** Set by `shard_tensor`: groups whose members split blocks (they all see the same tokens). */
-  readonly tensorParallel?: readonly { readonly group: number; readonly blocks: readonly number[] }[];
+  /**
+   * Set by `shard_tensor`: groups whose members split blocks (they all see the same tokens); over
+   * mesh axes, `mask` names them and each sub-group along them splits the blocks.
+   */
+  readonly tensorParallel?: readonly {
+    readonly group: number;
+    readonly blocks: readonly number[];
+    readonly mask?: number;
+  }[];
+  /** Per group, its mesh (design format @3), null for a flat group; absent when no group has one. */
+  readonly meshes?: readonly (GroupMesh | null)[];
+  /**
+   * Collectives over mesh axes of their group: node → bit mask of the axes (mesh.ts). Each member
+   * issues the node over its own sub-group along those axes; a node not here runs over its group.
+   * Keyed by node index, which no pass changes once collectives exist (passes only append).
+   */
+  readonly subgroups?: ReadonlyMap<number, number>;
   /**
    * Collectives across groups: each entry is one collective's nodes, one per group it spans (a
    * node lives on one group's stream), issued by all of them as one (the first node names it).

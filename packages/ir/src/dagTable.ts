@@ -80,6 +80,8 @@ export function dagOf(parts: DagParts, table: NodeTable, parent?: Dag): Dag {
   if (parts.dataParallel !== undefined) mutable.dataParallel = parts.dataParallel;
   if (parts.tensorParallel !== undefined) mutable.tensorParallel = parts.tensorParallel;
   if (parts.jointCollectives !== undefined) mutable.jointCollectives = parts.jointCollectives;
+  if (parts.meshes !== undefined) mutable.meshes = parts.meshes;
+  if (parts.subgroups !== undefined) mutable.subgroups = parts.subgroups;
   const rows: DagRows = { table, parent, ids: undefined };
   Object.defineProperty(dag, 'rows', { value: rows });
   return dag;
@@ -110,6 +112,8 @@ export function partsOf(dag: Dag): DagParts {
   if (dag.dataParallel !== undefined) parts.dataParallel = dag.dataParallel;
   if (dag.tensorParallel !== undefined) parts.tensorParallel = dag.tensorParallel;
   if (dag.jointCollectives !== undefined) parts.jointCollectives = dag.jointCollectives;
+  if (dag.meshes !== undefined) parts.meshes = dag.meshes;
+  if (dag.subgroups !== undefined) parts.subgroups = dag.subgroups;
   return parts;
 }
 

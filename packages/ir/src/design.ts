@@ -7,18 +7,19 @@ import { type Model, syntheticBlocksSchema, syntheticStagesSchema, transformerSc
 import { fromZod } from './zodIssues.ts';
 
 /**
- * The format this version writes. Every design it writes says @2, whether or not it uses what @2
- * added (a schedule's `edits`): one format per version, as tldraw stamps its schema, so a file
+ * The format this version writes. Every design it writes says @3, whether or not it uses what @3
+ * added (meshes: a place's `mesh`, a schedule group given as a mesh, the `axis` of replicate /
+ * shard / shard_tensor) or @2 did (a schedule's `edits`): one format per version, as tldraw stamps its schema, so a file
  * says which reader it needs without anyone working out what it holds. Older files still load:
  * they are migrated on read (`migrations`).
  */
-export const DESIGN_FORMAT = 'stagecraft/design@2';
-export const DESIGN_VERSION = 2;
+export const DESIGN_FORMAT = 'stagecraft/design@3';
+export const DESIGN_VERSION = 3;
 /**
  * The formats a design in memory may say: one parsed is always DESIGN_FORMAT, but one built in
- * code may still say @1, which is an @2 design without edits.
+ * code may still say @1 or @2, which are @3 designs without edits or without meshes.
  */
-export type DesignFormat = 'stagecraft/design@1' | typeof DESIGN_FORMAT;
+export type DesignFormat = 'stagecraft/design@1' | 'stagecraft/design@2' | typeof DESIGN_FORMAT;
 /** The name of a design that has none and no file to take one from (a request body). */
 export const UNTITLED_DESIGN = 'untitled';
 
@@ -58,6 +59,29 @@ const migrations: Record<number, (doc: Record<string, unknown>) => Migrated> = {
         });
     });
     return errors.length > 0 ? { errors } : { doc: { ...doc, format: 'stagecraft/design@2' } };
+  },
+  // @3 added meshes (a place's `mesh`, a schedule group written as a mesh, the `axis` of replicate,
+  // shard and shard_tensor) and changed nothing else: an @2 design is an @3 one as it is. One that
+  // uses them anyway was not written by an @2 reader, which would refuse them.
+  2: (doc) => {
+    const directives = Array.isArray(doc.directives) ? doc.directives : [];
+    const errors: Issue[] = [];
+    const needs = (path: PathSegment[], what: string) =>
+      errors.push({
+        path: formatPath(path),
+        message: `${what} needs format "stagecraft/design@3" (this design says @${doc.format === 'stagecraft/design@1' ? 1 : 2})`,
+      });
+    directives.forEach((d, i) => {
+      if (!isRecord(d)) return;
+      if (d.op === 'place' && 'mesh' in d) needs(['directives', i, 'mesh'], 'a mesh');
+      if ((d.op === 'replicate' || d.op === 'shard' || d.op === 'shard_tensor') && 'axis' in d)
+        needs(['directives', i, 'axis'], 'a mesh axis');
+      if (d.op === 'schedule' && Array.isArray(d.groups))
+        d.groups.forEach((g, k) => {
+          if (isRecord(g)) needs(['directives', i, 'groups', k], 'a mesh');
+        });
+    });
+    return errors.length > 0 ? { errors } : { doc: { ...doc, format: DESIGN_FORMAT } };
   },
 };
 

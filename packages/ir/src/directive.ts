@@ -1,11 +1,31 @@
 import { z } from 'zod';
 import { filterSchema } from './filter.ts';
+import { meshSchema } from './mesh.ts';
 import { scheduleEditSchema } from './scheduleEdit.ts';
 
 const devices = z.array(z.number().int().min(0)).min(1, 'a device group needs at least one device');
 const streamName = z.string().min(1).max(64);
 /** Every directive can be switched off in the editor without deleting it. */
 const enabled = z.boolean().optional();
+/**
+ * The mesh axes a replicate / shard / shard_tensor runs over (design format @3): one name or
+ * several. Its collectives then run over the sub-groups along those axes of every group the
+ * matched ops are placed on, instead of over one listed group.
+ */
+const axis = z.union([z.string().min(1).max(32), z.array(z.string().min(1).max(32)).min(1).max(8)]);
+
+/**
+ * A directive that runs over devices names them (`devices`), or mesh axes (`axis`) of every mesh
+ * group its ops are on, or both: the axes of that one group.
+ */
+function devicesOrAxis(d: { devices?: unknown; axis?: unknown }, ctx: z.RefinementCtx): void {
+  if (d.devices === undefined && d.axis === undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['devices'],
+      message: 'required: the device group ("devices") or the mesh axes ("axis") it runs over',
+    });
+}
 
 /** Named schedules the `schedule` macro expands into place + split + order. */
 export const SCHEDULE_BUILDERS = [
@@ -25,19 +45,34 @@ export type ScheduleBuilderName = (typeof SCHEDULE_BUILDERS)[number];
 
 // --- Piper's six -----------------------------------------------------------------------------
 
-export const placeSchema = z.strictObject({
-  op: z.literal('place'),
-  filter: filterSchema,
-  devices,
-  stream: streamName.optional(),
-  enabled,
-});
+export const placeSchema = z
+  .strictObject({
+    op: z.literal('place'),
+    filter: filterSchema,
+    devices: devices.optional(),
+    /** Design format @3: the group as a mesh with named axes (mesh.ts), instead of `devices`. */
+    mesh: meshSchema.optional(),
+    stream: streamName.optional(),
+    enabled,
+  })
+  .superRefine((d, ctx) => {
+    if ((d.devices === undefined) === (d.mesh === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: d.devices === undefined ? ['devices'] : ['mesh'],
+        message:
+          d.devices === undefined
+            ? 'required: the devices ("devices") or the mesh ("mesh") to place on'
+            : 'give "devices" or "mesh", not both',
+      });
+  });
 
 export const replicateSchema = z
   .strictObject({
     op: z.literal('replicate'),
     filter: filterSchema,
-    devices,
+    devices: devices.optional(),
+    axis: axis.optional(),
     reduce_stream: streamName.optional(),
     gather_stream: streamName.optional(),
     bucket_size: z.number().int().min(1).optional(),
@@ -48,6 +83,7 @@ export const replicateSchema = z
     enabled,
   })
   .superRefine((d, ctx) => {
+    devicesOrAxis(d, ctx);
     // ZeRO stages nest: sharded parameters imply sharded gradients, which imply sharded optimizer states.
     if (d.shard_params === true && d.shard_grads === false)
       ctx.addIssue({
@@ -64,33 +100,39 @@ export const replicateSchema = z
       });
   });
 
-export const shardSchema = z.strictObject({
-  op: z.literal('shard'),
-  filter: filterSchema,
-  devices,
-  stream: streamName.optional(),
-  /**
-   * Stagecraft's own: element type of what enters the experts (the forward dispatch and the
-   * gradient sent back into them); the combine and the gradient leaving them stay in the model's
-   * dtype (DeepSeek-V3: FP8 dispatch, BF16 combine). Default: the model's dtype.
-   */
-  dispatch_dtype: z.enum(['bf16', 'fp16', 'fp32', 'fp8']).optional(),
-  /**
-   * Stagecraft's own: node-limited routing. Each token reaches at most this many nodes and is sent
-   * once per node (de-duplicated, fanned out to that node's experts over NVLink). Default: none,
-   * one copy per routed expert.
-   */
-  nodes_per_token: z.number().int().min(1).optional(),
-  enabled,
-});
+export const shardSchema = z
+  .strictObject({
+    op: z.literal('shard'),
+    filter: filterSchema,
+    devices: devices.optional(),
+    axis: axis.optional(),
+    stream: streamName.optional(),
+    /**
+     * Stagecraft's own: element type of what enters the experts (the forward dispatch and the
+     * gradient sent back into them); the combine and the gradient leaving them stay in the model's
+     * dtype (DeepSeek-V3: FP8 dispatch, BF16 combine). Default: the model's dtype.
+     */
+    dispatch_dtype: z.enum(['bf16', 'fp16', 'fp32', 'fp8']).optional(),
+    /**
+     * Stagecraft's own: node-limited routing. Each token reaches at most this many nodes and is sent
+     * once per node (de-duplicated, fanned out to that node's experts over NVLink). Default: none,
+     * one copy per routed expert.
+     */
+    nodes_per_token: z.number().int().min(1).optional(),
+    enabled,
+  })
+  .superRefine(devicesOrAxis);
 
-export const shardTensorSchema = z.strictObject({
-  op: z.literal('shard_tensor'),
-  filter: filterSchema,
-  devices,
-  stream: streamName.optional(),
-  enabled,
-});
+export const shardTensorSchema = z
+  .strictObject({
+    op: z.literal('shard_tensor'),
+    filter: filterSchema,
+    devices: devices.optional(),
+    axis: axis.optional(),
+    stream: streamName.optional(),
+    enabled,
+  })
+  .superRefine(devicesOrAxis);
 
 export const splitSchema = z.strictObject({
   op: z.literal('split'),
@@ -121,8 +163,8 @@ export const scheduleSchema = z.strictObject({
   ranks: z.number().int().min(1).optional(),
   microbatches: z.number().int().min(1).max(1_000_000),
   chunks: z.number().int().min(1).optional(),
-  /** Device group of each rank; defaults to rank r on device r. */
-  groups: z.array(devices).optional(),
+  /** Device group of each rank; defaults to rank r on device r. A mesh (design format @3) puts the rank on it. */
+  groups: z.array(z.union([devices, meshSchema])).optional(),
   /** Stream the inserted SEND/RECV run on. */
   stream: streamName.optional(),
   /**

@@ -2,7 +2,7 @@
  * The closed loop in one call: compile the design, match the measured step to its plan, fit the
  * costs, write the calibrated design and replay it against the measurement.
  */
-import { type Dag, type Design, type Issue, issue, type Plan } from '@stagecraft/ir';
+import { type Dag, type Design, type Issue, issue, type Plan, tensorParallelDegree } from '@stagecraft/ir';
 import { runDesign, simulateRun } from '@stagecraft/workflow';
 import { type CalibrationOrigin, calibratedDesign } from './calibratedDesign.ts';
 import { type CostFits, fitCosts } from './fitCosts.ts';
@@ -139,7 +139,7 @@ export function calibrateFromTable(
 function shardsOf(dag: Dag): Map<number, number> {
   const tp = new Map<number, number>();
   for (const region of dag.tensorParallel ?? [])
-    for (const b of region.blocks) tp.set(b, dag.groups[region.group]?.length ?? 1);
+    for (const b of region.blocks) tp.set(b, tensorParallelDegree(dag, region));
   return tp;
 }
 

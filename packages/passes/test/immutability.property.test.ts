@@ -33,7 +33,8 @@ function deepCopy(v: unknown): unknown {
 
 /** Everything a DAG holds, its columns included, without making its node objects. */
 function contents(dag: Dag): unknown {
-  const { blocks, dims, groups, edges, overlaps, streams, dataParallel, tensorParallel } = dag;
+  const { blocks, dims, groups, edges, overlaps, streams, dataParallel, tensorParallel, meshes, subgroups } =
+    dag;
   return deepCopy({
     blocks,
     dims,
@@ -43,6 +44,8 @@ function contents(dag: Dag): unknown {
     streams,
     dataParallel,
     tensorParallel,
+    meshes,
+    subgroups,
     table: { ...tableOf(dag) },
   });
 }

@@ -10,7 +10,7 @@
  * or its own post, to its end) on a receive lane of its stream, a new lane whenever two overlap.
  */
 import type { Instruction, PathSegment, Plan } from '@stagecraft/ir';
-import { formatPath } from '@stagecraft/ir';
+import { formatPath, meshLabel, meshRangeLabel } from '@stagecraft/ir';
 import type { Simulation, TimelineEvent } from './types.ts';
 
 export interface TraceEvent {
@@ -74,12 +74,17 @@ export function chromeTrace(plan: Plan, sim: Simulation, options: TraceOptions =
     const r = d.replicas ?? [];
     const shown = r.length > 4 ? `${r.slice(0, 3).join(', ')}, …, ${r[r.length - 1]}` : r.join(', ');
     const replicas = r.length > 0 ? ` (and ${r.length} replica${r.length > 1 ? 's' : ''}: ${shown})` : '';
+    // Its mesh coordinates (`dp 1 · tp 3`); a group lowered once stands for all of them (`dp 0–63 · tp 0–7`).
+    const mesh = d.group >= 0 ? plan.meshes?.[d.group] : undefined;
+    const coords = mesh
+      ? ` · ${r.length > 0 ? meshRangeLabel(mesh) : meshLabel(mesh, plan.groups[d.group]!.indexOf(d.device))}`
+      : '';
     meta.push({
       name: 'process_name',
       ph: 'M',
       pid: d.device,
       tid: 0,
-      args: { name: `device ${d.device}${stages}${replicas}${idle}` },
+      args: { name: `device ${d.device}${stages}${coords}${replicas}${idle}` },
     });
     meta.push({ name: 'process_sort_index', ph: 'M', pid: d.device, tid: 0, args: { sort_index: d.device } });
     d.streams.forEach((s, i) => {

@@ -58,12 +58,13 @@ describe('plan export', () => {
       path: 'devices[1].streams[0].instructions[0].waits[0]',
       message: 'F.b1.mb0 waits for RECV.nowhere, which device 1 never runs',
     });
-    expect(loadPlan('{"format": "stagecraft/plan@3"}')).toEqual({
+    expect(loadPlan('{"format": "stagecraft/plan@4"}')).toEqual({
       ok: false,
       errors: [
         {
           path: 'format',
-          message: 'not a Stagecraft plan (expected "stagecraft/plan@1" or "stagecraft/plan@2")',
+          message:
+            'not a Stagecraft plan (expected "stagecraft/plan@1" or "stagecraft/plan@2" or "stagecraft/plan@3")',
         },
       ],
     });

@@ -32,7 +32,7 @@ export const IMPORT_OPTIONS = ['output', 'format', 'dialect', 'model'] as const;
 
 export const IMPORT_USAGE = `Usage: stagecraft import <file> --format torch-csv|piper [--dialect current|legacy] [--model <file>] [-o design.json]
 
-Reads a schedule written for another engine and writes a stagecraft/design@2 whose split, place
+Reads a schedule written for another engine and writes a stagecraft/design@3 whose split, place
 and order directives reproduce it, to see, simulate and edit it:
   torch-csv   torch.distributed.pipelining actions, one row per rank (compute_only or
               compute_comms; communication actions are dropped, the compiler inserts its own)

@@ -4,7 +4,7 @@
  * the user expanded that stage, which keeps a design with thousands of ops readable and fast.
  * Runs in the compile worker, off the main thread.
  */
-import { type Dag, type DagNode, EDGE_TEMPORAL, formatPath, nodeTags } from '@stagecraft/ir';
+import { type Dag, type DagNode, EDGE_TEMPORAL, formatPath, meshRangeLabel, nodeTags } from '@stagecraft/ir';
 import type { ExpandedDirective } from '@stagecraft/passes';
 import { deviceGroupLabel } from './deviceList.ts';
 
@@ -247,7 +247,8 @@ export function buildDagGraph(dag: Dag, options: GraphOptions = {}): DagGraph {
       const devs = group >= 0 ? dag.groups[group] : undefined;
       lane = {
         id: laneId,
-        label: devs ? deviceGroupLabel(devs) : 'unplaced',
+        // A mesh group folds its symmetric members into their coordinates: `devices 0–15 · dp 0–1 · tp 0–7`.
+        label: devs ? `${deviceGroupLabel(devs)}${meshOf(dag, group)}` : 'unplaced',
         y,
         height: 0,
         rows: [],
@@ -386,4 +387,10 @@ function nodeData(dag: Dag, members: number[], key: string, options: GraphOption
     if (mark) data.highlight = mark;
   }
   return data;
+}
+
+/** ` · dp 0–1 · tp 0–7` for a group placed on a mesh, '' otherwise. */
+function meshOf(dag: Dag, group: number): string {
+  const mesh = dag.meshes?.[group];
+  return mesh ? ` · ${meshRangeLabel(mesh)}` : '';
 }

@@ -1,9 +1,16 @@
 /** Directives in a line of words: the program list, and notices naming what an edit changed. */
-import type { Directive, Filter } from '@stagecraft/ir';
+import { type Directive, type Filter, type MeshSpec, meshDevices } from '@stagecraft/ir';
 
 export function filterText(f: Filter): string {
   const parts = Object.entries(f).map(([k, v]) => `${k}=${v}`);
   return parts.length ? parts.join(' ') : 'all';
+}
+
+/** A mesh in a few words: its axes and sizes, e.g. `dp×tp mesh 2×8 from 16`. */
+function meshText(m: MeshSpec): string {
+  const r = meshDevices(m);
+  if (!r.ok) return `${m.axes.join('×')} mesh`;
+  return `${m.axes.join('×')} mesh ${r.mesh.shape.join('×')} from ${Math.min(...r.devices)}`;
 }
 
 /** One line for the program list (without the op). */
@@ -14,10 +21,13 @@ export function directiveSummary(d: Directive): string {
     case 'split':
       return `${filterText(d.filter)} · ${d.dim_name}×${d.num_microbatches}`;
     case 'place':
+      return `${filterText(d.filter)} → ${d.mesh ? meshText(d.mesh) : `[${d.devices?.join(', ') ?? ''}]`}`;
     case 'replicate':
     case 'shard':
     case 'shard_tensor':
-      return `${filterText(d.filter)} → [${d.devices.join(', ')}]`;
+      return d.axis !== undefined
+        ? `${filterText(d.filter)} over ${[d.axis].flat().join(' × ')}`
+        : `${filterText(d.filter)} → [${d.devices?.join(', ') ?? ''}]`;
     case 'order':
       return `${d.filters.length} slots`;
     case 'stream':

@@ -4,6 +4,7 @@
  * idle spans of each device's compute, and the memory strip beneath. Pure, so the SVG and the
  * canvas renderers draw from the same numbers and tests can check them without a DOM.
  */
+import { meshLabel, meshRangeLabel } from '@stagecraft/ir';
 import type { Simulation, TimelineEvent } from '@stagecraft/sim';
 import type { TimelinePlan } from './timelinePlan.ts';
 
@@ -115,6 +116,7 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
   const timeline = sim.timeline ?? [];
   const streamsOf = new Map<number, string[]>();
   const stagesOf = new Map<number, readonly number[]>();
+  const meshOf = new Map<number, string>();
   const memberTags = new Map<string, Record<string, number | string>[]>();
   for (const d of plan.devices) {
     streamsOf.set(
@@ -122,6 +124,13 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
       d.streams.map((s) => s.stream),
     );
     stagesOf.set(d.device, d.stages);
+    // Its mesh coordinates; a group lowered once stands for every member (`dp 0–63 · tp 0–7`).
+    const mesh = d.group !== undefined && d.group >= 0 ? plan.meshes?.[d.group] : undefined;
+    if (mesh)
+      meshOf.set(
+        d.device,
+        ` · ${d.replicas?.length ? meshRangeLabel(mesh) : meshLabel(mesh, plan.groups?.[d.group!]?.indexOf(d.device) ?? 0)}`,
+      );
     for (const s of d.streams)
       for (const i of s.instructions)
         if (i.op === 'OVERLAP')
@@ -232,7 +241,7 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
     y += memoryHeight;
     bands.push({
       device,
-      label: `dev ${device}${stages && stages.length > 0 ? ` · PP ${stages.join(',')}` : ''}`,
+      label: `dev ${device}${stages && stages.length > 0 ? ` · PP ${stages.join(',')}` : ''}${meshOf.get(device) ?? ''}`,
       top,
       lanes: bandLanes,
       memoryTop,

@@ -3,15 +3,21 @@
  * the instructions it looks details up in. A Plan is one. So is an outline whose streams keep only
  * the instructions a first frame draws from, the plan's other instructions following later.
  */
-import type { Instruction } from '@stagecraft/ir';
+import type { GroupMesh, Instruction } from '@stagecraft/ir';
 import { transferPairs } from './planIndex.ts';
 
 export interface TimelinePlan {
   readonly devices: readonly {
     readonly device: number;
     readonly stages: readonly number[];
+    /** Its group and, for a group lowered once, the devices it stands for (mesh labels read them). */
+    readonly group?: number;
+    readonly replicas?: readonly number[];
     readonly streams: readonly { readonly stream: string; readonly instructions: readonly Instruction[] }[];
   }[];
+  /** The groups and, for a plan@3, their meshes: a band's label gives its mesh coordinates. */
+  readonly groups?: readonly (readonly number[])[];
+  readonly meshes?: readonly (GroupMesh | null)[];
   /** SEND id → RECV id of each transfer, for an outline that leaves the SENDs and RECVs out. */
   readonly transfers?: ReadonlyMap<string, string>;
 }
@@ -23,9 +29,11 @@ export interface TimelinePlan {
  */
 export function planOutline(plan: TimelinePlan): TimelinePlan {
   return {
+    ...(plan.meshes ? { groups: plan.groups, meshes: plan.meshes } : {}),
     devices: plan.devices.map((d) => ({
       device: d.device,
       stages: d.stages,
+      ...(plan.meshes ? { group: d.group, replicas: d.replicas } : {}),
       streams: d.streams.map((s) => ({
         stream: s.stream,
         instructions: s.instructions.filter((i) => i.op === 'OVERLAP'),

@@ -49,11 +49,21 @@ export function layoutFromColumns(
   return assembleLayout(u, refs, pairs, groups, c.rank, c);
 }
 
-/** A collective's facts from the columns: its key is its DAG node (the units of one node are one collective). */
+/**
+ * A collective's facts from the columns: its key is its DAG node (the units of one node are one
+ * collective), and its sub-group's index for a collective over mesh axes.
+ */
 function columnFacts(c: PlanColumns): CollectiveFacts {
   const { node, costs } = c;
+  const sub = c.subgroup;
   return {
-    key: (v) => node[v],
+    key:
+      sub === undefined || sub.size === 0
+        ? (v) => node[v]
+        : (v) => {
+            const k = sub.get(v);
+            return k === undefined ? node[v] : `${node[v]}/${k}`;
+          },
     devices: (v) => c.devices.get(v) ?? [],
     op: (v) => NODE_OPS[costs.op[node[v]!]!] as CollectiveInstruction['op'],
     bytes: (v) => costs.bytes[node[v]!]!,

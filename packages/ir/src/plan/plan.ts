@@ -9,18 +9,27 @@
  * the model's blocks and how they feed each other, the batch layout, and per instruction the
  * block, microbatch, tensor or parameters it works on. Version 1 documents still load: every field
  * version 2 added is optional in the schema, and a runtime refuses a plan that lacks one it reads.
+ *
+ * Version 3 adds `meshes`: the mesh of each group placed on one (design format @3). A plan says @3
+ * only when it has them, because they change what an instruction means for a group lowered once:
+ * a replica runs a collective over mesh axes among its own sub-group, not the devices its
+ * representative lists, which an @2 reader would take literally. Plans without meshes still say
+ * @2, byte for byte what they were.
  */
 import { z } from 'zod';
 import { type Cluster, customClusterSchema, idealClusterSchema, presetClusterSchema } from '../cluster.ts';
 import type { Issue } from '../issue.ts';
 import { parseJsonText } from '../json.ts';
 import { opKernelsSchema } from '../kernels.ts';
+import { groupMeshSchema } from '../mesh.ts';
 import { fromZod } from '../zodIssues.ts';
 import type { CompiledLayout } from './compiledLayout.ts';
 
 export const PLAN_FORMAT = 'stagecraft/plan@2';
+/** The format of a plan whose groups have meshes. */
+export const PLAN_FORMAT_MESHES = 'stagecraft/plan@3';
 /** Every version this reader loads, oldest first. */
-export const PLAN_FORMATS = ['stagecraft/plan@1', PLAN_FORMAT] as const;
+export const PLAN_FORMATS = ['stagecraft/plan@1', PLAN_FORMAT, PLAN_FORMAT_MESHES] as const;
 
 const tags = z.record(z.string(), z.union([z.number(), z.string()]));
 const ms = z.number().finite().min(0);
@@ -175,6 +184,12 @@ export const planSchema = z.strictObject({
   name: z.string(),
   cluster: z.union([idealClusterSchema, customClusterSchema, presetClusterSchema]),
   groups: z.array(z.array(z.number().int().min(0))),
+  /**
+   * @3: per group its mesh (axis names and sizes; the group lists its members row-major over it),
+   * null for a flat group. A collective over some axes runs among the members that share their
+   * other coordinates; its `collective` key names them (`…[dp=1]`).
+   */
+  meshes: z.array(groupMeshSchema.nullable()).optional(),
   /** Tokens in one training step, when the model knows its sequence length. */
   tokensPerStep: z.number().finite().min(0).optional(),
   /** Model FLOPs of one step over the whole cluster (F + BI + BW, recomputation excluded), for MFU. */

@@ -52,6 +52,11 @@ export interface PlanColumns {
   readonly overlaps: ReadonlyMap<number, { readonly members: readonly number[]; readonly ms: number }>;
   /** Collective units by unit: the devices of the collective (its key is the unit's node). */
   readonly devices: ReadonlyMap<number, readonly number[]>;
+  /**
+   * Collective units over mesh axes by unit: the index of their sub-group. The units of one node
+   * in different sub-groups are different collectives, so their key is the node and the index.
+   */
+  readonly subgroup?: ReadonlyMap<number, number>;
 }
 
 /**

@@ -26,6 +26,7 @@ import {
   OP_SEND,
   OP_UPD,
 } from '../nodeTable.ts';
+import { CollectiveMembers, collectiveKey } from './collectiveMembers.ts';
 import type { CompiledLayout } from './compiledLayout.ts';
 import type {
   CollectiveInstruction,
@@ -145,8 +146,11 @@ export class PlanInstructions {
   private params: Map<number, number[]> | undefined;
   private tensors: Map<number, PlanTensor> | undefined;
 
+  private readonly members: CollectiveMembers;
+
   constructor(private readonly p: LoweredProgram) {
     this.t = tableOf(p.dag);
+    this.members = new CollectiveMembers(p.dag, this.t);
     this.radix = p.dag.dims.map((d) => d.size + 2);
   }
 
@@ -202,26 +206,9 @@ export class PlanInstructions {
         case 'p2p':
           out[k] = this.p2p(i, waits, dag.groups[t.peer[i]!]![0]!);
           break;
-        case 'collective': {
-          const id = nodeIdOf(dag, i);
-          const ins: CollectiveInstruction = {
-            op: NODE_OPS[code] as 'ALL_REDUCE',
-            id,
-            tags: this.tags(i),
-            waits,
-            // Shared: a group's collectives name one array, which checks cache by identity.
-            devices: collectiveDevices(dag, t, i) as number[],
-            bytes: t.bytes[i]!,
-            collective: id,
-            provenance: this.provenance(i),
-          };
-          const params = (this.params ??= collectiveParams(dag, t)).get(i);
-          if (params !== undefined) ins.params = params;
-          const tensor = (this.tensors ??= collectiveTensors(dag, t)).get(i);
-          if (tensor !== undefined) ins.tensor = tensor;
-          out[k] = ins;
+        case 'collective':
+          out[k] = this.collective(i, waits, 0);
           break;
-        }
         case 'memory':
           out[k] = {
             op: NODE_OPS[code] as 'OFFLOAD',
@@ -241,17 +228,48 @@ export class PlanInstructions {
     return out;
   }
 
-  /** The group's program with the SEND/RECV peers of the member of `rank`. */
+  /**
+   * The group's program with the SEND/RECV peers of the member of `rank`, and its own sub-group for
+   * a collective over mesh axes.
+   */
   private withPeersOfRank(proto: Instruction[], s: number, rank: number): Instruction[] {
     const out = proto.slice();
     const u0 = this.p.streamStart[s]!;
+    const bySubgroup = this.p.dag.subgroups !== undefined;
     for (let k = 0; k < out.length; k++) {
       const ins = out[k]!;
-      if (ins.op !== 'SEND' && ins.op !== 'RECV') continue;
-      const i = this.p.unitNode[u0 + k]!;
-      out[k] = this.p2p(i, ins.waits, this.p.dag.groups[this.t.peer[i]!]![rank]!, ins.tags);
+      if (ins.op === 'SEND' || ins.op === 'RECV') {
+        const i = this.p.unitNode[u0 + k]!;
+        out[k] = this.p2p(i, ins.waits, this.p.dag.groups[this.t.peer[i]!]![rank]!, ins.tags);
+      } else if (bySubgroup && 'collective' in ins) {
+        const i = this.p.unitNode[u0 + k]!;
+        if (this.members.bySubgroup(i)) out[k] = this.collective(i, ins.waits, rank);
+      }
     }
     return out;
+  }
+
+  private collective(i: number, waits: string[], rank: number): CollectiveInstruction {
+    const dag = this.p.dag;
+    const t = this.t;
+    const id = nodeIdOf(dag, i);
+    const m = this.members.of(i, rank);
+    const ins: CollectiveInstruction = {
+      op: NODE_OPS[t.op[i]!] as 'ALL_REDUCE',
+      id,
+      tags: this.tags(i),
+      waits,
+      // Shared: a group's collectives name one array, which checks cache by identity.
+      devices: m.devices as number[],
+      bytes: t.bytes[i]!,
+      collective: collectiveKey(id, m),
+      provenance: this.provenance(i),
+    };
+    const params = (this.params ??= collectiveParams(dag, t)).get(i);
+    if (params !== undefined) ins.params = params;
+    const tensor = (this.tensors ??= collectiveTensors(dag, t)).get(i);
+    if (tensor !== undefined) ins.tensor = tensor;
+    return ins;
   }
 
   private compute(i: number, waits: string[]): ComputeInstruction {

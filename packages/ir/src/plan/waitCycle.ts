@@ -152,8 +152,14 @@ export function waitCycleIssue(layout: PlanLayout, issues: IssueList): void {
   const cycle = path.slice(seen.get(cur)!).filter((e) => e.from !== e.to);
   const where = (v: number) =>
     `device ${deviceOf(layout, v)} ${streamNameOf(layout, v)} ${instructionOf(layout, v).id}`;
+  // A collective is one joint step: it waits for what precedes each member on that member's
+  // stream, which is on another device (sub-groups of a mesh issued in crossed orders).
+  const reason = (c: { from: number; to: number; why: string }) =>
+    c.why === WHY[0] && deviceOf(layout, c.from) !== deviceOf(layout, c.to)
+      ? 'a member of the collective is issued after it'
+      : c.why;
   issues.add(
     unitPath(layout, cycle[0]!.from),
-    `deadlock: ${cycle.map((c) => `${where(c.from)} waits for ${where(c.to)} (${c.why})`).join('; ')}; and around again`,
+    `deadlock: ${cycle.map((c) => `${where(c.from)} waits for ${where(c.to)} (${reason(c)})`).join('; ')}; and around again`,
   );
 }

@@ -26,6 +26,7 @@ import { splitBackwardPass } from '../passes/splitBackward.ts';
 import { streamOrderPass } from '../passes/streamOrder.ts';
 import { streamsPass } from '../passes/streams.ts';
 import { validatePlanPass } from '../passes/validatePlanPass.ts';
+import { mergeSubgroupDirectives } from '../program/subgroupDirectives.ts';
 import type { CompileResult, PassSnapshot } from './compileTypes.ts';
 import { type Pass, type PassContext, type PassOutcome, runPass } from './pass.ts';
 
@@ -62,7 +63,7 @@ export const PASSES: readonly Pass[] = [
 export function expandAndBuild(ctx: PassContext, snapshots: PassSnapshot[], built?: PassSnapshot): Dag {
   const t = now();
   const blocks = built ? built.dag!.blocks : lowerModel(ctx.design.model);
-  ctx.program = expandProgram(ctx, stageValues(blocks), blocks.length);
+  ctx.program = mergeSubgroupDirectives(expandProgram(ctx, stageValues(blocks), blocks.length));
   snapshots.push({ pass: 'expand-schedule', ms: now() - t });
   if (built) {
     snapshots.push(built);

@@ -84,3 +84,62 @@ describe('Piper export of a schedule with split_backward', () => {
     });
   });
 });
+
+describe('Piper export of a design on device meshes', () => {
+  const onMeshes: Design = {
+    format: 'stagecraft/design@3',
+    name: 'pp2 × dp2 × tp2',
+    model: {
+      kind: 'synthetic',
+      blocks: [0, 1].map((pp) => ({ name: `layer ${pp}`, tags: { PP: pp, TP: 0 }, F: 1, BI: 1, BW: 1 })),
+    },
+    cluster: { kind: 'ideal', devices: 8 },
+    directives: [
+      {
+        op: 'schedule',
+        builder: '1f1b',
+        microbatches: 2,
+        groups: [
+          { axes: ['dp', 'tp'], shape: [2, 2] },
+          { axes: ['dp', 'tp'], shape: [2, 2], start: 4 },
+        ],
+      },
+      { op: 'shard_tensor', filter: { TP: '*' }, axis: 'tp' },
+      { op: 'replicate', filter: {}, axis: 'dp' },
+    ],
+  };
+
+  it('writes a directive over an axis as one directive per sub-group with its device list, compiling to the same plan', () => {
+    const { compiled, piper } = exported(onMeshes);
+    if (!piper.ok) throw new Error(JSON.stringify(piper.errors));
+    const lists = (op: string) =>
+      piper.program.flatMap((d) => (d.op === op && 'devices' in d ? [d.devices] : []));
+    expect(piper.program.some((d) => 'axis' in d)).toBe(false);
+    expect(lists('shard_tensor')).toEqual([
+      [0, 1],
+      [2, 3],
+      [4, 5],
+      [6, 7],
+    ]);
+    expect(lists('replicate')).toEqual([
+      [0, 2],
+      [1, 3],
+      [4, 6],
+      [5, 7],
+    ]);
+    const again = compile({ ...onMeshes, directives: piper.program }, { keepSnapshots: false });
+    if (!again.ok) throw new Error(JSON.stringify(again.errors));
+    expect(executedPlan(again.plan)).toEqual(executedPlan(compiled.plan));
+  });
+
+  it('refuses sub-group directives that leave a sub-group out, naming it', () => {
+    const { piper } = exported(onMeshes);
+    if (!piper.ok) throw new Error(JSON.stringify(piper.errors));
+    const program = piper.program.filter((d) => !(d.op === 'replicate' && d.devices?.[0] === 5));
+    const r = compile({ ...onMeshes, directives: program }, { keepSnapshots: false });
+    const at = program.findIndex((d) => d.op === 'replicate' && d.devices?.[0] === 4);
+    expect(r.ok ? [] : r.errors.map((e) => `${e.path}: ${e.message}`)).toEqual([
+      `directives[${at}].devices: devices [4, 6] are one sub-group along dp of the mesh on [4, 5, 6, 7], but no replicate like it covers [5, 7]: every sub-group of an SPMD group runs alike`,
+    ]);
+  });
+});

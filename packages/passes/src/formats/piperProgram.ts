@@ -29,11 +29,14 @@ import {
   type Plan,
   parseDirective,
   parseJsonText,
+  subgroupsOf,
 } from '@stagecraft/ir';
 import { compile } from '../driver/compile.ts';
 import type { ExpandedDirective } from '../driver/compileTypes.ts';
+import { deviceCount } from '../model/cluster.ts';
 import { lowerModel } from '../model/lowerModel.ts';
 import { NodeIndex } from '../program/nodeIndex.ts';
+import { regionsOf } from '../program/region.ts';
 import { splitHalves } from '../program/splitHalves.ts';
 
 export type PiperResult = { ok: true; text: string; program: Directive[] } | { ok: false; errors: Issue[] };
@@ -64,6 +67,10 @@ export function exportPiperProgram(
     if (reason) return { ok: false, errors: [{ path: formatPath(e.path), message: reason }] };
     if (!PIPER_OPS.includes(d.op)) continue;
     const { enabled: _enabled, ...rest } = d;
+    if ((d.op === 'replicate' || d.op === 'shard' || d.op === 'shard_tensor') && d.axis !== undefined) {
+      out.push(...perSubgroup(rest as typeof d, e.path, design, dag));
+      continue;
+    }
     out.push(halves && d.op === 'order' ? withHalves(d, NodeIndex.of(dag), halves) : (rest as Directive));
   }
   const again = compile({ ...design, directives: out }, { keepSnapshots: false });
@@ -81,6 +88,29 @@ export function exportPiperProgram(
     };
   }
   return { ok: true, text: formatProgram(out), program: out };
+}
+
+/**
+ * A directive over mesh axes as Piper writes it: one directive per sub-group with its own device
+ * list (over every axis of a mesh: one with the group's devices). Compiling reads them back as one
+ * (subgroupDirectives.ts), which the plan check proves.
+ */
+function perSubgroup(
+  d: Extract<Directive, { op: 'replicate' | 'shard' | 'shard_tensor' }>,
+  path: readonly PathSegment[],
+  design: Design,
+  dag: Dag,
+): Directive[] {
+  const { axis: _axis, devices: _devices, ...rest } = d;
+  const out: Directive[] = [];
+  for (const r of regionsOf(dag, NodeIndex.of(dag), d, path, deviceCount(design.cluster))) {
+    const members = dag.groups[r.group]!;
+    const mesh = dag.meshes?.[r.group];
+    const sets =
+      r.mask === null || !mesh ? [members] : subgroupsOf(mesh, r.mask).map((s) => s.map((k) => members[k]!));
+    for (const devices of sets) out.push({ ...rest, devices: [...devices] } as Directive);
+  }
+  return out;
 }
 
 /**
@@ -209,7 +239,7 @@ export function importPiper(text: string, options: PiperImportOptions = {}): Des
         });
       });
     } else if ('filter' in d) checkFilter(d.filter, [...at, 'filter']);
-    if ('devices' in d) for (const dev of d.devices) maxDevice = Math.max(maxDevice, dev);
+    if ('devices' in d) for (const dev of d.devices ?? []) maxDevice = Math.max(maxDevice, dev);
   });
   if (errors.length > 0) return { ok: false, errors };
   const design: Design = {

@@ -19,8 +19,8 @@ import {
   attachCompiledLayout,
   blockOpKernels,
   COST_STRIDE,
+  CollectiveMembers,
   CompiledLayout,
-  collectiveDevices,
   type Dag,
   type DevicePlan,
   lazyStream,
@@ -32,9 +32,11 @@ import {
   opMs,
   overlapMs,
   PLAN_FORMAT,
+  PLAN_FORMAT_MESHES,
   type Plan,
   PlanInstructions,
   type StreamPlan,
+  subgroupsOf,
   tableOf,
   transferOf,
   UNIT_COLLECTIVE,
@@ -152,10 +154,10 @@ export const lowerPlanPass: Pass = {
         peers[pg] = peer !== undefined && peer < total ? planIndex[peer]! : -1;
       }
       const lanesOfGroup = sortedLanes[g]!;
-      if (loweredAt[g]! >= 0) w.repeatGroup(lanesOfGroup, laneOff, loweredAt[g]!, peers);
+      if (loweredAt[g]! >= 0) w.repeatGroup(lanesOfGroup, laneOff, loweredAt[g]!, peers, r);
       else {
         loweredAt[g] = p;
-        w.lowerGroup(lanesOfGroup, laneOff, laneUnits, laneRank, peers, updMs);
+        w.lowerGroup(lanesOfGroup, laneOff, laneUnits, laneRank, peers, updMs, r);
       }
     }
     const { deviceStreams, streamStart, unitNode, waitOff } = w;
@@ -213,22 +215,37 @@ export const lowerPlanPass: Pass = {
       planDevices.push(dp);
     }
     ctx.planOps = ops;
-    const plan: Plan = {
-      format: PLAN_FORMAT,
-      name: ctx.design.name,
-      cluster: ctx.design.cluster,
-      groups: groups.map((g) => [...g]),
-      devices: planDevices,
-    };
+    const meshes = dag.meshes;
+    const plan: Plan = meshes
+      ? {
+          format: PLAN_FORMAT_MESHES,
+          name: ctx.design.name,
+          cluster: ctx.design.cluster,
+          groups: groups.map((g) => [...g]),
+          meshes: meshes.map((m) => (m ? { axes: [...m.axes], shape: [...m.shape] } : null)),
+          devices: planDevices,
+        }
+      : {
+          format: PLAN_FORMAT,
+          name: ctx.design.name,
+          cluster: ctx.design.cluster,
+          groups: groups.map((g) => [...g]),
+          devices: planDevices,
+        };
     if (census.tokens !== undefined) plan.tokensPerStep = census.tokens;
     if (census.flops !== undefined) plan.modelFlopsPerStep = census.flops;
     plan.model = runtimeModel(dag);
     plan.batch = runtimeBatch(dag, ctx.design.model);
     if (dag.tensorParallel?.length)
-      plan.tensorParallel = dag.tensorParallel.map((r) => ({
-        devices: [...groups[r.group]!],
-        blocks: [...r.blocks],
-      }));
+      plan.tensorParallel = dag.tensorParallel.flatMap((r) => {
+        const mesh = meshes?.[r.group];
+        // Over a mesh axis, each sub-group along it splits the blocks on its own.
+        const sets =
+          r.mask === undefined || !mesh
+            ? [[...groups[r.group]!]]
+            : subgroupsOf(mesh, r.mask).map((ranks) => ranks.map((k) => groups[r.group]![k]!));
+        return sets.map((devices) => ({ devices, blocks: [...r.blocks] }));
+      });
     attachCompiledLayout(plan, compiled);
     ctx.plan = plan;
     ctx.planColumns = w.columnsHold
@@ -251,6 +268,7 @@ export const lowerPlanPass: Pass = {
             costs: unitCosts(dag, t, updMs),
             overlaps: w.overlaps,
             devices: w.devices,
+            subgroup: w.subgroup,
           },
         }
       : undefined;
@@ -282,6 +300,9 @@ class ColumnWriter {
   readonly unitNode: Int32Array;
   readonly overlaps = new Map<number, { members: readonly number[]; ms: number }>();
   readonly devices = new Map<number, readonly number[]>();
+  /** Collective units over mesh axes: their sub-group's index. */
+  readonly subgroup = new Map<number, number>();
+  private readonly collectiveMembers: CollectiveMembers;
   /** Unit of each node in the plan, where its group was first lowered. */
   private readonly unitOf: Int32Array;
   /** The node naming each node of a collective across groups (other than the first). */
@@ -311,6 +332,7 @@ class ColumnWriter {
     }: { NU: number; SU: number; D: number; scratch: ArraySource; jointKey: ReadonlyMap<number, number> },
   ) {
     this.jointKey = jointKey;
+    this.collectiveMembers = new CollectiveMembers(dag, t);
     this.deviceStreams = new Int32Array(D + 1);
     this.streamStart = new Int32Array(SU + 1);
     this.unitStream = new Int32Array(NU);
@@ -364,6 +386,7 @@ class ColumnWriter {
     laneRank: Int32Array,
     peers: Int32Array,
     updMs: readonly number[],
+    rank: number,
   ): void {
     const { t, unitOf, kind } = this;
     const members = this.units.members;
@@ -396,7 +419,7 @@ class ColumnWriter {
           this.peerIndex[u] = peers[t.peer[i]!]!;
           this.transferKey[u] = uk === UNIT_SEND ? i : this.sendOfRecv(i);
         } else if (uk === UNIT_COLLECTIVE) {
-          this.devices.set(u, collectiveDevices(this.dag, t, i));
+          this.setMembers(u, i, rank);
           const key = this.jointKey.get(i);
           if (key !== undefined) this.unitNode[u] = key;
         }
@@ -405,8 +428,21 @@ class ColumnWriter {
     }
   }
 
-  /** The columns of a group lowered at device plan `at`, again at the current place. */
-  repeatGroup(sorted: readonly number[], laneOff: Int32Array, at: number, peers: Int32Array): void {
+  /** A collective unit's devices as the member of `rank` issues node i: its group, or its sub-group. */
+  private setMembers(u: number, i: number, rank: number): void {
+    const m = this.collectiveMembers.of(i, rank);
+    this.devices.set(u, m.devices);
+    if (m.index >= 0) this.subgroup.set(u, m.index);
+  }
+
+  /** The columns of a group lowered at device plan `at`, again at the current place (its member of `rank`). */
+  repeatGroup(
+    sorted: readonly number[],
+    laneOff: Int32Array,
+    at: number,
+    peers: Int32Array,
+    rank: number,
+  ): void {
     const { kind, unitNode, waitOff } = this;
     const from = this.streamStart[this.deviceStreams[at]!]!;
     const shift = this.u - from;
@@ -434,8 +470,10 @@ class ColumnWriter {
         if (kx === UNIT_SEND || kx === UNIT_RECV) {
           this.peerIndex[u] = peers[this.t.peer[unitNode[x]!]!]!;
           this.transferKey[u] = this.transferKey[x]!;
-        } else if (kx === UNIT_COLLECTIVE) this.devices.set(u, this.devices.get(x)!);
-        else if (kx === UNIT_OVERLAP) this.overlaps.set(u, this.overlaps.get(x)!);
+        } else if (kx === UNIT_COLLECTIVE) {
+          if (this.subgroup.has(x)) this.setMembers(u, unitNode[x]!, rank);
+          else this.devices.set(u, this.devices.get(x)!);
+        } else if (kx === UNIT_OVERLAP) this.overlaps.set(u, this.overlaps.get(x)!);
       }
       this.s++;
     }

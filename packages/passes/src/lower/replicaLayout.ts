@@ -4,10 +4,19 @@
  * Small designs list every device. When the per-device plan would exceed COMPACT_ABOVE
  * instructions (50k) and the members of every group are symmetric (member r of a group reaches member
  * r of each peer group over the same kind of link for every r), each group is lowered once, on
- * its first device, with `replicas` naming the others: DeepSeek-V3 on 2,048 GPUs is then 16
+ * its first device, with `replicas` naming the others (and, over mesh axes, every sub-group of a
+ * collective must sit on the nodes as the representative's does): DeepSeek-V3 on 2,048 GPUs is then 16
  * programs, not 2,048 copies of them, and simulating the representatives is exact.
  */
-import { type Cluster, type Dag, expandCluster, OP_SEND, tableOf } from '@stagecraft/ir';
+import {
+  type Cluster,
+  type Dag,
+  expandCluster,
+  type NodeTable,
+  OP_SEND,
+  subgroupsOf,
+  tableOf,
+} from '@stagecraft/ir';
 
 export const COMPACT_ABOVE = 50_000;
 
@@ -38,6 +47,36 @@ export function compactGroups(dag: Dag, cluster: Cluster, instructionsPerGroup: 
     const same = (r: number) => Math.floor(a[r]! / perNode) === Math.floor(b[r]! / perNode);
     const first = same(0);
     for (let r = 1; r < a.length; r++) if (same(r) !== first) return false;
+  }
+  return subgroupsSymmetric(dag, t, perNode);
+}
+
+/**
+ * Collectives over mesh axes are timed on the representative's sub-group: every other sub-group
+ * along the same axes must sit on the nodes alike (as many nodes, as many members on each).
+ */
+function subgroupsSymmetric(dag: Dag, t: NodeTable, perNode: number): boolean {
+  if (!dag.subgroups || !dag.meshes) return true;
+  const seen = new Set<number>();
+  for (const [i, mask] of dag.subgroups) {
+    const g = t.group[i]!;
+    const key = g * 256 + mask;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const mesh = dag.meshes[g];
+    if (!mesh) continue;
+    const group = dag.groups[g]!;
+    let first: string | undefined;
+    for (const ranks of subgroupsOf(mesh, mask)) {
+      const count = new Map<number, number>();
+      for (const r of ranks) {
+        const node = Math.floor(group[r]! / perNode);
+        count.set(node, (count.get(node) ?? 0) + 1);
+      }
+      const shape = [...count.values()].sort((x, y) => x - y).join(',');
+      if (first === undefined) first = shape;
+      else if (shape !== first) return false;
+    }
   }
   return true;
 }

@@ -70,7 +70,8 @@ export function runtimeBatch(dag: Dag, model: Design['model']): PlanBatch {
   const microbatches = dims.reduce((n, d) => n * d.size, 1);
   // Data-parallel degree: the largest group that replicates blocks (its members read different data).
   let replicas = 1;
-  for (const r of dag.dataParallel ?? []) replicas = Math.max(replicas, dag.groups[r.group]!.length);
+  for (const r of dag.dataParallel ?? [])
+    replicas = Math.max(replicas, r.degree ?? dag.groups[r.group]!.length);
   const microbatchSize =
     model.kind === 'transformer' ? Math.max(1, Math.round(model.microbatchSize ?? 1)) : 1;
   return { dims, microbatches, microbatchSize, replicas, lossScale: 1 / (microbatches * replicas) };

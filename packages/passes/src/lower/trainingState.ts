@@ -7,7 +7,17 @@
  *   ZeRO-0: W + G + 6W · ZeRO-1: W + G + 6W/n · ZeRO-2: W + G/n + 6W/n · ZeRO-3: (W + G + 6W)/n
  * (ZeRO-3's gathered parameters are transient and counted on the ops that use them.)
  */
-import { type Dag, type Model, OP_B, OP_BI, OP_BW, OP_F, OP_UPD, tableOf } from '@stagecraft/ir';
+import {
+  type Dag,
+  type Model,
+  OP_B,
+  OP_BI,
+  OP_BW,
+  OP_F,
+  OP_UPD,
+  tableOf,
+  tensorParallelDegree,
+} from '@stagecraft/ir';
 
 export const OPTIMIZER_BYTES_PER_WEIGHT_BYTE = 6;
 
@@ -20,13 +30,19 @@ export interface TrainingState {
 export function trainingState(dag: Dag, group: number, blocks: Iterable<number>): TrainingState {
   const n = dag.groups[group]!.length;
   const zeroOf = new Map<number, number>();
+  // Over mesh axes, ZeRO shards over the sub-group a gradient is reduced over, not the group.
+  const degreeOf = new Map<number, number>();
   for (const r of dag.dataParallel ?? [])
-    if (r.group === group) for (const b of r.blocks) zeroOf.set(b, r.zero);
+    if (r.group === group)
+      for (const b of r.blocks) {
+        zeroOf.set(b, r.zero);
+        degreeOf.set(b, r.degree ?? n);
+      }
   const s: TrainingState = { params: 0, grads: 0, optimizer: 0 };
   for (const b of blocks) {
     const w = dag.blocks[b]!.paramBytes;
     const zero = zeroOf.get(b);
-    const dp = zero === undefined ? 1 : n;
+    const dp = zero === undefined ? 1 : degreeOf.get(b)!;
     const z = zero ?? 0;
     s.params += z >= 3 ? w / dp : w;
     s.grads += z >= 2 ? w / dp : w;
@@ -47,7 +63,9 @@ export function computeCensus(
   dag: Dag,
   tokensPerMicrobatch: number | undefined,
 ): { held: number[][]; tokens?: number; flops?: number } {
-  const tp = new Set((dag.tensorParallel ?? []).map((t) => t.group));
+  // Members of a group that share their tokens: the whole group, or a sub-group along mesh axes.
+  const tp = new Map<number, number>();
+  for (const r of dag.tensorParallel ?? []) tp.set(r.group, tensorParallelDegree(dag, r));
   const B = dag.blocks.length;
   const held: number[][] = dag.groups.map(() => []);
   const mark = new Uint8Array(dag.groups.length * B);
@@ -66,7 +84,7 @@ export function computeCensus(
       held[group]!.push(block);
     }
     const size = dag.groups[group]!.length;
-    if (op === OP_F && block === 0) tokens += tp.has(group) ? 1 : size;
+    if (op === OP_F && block === 0) tokens += size / (tp.get(group) ?? 1);
     const f = dag.blocks[block]!.flops;
     if (!f) continue;
     haveFlops = true;

@@ -9,6 +9,8 @@ import {
   type Directive,
   formatPath,
   type Issue,
+  type MeshSpec,
+  meshDevices,
   type OrderDirective,
   orderOfSlots,
   PASS_NAMES,
@@ -78,6 +80,19 @@ function expandSchedule(
     });
   }
   groups.forEach((g, r) => {
+    // A rank on a mesh: its devices are checked where its place is (place.ts), with the mesh's path.
+    if (!Array.isArray(g)) {
+      const m = meshDevices(g);
+      if (!m.ok)
+        throw new CompileError({ path: formatPath([...path, 'groups', r, ...m.path]), message: m.message });
+      const out = m.devices.find((dev) => dev >= devices);
+      if (out !== undefined)
+        throw new CompileError({
+          path: formatPath([...path, 'groups', r]),
+          message: `device ${out} is outside the cluster (devices 0..${devices - 1})`,
+        });
+      return;
+    }
     g.forEach((dev, j) => {
       if (dev >= devices) {
         throw new CompileError({
@@ -142,7 +157,7 @@ function expandSchedule(
 interface Lowering {
   regionsPerStage: number;
   stages: number[];
-  groups: number[][];
+  groups: (number[] | MeshSpec)[];
   microbatches: number;
   bidirectional: boolean;
   stream: string | undefined;
@@ -205,17 +220,17 @@ export function lowerSchedule(built: BuiltSchedule | Schedule, l: Lowering): Dir
   if (Array.isArray(placement)) {
     (placement as readonly number[]).forEach((rank, vs) => {
       for (const pp of regions(vs))
-        out.push({ op: 'place', filter: { PP: pp }, devices: l.groups[rank]!, ...stream });
+        out.push({ op: 'place', filter: { PP: pp }, ...on(l.groups[rank]!), ...stream });
     });
   } else {
     const p = placement as { down: readonly number[]; up: readonly number[] };
     p.down.forEach((rank, vs) => {
       for (const pp of regions(vs))
-        out.push({ op: 'place', filter: { PP: pp, DIR: 0 }, devices: l.groups[rank]!, ...stream });
+        out.push({ op: 'place', filter: { PP: pp, DIR: 0 }, ...on(l.groups[rank]!), ...stream });
     });
     p.up.forEach((rank, vs) => {
       for (const pp of regions(vs))
-        out.push({ op: 'place', filter: { PP: pp, DIR: 1 }, devices: l.groups[rank]!, ...stream });
+        out.push({ op: 'place', filter: { PP: pp, DIR: 1 }, ...on(l.groups[rank]!), ...stream });
     });
   }
   // Tens of thousands of actions: each rank's order is columns (ir/orderSlots.ts), whose filter
@@ -253,3 +268,8 @@ export function lowerSchedule(built: BuiltSchedule | Schedule, l: Lowering): Dir
 }
 
 export { stageValues };
+
+/** A place's target: a rank's devices, or its mesh. */
+function on(g: number[] | MeshSpec): { devices: number[] } | { mesh: MeshSpec } {
+  return Array.isArray(g) ? { devices: g } : { mesh: g };
+}

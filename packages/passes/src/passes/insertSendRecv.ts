@@ -12,6 +12,7 @@ import {
   firstEdges,
   grow,
   headroom,
+  meshName,
   Names,
   type NodeTable,
   nodeIdOf,
@@ -20,6 +21,7 @@ import {
   OP_SEND,
   OP_UPD,
   type OwnTable,
+  sameMesh,
   tableOf,
   truncate,
 } from '@stagecraft/ir';
@@ -80,6 +82,14 @@ export const insertSendRecvPass: Pass = {
         throw new CompileError({
           path: 'directives',
           message: `${nodeIdOf(dag, u)} on devices [${du.join(', ')}] feeds ${nodeIdOf(dag, v)} on devices [${dv.join(', ')}]: data moves between groups rank by rank, so they need the same size`,
+        });
+      }
+      // Member r of one mesh faces member r of the other: the same coordinates only on equal meshes.
+      if (dag.meshes && !sameMesh(dag.meshes[gu], dag.meshes[gv])) {
+        const name = (g: number) => (dag.meshes![g] ? `mesh ${meshName(dag.meshes![g]!)}` : 'no mesh');
+        throw new CompileError({
+          path: 'directives',
+          message: `${nodeIdOf(dag, u)} on ${name(gu)} feeds ${nodeIdOf(dag, v)} on ${name(gv)}: data moves between groups member by member, so both need the same mesh (axes and sizes)`,
         });
       }
       let r =

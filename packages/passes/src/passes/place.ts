@@ -1,17 +1,23 @@
 /**
  * `place` puts the matched ops on a device group. Later directives win, as in any program. A
  * device belongs to one group; groups are numbered in order of first use. A design without any
- * `place` runs everything on device 0, the single-device baseline.
+ * `place` runs everything on device 0, the single-device baseline. A group placed as a mesh
+ * (design format @3) lists its members row-major over the mesh and keeps the mesh (`dag.meshes`),
+ * so replicate / shard / shard_tensor can run over its axes.
  */
 import {
   CompileError,
   type Dag,
   editable,
   formatPath,
+  type GroupMesh,
+  meshDevices,
+  meshName,
   Names,
   nodeIdOf,
   OP_UPD,
   type OwnTable,
+  type PathSegment,
   tableOf,
   withColumns,
 } from '@stagecraft/ir';
@@ -27,21 +33,25 @@ export const placePass: Pass = {
     const places = directivesOf(ctx.program, 'place');
     const devices = deviceCount(ctx.design.cluster);
     const groups: number[][] = dag.groups.map((g) => [...g]);
-    const groupOfKey = new Map(groups.map((g, i) => [g.join(','), i]));
+    const meshes: (GroupMesh | null)[] = dag.groups.map((_, g) => dag.meshes?.[g] ?? null);
+    const keyOf = (list: readonly number[], mesh: GroupMesh | null) =>
+      mesh ? `${meshName(mesh)}:${list.join(',')}` : list.join(',');
+    const groupOfKey = new Map(groups.map((g, i) => [keyOf(g, meshes[i]!), i]));
     const ownerOfDevice = new Map<number, { group: number; path: string }>();
-    const groupFor = (devs: readonly number[], path: string): number => {
+    const groupFor = (devs: readonly number[], path: string, mesh: GroupMesh | null = null): number => {
       const sorted = [...devs].sort((a, b) => a - b);
       sorted.forEach((dev, j) => {
-        if (sorted.indexOf(dev) !== j)
-          throw new CompileError({ path, message: `device ${dev} is listed twice` });
+        if (sorted[j - 1] === dev) throw new CompileError({ path, message: `device ${dev} is listed twice` });
         if (dev >= devices) {
           throw new CompileError({
-            path: `${path}[${devs.indexOf(dev)}]`,
+            path: mesh ? path : `${path}[${devs.indexOf(dev)}]`,
             message: `device ${dev} is outside the cluster (devices 0..${devices - 1})`,
           });
         }
       });
-      const key = sorted.join(',');
+      // A mesh keeps its order: member r is the r-th row-major, and faces member r of other groups.
+      const list = mesh ? [...devs] : sorted;
+      const key = keyOf(list, mesh);
       const known = groupOfKey.get(key);
       if (known !== undefined) return known;
       for (const dev of sorted) {
@@ -49,12 +59,16 @@ export const placePass: Pass = {
         if (owner) {
           throw new CompileError({
             path,
-            message: `devices [${sorted.join(', ')}] partly overlap the group [${groups[owner.group]!.join(', ')}] of ${owner.path}; each device belongs to one group`,
+            message:
+              sorted.join(',') === [...groups[owner.group]!].sort((a, b) => a - b).join(',')
+                ? `devices [${sorted.join(', ')}] are the group of ${owner.path} laid out ${meshes[owner.group] ? `as mesh ${meshName(meshes[owner.group]!)}` : 'without a mesh'}; place on the same ${mesh ? `mesh ${meshName(mesh)}` : 'devices'} every time`
+                : `devices [${sorted.join(', ')}] partly overlap the group [${groups[owner.group]!.join(', ')}] of ${owner.path}; each device belongs to one group`,
           });
         }
       }
       const g = groups.length;
-      groups.push(sorted);
+      groups.push(list);
+      meshes.push(mesh);
       groupOfKey.set(key, g);
       for (const dev of sorted) ownerOfDevice.set(dev, { group: g, path });
       return g;
@@ -79,11 +93,18 @@ export const placePass: Pass = {
         }
       return placed(dag, ctx, { groups }, out());
     }
+    const groupOf = (d: (typeof places)[number]['d'], path: readonly PathSegment[]): number => {
+      if (d.mesh === undefined) return groupFor(d.devices!, formatPath([...path, 'devices']));
+      const m = meshDevices(d.mesh);
+      if (!m.ok)
+        throw new CompileError({ path: formatPath([...path, 'mesh', ...m.path]), message: m.message });
+      return groupFor(m.devices, formatPath([...path, 'mesh']), m.mesh);
+    };
     const index = NodeIndex.of(dag);
     // Which nodes some place matched, so the check for unplaced ops reads only the others.
     const matchedAny = new Uint8Array(t.length);
     for (const { d, index: di, path } of places) {
-      const g = groupFor(d.devices, formatPath([...path, 'devices']));
+      const g = groupOf(d, path);
       const matched = index.match(d.filter, [...path, 'filter']);
       if (matched.length === 0)
         throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
@@ -110,7 +131,7 @@ export const placePass: Pass = {
         message: `${nodeIdOf(dag, unplaced)} (block ${block}${tags ? `, ${tags}` : ''}) is not placed on any device; add a place directive for it`,
       });
     }
-    return placed(dag, ctx, { groups }, out());
+    return placed(dag, ctx, meshes.some((m) => m !== null) ? { groups, meshes } : { groups }, out());
   },
 };
 

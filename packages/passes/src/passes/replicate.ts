@@ -12,7 +12,9 @@
  *   gathered copy lives only while the op runs); no ALL_GATHER after UPD.
  * Collectives run on `reduce_stream` / `gather_stream` (Piper's default: the compute stream).
  * Blocks a `shard` directive covers on the same group are expert parallel, not replicated, and
- * are left out (as Piper does). The ZeRO stage of each block is recorded in `dag.dataParallel`
+ * are left out (as Piper does). Over mesh axes (`axis`, design format @3) each collective runs over
+ * the sub-groups along them; an expert block sharded over `ep` and replicated over `dp` and `ep`
+ * is replicated over `dp` alone (DeepSeek-V3's experts: EP within, DP across). The ZeRO stage of each block is recorded in `dag.dataParallel`
  * for the memory model.
  */
 import {
@@ -30,6 +32,7 @@ import {
   OP_F,
   OP_UPD,
   opCode,
+  subgroupSize,
   tableOf,
 } from '@stagecraft/ir';
 import { inEdges } from '../dag/adjacency.ts';
@@ -39,7 +42,7 @@ import { type Pass, rewritten } from '../driver/pass.ts';
 import { deviceCount } from '../model/cluster.ts';
 import { NodeIndex } from '../program/nodeIndex.ts';
 import { directivesOf } from '../program/program.ts';
-import { dimsSuffix, familyOf, nodeFamily, regionOf } from '../program/region.ts';
+import { dimsSuffix, familyOf, nodeFamily, regionsOf } from '../program/region.ts';
 
 export const DEFAULT_COMM_STREAM = 'compute';
 
@@ -68,8 +71,9 @@ function computeOnGroup(dag: Dag, t: NodeTable, group: number): number[] {
 
 export const replicatePass: Pass = {
   name: 'replicate',
-  // The shard directives too: expert blocks are left out of data parallelism.
-  reads: ['replicate', 'shard'],
+  // The shard directives too: expert blocks are left out of data parallelism; and shard_tensor's,
+  // which divide a block's parameters among the members of a tensor-parallel sub-group.
+  reads: ['replicate', 'shard', 'shard_tensor'],
   run(dag, ctx) {
     const reps = directivesOf(ctx.program, 'replicate');
     if (reps.length === 0) return dag;
@@ -82,23 +86,79 @@ export const replicatePass: Pass = {
     const regions: DataParallelRegion[] = [...(dag.dataParallel ?? [])];
     // ZeRO-3's gathered parameters, added to the memory effects of the ops that use them.
     const gatheredBytes = new Map<number, number>();
-    // Expert-parallel blocks per group: not replicated.
-    const sharded = new Set<string>();
-    for (const { d, path } of directivesOf(ctx.program, 'shard')) {
-      const r = regionOf(dag, index, d, path, devices);
-      for (const b of r.blocks) sharded.add(`${r.group}:${b}`);
-    }
+    // Expert-parallel blocks per group, with the mesh axes they are sharded over: not replicated
+    // over those (over a flat group, or the whole mesh, not replicated at all).
+    const fullMask = (g: number) => {
+      const mesh = dag.meshes?.[g];
+      return mesh ? (1 << mesh.axes.length) - 1 : 1;
+    };
+    const sharded = new Map<string, number>();
+    // shard and shard_tensor run after this pass: each member will hold 1/n of a block they divide
+    // (its experts, its tensor slice), and its gradients and parameters move in those shares.
+    const share = new Map<string, number>();
+    for (const { d, path } of directivesOf(ctx.program, 'shard'))
+      for (const r of regionsOf(dag, index, d, path, devices))
+        for (const b of r.blocks) {
+          sharded.set(`${r.group}:${b}`, r.mask ?? fullMask(r.group));
+          share.set(`${r.group}:${b}`, r.degree);
+        }
+    const subgroups = new Map(dag.subgroups ?? []);
+    for (const { d, path } of directivesOf(ctx.program, 'shard_tensor'))
+      for (const r of regionsOf(dag, index, d, path, devices))
+        for (const b of r.blocks)
+          share.set(`${r.group}:${b}`, (share.get(`${r.group}:${b}`) ?? 1) * r.degree);
+    const paramBytesOn = (group: number, b: number) =>
+      dag.blocks[b]!.paramBytes / (share.get(`${group}:${b}`) ?? 1);
     const updOf = new Map<number, number>();
     for (let i = 0; i < t.length; i++) if (t.op[i] === OP_UPD) updOf.set(t.group[i]!, i);
     const covered = new Map<string, string>();
 
-    for (const { d, index: di, path } of reps) {
-      const r = regionOf(dag, index, d, path, devices);
-      const group = r.group;
+    for (const { d, index: di, path } of reps)
+      for (const r of regionsOf(dag, index, d, path, devices)) {
+        const group = r.group;
+        const members = dag.groups[group]!;
+        const mesh = dag.meshes?.[group];
+        const full = fullMask(group);
+        const repMask = r.mask ?? full;
+        // Blocks by the axes they are replicated over: the directive's, less those they are sharded over.
+        const parts = new Map<number, number[]>();
+        for (const b of r.blocks) {
+          const eff = repMask & ~(sharded.get(`${group}:${b}`) ?? 0);
+          if (eff === 0) continue;
+          let l = parts.get(eff);
+          if (!l) parts.set(eff, (l = []));
+          l.push(b);
+        }
+        if (parts.size === 0) parts.set(repMask, []);
+        let p = 0;
+        for (const [eff, blocks] of parts) {
+          const mask = eff === full ? null : eff;
+          const n = mask === null || !mesh ? members.length : subgroupSize(mesh, mask);
+          replicateRegion(
+            d,
+            di,
+            path,
+            group,
+            blocks,
+            mask,
+            n,
+            p === 0 ? `d${members[0]}` : `d${members[0]}.p${p}`,
+          );
+          p++;
+        }
+      }
+    function replicateRegion(
+      d: (typeof reps)[number]['d'],
+      di: number,
+      path: (typeof reps)[number]['path'],
+      group: number,
+      blocks: number[],
+      mask: number | null,
+      n: number,
+      tag: string,
+    ): void {
       const members = dag.groups[group]!;
-      const n = members.length;
       const zero: 0 | 1 | 2 | 3 = d.shard_params ? 3 : d.shard_grads ? 2 : d.shard_optimizer ? 1 : 0;
-      const blocks = r.blocks.filter((b) => !sharded.has(`${group}:${b}`));
       for (const b of blocks) {
         const k = `${group}:${b}`;
         const prev = covered.get(k);
@@ -109,8 +169,12 @@ export const replicatePass: Pass = {
           });
         covered.set(k, formatPath(path));
       }
-      regions.push({ group, blocks, zero, directive: di });
-      if (n === 1 || blocks.length === 0) continue;
+      regions.push(
+        mask === null
+          ? { group, blocks, zero, directive: di }
+          : { group, blocks, zero, directive: di, degree: n, mask },
+      );
+      if (n === 1 || blocks.length === 0) return;
       const reduceStream = d.reduce_stream ?? DEFAULT_COMM_STREAM;
       const gatherStream = d.gather_stream ?? reduceStream;
       const upd = updOf.get(group);
@@ -135,7 +199,7 @@ export const replicatePass: Pass = {
       const buckets: number[][] = [];
       let fill = 0;
       for (const b of [...blocks].reverse()) {
-        const bytes = dag.blocks[b]!.paramBytes;
+        const bytes = paramBytesOn(group, b);
         const last = buckets[buckets.length - 1];
         if (d.bucket_size !== undefined && zero < 3 && last && fill + bytes <= d.bucket_size) {
           last.push(b);
@@ -145,11 +209,13 @@ export const replicatePass: Pass = {
           fill = bytes;
         }
       }
-      const add: AddCollective = (op, id, block, like, stream, bytes) =>
-        rows.add({ op: opCode(op), like, block, group, stream, directive: di, bytes, id });
-      const tag = `d${members[0]}`;
+      const add: AddCollective = (op, id, block, like, stream, bytes) => {
+        const v = rows.add({ op: opCode(op), like, block, group, stream, directive: di, bytes, id });
+        if (mask !== null) subgroups.set(v, mask);
+        return v;
+      };
       buckets.forEach((bucket, k) => {
-        const bytes = bucket.reduce((s, b) => s + dag.blocks[b]!.paramBytes, 0);
+        const bytes = bucket.reduce((s, b) => s + paramBytesOn(group, b), 0);
         const ops = bucket.flatMap((b) => grads.get(b) ?? []);
         if (ops.length === 0) return;
         const after: number[] = [];
@@ -188,14 +254,24 @@ export const replicatePass: Pass = {
           edges.push(upd, ag);
         }
       });
-      if (zero === 3) gatherBeforeUse(dag, t, edges, inc, users, add, gatherStream, n, gatheredBytes);
+      if (zero === 3)
+        gatherBeforeUse(dag, t, edges, inc, users, add, gatherStream, n, gatheredBytes, (b) =>
+          paramBytesOn(group, b),
+        );
     }
     const out = rows.table(gatheredBytes.size > 0 ? ['alloc', 'free'] : []);
     for (const [i, g] of gatheredBytes) {
       out.alloc[i]! += g;
       out.free[i]! += g;
     }
-    return rewritten(dag, ctx, { edges: edges.list(), dataParallel: regions }, out);
+    return rewritten(
+      dag,
+      ctx,
+      subgroups.size > 0
+        ? { edges: edges.list(), dataParallel: regions, subgroups }
+        : { edges: edges.list(), dataParallel: regions },
+      out,
+    );
   },
 };
 
@@ -214,6 +290,7 @@ function gatherBeforeUse(
   stream: string,
   n: number,
   gatheredBytes: Map<number, number>,
+  paramBytes: (block: number) => number,
 ): void {
   const e = dag.edges;
   const sameFamilyInputs = (i: number): number[] => {
@@ -229,7 +306,7 @@ function gatherBeforeUse(
     return out;
   };
   for (const i of users) {
-    const full = dag.blocks[t.block[i]!]!.paramBytes;
+    const full = paramBytes(t.block[i]!);
     const v = add('ALL_GATHER', `ALL_GATHER.${nodeIdOf(dag, i)}`, t.block[i]!, i, stream, full);
     // Prefetch: wait for what the previous op of the chain waits for, else for this op's own inputs.
     const preds = sameFamilyInputs(i);

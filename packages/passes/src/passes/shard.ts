@@ -6,7 +6,8 @@
  * dispatch and vice versa). Weight gradients (BW) stay local. A transfer carries the edge's bytes
  * times the block's top-k (each token goes to k experts), or, with `nodes_per_token` M, times
  * min(M, k) (node-limited routing: one copy per node, fanned out there over NVLink), in
- * `dispatch_dtype` for what enters the experts. The degree n must divide the experts.
+ * `dispatch_dtype` for what enters the experts. The degree n must divide the experts. Over a mesh
+ * axis (`axis`: "ep"), n is the axis's size and each all-to-all runs among one sub-group.
  */
 import {
   type BlockInfo,
@@ -48,13 +49,14 @@ export const shardPass: Pass = {
     const familyOfNode = (i: number) => (i < t.length ? nodeFamily(t, i) : addedFamily[i - t.length]!);
     const addedGroup: number[] = [];
     const addedFamily: ('F' | 'B' | null)[] = [];
-    for (const { d, region: r, members, ops: inRegion, provenance, stream, path } of regionDirectives(
+    const subgroups = new Map(dag.subgroups ?? []);
+    for (const { d, region: r, ops: inRegion, provenance, stream, path } of regionDirectives(
       dag,
       ctx,
       shards,
       'shard',
     )) {
-      const n = members.length;
+      const n = r.degree;
       for (const b of r.blocks) {
         const info = dag.blocks[b]!;
         if (info.experts !== undefined && info.experts % n !== 0)
@@ -125,6 +127,7 @@ export const shardPass: Pass = {
           addedGroup.push(r.group);
           addedFamily.push(null);
           a2aOf.set(u, a);
+          if (r.mask !== null) subgroups.set(a, r.mask);
           edges.push(u, a, e.bytes[j]!);
         }
         edges.from[j] = a;
@@ -137,7 +140,12 @@ export const shardPass: Pass = {
         }
       }
     }
-    return rewritten(dag, ctx, { blocks, edges: edges.list() }, rows.table());
+    return rewritten(
+      dag,
+      ctx,
+      subgroups.size > 0 ? { blocks, edges: edges.list(), subgroups } : { blocks, edges: edges.list() },
+      rows.table(),
+    );
   },
 };
 

@@ -5,7 +5,9 @@
  * block's output is summed across members: an ALL_REDUCE on every forward edge leaving
  * a block of the region and on every backward edge leaving it (the gradient of its input). Each
  * block is its own unit, as Megatron all-reduces after both attention and MLP. A group is either
- * tensor parallel or data parallel: a block `replicate` already covers on the group is an error.
+ * tensor parallel or data parallel: a block `replicate` already covers on the group is an error,
+ * unless the two run over different axes of its mesh (tp × dp): then each sub-group along the
+ * `axis` splits the blocks (n is the sub-group's size) and all-reduces among its own members.
  */
 import {
   type BlockInfo,
@@ -37,21 +39,28 @@ export const shardTensorPass: Pass = {
     const degree = new Map<number, number>();
     const e = dag.edges;
     const tensorParallel = [...(dag.tensorParallel ?? [])];
+    const subgroups = new Map(dag.subgroups ?? []);
     for (const { region: r, members, ops: inRegion, provenance, stream, path } of regionDirectives(
       dag,
       ctx,
       list,
       'shard-tensor',
     )) {
-      tensorParallel.push({ group: r.group, blocks: r.blocks });
-      const n = members.length;
+      tensorParallel.push(
+        r.mask === null
+          ? { group: r.group, blocks: r.blocks }
+          : { group: r.group, blocks: r.blocks, mask: r.mask },
+      );
+      const n = r.degree;
       for (const dp of dag.dataParallel ?? []) {
         if (dp.group !== r.group) continue;
+        // Over different axes of one mesh (tp and dp), both hold: each runs over its own sub-groups.
+        if (dp.mask !== undefined && r.mask !== null && (dp.mask & r.mask) === 0) continue;
         const b = r.blocks.find((x) => dp.blocks.includes(x));
         if (b !== undefined)
           throw new CompileError({
             path: formatPath([...path, 'filter']),
-            message: `block ${b} (${dag.blocks[b]!.name}) on devices [${members.join(', ')}] is data parallel by ${formatPath(ctx.program[dp.directive]!.path)}; shard_tensor and replicate cannot cover the same region of one group`,
+            message: `block ${b} (${dag.blocks[b]!.name}) on devices [${members.join(', ')}] is data parallel by ${formatPath(ctx.program[dp.directive]!.path)}; shard_tensor and replicate cannot cover the same region of one group${r.mask === null ? '' : ' over the same mesh axis'}`,
           });
       }
       for (const b of r.blocks) {
@@ -86,6 +95,7 @@ export const shardTensorPass: Pass = {
             id: `ALL_REDUCE.tp.${nodeIdOf(dag, u)}`,
           });
           arOf.set(u, a);
+          if (r.mask !== null) subgroups.set(a, r.mask);
           edges.push(u, a, e.bytes[j]!);
         }
         edges.from[j] = a;
@@ -100,7 +110,14 @@ export const shardTensorPass: Pass = {
         out.alloc[i] = t.alloc[i]! / n;
         out.free[i] = t.free[i]! / n;
       }
-    return rewritten(dag, ctx, { blocks, edges: edges.list(), tensorParallel }, out);
+    return rewritten(
+      dag,
+      ctx,
+      subgroups.size > 0
+        ? { blocks, edges: edges.list(), tensorParallel, subgroups }
+        : { blocks, edges: edges.list(), tensorParallel },
+      out,
+    );
   },
 };
 

@@ -28,7 +28,9 @@ export const splitPass: Pass = {
   run(dag, ctx) {
     let out = dag;
     // Data crosses device groups only when places put blocks on more than one.
-    const placedOn = new Set(directivesOf(ctx.program, 'place').map(({ d }) => d.devices.join(',')));
+    const placedOn = new Set(
+      directivesOf(ctx.program, 'place').map(({ d }) => JSON.stringify(d.devices ?? d.mesh)),
+    );
     const transfers = placedOn.size > 1;
     for (const { d, index, path } of directivesOf(ctx.program, 'split')) {
       if (out.dims.some((x) => x.name === d.dim_name)) {

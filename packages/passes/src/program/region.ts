@@ -1,15 +1,19 @@
 /**
  * The ops a `replicate` / `shard` / `shard_tensor` directive covers and the device group they run
- * on. Those directives add collectives over `devices`, so `devices` must be exactly a group `place`
- * put some of the matched ops on, and the region is the matched ops on that group: a device
- * belongs to one group, and a collective among part of a group, or among devices that run none of
- * the ops, has no meaning in a rank-by-rank SPMD program.
+ * on. Given `devices`, those must be exactly a group `place` put some of the matched ops on, and
+ * the region is the matched ops on that group: a device belongs to one group, and a collective
+ * among an arbitrary part of a group, or among devices that run none of the ops, has no meaning in
+ * a rank-by-rank SPMD program. The one meaningful part of a group is a sub-group along mesh axes
+ * (design format @3): given `axis`, a region is the matched ops of each mesh group, and its
+ * collectives run over the sub-groups along those axes, which every member issues alike.
  */
 import {
+  axisMask,
   CompileError,
   type Dag,
   type Filter,
   formatPath,
+  meshName,
   type NodeTable,
   nodeIdOf,
   OP_B,
@@ -18,6 +22,7 @@ import {
   OP_RECV,
   OP_UPD,
   type PathSegment,
+  subgroupSize,
   tableOf,
 } from '@stagecraft/ir';
 import type { NodeIndex } from './nodeIndex.ts';
@@ -29,6 +34,86 @@ export interface Region {
   readonly group: number;
   /** Blocks the matched nodes belong to, ascending. */
   readonly blocks: readonly number[];
+  /**
+   * The mesh axes the directive runs over (bit mask, mesh.ts), or null for the whole group: its
+   * collectives then run over each sub-group along those axes.
+   */
+  readonly mask: number | null;
+  /** Members of one sub-group (the group's size for the whole group). */
+  readonly degree: number;
+}
+
+type RegionDirective = { op: string; filter: Filter; devices?: readonly number[]; axis?: string | string[] };
+
+/**
+ * The regions of a directive: with `devices`, the one on that group (over `axis` too if given);
+ * with `axis` alone, one per group the matched ops are placed on, each a mesh with those axes.
+ */
+export function regionsOf(
+  dag: Dag,
+  index: NodeIndex,
+  d: RegionDirective,
+  path: readonly PathSegment[],
+  clusterDevices: number,
+): Region[] {
+  const names = typeof d.axis === 'string' ? [d.axis] : (d.axis ?? []);
+  if (d.devices !== undefined) {
+    const r = regionOf(dag, index, { ...d, devices: d.devices }, path, clusterDevices);
+    if (d.axis === undefined) return [r];
+    // A group and axes of its mesh: that group's sub-groups only.
+    const mesh = dag.meshes?.[r.group];
+    if (!mesh)
+      throw new CompileError({
+        path: formatPath([...path, 'axis']),
+        message: `devices [${dag.groups[r.group]!.join(', ')}] are not a mesh; place them with "mesh" and axes ${names.map((n) => `"${n}"`).join(', ')}`,
+      });
+    const { mask, unknown } = axisMask(mesh, names);
+    if (unknown.length > 0)
+      throw new CompileError({
+        path: formatPath([...path, 'axis']),
+        message: `mesh ${meshName(mesh)} on devices [${dag.groups[r.group]!.join(', ')}] has no axis ${unknown.map((n) => `"${n}"`).join(', ')}`,
+      });
+    const whole = mask === (1 << mesh.axes.length) - 1;
+    return [{ ...r, mask: whole ? null : mask, degree: subgroupSize(mesh, mask) }];
+  }
+  const matched = index.match(d.filter, [...path, 'filter']);
+  if (matched.length === 0)
+    throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
+  const t = tableOf(dag);
+  const byGroup = new Map<number, number[]>();
+  for (const i of matched) {
+    const g = t.group[i]!;
+    let l = byGroup.get(g);
+    if (!l) byGroup.set(g, (l = []));
+    l.push(i);
+  }
+  const regions: Region[] = [];
+  for (const [group, nodes] of [...byGroup].sort((a, b) => a[0] - b[0])) {
+    const mesh = dag.meshes?.[group];
+    const where = `${nodeIdOf(dag, nodes[0]!)} on devices [${dag.groups[group]?.join(', ') ?? ''}]`;
+    if (!mesh)
+      throw new CompileError({
+        path: formatPath([...path, 'axis']),
+        message: `the filter matches ${where}, which are not a mesh; place them with "mesh" and axes ${names.map((n) => `"${n}"`).join(', ')}, or give "devices"`,
+      });
+    const { mask, unknown } = axisMask(mesh, names);
+    if (unknown.length > 0)
+      throw new CompileError({
+        path: formatPath([...path, 'axis']),
+        message: `the filter matches ${where}, mesh ${meshName(mesh)}, which has no axis ${unknown.map((n) => `"${n}"`).join(', ')}`,
+      });
+    const whole = mask === (1 << mesh.axes.length) - 1;
+    const blocks = new Set<number>();
+    for (const i of nodes) blocks.add(t.block[i]!);
+    regions.push({
+      nodes,
+      group,
+      blocks: [...blocks].sort((a, b) => a - b),
+      mask: whole ? null : mask,
+      degree: subgroupSize(mesh, mask),
+    });
+  }
+  return regions;
 }
 
 export function regionOf(
@@ -53,7 +138,10 @@ export function regionOf(
   });
   const sorted = [...d.devices].sort((a, b) => a - b);
   const key = sorted.join(',');
-  const group = dag.groups.findIndex((g) => g.join(',') === key);
+  // A mesh group lists its members in mesh order: compare sets.
+  const group = dag.groups.findIndex((g, gi) =>
+    dag.meshes?.[gi] ? [...g].sort((a, b) => a - b).join(',') === key : g.join(',') === key,
+  );
   if (group < 0) {
     const other = dag.groups.find((g) => g.some((x) => sorted.includes(x)));
     throw new CompileError({
@@ -78,7 +166,13 @@ export function regionOf(
   }
   const blocks = new Set<number>();
   for (const i of nodes) blocks.add(t.block[i]!);
-  return { nodes, group, blocks: [...blocks].sort((a, b) => a - b) };
+  return {
+    nodes,
+    group,
+    blocks: [...blocks].sort((a, b) => a - b),
+    mask: null,
+    degree: dag.groups[group]!.length,
+  };
 }
 
 /** Ids' suffix naming node i's split indices, e.g. `.mb3`. */

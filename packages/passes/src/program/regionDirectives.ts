@@ -1,5 +1,5 @@
 /**
- * The resolution step `shard` and `shard_tensor` share: each directive's region (regionOf), its
+ * The resolution step `shard` and `shard_tensor` share: each directive's regions (regionsOf), their
  * group's members, the region's F/B/BI ops (the only ones whose data edges can cross its
  * boundary), and the provenance and stream of the collectives it adds. Yielded one directive at a
  * time, so a directive's errors still come before the next one is resolved.
@@ -9,13 +9,13 @@ import type { PassContext } from '../driver/pass.ts';
 import { deviceCount } from '../model/cluster.ts';
 import { DEFAULT_COMM_STREAM } from '../passes/replicate.ts';
 import { NodeIndex } from './nodeIndex.ts';
-import { familyOf, type Region, regionOf } from './region.ts';
+import { familyOf, type Region, regionsOf } from './region.ts';
 
 export interface RegionDirective<K extends 'shard' | 'shard_tensor'> {
   readonly d: DirectiveOf<K>;
   readonly path: PathSegment[];
   readonly region: Region;
-  /** Devices of the region's group. */
+  /** Devices of the region's group (its sub-groups, over mesh axes: `region.mask`, `region.degree`). */
   readonly members: readonly number[];
   /** The region's forward and backward ops. */
   readonly ops: ReadonlySet<number>;
@@ -33,15 +33,15 @@ export function* regionDirectives<K extends 'shard' | 'shard_tensor'>(
   const t = tableOf(dag);
   const devices = deviceCount(ctx.design.cluster);
   for (const { d, index: di, path } of list) {
-    const region = regionOf(dag, index, d, path, devices);
-    yield {
-      d,
-      path,
-      region,
-      members: dag.groups[region.group]!,
-      ops: new Set(region.nodes.filter((i) => familyOf(t.op[i]!) !== null)),
-      provenance: { pass, directive: di },
-      stream: (d as DirectiveOf<'shard' | 'shard_tensor'>).stream ?? DEFAULT_COMM_STREAM,
-    };
+    for (const region of regionsOf(dag, index, d, path, devices))
+      yield {
+        d,
+        path,
+        region,
+        members: dag.groups[region.group]!,
+        ops: new Set(region.nodes.filter((i) => familyOf(t.op[i]!) !== null)),
+        provenance: { pass, directive: di },
+        stream: (d as DirectiveOf<'shard' | 'shard_tensor'>).stream ?? DEFAULT_COMM_STREAM,
+      };
   }
 }

@@ -1,0 +1,67 @@
+/**
+ * The members a collective node runs among, as the device of a given rank issues it. Most
+ * collectives run over their whole group: every member lists the group's array (shared, so readers
+ * that cache by array identity check it once). A collective over mesh axes (`dag.subgroups`) runs
+ * over the rank's sub-group along them: one shared array per sub-group, with the index and label
+ * that make its `collective` key its own (`ALL_REDUCE.tp.F.b3.mb0[dp=1]`).
+ */
+import type { Dag } from '../dag.ts';
+import { subgroupLabel, subgroupOf } from '../mesh.ts';
+import type { NodeTable } from '../nodeTable.ts';
+import { collectiveDevices } from './planInstructions.ts';
+
+export interface Members {
+  readonly devices: readonly number[];
+  /** Sub-group index (row-major over the axes not reduced over), −1 for the whole group. */
+  readonly index: number;
+  /** `dp=1`: the coordinates its members share; '' for the whole group. */
+  readonly label: string;
+}
+
+export class CollectiveMembers {
+  /** By group, mask and rank (every compile of a large mesh asks for the same few thousand times). */
+  private readonly byRank = new Map<number, Members>();
+  /** By group, mask and sub-group: one array per sub-group, shared by its members. */
+  private readonly bySub = new Map<number, Members>();
+
+  constructor(
+    private readonly dag: Dag,
+    private readonly t: NodeTable,
+  ) {}
+
+  /** Whether node i runs over sub-groups (its members depend on the rank issuing it). */
+  bySubgroup(i: number): boolean {
+    return this.dag.subgroups?.has(i) === true;
+  }
+
+  of(i: number, rank: number): Members {
+    const mask = this.dag.subgroups?.get(i);
+    const g = this.t.group[i]!;
+    const mesh = this.dag.meshes?.[g];
+    if (mask === undefined || !mesh)
+      return { devices: collectiveDevices(this.dag, this.t, i), index: -1, label: '' };
+    // Masks have at most 8 bits (8 axes) and ranks stay below 2^24: the key is exact.
+    const key = (g * 256 + mask) * 2 ** 24 + rank;
+    const hit = this.byRank.get(key);
+    if (hit) return hit;
+    const sub = subgroupOf(mesh, mask, rank);
+    const subKey = (g * 256 + mask) * 2 ** 24 + sub.index;
+    let m = this.bySub.get(subKey);
+    if (!m) {
+      const group = this.dag.groups[g]!;
+      m = {
+        devices: sub.ranks.map((r) => group[r]!),
+        index: sub.index,
+        label: subgroupLabel(mesh, mask, rank),
+      };
+      this.bySub.set(subKey, m);
+    }
+    this.byRank.set(key, m);
+    return m;
+  }
+}
+
+/** The `collective` key of node i's instruction with id `id` among `m`. */
+export function collectiveKey(id: string, m: Members): string {
+  return m.index < 0 ? id : `${id}[${m.label}]`;
+}
