@@ -64,6 +64,19 @@ describe('device meshes', () => {
     ]);
   });
 
+  it('refuses a collective over part of a flat group, pointing to meshes', () => {
+    expect(
+      errorsOf(
+        moeDesign([
+          { op: 'place', filter: {}, devices: [0, 1, 2, 3] },
+          { op: 'replicate', filter: {}, devices: [0, 2] },
+        ]),
+      ),
+    ).toEqual([
+      'directives[1].devices: devices [0, 2] are part of the group [0, 1, 2, 3]; replicate runs over a whole group, or over the sub-groups of a mesh: place the group with "mesh" and name its axes ("axis"), or give one replicate per sub-group',
+    ]);
+  });
+
   it('refuses an axis the mesh does not have, naming the mesh', () => {
     expect(errorsOf(onMeshes({ op: 'shard_tensor', filter: { TP: '*' }, axis: 'ep' }))).toEqual([
       'directives[3].axis: the filter matches F.b0.mb0 on devices [0, 1, 2, 3], mesh dp2×tp2, which has no axis "ep"',
