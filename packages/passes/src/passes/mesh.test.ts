@@ -2,6 +2,7 @@ import { type Directive, parseDesign } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { nodeFs, repositoryRoot } from '../../../../test/repoFiles.ts';
 import { compiled, errorsOf, moeDesign } from '../../test/parallelDesigns.ts';
+import { compileIncremental } from '../driver/incremental.ts';
 
 const mesh = (start = 0) => ({ axes: ['dp', 'tp'], shape: [2, 2], start });
 const onMeshes = (...directives: Directive[]) =>
@@ -135,5 +136,20 @@ describe('designs written before meshes', () => {
       if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
       expect(JSON.parse(JSON.stringify(compiled(parsed.design).plan))).toEqual(before);
     }
+  });
+});
+
+describe('meshes in an incremental compile', () => {
+  it('changing the axis of a replicate recompiles to the plan a fresh compile makes', () => {
+    const design = onMeshes(
+      { op: 'shard_tensor', filter: { TP: '*' }, axis: 'tp' },
+      { op: 'replicate', filter: {}, axis: 'dp' },
+    );
+    const first = compileIncremental(design, undefined);
+    if (!first.result.ok) throw new Error(JSON.stringify(first.result.errors));
+    const edited = onMeshes({ op: 'replicate', filter: {}, axis: ['dp', 'tp'] });
+    const again = compileIncremental(edited, first.state);
+    if (!again.result.ok) throw new Error(JSON.stringify(again.result.errors));
+    expect(JSON.stringify(again.result.plan)).toBe(JSON.stringify(compiled(edited).plan));
   });
 });
