@@ -88,8 +88,9 @@ Example:
   stagecraft validate examples/1f1b-p4-m8.json`,
   compile: `Usage: stagecraft compile <design> [-o <file>] [--max-ops <n>]
 
-Compiles the design to a stagecraft/plan@2 document: per device, per stream, the ordered
-instructions a runtime executes. With -o the plan is written to <file>; without it, to stdout.
+Compiles the design to a stagecraft/plan@2 document (@3 on device meshes): per device, per
+stream, the ordered instructions a runtime executes. With -o the plan is written to <file>;
+without it, to stdout.
 Plans of more than 100,000 ops are written without indentation.
 
 Options:

@@ -2,6 +2,7 @@ import { type Directive, parseDesign } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { nodeFs, repositoryRoot } from '../../../../test/repoFiles.ts';
 import { compiled, errorsOf, moeDesign } from '../../test/parallelDesigns.ts';
+import { compileIncremental } from '../driver/incremental.ts';
 
 const mesh = (start = 0) => ({ axes: ['dp', 'tp'], shape: [2, 2], start });
 const onMeshes = (...directives: Directive[]) =>
@@ -64,6 +65,19 @@ describe('device meshes', () => {
     ]);
   });
 
+  it('refuses a collective over part of a flat group, pointing to meshes', () => {
+    expect(
+      errorsOf(
+        moeDesign([
+          { op: 'place', filter: {}, devices: [0, 1, 2, 3] },
+          { op: 'replicate', filter: {}, devices: [0, 2] },
+        ]),
+      ),
+    ).toEqual([
+      'directives[1].devices: devices [0, 2] are part of the group [0, 1, 2, 3]; replicate runs over a whole group, or over the sub-groups of a mesh: place the group with "mesh" and name its axes ("axis"), or give one replicate per sub-group',
+    ]);
+  });
+
   it('refuses an axis the mesh does not have, naming the mesh', () => {
     expect(errorsOf(onMeshes({ op: 'shard_tensor', filter: { TP: '*' }, axis: 'ep' }))).toEqual([
       'directives[3].axis: the filter matches F.b0.mb0 on devices [0, 1, 2, 3], mesh dp2×tp2, which has no axis "ep"',
@@ -122,5 +136,20 @@ describe('designs written before meshes', () => {
       if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
       expect(JSON.parse(JSON.stringify(compiled(parsed.design).plan))).toEqual(before);
     }
+  });
+});
+
+describe('meshes in an incremental compile', () => {
+  it('changing the axis of a replicate recompiles to the plan a fresh compile makes', () => {
+    const design = onMeshes(
+      { op: 'shard_tensor', filter: { TP: '*' }, axis: 'tp' },
+      { op: 'replicate', filter: {}, axis: 'dp' },
+    );
+    const first = compileIncremental(design, undefined);
+    if (!first.result.ok) throw new Error(JSON.stringify(first.result.errors));
+    const edited = onMeshes({ op: 'replicate', filter: {}, axis: ['dp', 'tp'] });
+    const again = compileIncremental(edited, first.state);
+    if (!again.result.ok) throw new Error(JSON.stringify(again.result.errors));
+    expect(JSON.stringify(again.result.plan)).toBe(JSON.stringify(compiled(edited).plan));
   });
 });

@@ -146,9 +146,11 @@ export function regionOf(
     const other = dag.groups.find((g) => g.some((x) => sorted.includes(x)));
     throw new CompileError({
       path: devPath,
-      message: other
-        ? `devices [${sorted.join(', ')}] partly overlap the group [${other.join(', ')}]; each device belongs to one group, and ${d.op} runs over the group its ops are placed on`
-        : `no op is placed on devices [${sorted.join(', ')}]; place the ops there before ${d.op}`,
+      message: !other
+        ? `no op is placed on devices [${sorted.join(', ')}]; place the ops there before ${d.op}`
+        : sorted.every((x) => other.includes(x))
+          ? `devices [${sorted.join(', ')}] are part of the group [${other.join(', ')}]; ${d.op} runs over a whole group, or over the sub-groups of a mesh: place the group with "mesh" and name its axes ("axis"), or give one ${d.op} per sub-group`
+          : `devices [${sorted.join(', ')}] partly overlap the group [${other.join(', ')}]; each device belongs to one group, and ${d.op} runs over the group its ops are placed on`,
     });
   }
   const matched = index.match(d.filter, [...path, 'filter']);
