@@ -19,7 +19,7 @@
  * timeline, and the edit of its microbatches 32 → 64 in the inspector, with every main-thread task
  * over 50 ms that a PerformanceObserver of long tasks saw from the edit to the painted timeline.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { chromium, type Page } from '@playwright/test';
@@ -27,6 +27,7 @@ import type { Design } from '@stagecraft/ir';
 import { measurePan } from '../apps/web/src/gantt/panBenchmark.ts';
 import { startAppServer } from '../e2e/appServer.ts';
 import { CHROMIUM_LAUNCH } from '../e2e/chromium.ts';
+import { describeLongTasks, describeWorker, startTrace, stopTrace } from './longTaskTrace.ts';
 
 const { values } = parseArgs({
   options: {
@@ -38,6 +39,8 @@ const { values } = parseArgs({
     debug: { type: 'boolean', default: false },
     /** Skip the drop and pan sizes: only the DeepSeek-V3 edit. */
     'big-only': { type: 'boolean', default: false },
+    /** Record a DevTools trace of the DeepSeek-V3 edit into this file and list its long tasks' parts. */
+    trace: { type: 'string' },
   },
 });
 const reps = Number(values.reps);
@@ -176,6 +179,8 @@ async function bigEdit(page: Page): Promise<BigFigures> {
   });
   const field = page.getByTestId('field-microbatches');
   await field.fill('64');
+  const cdp = values.trace ? await page.context().newCDPSession(page) : null;
+  if (cdp) await startTrace(cdp);
   const t0 = Date.now();
   await field.press('Enter');
   await page.getByTestId('directive-0').filter({ hasText: 'm=64' }).waitFor({ timeout: 120_000 });
@@ -184,6 +189,31 @@ async function bigEdit(page: Page): Promise<BigFigures> {
   const editMs = Date.now() - t0;
   // Work after the first frame (the DAG, the hit layer) counts too.
   await page.waitForTimeout(3000);
+  if (cdp && values.trace) {
+    const events = await stopTrace(cdp);
+    writeFileSync(values.trace, JSON.stringify({ traceEvents: events }));
+    for (const line of [...describeLongTasks(events), ...describeWorker(events)]) console.log(line);
+  }
+  if (values.debug)
+    console.log(
+      'DAG elements after the edit:',
+      await page.evaluate(() =>
+        ['.react-flow__node', '.react-flow__edge', '.dag-row', '*']
+          .map((q) => `${q} ${document.querySelectorAll(q).length}`)
+          .join(', '),
+      ),
+      'hit test at the DAG:',
+      await page.evaluate(() => {
+        const dag = document.querySelector('[data-testid="dag-canvas"]')!.getBoundingClientRect();
+        const ms: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          const t = performance.now();
+          document.elementFromPoint(dag.x + dag.width / 2 + i, dag.y + dag.height / 2);
+          ms.push((performance.now() - t).toFixed(1));
+        }
+        return `${ms.join(', ')} ms`;
+      }),
+    );
   const [longTasks, progressShown] = await page.evaluate(() => {
     const w = window as unknown as { __long: number[]; __progress: boolean };
     return [w.__long, w.__progress] as const;

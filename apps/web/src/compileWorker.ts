@@ -9,7 +9,7 @@ import type { IncrementalState } from '@stagecraft/passes';
 import { type Compiled, computeDesign, layoutGraph, passGraph } from './core/computeDesign.ts';
 import { measuredOverlay } from './core/measuredOverlay.ts';
 import { planOutline } from './gantt/timelinePlan.ts';
-import type { PostedResult, WorkerReply, WorkerRequest } from './workerProtocol.ts';
+import { type PostedResult, TIMELINE_PART, type WorkerReply, type WorkerRequest } from './workerProtocol.ts';
 
 let compiled: Compiled | undefined;
 let incremental: IncrementalState | undefined;
@@ -37,11 +37,25 @@ self.onmessage = (e: MessageEvent<WorkerRequest>) => {
         compiledRevision = req.revision;
       }
       let posted: PostedResult = result;
+      let timelineParts: number | undefined;
       if (result.ok) {
         const { dag: _dag, plan, ...rest } = result;
         posted = { ...rest, plan: planOutline(plan) };
+        const events = result.simulation.timeline ?? [];
+        if (events.length > TIMELINE_PART) {
+          timelineParts = 0;
+          for (let i = 0; i < events.length; i += TIMELINE_PART, timelineParts++)
+            reply({ type: 'timeline', revision: req.revision, events: events.slice(i, i + TIMELINE_PART) });
+          posted = { ...posted, simulation: { ...result.simulation, timeline: [] } };
+        }
       }
-      reply({ type: 'computed', revision: req.revision, result: posted, workerMs: performance.now() - t0 });
+      reply({
+        type: 'computed',
+        revision: req.revision,
+        result: posted,
+        workerMs: performance.now() - t0,
+        ...(timelineParts !== undefined ? { timelineParts } : {}),
+      });
       return;
     }
     if (req.type === 'measure') {

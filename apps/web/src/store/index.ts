@@ -23,6 +23,7 @@ import type { WorkerReply } from '../workerProtocol.ts';
 import { compiledOfResult, currentResult } from './current.ts';
 import { connectMeasured, receiveMeasured, remeasure } from './measured.ts';
 import { Recompute } from './recompute.ts';
+import { TimelineParts } from './timelineParts.ts';
 
 export interface DesignSlice {
   design: Design;
@@ -160,6 +161,7 @@ const MAX_SUSPECTS = 20;
 const NO_ERRORS: Issue[] = [];
 
 let recompute: Pick<Recompute, 'send'> | undefined;
+const timelineParts = new TimelineParts();
 let editStartedAt = 0;
 let pinCounter = 0;
 
@@ -362,12 +364,26 @@ function requestCompute(): void {
 /** The page's side of a worker reply (exported for tests that play the worker). */
 export function receive(msg: WorkerReply): void {
   const s = useStore.getState();
+  if (msg.type === 'timeline') {
+    if (msg.revision === s.revision) timelineParts.add(msg.revision, msg.events);
+    return;
+  }
   if (msg.type === 'computed') {
     if (msg.revision !== s.revision) return;
     const latency = performance.now() - editStartedAt;
-    if (msg.result.ok) {
+    let result = msg.result;
+    if (result.ok && msg.timelineParts !== undefined) {
+      const timeline = timelineParts.take(msg.revision, msg.timelineParts);
+      result = timeline
+        ? { ...result, simulation: { ...result.simulation, timeline } }
+        : {
+            ok: false,
+            errors: [{ path: '', message: 'internal error: parts of the timeline did not arrive' }],
+          };
+    }
+    if (result.ok) {
       useStore.setState({
-        result: msg.result,
+        result,
         resultRevision: msg.revision,
         errors: NO_ERRORS,
         suspects: [],
@@ -385,7 +401,7 @@ export function receive(msg: WorkerReply): void {
           if (now.passView)
             recompute?.send({ type: 'pass', pass: now.passView.pass, expanded: now.expandedStages });
           else recompute?.send({ type: 'layout', expanded: now.expandedStages });
-          if (msg.result.ok && msg.result.simulation.ops <= LAZY_COMPILED_OPS) {
+          if (result.ok && result.simulation.ops <= LAZY_COMPILED_OPS) {
             compiledAskedFor = msg.revision;
             recompute?.send({ type: 'compiled' });
           }
@@ -393,7 +409,7 @@ export function receive(msg: WorkerReply): void {
       );
     } else
       useStore.setState({
-        errors: msg.result.errors,
+        errors: result.errors,
         status: 'error',
         lastLatencyMs: latency,
         lastWorkerMs: msg.workerMs,
