@@ -85,7 +85,7 @@ export function sampledFunctions(
     if (e.name !== 'ProfileChunk') continue;
     const data = e.args?.data as {
       cpuProfile?: {
-        nodes?: { id: number; callFrame: { functionName: string; url?: string } }[];
+        nodes?: { id: number; callFrame: { functionName: string; url?: string; lineNumber?: number } }[];
         samples?: number[];
       };
       timeDeltas?: number[];
@@ -93,7 +93,7 @@ export function sampledFunctions(
     for (const n of data.cpuProfile?.nodes ?? [])
       nodes.set(
         n.id,
-        `${n.callFrame.functionName || '(anonymous)'} ${(n.callFrame.url ?? '').split('/').pop() ?? ''}`.trim(),
+        `${n.callFrame.functionName || `(anonymous:${(n.callFrame.lineNumber ?? -1) + 1})`} ${(n.callFrame.url ?? '').split('/').pop() ?? ''}`.trim(),
       );
     const samples = data.cpuProfile?.samples ?? [];
     const deltas = data.timeDeltas ?? [];

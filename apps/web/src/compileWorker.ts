@@ -7,6 +7,7 @@
 import type { Design } from '@stagecraft/ir';
 import type { IncrementalState } from '@stagecraft/passes';
 import { type Compiled, computeDesign, layoutGraph, passGraph } from './core/computeDesign.ts';
+import { packGraph } from './core/graphWire.ts';
 import { measuredOverlay } from './core/measuredOverlay.ts';
 import { planOutline } from './gantt/timelinePlan.ts';
 import { type PostedResult, TIMELINE_PART, type WorkerReply, type WorkerRequest } from './workerProtocol.ts';
@@ -15,8 +16,8 @@ let compiled: Compiled | undefined;
 let incremental: IncrementalState | undefined;
 let compiledRevision = -1;
 
-function reply(msg: WorkerReply): void {
-  (self as unknown as DedicatedWorkerGlobalScope).postMessage(msg);
+function reply(msg: WorkerReply, transfer: Transferable[] = []): void {
+  (self as unknown as DedicatedWorkerGlobalScope).postMessage(msg, transfer);
 }
 
 self.onmessage = (e: MessageEvent<WorkerRequest>) => {
@@ -69,10 +70,15 @@ self.onmessage = (e: MessageEvent<WorkerRequest>) => {
     }
     const expanded = new Set(req.expanded);
     if (req.type === 'layout') {
-      reply({ type: 'layout', revision: compiledRevision, graph: layoutGraph(compiled, expanded) });
+      const { posted, transfer } = packGraph(layoutGraph(compiled, expanded));
+      reply({ type: 'layout', revision: compiledRevision, graph: posted }, transfer);
     } else if (req.type === 'pass') {
       const graph = passGraph(compiled, req.pass, expanded);
-      reply({ type: 'pass', revision: compiledRevision, pass: req.pass, graph: graph ?? null });
+      const packed = graph ? packGraph(graph) : null;
+      reply(
+        { type: 'pass', revision: compiledRevision, pass: req.pass, graph: packed?.posted ?? null },
+        packed?.transfer ?? [],
+      );
     }
   } catch (err) {
     // A compiler bug must not take the editor down: it shows as an error at the document.

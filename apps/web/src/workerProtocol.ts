@@ -2,7 +2,7 @@
 import type { Dag, Plan } from '@stagecraft/ir';
 import type { TimelineEvent } from '@stagecraft/sim';
 import type { ComputeFailed, ComputeOk } from './core/computeDesign.ts';
-import type { DagGraph } from './core/dagGraph.ts';
+import type { PostedGraph } from './core/graphWire.ts';
 import type { MeasuredFile, MeasuredOverlay } from './core/measuredOverlay.ts';
 import type { TimelinePlan } from './gantt/timelinePlan.ts';
 
@@ -36,6 +36,7 @@ export type WorkerReply =
   /** `timelineParts`: the timeline came before it in that many parts (its own is left empty). */
   | { type: 'computed'; revision: number; result: PostedResult; workerMs: number; timelineParts?: number }
   | { type: 'compiled'; revision: number; dag: Dag; plan: Plan }
-  | { type: 'layout'; revision: number; graph: DagGraph }
-  | { type: 'pass'; revision: number; pass: string; graph: DagGraph | null }
+  /** Graphs come packed (core/graphWire.ts): the page unpacks them. */
+  | { type: 'layout'; revision: number; graph: PostedGraph }
+  | { type: 'pass'; revision: number; pass: string; graph: PostedGraph | null }
   | { type: 'measured'; id: number; overlay: MeasuredOverlay };

@@ -27,7 +27,7 @@
  *   every op is a `<g data-op-id="<instruction id>" data-op data-device data-stream>` whose text
  *   is its microbatch label. In canvas mode the `data-testid="gantt-hit-layer"` element holds one
  *   transparent `<div data-op-id data-op>` per op of the visible window once zoom or pan settles,
- *   as long as at most OVERLAY_OP_LIMIT ops are visible (its `data-visible-ops` says how many);
+ *   as long as at most OVERLAY_OP_LIMIT ops are visible (its `data-visible-ops` says how many, or `>2500`);
  *   `handle.reveal(id)` zooms until an op has one. Pointer gestures on those divs work as on SVG.
  * - `rootElement.stagecraftGantt` (GanttHandle): `locate(id)` → client rect of an op, `opAt(x, y)`,
  *   `zoomTo(t0Ms, t1Ms)`, `reveal(id)`, `window()`, `render`.

@@ -17,6 +17,7 @@ export type ResultView = Omit<ComputeOk, 'dag' | 'graph' | 'plan'> & { plan: Tim
 import type { DagGraph, GraphNodeData } from '../core/dagGraph.ts';
 import type { DropTarget } from '../core/dropTarget.ts';
 import { touchedDirective } from '../core/errorCause.ts';
+import { unpackGraph } from '../core/graphWire.ts';
 import { emptyHistory, type History, record } from '../core/history.ts';
 import type { TimelinePlan } from '../gantt/timelinePlan.ts';
 import type { WorkerReply } from '../workerProtocol.ts';
@@ -432,11 +433,12 @@ export function receive(msg: WorkerReply): void {
   } else if (msg.type === 'layout') {
     // A layout of the latest valid result (a compute's own, or after expanding a stage).
     if (msg.revision === s.resultRevision || msg.revision === s.revision)
-      useStore.setState({ graph: msg.graph });
+      useStore.setState({ graph: unpackGraph(msg.graph) });
   } else if (msg.type === 'measured') {
     receiveMeasured(msg.id, msg.overlay);
   } else if (msg.type === 'pass') {
-    if (s.passView?.pass === msg.pass) useStore.setState({ passView: { pass: msg.pass, graph: msg.graph } });
+    if (s.passView?.pass === msg.pass)
+      useStore.setState({ passView: { pass: msg.pass, graph: msg.graph && unpackGraph(msg.graph) } });
   }
 }
 
