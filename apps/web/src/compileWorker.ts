@@ -9,6 +9,7 @@ import type { IncrementalState } from '@stagecraft/passes';
 import { type Compiled, computeDesign, layoutGraph, passGraph } from './core/computeDesign.ts';
 import { packGraph } from './core/graphWire.ts';
 import { measuredOverlay } from './core/measuredOverlay.ts';
+import { packEvents } from './core/timelineWire.ts';
 import { planOutline } from './gantt/timelinePlan.ts';
 import { type PostedResult, TIMELINE_PART, type WorkerReply, type WorkerRequest } from './workerProtocol.ts';
 
@@ -45,8 +46,10 @@ self.onmessage = (e: MessageEvent<WorkerRequest>) => {
         const events = result.simulation.timeline ?? [];
         if (events.length > TIMELINE_PART) {
           timelineParts = 0;
-          for (let i = 0; i < events.length; i += TIMELINE_PART, timelineParts++)
-            reply({ type: 'timeline', revision: req.revision, events: events.slice(i, i + TIMELINE_PART) });
+          for (let i = 0; i < events.length; i += TIMELINE_PART, timelineParts++) {
+            const { posted: part, transfer } = packEvents(events.slice(i, i + TIMELINE_PART));
+            reply({ type: 'timeline', revision: req.revision, events: part }, transfer);
+          }
           posted = { ...posted, simulation: { ...result.simulation, timeline: [] } };
         }
       }

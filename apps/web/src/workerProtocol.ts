@@ -1,9 +1,9 @@
 /** Messages between the page and the compile worker. */
 import type { Dag, Plan } from '@stagecraft/ir';
-import type { TimelineEvent } from '@stagecraft/sim';
 import type { ComputeFailed, ComputeOk } from './core/computeDesign.ts';
 import type { PostedGraph } from './core/graphWire.ts';
 import type { MeasuredFile, MeasuredOverlay } from './core/measuredOverlay.ts';
+import type { PostedEvents } from './core/timelineWire.ts';
 import type { TimelinePlan } from './gantt/timelinePlan.ts';
 
 export type WorkerRequest =
@@ -31,8 +31,8 @@ export type PostedResult = (Omit<ComputeOk, 'dag' | 'plan'> & { plan: TimelinePl
 export const TIMELINE_PART = 8192;
 
 export type WorkerReply =
-  /** A part of the next 'computed' result's timeline, in order (see TIMELINE_PART). */
-  | { type: 'timeline'; revision: number; events: TimelineEvent[] }
+  /** A part of the next 'computed' result's timeline, in order (see TIMELINE_PART), packed. */
+  | { type: 'timeline'; revision: number; events: PostedEvents }
   /** `timelineParts`: the timeline came before it in that many parts (its own is left empty). */
   | { type: 'computed'; revision: number; result: PostedResult; workerMs: number; timelineParts?: number }
   | { type: 'compiled'; revision: number; dag: Dag; plan: Plan }

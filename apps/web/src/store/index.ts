@@ -19,6 +19,7 @@ import type { DropTarget } from '../core/dropTarget.ts';
 import { touchedDirective } from '../core/errorCause.ts';
 import { unpackGraph } from '../core/graphWire.ts';
 import { emptyHistory, type History, record } from '../core/history.ts';
+import { unpackEvents } from '../core/timelineWire.ts';
 import type { TimelinePlan } from '../gantt/timelinePlan.ts';
 import type { WorkerReply } from '../workerProtocol.ts';
 import { compiledOfResult, currentResult } from './current.ts';
@@ -366,7 +367,7 @@ function requestCompute(): void {
 export function receive(msg: WorkerReply): void {
   const s = useStore.getState();
   if (msg.type === 'timeline') {
-    if (msg.revision === s.revision) timelineParts.add(msg.revision, msg.events);
+    if (msg.revision === s.revision) timelineParts.add(msg.revision, unpackEvents(msg.events));
     return;
   }
   if (msg.type === 'computed') {

@@ -2,6 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { runExample } from '../../test/simulatedExamples.ts';
 import { example } from '../../test/testDesigns.ts';
+import { packEvents } from '../core/timelineWire.ts';
 import { planOutline } from '../gantt/timelinePlan.ts';
 import { initStore, receive, useStore } from './index.ts';
 
@@ -12,7 +13,11 @@ function postedInParts(partSize: number) {
   const events = sim.timeline ?? [];
   const parts = [];
   for (let i = 0; i < events.length; i += partSize)
-    parts.push({ type: 'timeline', revision, events: events.slice(i, i + partSize) } as const);
+    parts.push({
+      type: 'timeline',
+      revision,
+      events: packEvents(events.slice(i, i + partSize)).posted,
+    } as const);
   const result = {
     ok: true,
     simulation: { ...sim, timeline: [] },
@@ -59,7 +64,7 @@ describe('a timeline posted in parts', () => {
     for (const p of fresh.parts) receive(p);
     receive(fresh.computed);
     expect(useStore.getState().result?.simulation.timeline).toHaveLength(
-      fresh.parts.reduce((n, p) => n + p.events.length, 0),
+      fresh.parts.reduce((n, p) => n + p.events.count, 0),
     );
   });
 });
