@@ -131,6 +131,18 @@ async function dropToTimeline(page: Page): Promise<number[]> {
   return out;
 }
 
+/** The makespan of the result in the store, as the timeline writes it when it draws that result. */
+async function makespanOf(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const s = (
+      window as unknown as {
+        stagecraft: { store: { getState(): { result: { simulation: { makespanMs: number } } | null } } };
+      }
+    ).stagecraft.store.getState();
+    return String(s.result?.simulation.makespanMs ?? '');
+  });
+}
+
 const BIG_DESIGN = 'examples/deepseek-v3-pp16-ep128-dualpipe.json';
 
 interface BigFigures {
@@ -156,7 +168,7 @@ async function bigEdit(page: Page): Promise<BigFigures> {
   const opened = Date.now();
   await page.goto(`${base}/?frames#design=bench-deepseek`);
   await page.getByTestId('directive-0').filter({ hasText: 'm=32' }).waitFor({ timeout: 120_000 });
-  await page.locator('[data-testid="gantt"][data-ops]').waitFor({ timeout: 120_000 });
+  await page.locator('[data-testid="gantt"][data-layout="ready"]').waitFor({ timeout: 120_000 });
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
   const openMs = Date.now() - opened;
   await settled(page);
@@ -172,7 +184,7 @@ async function bigEdit(page: Page): Promise<BigFigures> {
     // Whether the page showed that it is working, in a frame it painted.
     const status = document.querySelector('[data-testid="compute-status"]');
     const watch = new MutationObserver(() => {
-      if (/computing|compiling|simulating|laying/.test(status?.textContent ?? ''))
+      if (/computing|compiling|simulating|laying|drawing/.test(status?.textContent ?? ''))
         requestAnimationFrame(() => (w.__progress = true));
     });
     if (status) watch.observe(status, { childList: true, subtree: true, characterData: true });
@@ -185,6 +197,10 @@ async function bigEdit(page: Page): Promise<BigFigures> {
   await field.press('Enter');
   await page.getByTestId('directive-0').filter({ hasText: 'm=64' }).waitFor({ timeout: 120_000 });
   await settled(page);
+  // A big timeline is laid out over several tasks after its result (gantt/slicedLayout.ts).
+  await page
+    .locator(`[data-testid="gantt"][data-layout="ready"][data-makespan-ms="${await makespanOf(page)}"]`)
+    .waitFor({ timeout: 120_000 });
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
   const editMs = Date.now() - t0;
   // Work after the first frame (the DAG, the hit layer) counts too.

@@ -110,6 +110,22 @@ export interface LayoutOptions {
 }
 
 export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: LayoutOptions = {}): GanttLayout {
+  const steps = layoutSteps(sim, plan, options);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * The layout in steps, a lane at a time: a big timeline is laid out over several tasks
+ * (slicedLayout.ts), so the page answers between them.
+ */
+export function* layoutSteps(
+  sim: Simulation,
+  plan: TimelinePlan,
+  options: LayoutOptions = {},
+): Generator<void, GanttLayout, void> {
   // Runs on the main thread before the first frame of every new result: one pass over the events,
   // grouped per device and stream without string keys, and no per-op spread or closure.
   const timeline = sim.timeline ?? [];
@@ -143,6 +159,7 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
     }
     list.push(ev);
   }
+  yield;
   const chunkOf = (stages: readonly number[] | undefined, tags: Record<string, number | string>) => {
     const pp = tags.PP;
     const k = typeof pp === 'number' && stages ? stages.indexOf(pp) : -1;
@@ -212,6 +229,7 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
       lanes.push(lane);
       bandLanes.push(lane);
       y += height + laneGap;
+      yield;
     }
     const memory = memoryOf.get(device) ?? [];
     const capacityBytes = options.memoryCapacityBytes?.(device);
@@ -262,6 +280,7 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
         b.memoryBaseBytes = Math.max(0, b.capacityBytes - swing * 0.08);
     }
   }
+  yield;
   const bubbles = idleSpans(sim);
   const computeLaneOf = new Map<number, number>();
   for (const l of lanes) {

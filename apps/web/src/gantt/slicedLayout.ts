@@ -1,0 +1,68 @@
+/**
+ * The timeline's layout without a long task. Up to SLICED_LAYOUT_EVENTS events it is laid out in
+ * the render, as it always was; a bigger timeline is laid out a few lanes at a time in tasks of at
+ * most SLICE_MS, the page answering input and painting between them (DeepSeek-V3's 70k events took
+ * 100–270 ms in one task on this 2-core machine, and the time grows with the events). Until the new
+ * layout is done the timeline keeps showing the one before, marked pending.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import type { GanttLayout } from './layout.ts';
+
+export const SLICED_LAYOUT_EVENTS = 20_000;
+/** Work per task: short enough for a frame in between. */
+const SLICE_MS = 12;
+
+function run(steps: Generator<void, GanttLayout, void>): GanttLayout {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+function sameDeps(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
+}
+
+/**
+ * The layout for `deps`: `steps` lays it out, `empty` is what shows while the first one of a big
+ * timeline is under way (the lanes without ops). `pending`: the layout shown is not yet that of `deps`.
+ */
+export function useGanttLayout(
+  events: number,
+  steps: () => Generator<void, GanttLayout, void>,
+  empty: () => GanttLayout,
+  deps: readonly unknown[],
+): { layout: GanttLayout; pending: boolean } {
+  const sliced = events > SLICED_LAYOUT_EVENTS;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller's deps say when to lay out again
+  const inRender = useMemo(() => (sliced ? null : run(steps())), [sliced, ...deps]);
+  const [done, setDone] = useState<{ deps: readonly unknown[]; layout: GanttLayout } | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller's deps say when to lay out again
+  useEffect(() => {
+    if (!sliced) return;
+    const gen = steps();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const step = () => {
+      const until = performance.now() + SLICE_MS;
+      for (;;) {
+        const r = gen.next();
+        if (r.done) {
+          setDone({ deps, layout: r.value });
+          return;
+        }
+        if (performance.now() >= until) break;
+      }
+      timer = setTimeout(step, 0);
+    };
+    timer = setTimeout(step, 0);
+    return () => clearTimeout(timer);
+  }, [sliced, ...deps]);
+  const current = done !== null && sameDeps(done.deps, deps);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller's deps say when to lay out again
+  const placeholder = useMemo(
+    () => (sliced && done === null ? empty() : null),
+    [sliced, done === null, ...deps],
+  );
+  if (inRender) return { layout: inRender, pending: false };
+  return { layout: done?.layout ?? placeholder!, pending: !current };
+}
