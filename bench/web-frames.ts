@@ -168,7 +168,9 @@ async function bigEdit(page: Page): Promise<BigFigures> {
   const opened = Date.now();
   await page.goto(`${base}/?frames#design=bench-deepseek`);
   await page.getByTestId('directive-0').filter({ hasText: 'm=32' }).waitFor({ timeout: 120_000 });
-  await page.locator('[data-testid="gantt"][data-layout="ready"]').waitFor({ timeout: 120_000 });
+  await page
+    .locator('[data-testid="gantt"][data-ops]:not([data-layout="pending"])')
+    .waitFor({ timeout: 120_000 });
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
   const openMs = Date.now() - opened;
   await settled(page);
@@ -199,7 +201,9 @@ async function bigEdit(page: Page): Promise<BigFigures> {
   await settled(page);
   // A big timeline is laid out over several tasks after its result (gantt/slicedLayout.ts).
   await page
-    .locator(`[data-testid="gantt"][data-layout="ready"][data-makespan-ms="${await makespanOf(page)}"]`)
+    .locator(
+      `[data-testid="gantt"]:not([data-layout="pending"])[data-makespan-ms="${await makespanOf(page)}"]`,
+    )
     .waitFor({ timeout: 120_000 });
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
   const editMs = Date.now() - t0;
