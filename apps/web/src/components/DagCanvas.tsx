@@ -23,7 +23,7 @@ import { dagViewport, labelScale } from '../core/dagFit.ts';
 import type { DagGraph, GraphEdge, GraphLane, GraphNode, GraphNodeData } from '../core/dagGraph.ts';
 import { NODE_H, NODE_W } from '../core/dagGraph.ts';
 import { activeNode, isArrowKey, nodeAfterKey, rowOfNode } from '../core/dagKeys.ts';
-import { EDGE_BUDGET, edgesInView, type GraphRect, rectInView } from '../core/dagWindow.ts';
+import { EDGE_BUDGET, edgesInView, type GraphRect, nodesInView, rectInView } from '../core/dagWindow.ts';
 import { passColor } from '../core/passColors.ts';
 import { useStore } from '../store/index.ts';
 import { applyItem } from './applyItem.ts';
@@ -139,7 +139,10 @@ const LaneNodeView = memo(function LaneNodeView({ data }: NodeProps<LaneNode>) {
 
 const nodeTypes = { op: OpNodeView, lane: LaneNodeView };
 
-function flowNodes(graph: DagGraph): Node[] {
+/** One React Flow node per graph node, kept while the graph is: a node handed over again unchanged is not indexed again. */
+const opNodes = new WeakMap<GraphNode, OpNode>();
+
+function flowNodes(graph: DagGraph, shown: readonly GraphNode[]): Node[] {
   const nodes: Node[] = graph.lanes.map(
     (lane): LaneNode => ({
       id: lane.id,
@@ -155,18 +158,23 @@ function flowNodes(graph: DagGraph): Node[] {
       measured: { width: graph.width + LABEL_W + 40, height: lane.height },
     }),
   );
-  for (const n of graph.nodes) {
-    nodes.push({
-      id: n.id,
-      type: 'op',
-      position: { x: n.x, y: n.y },
-      data: n.data,
-      draggable: false,
-      width: NODE_W,
-      height: NODE_H,
-      handles: OP_HANDLES,
-      measured: OP_SIZE,
-    } satisfies OpNode);
+  for (const n of shown) {
+    let node = opNodes.get(n);
+    if (!node) {
+      node = {
+        id: n.id,
+        type: 'op',
+        position: { x: n.x, y: n.y },
+        data: n.data,
+        draggable: false,
+        width: NODE_W,
+        height: NODE_H,
+        handles: OP_HANDLES,
+        measured: OP_SIZE,
+      } satisfies OpNode;
+      opNodes.set(n, node);
+    }
+    nodes.push(node);
   }
   return nodes;
 }
@@ -276,11 +284,14 @@ export function DagCanvas() {
   const passView = useStore((s) => s.passView);
   // The timeline updates first; the canvas follows in a render React may interrupt.
   const graph = useDeferredValue(passView ? passView.graph : final);
-  const nodes = useMemo(() => (graph ? flowNodes(graph) : []), [graph]);
-  // A big graph's edges are handed over near the view only (dagWindow.ts).
+  // A big graph's edges and nodes are handed over near the view only (dagWindow.ts).
   const [view, setView] = useState<GraphRect | null>(null);
   const pane = useRef({ width: 0, height: 0 });
   const shownEdges = useMemo(() => (graph ? edgesInView(graph.edges, graph.nodes, view) : []), [graph, view]);
+  const nodes = useMemo(
+    () => (graph ? flowNodes(graph, nodesInView(graph.nodes, graph.edges.length, shownEdges, view)) : []),
+    [graph, shownEdges, view],
+  );
   const edges = useMemo(() => flowEdges(shownEdges), [shownEdges]);
   const big = (graph?.edges.length ?? 0) > EDGE_BUDGET;
   const target = useStore((s) => s.target);
