@@ -167,6 +167,11 @@ interface BigFigures {
   openMs: number;
   /** Main-thread tasks over 50 ms from the page's start to its first painted timeline. */
   openLongTasks: number[];
+  /** From the edit to its result in the store, and of that the worker's compute (compile, simulate, posting). */
+  resultMs: number;
+  workerMs: number;
+  compileMs: number;
+  simulateMs: number;
   editMs: number;
   longTasks: number[];
   progressShown: boolean;
@@ -237,6 +242,22 @@ async function bigEdit(page: Page, big: BigCase): Promise<BigFigures> {
     .waitFor({ timeout: 120_000 });
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
   const editMs = Date.now() - t0;
+  const [resultMs, workerMs, compileMs, simulateMs] = await page.evaluate(() => {
+    const st = (
+      window as unknown as {
+        stagecraft: {
+          store: {
+            getState(): {
+              lastLatencyMs: number;
+              lastWorkerMs: number;
+              result: { compileMs: number; simulateMs: number } | null;
+            };
+          };
+        };
+      }
+    ).stagecraft.store.getState();
+    return [st.lastLatencyMs, st.lastWorkerMs, st.result?.compileMs ?? 0, st.result?.simulateMs ?? 0];
+  });
   // Work after the first frame (the DAG, the hit layer) counts too.
   await page.waitForTimeout(3000);
   if (cdp && values.trace) {
@@ -268,7 +289,17 @@ async function bigEdit(page: Page, big: BigCase): Promise<BigFigures> {
     const w = window as unknown as { __long: number[]; __progress: boolean };
     return [w.__long, w.__progress] as const;
   });
-  return { openMs, openLongTasks, editMs, longTasks: [...longTasks], progressShown };
+  return {
+    openMs,
+    openLongTasks,
+    editMs,
+    resultMs,
+    workerMs,
+    compileMs,
+    simulateMs,
+    longTasks: [...longTasks],
+    progressShown,
+  };
 }
 
 function longTaskText(durations: readonly number[]): string {
@@ -338,7 +369,9 @@ async function main(): Promise<void> {
       console.log('');
       console.log(`${c.name} (${c.file})`);
       console.log(`  open → timeline painted       ${big.openMs} ms; ${longTaskText(big.openLongTasks)}`);
-      console.log(`  microbatches ${c.from} → ${c.to} → timeline painted  ${big.editMs} ms`);
+      console.log(
+        `  microbatches ${c.from} → ${c.to} → timeline painted  ${big.editMs} ms (result on the page ${big.resultMs.toFixed(0)} ms, of which the worker ${big.workerMs.toFixed(0)} ms: compile ${big.compileMs.toFixed(0)}, simulate ${big.simulateMs.toFixed(0)})`,
+      );
       console.log(`  from the edit: ${longTaskText(big.longTasks)}`);
       console.log(`  progress shown in a painted frame: ${big.progressShown ? 'yes' : 'no'}`);
     }

@@ -4,7 +4,7 @@ import { renderHook, waitFor } from '@testing-library/react';
 import { describe, expect, test } from 'vitest';
 import { computeDesign } from '../core/computeDesign.ts';
 import { layoutGantt, layoutSteps } from './layout.ts';
-import { SLICED_LAYOUT_EVENTS, useGanttLayout } from './slicedLayout.ts';
+import { SLICED_LAYOUT_EVENTS, useGanttLayout, whenTimelinesLaidOut } from './slicedLayout.ts';
 
 function simulated(microbatches: number) {
   const design: Design = {
@@ -61,5 +61,17 @@ describe('the timeline laid out without a long task', () => {
     expect(result.current).toEqual({ layout: shown, pending: true });
     await waitFor(() => expect(result.current.pending).toBe(false), { timeout: 10_000 });
     expect(result.current.layout.ops).toHaveLength(second.sim.timeline!.length);
+  });
+
+  test('work that waits for the timeline runs once a big one is laid out, at once when none is', async () => {
+    const ran: string[] = [];
+    whenTimelinesLaidOut(() => ran.push('idle'));
+    expect(ran).toEqual(['idle']);
+    const big = simulated(2600);
+    const { result } = renderHook(() => useLayoutOf(big));
+    whenTimelinesLaidOut(() => ran.push(`after, pending ${result.current.pending}`));
+    expect(ran).toEqual(['idle']);
+    await waitFor(() => expect(ran).toHaveLength(2), { timeout: 10_000 });
+    expect(ran[1]).toBe('after, pending false');
   });
 });

@@ -6,11 +6,34 @@
  * layout is done the timeline keeps showing the one before, marked pending.
  */
 import { useEffect, useMemo, useState } from 'react';
+import { afterPaint } from './afterPaint.ts';
 import type { GanttLayout } from './layout.ts';
 
 export const SLICED_LAYOUT_EVENTS = 20_000;
 /** Work per task: short enough for a frame in between. */
-const SLICE_MS = 12;
+const SLICE_MS = 20;
+
+/** Layouts under way, and what waits for them to be drawn. */
+const underWay = new Set<object>();
+let waiting: (() => void)[] = [];
+
+function finished(job: object): void {
+  if (!underWay.delete(job) || underWay.size > 0) return;
+  const run = waiting;
+  waiting = [];
+  afterPaint(() => {
+    for (const f of run) f();
+  });
+}
+
+/**
+ * Runs `run` once no timeline is being laid out, after the frame that draws it: the DAG and the
+ * whole plan a result asks the worker for then do not compete with the timeline for the page.
+ */
+export function whenTimelinesLaidOut(run: () => void): void {
+  if (underWay.size === 0) run();
+  else waiting.push(run);
+}
 
 function run(steps: Generator<void, GanttLayout, void>): GanttLayout {
   for (;;) {
@@ -36,18 +59,23 @@ export function useGanttLayout(
   const sliced = events > SLICED_LAYOUT_EVENTS;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the caller's deps say when to lay out again
   const inRender = useMemo(() => (sliced ? null : run(steps())), [sliced, ...deps]);
-  const [done, setDone] = useState<{ deps: readonly unknown[]; layout: GanttLayout } | null>(null);
+  const [done, setDone] = useState<{ deps: readonly unknown[]; layout: GanttLayout; job: object } | null>(
+    null,
+  );
   // biome-ignore lint/correctness/useExhaustiveDependencies: the caller's deps say when to lay out again
   useEffect(() => {
     if (!sliced) return;
     const gen = steps();
+    const job = {};
+    underWay.add(job);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const step = () => {
       const until = performance.now() + SLICE_MS;
       for (;;) {
         const r = gen.next();
         if (r.done) {
-          setDone({ deps, layout: r.value });
+          // The job ends when this layout has been committed (below), or when it is dropped.
+          setDone({ deps, layout: r.value, job });
           return;
         }
         if (performance.now() >= until) break;
@@ -55,9 +83,15 @@ export function useGanttLayout(
       timer = setTimeout(step, 0);
     };
     timer = setTimeout(step, 0);
-    return () => clearTimeout(timer);
+    return () => {
+      clearTimeout(timer);
+      finished(job);
+    };
   }, [sliced, ...deps]);
   const current = done !== null && sameDeps(done.deps, deps);
+  useEffect(() => {
+    if (done) finished(done.job);
+  }, [done]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the caller's deps say when to lay out again
   const placeholder = useMemo(
     () => (sliced && done === null ? empty() : null),

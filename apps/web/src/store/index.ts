@@ -20,6 +20,7 @@ import { touchedDirective } from '../core/errorCause.ts';
 import { unpackGraph } from '../core/graphWire.ts';
 import { emptyHistory, type History, record } from '../core/history.ts';
 import { unpackEvents } from '../core/timelineWire.ts';
+import { whenTimelinesLaidOut } from '../gantt/slicedLayout.ts';
 import type { TimelinePlan } from '../gantt/timelinePlan.ts';
 import type { WorkerReply } from '../workerProtocol.ts';
 import { compiledOfResult, currentResult } from './current.ts';
@@ -394,20 +395,24 @@ export function receive(msg: WorkerReply): void {
         lastWorkerMs: msg.workerMs,
       });
       remeasure();
-      // After the frame that draws the new timeline: the canvas, then the DAG and the whole plan
-      // for moves and hover details.
+      // After the frame that draws the new timeline (a big one laid out over several tasks: once it
+      // is): the canvas, then the DAG and the whole plan for moves and hover details.
       requestAnimationFrame(() =>
-        setTimeout(() => {
-          const now = useStore.getState();
-          if (now.resultRevision !== msg.revision) return;
-          if (now.passView)
-            recompute?.send({ type: 'pass', pass: now.passView.pass, expanded: now.expandedStages });
-          else recompute?.send({ type: 'layout', expanded: now.expandedStages });
-          if (result.ok && result.simulation.ops <= LAZY_COMPILED_OPS) {
-            compiledAskedFor = msg.revision;
-            recompute?.send({ type: 'compiled' });
-          }
-        }, 0),
+        setTimeout(
+          () =>
+            whenTimelinesLaidOut(() => {
+              const now = useStore.getState();
+              if (now.resultRevision !== msg.revision) return;
+              if (now.passView)
+                recompute?.send({ type: 'pass', pass: now.passView.pass, expanded: now.expandedStages });
+              else recompute?.send({ type: 'layout', expanded: now.expandedStages });
+              if (result.ok && result.simulation.ops <= LAZY_COMPILED_OPS) {
+                compiledAskedFor = msg.revision;
+                recompute?.send({ type: 'compiled' });
+              }
+            }),
+          0,
+        ),
       );
     } else
       useStore.setState({
