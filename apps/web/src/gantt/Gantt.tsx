@@ -54,7 +54,8 @@ export function Gantt(props: GanttProps) {
   const { layout, pending } = useGanttLayout(
     sim.timeline?.length ?? 0,
     () => layoutSteps(sim, plan, layoutOptions),
-    () => layoutGantt({ ...sim, timeline: [] }, plan, layoutOptions),
+    // Its lanes, without the step-long bubble an empty timeline would give every device.
+    () => ({ ...layoutGantt({ ...sim, timeline: [] }, plan, layoutOptions), bubbles: [], bubbleLane: [] }),
     [sim, laneKey, capKey, collapseKey],
   );
   const planIndex = useMemo(() => indexPlan(plan), [plan]);
@@ -63,7 +64,8 @@ export function Gantt(props: GanttProps) {
   const mode: 'svg' | 'canvas' =
     props.render === 'svg' || props.render === 'canvas'
       ? props.render
-      : layout.ops.length > SVG_OP_LIMIT
+      : // While a big timeline is laid out, the renderer its ops will need.
+        (pending ? (sim.timeline?.length ?? 0) : layout.ops.length) > SVG_OP_LIMIT
         ? 'canvas'
         : 'svg';
   // The step of the layout shown (while a big one is laid out, the one before).
