@@ -204,8 +204,12 @@ async function bigEdit(page: Page, big: BigCase): Promise<BigFigures> {
     .getByTestId('directive-0')
     .filter({ hasText: `m=${big.from}` })
     .waitFor({ timeout: 120_000 });
+  // The design's own result drawn (not the one of the page's first design, still on screen).
+  await settled(page);
   await page
-    .locator('[data-testid="gantt"][data-ops]:not([data-layout="pending"])')
+    .locator(
+      `[data-testid="gantt"]:not([data-layout="pending"])[data-makespan-ms="${await makespanOf(page)}"]`,
+    )
     .waitFor({ timeout: 120_000 });
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
   const openMs = Date.now() - opened;
