@@ -99,16 +99,17 @@ async function armProbe(page: Page): Promise<void> {
       w.__drop!.commitMs = performance.now() - w.__drop!.t0;
       // The frame after the commit has been painted once this callback runs; a big timeline is
       // laid out over several tasks first (gantt/slicedLayout.ts).
-      const painted = () =>
-        requestAnimationFrame(() => setTimeout(() => (w.__drop!.ms = performance.now() - w.__drop!.t0), 0));
+      // (No named function in here: tsx would wrap it in a helper the page does not have.)
       const gantt = document.querySelector('[data-testid="gantt"]');
-      if (gantt?.getAttribute('data-layout') !== 'pending') return painted();
       const laid = new MutationObserver(() => {
-        if (gantt.getAttribute('data-layout') === 'pending') return;
+        if (gantt?.getAttribute('data-layout') === 'pending') return;
         laid.disconnect();
-        painted();
+        requestAnimationFrame(() => setTimeout(() => (w.__drop!.ms = performance.now() - w.__drop!.t0), 0));
       });
-      laid.observe(gantt, { attributes: true, attributeFilter: ['data-layout'] });
+      if (gantt && gantt.getAttribute('data-layout') === 'pending')
+        laid.observe(gantt, { attributes: true, attributeFilter: ['data-layout'] });
+      else
+        requestAnimationFrame(() => setTimeout(() => (w.__drop!.ms = performance.now() - w.__drop!.t0), 0));
     });
     obs.observe(app, { attributes: true, attributeFilter: ['data-result-revision'] });
   });
