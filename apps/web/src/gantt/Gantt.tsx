@@ -101,7 +101,21 @@ export function Gantt(props: GanttProps) {
   const measured = useElementWidth(() => el.root.current, props.width);
   const width = props.width ?? measured ?? 960;
   const ready = props.width !== undefined || measured !== null;
-  live.current = { props, layout, planIndex, mode, domainMs, width, dropTarget, hover, flows, range };
+  // The step before, shown while a big one is laid out, takes no moves or drops: they would be
+  // checked against the new result.
+  const liveProps = pending ? { ...props, onReorder: undefined, onDropPaletteItem: undefined } : props;
+  live.current = {
+    props: liveProps,
+    layout,
+    planIndex,
+    mode,
+    domainMs,
+    width,
+    dropTarget,
+    hover,
+    flows,
+    range,
+  };
 
   useLayoutEffect(() => {
     c.painter.rendered();
