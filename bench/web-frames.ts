@@ -3,7 +3,8 @@
  * (`npx tsx bench/web-frames.ts`). For 1F1B p=8 m=32 and for a design of about 20k ops:
  *
  * - drop to updated timeline: from the `drop` of split_backward onto a DAG node to the first
- *   frame painted after the recomputed result (worker compile + simulate + React render);
+ *   frame painted after the recomputed result (worker compile + simulate + React render), or
+ *   after its layout when a big timeline is laid out over several tasks;
  * - panning: animation-frame intervals while the Gantt, zoomed to a tenth of the step, is panned
  *   by a drag on its axis and by shift+wheel (the timeline's measurePan), and its redraw time.
  *
@@ -14,6 +15,9 @@
  *   npx tsx bench/web-frames.ts --reps 9
  *   npx tsx bench/web-frames.ts --render canvas --debug
  *   npx tsx bench/web-frames.ts --big-only  # only the real models' edits
+ *   STAGECRAFT_WEB_MINIFY=0 npx tsx bench/web-frames.ts --big-only --trace /tmp/edit.json
+ *       # a DevTools trace of DeepSeek-V3's edit (--trace-open: of its opening), each long task
+ *       # listed with what ran inside it (bench/longTaskTrace.ts); unminified, functions keep names
  *
  * Then, on the DeepSeek-V3 example (examples/, about 2k devices) and on Qwen3-30B-A3B: the time
  * from opening it to its timeline, and the edit of its microbatches (32 → 64, 16 → 32) in the
