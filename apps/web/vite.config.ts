@@ -6,7 +6,13 @@ const apiPort = process.env.STAGECRAFT_API_PORT ?? '8787';
 
 export default defineConfig({
   plugins: [react()],
-  build: { outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 2000 },
+  // STAGECRAFT_WEB_MINIFY=0 keeps function names for profiles (bench/web-frames.ts --trace).
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    chunkSizeWarningLimit: 2000,
+    minify: process.env.STAGECRAFT_WEB_MINIFY !== '0',
+  },
   worker: { format: 'es' },
   server: {
     port: 5173,

@@ -7,16 +7,18 @@
 import type { Design } from '@stagecraft/ir';
 import type { IncrementalState } from '@stagecraft/passes';
 import { type Compiled, computeDesign, layoutGraph, passGraph } from './core/computeDesign.ts';
+import { packGraph } from './core/graphWire.ts';
 import { measuredOverlay } from './core/measuredOverlay.ts';
+import { packEvents } from './core/timelineWire.ts';
 import { planOutline } from './gantt/timelinePlan.ts';
-import type { PostedResult, WorkerReply, WorkerRequest } from './workerProtocol.ts';
+import { type PostedResult, TIMELINE_PART, type WorkerReply, type WorkerRequest } from './workerProtocol.ts';
 
 let compiled: Compiled | undefined;
 let incremental: IncrementalState | undefined;
 let compiledRevision = -1;
 
-function reply(msg: WorkerReply): void {
-  (self as unknown as DedicatedWorkerGlobalScope).postMessage(msg);
+function reply(msg: WorkerReply, transfer: Transferable[] = []): void {
+  (self as unknown as DedicatedWorkerGlobalScope).postMessage(msg, transfer);
 }
 
 self.onmessage = (e: MessageEvent<WorkerRequest>) => {
@@ -37,11 +39,27 @@ self.onmessage = (e: MessageEvent<WorkerRequest>) => {
         compiledRevision = req.revision;
       }
       let posted: PostedResult = result;
+      let timelineParts: number | undefined;
       if (result.ok) {
         const { dag: _dag, plan, ...rest } = result;
         posted = { ...rest, plan: planOutline(plan) };
+        const events = result.simulation.timeline ?? [];
+        if (events.length > TIMELINE_PART) {
+          timelineParts = 0;
+          for (let i = 0; i < events.length; i += TIMELINE_PART, timelineParts++) {
+            const { posted: part, transfer } = packEvents(events.slice(i, i + TIMELINE_PART));
+            reply({ type: 'timeline', revision: req.revision, events: part }, transfer);
+          }
+          posted = { ...posted, simulation: { ...result.simulation, timeline: [] } };
+        }
       }
-      reply({ type: 'computed', revision: req.revision, result: posted, workerMs: performance.now() - t0 });
+      reply({
+        type: 'computed',
+        revision: req.revision,
+        result: posted,
+        workerMs: performance.now() - t0,
+        ...(timelineParts !== undefined ? { timelineParts } : {}),
+      });
       return;
     }
     if (req.type === 'measure') {
@@ -55,10 +73,15 @@ self.onmessage = (e: MessageEvent<WorkerRequest>) => {
     }
     const expanded = new Set(req.expanded);
     if (req.type === 'layout') {
-      reply({ type: 'layout', revision: compiledRevision, graph: layoutGraph(compiled, expanded) });
+      const { posted, transfer } = packGraph(layoutGraph(compiled, expanded));
+      reply({ type: 'layout', revision: compiledRevision, graph: posted }, transfer);
     } else if (req.type === 'pass') {
       const graph = passGraph(compiled, req.pass, expanded);
-      reply({ type: 'pass', revision: compiledRevision, pass: req.pass, graph: graph ?? null });
+      const packed = graph ? packGraph(graph) : null;
+      reply(
+        { type: 'pass', revision: compiledRevision, pass: req.pass, graph: packed?.posted ?? null },
+        packed?.transfer ?? [],
+      );
     }
   } catch (err) {
     // A compiler bug must not take the editor down: it shows as an error at the document.

@@ -1,8 +1,9 @@
 /** Messages between the page and the compile worker. */
 import type { Dag, Plan } from '@stagecraft/ir';
 import type { ComputeFailed, ComputeOk } from './core/computeDesign.ts';
-import type { DagGraph } from './core/dagGraph.ts';
+import type { PostedGraph } from './core/graphWire.ts';
 import type { MeasuredFile, MeasuredOverlay } from './core/measuredOverlay.ts';
+import type { PostedEvents } from './core/timelineWire.ts';
 import type { TimelinePlan } from './gantt/timelinePlan.ts';
 
 export type WorkerRequest =
@@ -22,9 +23,20 @@ export type WorkerRequest =
  */
 export type PostedResult = (Omit<ComputeOk, 'dag' | 'plan'> & { plan: TimelinePlan }) | ComputeFailed;
 
+/**
+ * Timelines longer than this go to the page in parts of this many events, one message each, before
+ * their result: the page reads a message in one task, and DeepSeek-V3's 70k events (10 MB) took it
+ * 90–120 ms to read at once, garbage collection after it not counted.
+ */
+export const TIMELINE_PART = 8192;
+
 export type WorkerReply =
-  | { type: 'computed'; revision: number; result: PostedResult; workerMs: number }
+  /** A part of the next 'computed' result's timeline, in order (see TIMELINE_PART), packed. */
+  | { type: 'timeline'; revision: number; events: PostedEvents }
+  /** `timelineParts`: the timeline came before it in that many parts (its own is left empty). */
+  | { type: 'computed'; revision: number; result: PostedResult; workerMs: number; timelineParts?: number }
   | { type: 'compiled'; revision: number; dag: Dag; plan: Plan }
-  | { type: 'layout'; revision: number; graph: DagGraph }
-  | { type: 'pass'; revision: number; pass: string; graph: DagGraph | null }
+  /** Graphs come packed (core/graphWire.ts): the page unpacks them. */
+  | { type: 'layout'; revision: number; graph: PostedGraph }
+  | { type: 'pass'; revision: number; pass: string; graph: PostedGraph | null }
   | { type: 'measured'; id: number; overlay: MeasuredOverlay };

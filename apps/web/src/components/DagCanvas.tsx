@@ -9,6 +9,7 @@ import {
   Handle,
   MarkerType,
   type Node,
+  type NodeHandle,
   type NodeProps,
   Position,
   ReactFlow,
@@ -22,7 +23,7 @@ import { dagViewport, labelScale } from '../core/dagFit.ts';
 import type { DagGraph, GraphEdge, GraphLane, GraphNode, GraphNodeData } from '../core/dagGraph.ts';
 import { NODE_H, NODE_W } from '../core/dagGraph.ts';
 import { activeNode, isArrowKey, nodeAfterKey, rowOfNode } from '../core/dagKeys.ts';
-import { EDGE_BUDGET, edgesInView, type GraphRect, rectInView } from '../core/dagWindow.ts';
+import { EDGE_BUDGET, edgesInView, type GraphRect, nodesInView, rectInView } from '../core/dagWindow.ts';
 import { passColor } from '../core/passColors.ts';
 import { useStore } from '../store/index.ts';
 import { applyItem } from './applyItem.ts';
@@ -32,6 +33,34 @@ type OpNode = Node<GraphNodeData, 'op'>;
 type LaneNode = Node<{ lane: GraphLane; width: number }, 'lane'>;
 
 const LABEL_W = 190;
+
+/** The handles' size in the stylesheet (.dag-node .react-flow__handle). */
+const HANDLE = 4;
+
+/**
+ * Where an op node's handles sit, as React Flow would measure them. A node handed over with its
+ * handles and size counts as measured: without them React Flow renders every new node of a graph
+ * once, visible or not, to measure it (22,000 elements, 1.7 s of the page's time for DeepSeek-V3).
+ */
+const OP_HANDLES: NodeHandle[] = [
+  {
+    type: 'target',
+    position: Position.Left,
+    x: -HANDLE / 2,
+    y: NODE_H / 2 - HANDLE / 2,
+    width: HANDLE,
+    height: HANDLE,
+  },
+  {
+    type: 'source',
+    position: Position.Right,
+    x: NODE_W - HANDLE / 2,
+    y: NODE_H / 2 - HANDLE / 2,
+    width: HANDLE,
+    height: HANDLE,
+  },
+];
+const OP_SIZE = { width: NODE_W, height: NODE_H };
 
 function targetOf(d: GraphNodeData) {
   return { id: d.firstId, tags: d.tags, devices: d.devices };
@@ -110,7 +139,10 @@ const LaneNodeView = memo(function LaneNodeView({ data }: NodeProps<LaneNode>) {
 
 const nodeTypes = { op: OpNodeView, lane: LaneNodeView };
 
-function flowNodes(graph: DagGraph): Node[] {
+/** One React Flow node per graph node, kept while the graph is: a node handed over again unchanged is not indexed again. */
+const opNodes = new WeakMap<GraphNode, OpNode>();
+
+function flowNodes(graph: DagGraph, shown: readonly GraphNode[]): Node[] {
   const nodes: Node[] = graph.lanes.map(
     (lane): LaneNode => ({
       id: lane.id,
@@ -122,22 +154,36 @@ function flowNodes(graph: DagGraph): Node[] {
       focusable: false,
       zIndex: -1,
       style: { pointerEvents: 'none' },
+      handles: [],
+      measured: { width: graph.width + LABEL_W + 40, height: lane.height },
     }),
   );
-  for (const n of graph.nodes) {
-    nodes.push({
-      id: n.id,
-      type: 'op',
-      position: { x: n.x, y: n.y },
-      data: n.data,
-      draggable: false,
-      width: NODE_W,
-      height: NODE_H,
-    } satisfies OpNode);
+  for (const n of shown) {
+    let node = opNodes.get(n);
+    if (!node) {
+      node = {
+        id: n.id,
+        type: 'op',
+        position: { x: n.x, y: n.y },
+        data: n.data,
+        draggable: false,
+        width: NODE_W,
+        height: NODE_H,
+        handles: OP_HANDLES,
+        measured: OP_SIZE,
+      } satisfies OpNode;
+      opNodes.set(n, node);
+    }
+    nodes.push(node);
   }
   return nodes;
 }
 
+/**
+ * Edges are drawn, not clicked: without the invisible 20 px stroke React Flow lays along each for
+ * the pointer, the browser's first hit test after a new graph (any mouse move over the page) no
+ * longer strokes every edge's outline (0.3 s for DeepSeek-V3's edges in view).
+ */
 function flowEdges(edges: readonly GraphEdge[]): Edge[] {
   return edges.map((e) =>
     e.kind === 'data'
@@ -146,9 +192,10 @@ function flowEdges(edges: readonly GraphEdge[]): Edge[] {
           source: e.source,
           target: e.target,
           className: 'edge-data',
+          interactionWidth: 0,
           markerEnd: { type: MarkerType.ArrowClosed, width: 14, height: 14, color: '#6b7480' },
         }
-      : { id: e.id, source: e.source, target: e.target, className: 'edge-temporal' },
+      : { id: e.id, source: e.source, target: e.target, className: 'edge-temporal', interactionWidth: 0 },
   );
 }
 
@@ -237,11 +284,14 @@ export function DagCanvas() {
   const passView = useStore((s) => s.passView);
   // The timeline updates first; the canvas follows in a render React may interrupt.
   const graph = useDeferredValue(passView ? passView.graph : final);
-  const nodes = useMemo(() => (graph ? flowNodes(graph) : []), [graph]);
-  // A big graph's edges are handed over near the view only (dagWindow.ts).
+  // A big graph's edges and nodes are handed over near the view only (dagWindow.ts).
   const [view, setView] = useState<GraphRect | null>(null);
   const pane = useRef({ width: 0, height: 0 });
   const shownEdges = useMemo(() => (graph ? edgesInView(graph.edges, graph.nodes, view) : []), [graph, view]);
+  const nodes = useMemo(
+    () => (graph ? flowNodes(graph, nodesInView(graph.nodes, graph.edges.length, shownEdges, view)) : []),
+    [graph, shownEdges, view],
+  );
   const edges = useMemo(() => flowEdges(shownEdges), [shownEdges]);
   const big = (graph?.edges.length ?? 0) > EDGE_BUDGET;
   const target = useStore((s) => s.target);

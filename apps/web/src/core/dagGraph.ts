@@ -330,6 +330,23 @@ export function detailsOf(
   return i === undefined ? undefined : nodeData(dag, [i], id, { program });
 }
 
+const groupCopies = new WeakMap<readonly number[], number[]>();
+
+/**
+ * One array per device group, shared by the group's nodes: a structured clone copies a shared
+ * array once, and DeepSeek-V3's graph held 455,000 device numbers in a copy per node (half the
+ * page's time to read the graph the worker posts). Readers do not change it.
+ */
+function groupDevices(group: readonly number[] | undefined): number[] {
+  if (!group) return [];
+  let copy = groupCopies.get(group);
+  if (!copy) {
+    copy = [...group];
+    groupCopies.set(group, copy);
+  }
+  return copy;
+}
+
 function nodeData(dag: Dag, members: number[], key: string, options: GraphOptions): GraphNodeData {
   const n = dag.nodes[members[0]!]!;
   const collapsed = key.startsWith('~');
@@ -345,7 +362,7 @@ function nodeData(dag: Dag, members: number[], key: string, options: GraphOption
     tags: nodeTags(dag, n),
     firstId: n.id,
     memberIds: members.slice(0, 6).map((i) => dag.nodes[i]!.id),
-    devices: n.group >= 0 ? [...(dag.groups[n.group] ?? [])] : [],
+    devices: n.group >= 0 ? groupDevices(dag.groups[n.group]) : [],
     stream: n.stream,
     provenance: {
       pass: prov.pass,

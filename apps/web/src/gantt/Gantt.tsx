@@ -15,11 +15,12 @@ import { flowsOf } from './flows.ts';
 import { BubbleDetails, type DragMark, InsertMark, RefusalNote } from './GanttMarks.tsx';
 import { GanttSvg } from './GanttSvg.tsx';
 import { formatMs } from './label.ts';
-import { AXIS_HEIGHT, GUTTER, layoutGantt } from './layout.ts';
+import { AXIS_HEIGHT, GUTTER, layoutGantt, layoutSteps } from './layout.ts';
 import { OpDetails, SelectionDetails } from './OpDetails.tsx';
 import { indexPlan } from './planIndex.ts';
 import type { GanttLive, GanttProps } from './props.ts';
 import { readRange } from './rangeReading.ts';
+import { useGanttLayout } from './slicedLayout.ts';
 import { timeView } from './view.ts';
 
 /**
@@ -41,16 +42,20 @@ export function Gantt(props: GanttProps) {
   const collapsedStreams = props.collapsedStreams;
   const compact = props.compact === true;
   const collapseKey = `${[...(collapsedStreams ?? [])].join(',')}|${props.memoryCollapsed === true}|${props.memoryScaleBytes}|${compact}`;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the plan counts by its lanes (laneKey), capacities by value (capKey), folding and scale by collapseKey
-  const layout = useMemo(
-    () =>
-      layoutGantt(sim, plan, {
-        memoryCapacityBytes,
-        collapsedStreams,
-        memoryCollapsed: props.memoryCollapsed,
-        memoryScaleBytes: props.memoryScaleBytes,
-        compact,
-      }),
+  const layoutOptions = {
+    memoryCapacityBytes,
+    collapsedStreams,
+    memoryCollapsed: props.memoryCollapsed,
+    memoryScaleBytes: props.memoryScaleBytes,
+    compact,
+  };
+  // The plan counts by its lanes (laneKey), capacities by value (capKey), folding and scale by
+  // collapseKey. A big timeline is laid out over several tasks (slicedLayout.ts).
+  const { layout, pending } = useGanttLayout(
+    sim.timeline?.length ?? 0,
+    () => layoutSteps(sim, plan, layoutOptions),
+    // Its lanes, without the step-long bubble an empty timeline would give every device.
+    () => ({ ...layoutGantt({ ...sim, timeline: [] }, plan, layoutOptions), bubbles: [], bubbleLane: [] }),
     [sim, laneKey, capKey, collapseKey],
   );
   const planIndex = useMemo(() => indexPlan(plan), [plan]);
@@ -59,10 +64,12 @@ export function Gantt(props: GanttProps) {
   const mode: 'svg' | 'canvas' =
     props.render === 'svg' || props.render === 'canvas'
       ? props.render
-      : layout.ops.length > SVG_OP_LIMIT
+      : // While a big timeline is laid out, the renderer its ops will need.
+        (pending ? (sim.timeline?.length ?? 0) : layout.ops.length) > SVG_OP_LIMIT
         ? 'canvas'
         : 'svg';
-  const domainMs = props.domainMs ?? sim.makespanMs;
+  // The step of the layout shown (while a big one is laid out, the one before).
+  const domainMs = props.domainMs ?? layout.makespanMs;
 
   const [, setFrame] = useState(0);
   const [hover, setHover] = useState(-1);
@@ -94,7 +101,21 @@ export function Gantt(props: GanttProps) {
   const measured = useElementWidth(() => el.root.current, props.width);
   const width = props.width ?? measured ?? 960;
   const ready = props.width !== undefined || measured !== null;
-  live.current = { props, layout, planIndex, mode, domainMs, width, dropTarget, hover, flows, range };
+  // The step before, shown while a big one is laid out, takes no moves or drops: they would be
+  // checked against the new result.
+  const liveProps = pending ? { ...props, onReorder: undefined, onDropPaletteItem: undefined } : props;
+  live.current = {
+    props: liveProps,
+    layout,
+    planIndex,
+    mode,
+    domainMs,
+    width,
+    dropTarget,
+    hover,
+    flows,
+    range,
+  };
 
   useLayoutEffect(() => {
     c.painter.rendered();
@@ -183,7 +204,9 @@ export function Gantt(props: GanttProps) {
         aria-label="timelines of every device: + and − zoom, arrow keys pan, 0 shows the whole step"
         data-render={mode}
         data-ops={layout.ops.length}
-        data-makespan-ms={sim.makespanMs}
+        data-makespan-ms={layout.makespanMs}
+        data-layout={pending ? 'pending' : 'ready'}
+        aria-busy={pending}
         data-flows={flows.map(([a, b]) => `${a.ev.id}>${b.ev.id}`).join(' ')}
         className="stagecraft-gantt"
         style={{
@@ -215,6 +238,11 @@ export function Gantt(props: GanttProps) {
         onDragLeave={(e) => c.paletteDrop.leave(e, el.root.current)}
         onDrop={(e) => c.paletteDrop.drop(e)}
       >
+        {pending && (
+          <p className="gantt-pending" data-testid="gantt-pending" role="status">
+            drawing {(sim.timeline?.length ?? 0).toLocaleString('en-US')} ops…
+          </p>
+        )}
         {sim.timeline === undefined && (
           <p style={{ position: 'absolute', left: GUTTER, top: 24, margin: 0 }}>
             No timeline in this simulation.

@@ -23,11 +23,13 @@
  *
  * Stable hooks:
  * - the root has `data-testid="gantt"`, `data-render="svg"|"canvas"`, `data-ops` and
- *   `data-makespan-ms` (both change when a new simulation is drawn); in SVG mode
+ *   `data-makespan-ms` (both change when a new simulation is drawn), and `data-layout`: `pending`
+ *   while a timeline of over SLICED_LAYOUT_EVENTS events is laid out over several tasks (what shows
+ *   meanwhile is the step before, or its lanes alone), else `ready`; in SVG mode
  *   every op is a `<g data-op-id="<instruction id>" data-op data-device data-stream>` whose text
  *   is its microbatch label. In canvas mode the `data-testid="gantt-hit-layer"` element holds one
  *   transparent `<div data-op-id data-op>` per op of the visible window once zoom or pan settles,
- *   as long as at most OVERLAY_OP_LIMIT ops are visible (its `data-visible-ops` says how many);
+ *   as long as at most OVERLAY_OP_LIMIT ops are visible (its `data-visible-ops` says how many, or `>2500`);
  *   `handle.reveal(id)` zooms until an op has one. Pointer gestures on those divs work as on SVG.
  * - `rootElement.stagecraftGantt` (GanttHandle): `locate(id)` → client rect of an op, `opAt(x, y)`,
  *   `zoomTo(t0Ms, t1Ms)`, `reveal(id)`, `window()`, `render`.

@@ -1,8 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { runExample } from '../../test/simulatedExamples.ts';
-import { idleSpans, layoutGantt, memoryY } from './layout.ts';
+import { idleSpans, layoutGantt, memoryY, opsInWindow } from './layout.ts';
 
 describe('timeline layout', () => {
+  it('lists the ops of a window in start order, the first `limit` of them when asked', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    const layout = layoutGantt(sim, plan);
+    const lane = layout.lanes.find((l) => l.compute)!;
+    const all = opsInWindow(layout, lane, 0, sim.makespanMs);
+    expect(all).toHaveLength(lane.ops.length);
+    expect(opsInWindow(layout, lane, 0, sim.makespanMs, 3)).toEqual(all.slice(0, 3));
+  });
+
+  it('keeps a timeline that does not come by start time in start order per lane', () => {
+    const { sim, plan } = runExample('1f1b-p4-m8');
+    const layout = layoutGantt({ ...sim, timeline: [...sim.timeline!].reverse() }, plan);
+    for (const lane of layout.lanes)
+      for (let k = 1; k < lane.ops.length; k++)
+        expect(layout.ops[lane.ops[k]!]!.ev.startMs).toBeGreaterThanOrEqual(
+          layout.ops[lane.ops[k - 1]!]!.ev.startMs,
+        );
+  });
+
   it('gives each device a band with a lane per stream of its plan', () => {
     const { sim, plan } = runExample('1f1b-p4-m8');
     const layout = layoutGantt(sim, plan);

@@ -111,6 +111,22 @@ export interface LayoutOptions {
 }
 
 export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: LayoutOptions = {}): GanttLayout {
+  const steps = layoutSteps(sim, plan, options);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * The layout in steps, a lane at a time: a big timeline is laid out over several tasks
+ * (slicedLayout.ts), so the page answers between them.
+ */
+export function* layoutSteps(
+  sim: Simulation,
+  plan: TimelinePlan,
+  options: LayoutOptions = {},
+): Generator<void, GanttLayout, void> {
   // Runs on the main thread before the first frame of every new result: one pass over the events,
   // grouped per device and stream without string keys, and no per-op spread or closure.
   const timeline = sim.timeline ?? [];
@@ -152,6 +168,7 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
     }
     list.push(ev);
   }
+  yield;
   const chunkOf = (stages: readonly number[] | undefined, tags: Record<string, number | string>) => {
     const pp = tags.PP;
     const k = typeof pp === 'number' && stages ? stages.indexOf(pp) : -1;
@@ -176,8 +193,9 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
     const stages = stagesOf.get(device);
     for (const stream of streamsOf.get(device)!) {
       const events = eventsOf.get(device)?.get(stream) ?? [];
-      // The timeline comes by start time, so this stable sort is one pass; kept for other callers.
-      events.sort((a, b) => a.startMs - b.startMs);
+      // The simulator's timeline comes by start time: the sort (its comparator called once per
+      // event, the largest cost of this layout at 70k events) only for other callers' events.
+      if (!byStart(events)) events.sort((a, b) => a.startMs - b.startMs);
       const computeLane = stream === 'compute' || events.some(isComputeEvent);
       const collapsed = !computeLane && options.collapsedStreams?.has(stream) === true;
       const height = computeLane ? computeH : collapsed ? Math.min(COLLAPSED_LANE, otherH) : otherH;
@@ -220,6 +238,7 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
       lanes.push(lane);
       bandLanes.push(lane);
       y += height + laneGap;
+      yield;
     }
     const memory = memoryOf.get(device) ?? [];
     const capacityBytes = options.memoryCapacityBytes?.(device);
@@ -270,6 +289,7 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
         b.memoryBaseBytes = Math.max(0, b.capacityBytes - swing * 0.08);
     }
   }
+  yield;
   const bubbles = idleSpans(sim);
   const computeLaneOf = new Map<number, number>();
   for (const l of lanes) {
@@ -292,6 +312,11 @@ export function layoutGantt(sim: Simulation, plan: TimelinePlan, options: Layout
     height: y,
     makespanMs: sim.makespanMs,
   };
+}
+
+function byStart(events: readonly TimelineEvent[]): boolean {
+  for (let k = 1; k < events.length; k++) if (events[k]!.startMs < events[k - 1]!.startMs) return false;
+  return true;
 }
 
 function indexOps(ops: readonly PlacedOp[]): Map<string, number> {
@@ -377,8 +402,17 @@ export function memoryY(band: DeviceBand, bytes: number): number {
   return band.memoryTop + band.memoryHeight - 3 - f * (band.memoryHeight - 6);
 }
 
-/** Indices of a lane's ops that overlap [t0, t1], by start time (binary search, no scan). */
-export function opsInWindow(layout: GanttLayout, lane: Lane, t0: number, t1: number): number[] {
+/**
+ * Indices of a lane's ops that overlap [t0, t1], by start time (binary search, no scan), at most
+ * `limit` of them.
+ */
+export function opsInWindow(
+  layout: GanttLayout,
+  lane: Lane,
+  t0: number,
+  t1: number,
+  limit = Number.POSITIVE_INFINITY,
+): number[] {
   const idx = lane.ops;
   const from = t0 - lane.maxDurMs;
   let lo = 0;
@@ -389,7 +423,7 @@ export function opsInWindow(layout: GanttLayout, lane: Lane, t0: number, t1: num
     else hi = mid;
   }
   const out: number[] = [];
-  for (let k = lo; k < idx.length; k++) {
+  for (let k = lo; k < idx.length && out.length < limit; k++) {
     const o = layout.ops[idx[k]!]!;
     if (o.ev.startMs > t1) break;
     if (o.ev.endMs >= t0) out.push(idx[k]!);

@@ -17,12 +17,16 @@ export type ResultView = Omit<ComputeOk, 'dag' | 'graph' | 'plan'> & { plan: Tim
 import type { DagGraph, GraphNodeData } from '../core/dagGraph.ts';
 import type { DropTarget } from '../core/dropTarget.ts';
 import { touchedDirective } from '../core/errorCause.ts';
+import { unpackGraph } from '../core/graphWire.ts';
 import { emptyHistory, type History, record } from '../core/history.ts';
+import { unpackEvents } from '../core/timelineWire.ts';
+import { whenTimelinesLaidOut } from '../gantt/slicedLayout.ts';
 import type { TimelinePlan } from '../gantt/timelinePlan.ts';
 import type { WorkerReply } from '../workerProtocol.ts';
 import { compiledOfResult, currentResult } from './current.ts';
 import { connectMeasured, receiveMeasured, remeasure } from './measured.ts';
 import { Recompute } from './recompute.ts';
+import { TimelineParts } from './timelineParts.ts';
 
 export interface DesignSlice {
   design: Design;
@@ -160,6 +164,7 @@ const MAX_SUSPECTS = 20;
 const NO_ERRORS: Issue[] = [];
 
 let recompute: Pick<Recompute, 'send'> | undefined;
+const timelineParts = new TimelineParts();
 let editStartedAt = 0;
 let pinCounter = 0;
 
@@ -362,12 +367,26 @@ function requestCompute(): void {
 /** The page's side of a worker reply (exported for tests that play the worker). */
 export function receive(msg: WorkerReply): void {
   const s = useStore.getState();
+  if (msg.type === 'timeline') {
+    if (msg.revision === s.revision) timelineParts.add(msg.revision, unpackEvents(msg.events));
+    return;
+  }
   if (msg.type === 'computed') {
     if (msg.revision !== s.revision) return;
     const latency = performance.now() - editStartedAt;
-    if (msg.result.ok) {
+    let result = msg.result;
+    if (result.ok && msg.timelineParts !== undefined) {
+      const timeline = timelineParts.take(msg.revision, msg.timelineParts);
+      result = timeline
+        ? { ...result, simulation: { ...result.simulation, timeline } }
+        : {
+            ok: false,
+            errors: [{ path: '', message: 'internal error: parts of the timeline did not arrive' }],
+          };
+    }
+    if (result.ok) {
       useStore.setState({
-        result: msg.result,
+        result,
         resultRevision: msg.revision,
         errors: NO_ERRORS,
         suspects: [],
@@ -376,24 +395,28 @@ export function receive(msg: WorkerReply): void {
         lastWorkerMs: msg.workerMs,
       });
       remeasure();
-      // After the frame that draws the new timeline: the canvas, then the DAG and the whole plan
-      // for moves and hover details.
+      // After the frame that draws the new timeline (a big one laid out over several tasks: once it
+      // is): the canvas, then the DAG and the whole plan for moves and hover details.
       requestAnimationFrame(() =>
-        setTimeout(() => {
-          const now = useStore.getState();
-          if (now.resultRevision !== msg.revision) return;
-          if (now.passView)
-            recompute?.send({ type: 'pass', pass: now.passView.pass, expanded: now.expandedStages });
-          else recompute?.send({ type: 'layout', expanded: now.expandedStages });
-          if (msg.result.ok && msg.result.simulation.ops <= LAZY_COMPILED_OPS) {
-            compiledAskedFor = msg.revision;
-            recompute?.send({ type: 'compiled' });
-          }
-        }, 0),
+        setTimeout(
+          () =>
+            whenTimelinesLaidOut(() => {
+              const now = useStore.getState();
+              if (now.resultRevision !== msg.revision) return;
+              if (now.passView)
+                recompute?.send({ type: 'pass', pass: now.passView.pass, expanded: now.expandedStages });
+              else recompute?.send({ type: 'layout', expanded: now.expandedStages });
+              if (result.ok && result.simulation.ops <= LAZY_COMPILED_OPS) {
+                compiledAskedFor = msg.revision;
+                recompute?.send({ type: 'compiled' });
+              }
+            }),
+          0,
+        ),
       );
     } else
       useStore.setState({
-        errors: msg.result.errors,
+        errors: result.errors,
         status: 'error',
         lastLatencyMs: latency,
         lastWorkerMs: msg.workerMs,
@@ -416,11 +439,12 @@ export function receive(msg: WorkerReply): void {
   } else if (msg.type === 'layout') {
     // A layout of the latest valid result (a compute's own, or after expanding a stage).
     if (msg.revision === s.resultRevision || msg.revision === s.revision)
-      useStore.setState({ graph: msg.graph });
+      useStore.setState({ graph: unpackGraph(msg.graph) });
   } else if (msg.type === 'measured') {
     receiveMeasured(msg.id, msg.overlay);
   } else if (msg.type === 'pass') {
-    if (s.passView?.pass === msg.pass) useStore.setState({ passView: { pass: msg.pass, graph: msg.graph } });
+    if (s.passView?.pass === msg.pass)
+      useStore.setState({ passView: { pass: msg.pass, graph: msg.graph && unpackGraph(msg.graph) } });
   }
 }
 

@@ -18,6 +18,11 @@ export class Recompute {
     if (!this.worker) {
       this.worker = new Worker(new URL('../compileWorker.ts', import.meta.url), { type: 'module' });
       this.worker.onmessage = (e: MessageEvent<WorkerReply>) => {
+        // A timeline's parts come before the reply that ends the request.
+        if (e.data.type === 'timeline') {
+          this.onReply(e.data);
+          return;
+        }
         this.busy = false;
         this.onReply(e.data);
         this.flush();
