@@ -1,0 +1,36 @@
+"""Where a member of a mesh runs its collectives and which data it reads: a replica of a group
+lowered once finds its own sub-group from its representative's, and tensor-parallel members of
+one data replica read the same data and count its loss once."""
+import json
+import os
+
+from stagecraft_runtime.mesh import data_slot, own_subgroup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def plan(name):
+    with open(os.path.join(HERE, "plans", f"{name}.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def test_a_replica_runs_the_representatives_collective_among_its_own_sub_group():
+    # A 2 x 3 x 2 mesh over devices 10..21: member r is device 10 + r.
+    group = list(range(10, 22))
+    mesh = {"axes": ["dp", "pp", "tp"], "shape": [2, 3, 2]}
+    # The representative's sub-group along tp, then along dp, then along dp and tp.
+    assert own_subgroup([10, 11], group, mesh, 19) == [18, 19]
+    assert own_subgroup([10, 16], group, mesh, 19) == [13, 19]
+    assert own_subgroup([10, 11, 16, 17], group, mesh, 19) == [12, 13, 18, 19]
+    # A collective over the whole group stays the whole group.
+    assert own_subgroup(group, group, mesh, 19) == group
+
+
+def test_tensor_parallel_members_of_one_data_replica_read_the_same_data_and_count_its_loss_once():
+    p = plan("mesh-dp2-tp2")
+    assert [data_slot(p, r) for r in range(4)] == [(0, True), (0, False), (1, True), (1, False)]
+
+
+def test_every_member_of_an_expert_parallel_mesh_reads_its_own_data():
+    p = plan("mesh-dp2-ep2")
+    assert [data_slot(p, r) for r in range(4)] == [(0, True), (1, True), (2, True), (3, True)]
