@@ -1,7 +1,7 @@
 """Device meshes (plan@3): a group's members laid row-major over named axes. A group lowered once
 lists its representative's sub-groups, so a replica finds its own by keeping its coordinates on
-the axes a collective does not run over; members that share a tensor-parallel sub-group read the
-same data, so a member's data replica counts the others."""
+the axes a collective does not run over; members read different data only along the axes their
+gradients are reduced over."""
 import copy
 
 from .plan import COLLECTIVES
@@ -72,19 +72,34 @@ def region_devices(plan, region, rank):
     return None
 
 
-def tensor_parallel_subgroup(plan, rank):
-    """The first tensor-parallel sub-group holding `rank`, or None."""
-    for region in plan.get("tensorParallel", []):
-        devices = region_devices(plan, region, rank)
-        if devices is not None:
-            return devices
-    return None
+def data_axes(plan, gi):
+    """The axes of group gi's mesh that its gradient collectives (those carrying `params`) run
+    over: members that differ there read different data. Collectives reaching outside the group
+    (DualPipe's copies) say nothing about its mesh."""
+    group, shape = plan["groups"][gi], plan["meshes"][gi]["shape"]
+    axes = set()
+    for dev in plan["devices"]:
+        if dev.get("group") != gi:
+            continue
+        for stream in dev["streams"]:
+            for ins in stream["instructions"]:
+                for m in ins.get("members", [ins]):
+                    if m["op"] not in COLLECTIVES or not m.get("params"):
+                        continue
+                    if not all(d in group for d in m["devices"]):
+                        continue
+                    cs = [coords(group.index(d), shape) for d in m["devices"]]
+                    axes.update(a for a in range(len(shape)) if any(c[a] != cs[0][a] for c in cs))
+        break  # every member (or the representative alone) runs the same program
+    return sorted(axes)
 
 
 def data_slot(plan, rank):
     """(replica, counts_loss): which data `rank` reads, and whether its loss is the one counted for
-    that data. Members of one tensor-parallel sub-group read the same data and count it once; in
-    a flat group the replica is the member's index (modulo the data-parallel degree)."""
+    that data. On a mesh the replica is the member's coordinates over the data-parallel axes
+    (row-major); members that differ only on other axes (tensor parallel, or unused) read the same
+    data and count its loss once. In a flat group it is the member's index (modulo the
+    data-parallel degree), as in plan@2."""
     replicas = plan["batch"]["replicas"]
     group, mesh = mesh_of(plan, rank)
     if group is None:
@@ -92,13 +107,9 @@ def data_slot(plan, rank):
     if mesh is None:
         i = group.index(rank)
         return i % replicas, i < replicas
-    firsts = []
-    for d in group:
-        tp = tensor_parallel_subgroup(plan, d)
-        first = tp[0] if tp else d
-        if first not in firsts:
-            firsts.append(first)
-    tp = tensor_parallel_subgroup(plan, rank)
-    first = tp[0] if tp else rank
-    i = firsts.index(first)
-    return i % replicas, first == rank and i < replicas
+    axes = data_axes(plan, plan["groups"].index(group))
+    shape = mesh["shape"]
+    c = coords(group.index(rank), shape)
+    i = position([c[a] for a in axes], [shape[a] for a in axes])
+    others_zero = all(c[a] == 0 for a in range(len(shape)) if a not in axes)
+    return i % replicas, others_zero and i < replicas

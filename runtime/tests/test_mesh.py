@@ -1,6 +1,6 @@
 """Where a member of a mesh runs its collectives and which data it reads: a replica of a group
-lowered once finds its own sub-group from its representative's, and tensor-parallel members of
-one data replica read the same data and count its loss once."""
+lowered once finds its own sub-group from its representative's, and members read different data
+only along the axes their gradients are reduced over (counting each data replica's loss once)."""
 import json
 import os
 
@@ -28,6 +28,14 @@ def test_a_replica_runs_the_representatives_collective_among_its_own_sub_group()
 
 def test_tensor_parallel_members_of_one_data_replica_read_the_same_data_and_count_its_loss_once():
     p = plan("mesh-dp2-tp2")
+    assert [data_slot(p, r) for r in range(4)] == [(0, True), (0, False), (1, True), (1, False)]
+
+
+def test_members_that_differ_only_on_axes_no_gradient_is_reduced_over_read_the_same_data():
+    # The data follows the gradient reductions' axes, not the tensor-parallel entries.
+    p = plan("mesh-dp2-tp2")
+    del p["tensorParallel"]
+    p["meshes"][0]["axes"] = ["dp", "unused"]
     assert [data_slot(p, r) for r in range(4)] == [(0, True), (0, False), (1, True), (1, False)]
 
 
