@@ -37,26 +37,38 @@ def own_subgroup(devices, group, mesh, rank):
     shape = mesh["shape"]
     listed = [coords(group.index(d), shape) for d in devices]
     mine = coords(group.index(rank), shape)
-    varies = [any(c[a] != listed[0][a] for c in listed) for a in range(len(shape))]
+    varies = _varying_axes(devices, group, shape)
     out = []
     for c in listed:
-        at = [c[a] if varies[a] else mine[a] for a in range(len(shape))]
+        at = [c[a] if a in varies else mine[a] for a in range(len(shape))]
         out.append(group[position(at, shape)])
     return out
 
 
 def replica_program(program, plan, rank):
-    """The representative's program with each collective over `rank`'s own sub-group."""
+    """The representative's program with each collective over `rank`'s own sub-group, its key
+    naming `rank`'s shared coordinates (what a timeout reports)."""
     group, mesh = mesh_of(plan, rank)
     if mesh is None:
         return program
     program = copy.deepcopy(program)
+    mine = coords(group.index(rank), mesh["shape"])
     for stream in program["streams"]:
         for ins in stream["instructions"]:
             for m in ins.get("members", [ins]):
                 if m["op"] in COLLECTIVES:
-                    m["devices"] = own_subgroup(m["devices"], group, mesh, rank)
+                    listed = m["devices"]
+                    m["devices"] = own_subgroup(listed, group, mesh, rank)
+                    if m.get("collective", m["id"]) != m["id"]:
+                        varies = _varying_axes(listed, group, mesh["shape"])
+                        label = ",".join(f"{x}={mine[a]}" for a, x in enumerate(mesh["axes"]) if a not in varies)
+                        m["collective"] = f"{m['id']}[{label}]"
     return program
+
+
+def _varying_axes(devices, group, shape):
+    cs = [coords(group.index(d), shape) for d in devices]
+    return {a for a in range(len(shape)) if any(c[a] != cs[0][a] for c in cs)}
 
 
 def region_devices(plan, region, rank):
@@ -88,8 +100,7 @@ def data_axes(plan, gi):
                         continue
                     if not all(d in group for d in m["devices"]):
                         continue
-                    cs = [coords(group.index(d), shape) for d in m["devices"]]
-                    axes.update(a for a in range(len(shape)) if any(c[a] != cs[0][a] for c in cs))
+                    axes.update(_varying_axes(m["devices"], group, shape))
         break  # every member (or the representative alone) runs the same program
     return sorted(axes)
 

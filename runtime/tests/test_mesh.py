@@ -4,7 +4,9 @@ only along the axes their gradients are reduced over (counting each data replica
 import json
 import os
 
-from stagecraft_runtime.mesh import data_slot, own_subgroup
+import pytest
+
+from stagecraft_runtime.mesh import data_slot, own_subgroup, replica_program
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -42,3 +44,26 @@ def test_members_that_differ_only_on_axes_no_gradient_is_reduced_over_read_the_s
 def test_every_member_of_an_expert_parallel_mesh_reads_its_own_data():
     p = plan("mesh-dp2-ep2")
     assert [data_slot(p, r) for r in range(4)] == [(0, True), (1, True), (2, True), (3, True)]
+
+
+MESH_PLANS = ["mesh-dp2-tp2", "mesh-dp2-tp2-zero1", "mesh-pp2-dp2", "mesh-dp2-ep2"]
+
+
+def collectives(program):
+    return [
+        (m["id"], m["collective"], m["devices"])
+        for s in program["streams"]
+        for ins in s["instructions"]
+        for m in ins.get("members", [ins])
+        if "collective" in m
+    ]
+
+
+@pytest.mark.parametrize("name", MESH_PLANS)
+def test_a_replica_of_a_group_lowered_once_runs_what_the_compiler_lists_for_it_when_lowering_every_device(name):
+    p = plan(name)
+    programs = {d["device"]: d for d in p["devices"]}
+    for group in p["groups"]:
+        for rank in group[1:]:
+            assert collectives(programs[rank])
+            assert collectives(replica_program(programs[group[0]], p, rank)) == collectives(programs[rank]), rank
