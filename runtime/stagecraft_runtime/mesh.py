@@ -61,7 +61,8 @@ def replica_program(program, plan, rank):
                     m["devices"] = own_subgroup(listed, group, mesh, rank)
                     if m.get("collective", m["id"]) != m["id"]:
                         varies = _varying_axes(listed, group, mesh["shape"])
-                        label = ",".join(f"{x}={mine[a]}" for a, x in enumerate(mesh["axes"]) if a not in varies)
+                        shared = [f"{x}={mine[a]}" for a, x in enumerate(mesh["axes"]) if a not in varies]
+                        label = ",".join(shared)
                         m["collective"] = f"{m['id']}[{label}]"
     return program
 
@@ -73,7 +74,8 @@ def _varying_axes(devices, group, shape):
 
 def region_devices(plan, region, rank):
     """The devices of a `tensorParallel` entry as `rank` runs it: the entry's own when `rank` is in
-    it, `rank`'s sub-group when the entry is its representative's (a group lowered once), else None."""
+    it, `rank`'s sub-group when the entry is its representative's (a group lowered once), else
+    None."""
     if rank in region["devices"]:
         return region["devices"]
     group, mesh = mesh_of(plan, rank)
