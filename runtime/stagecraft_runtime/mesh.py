@@ -56,7 +56,8 @@ def replica_program(program, plan, rank):
     for stream in program["streams"]:
         for ins in stream["instructions"]:
             for m in ins.get("members", [ins]):
-                if m["op"] in COLLECTIVES:
+                # One reaching outside the group (DualPipe's copies) has no place on its mesh.
+                if m["op"] in COLLECTIVES and all(d in group for d in m["devices"]):
                     listed = m["devices"]
                     m["devices"] = own_subgroup(listed, group, mesh, rank)
                     if m.get("collective", m["id"]) != m["id"]:
