@@ -1,4 +1,5 @@
-"""Stagecraft's runtime: executes a compiled `stagecraft/plan@2` on torch.distributed, one process
-per plan device, and checks the training step against a single-process reference."""
+"""Stagecraft's runtime: executes a compiled `stagecraft/plan@2` (or `@3`, on device meshes) on
+torch.distributed, one process per plan device, and checks the training step against a
+single-process reference."""
 
 __all__ = ["plan", "model", "executor", "reference", "launch"]

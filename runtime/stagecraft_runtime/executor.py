@@ -12,6 +12,7 @@ import torch
 import torch.distributed as dist
 
 from . import backend, collectives, zero
+from .mesh import region_devices
 from .model import Adam
 from .plan import COLLECTIVES, COMPUTE
 
@@ -99,9 +100,10 @@ class Device:
         # Tensor parallelism: this member's (index, degree) per block it holds a slice of.
         self.tp = {}
         for region in plan.get("tensorParallel", []):
-            if rank in region["devices"]:
+            devices = region_devices(plan, region, rank)
+            if devices is not None:
                 for b in region["blocks"]:
-                    self.tp[b] = (region["devices"].index(rank), len(region["devices"]))
+                    self.tp[b] = (devices.index(rank), len(devices))
         if setup.loss_block in self.tp:
             raise RunError(
                 f"device {rank}: the loss block {setup.loss_block} is tensor parallel; this runtime "

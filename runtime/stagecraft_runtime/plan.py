@@ -1,10 +1,10 @@
-"""Reading a plan the runtime can run: the format version and the @2 fields it reads, checked
-before any tensor exists, so a plan it cannot run fails with the path of what is missing."""
+"""Reading a plan the runtime can run: the format version, the @2 fields it reads and @3's meshes,
+checked before any tensor exists, so a plan it cannot run fails with the path of what is missing."""
 import json
 
 from .zero import layout_conflict
 
-FORMAT = "stagecraft/plan@2"
+FORMATS = ("stagecraft/plan@2", "stagecraft/plan@3")
 COMPUTE = {"F", "B", "BI", "BW", "RECOMPUTE", "UPD"}
 COLLECTIVES = {"ALL_REDUCE", "REDUCE_SCATTER", "ALL_GATHER", "ALL_TO_ALL"}
 
@@ -27,12 +27,15 @@ def check(plan):
     if not isinstance(plan, dict):
         raise PlanError("plan: not an object")
     fmt = plan.get("format")
-    if fmt != FORMAT:
+    if fmt not in FORMATS:
         hint = " (recompile the design: version 1 has no model or batch)" if fmt == "stagecraft/plan@1" else ""
-        raise PlanError(f'format: expected "{FORMAT}", got {json.dumps(fmt)}{hint}')
+        expected = " or ".join(f'"{f}"' for f in FORMATS)
+        raise PlanError(f"format: expected {expected}, got {json.dumps(fmt)}{hint}")
     for key in ("model", "batch", "devices", "groups"):
         if key not in plan:
             raise PlanError(f"{key}: missing")
+    if fmt == "stagecraft/plan@3":
+        _check_meshes(plan)
     blocks = plan["model"].get("blocks")
     if not isinstance(blocks, list) or not blocks:
         raise PlanError("model.blocks: missing or empty")
@@ -53,6 +56,28 @@ def check(plan):
                 where = f"devices[{d}].streams[{s}].instructions[{k}]"
                 for m, member in enumerate(ins.get("members", [ins])):
                     _check_instruction(member, where if member is ins else f"{where}.members[{m}]", blocks)
+
+
+def _check_meshes(plan):
+    """Version 3's `meshes`: one per group, each a shape over exactly the group's members."""
+    meshes = plan.get("meshes")
+    if not isinstance(meshes, list) or len(meshes) != len(plan["groups"]):
+        raise PlanError(f"meshes: expected one entry (a mesh or null) per group ({len(plan['groups'])})")
+    for gi, mesh in enumerate(meshes):
+        if mesh is None:
+            continue
+        if not isinstance(mesh, dict):
+            raise PlanError(f"meshes[{gi}]: expected {{axes, shape}} or null")
+        shape, axes = mesh.get("shape"), mesh.get("axes")
+        if not isinstance(shape, list) or not isinstance(axes, list) or len(shape) != len(axes) or not shape:
+            raise PlanError(f"meshes[{gi}]: expected {{axes, shape}} with one size per axis")
+        size = 1
+        for n in shape:
+            if not isinstance(n, int) or n < 1:
+                raise PlanError(f"meshes[{gi}].shape: {shape} has a size that is not a positive integer")
+            size *= n
+        if size != len(plan["groups"][gi]):
+            raise PlanError(f"meshes[{gi}].shape: {shape} holds {size} members, group {gi} has {len(plan['groups'][gi])}")
 
 
 def _check_instruction(ins, where, blocks):
@@ -104,11 +129,3 @@ def device_count(plan):
         if dev.get("group", -1) >= 0:
             n = max(n, dev["device"] + 1, *[x + 1 for x in dev.get("replicas") or [0]])
     return n
-
-
-def replica_of(plan, rank):
-    """A device's data-parallel replica: its index in its group (0 outside one)."""
-    for g in plan["groups"]:
-        if rank in g:
-            return g.index(rank) % plan["batch"]["replicas"]
-    return 0

@@ -13,19 +13,24 @@ import torch.distributed as dist
 from . import backend
 from .executor import Device
 from .model import Setup
-from .plan import COLLECTIVES, device_program, load, replica_of
+from .mesh import data_slot, replica_program
+from .plan import COLLECTIVES, device_program, load
 
 
 def comm_layout(plan):
     """Process groups keyed by (devices, stream), and a p2p tag per transfer, the same on every rank."""
     keys, transfers = set(), set()
     for dev in plan["devices"]:
-        for s in dev["streams"]:
-            for ins in s["instructions"]:
-                if ins["op"] in COLLECTIVES:
-                    keys.add((tuple(ins["devices"]), s["stream"]))
-                elif ins["op"] in ("SEND", "RECV"):
-                    transfers.add(ins["transfer"])
+        # A group lowered once: each replica's collectives run among its own sub-groups.
+        programs = [dev] + [replica_program(dev, plan, r) for r in dev.get("replicas") or []]
+        for program in programs:
+            for s in program["streams"]:
+                for ins in s["instructions"]:
+                    for m in ins.get("members", [ins]):
+                        if m["op"] in COLLECTIVES:
+                            keys.add((tuple(m["devices"]), s["stream"]))
+                        elif m["op"] in ("SEND", "RECV"):
+                            transfers.add(m["transfer"])
     return sorted(keys), {t: i + 1 for i, t in enumerate(sorted(transfers))}
 
 
@@ -35,13 +40,6 @@ def _store():
         return dist.distributed_c10d._get_default_store()
     except Exception:  # noqa: BLE001 - the timeout message then names less, nothing else changes
         return None
-
-
-def _group_index(plan, rank):
-    for g in plan["groups"]:
-        if rank in g:
-            return g.index(rank)
-    return 0
 
 
 def run_plans(rank, world, plans, opts, out_dir=None, log=print):
@@ -55,11 +53,13 @@ def run_plans(rank, world, plans, opts, out_dir=None, log=print):
         groups = {k: dist.new_group(list(k[0])) for k in keys}
         program, peer_of = device_program(plan, rank)
         device = None
+        replica, counts_loss = data_slot(plan, rank)
         if program is not None and program.get("group", -1) >= 0:
+            if program["device"] != rank:
+                program = replica_program(program, plan, rank)
             trace = [] if opts.get("trace") else None
-            device = Device(plan, setup, rank, program, peer_of, groups, tags, replica_of(plan, rank),
+            device = Device(plan, setup, rank, program, peer_of, groups, tags, replica,
                             timeout=opts.get("timeout", 30.0), trace=trace, store=_store(), prefix=f"plan{pi}")
-        counts_loss = _group_index(plan, rank) < plan["batch"]["replicas"]
         losses, step_ms = [], []
         for step in range(opts.get("steps", 3)):
             dist.barrier()

@@ -1,6 +1,6 @@
 """Compiled plans train exactly like one device, in float32 and in float64: every schedule, PP × DP with ZeRO-0..3 (ZeRO-3
 also with a split backward, recompute and offload; each stage holding only its shards),
-a transformer preset scaled down (layers kept, widths shrunk), PP × TP, PP × DP × EP (top-k router, experts split, all-to-all dispatch and combine), recompute and offload, and plans whose groups are lowered once (`replicas`), run on 4 gloo
+a transformer preset scaled down (layers kept, widths shrunk), PP × TP, PP × DP × EP (top-k router, experts split, all-to-all dispatch and combine), recompute and offload, device meshes (DP2 × TP2 plain and with ZeRO-1 over dp, PP2 × DP2, DP2 × EP2), and plans whose groups are lowered once (`replicas`, meshes too), run on 4 gloo
 processes for 3 steps, match the single-device reference.
 All plans share one launch of 4 processes (starting them is most of the cost)."""
 import json
@@ -32,10 +32,21 @@ PLANS = [
     "pp2-dp2-ep2",
     "dualpipe-p4-m8",
     "llama3-8b-8-layers-pp4-1f1b",
+    # Device meshes (plan@3): collectives over sub-groups along an axis.
+    "mesh-dp2-tp2",
+    "mesh-dp2-tp2-zero1",
+    "mesh-pp2-dp2",
+    "mesh-dp2-ep2",
 ]
 # Plans with each group lowered once (its first member's program, `replicas` naming the others),
 # as the compiler writes them above 50k instructions: made here from small plans the same way.
-LOWERED_ONCE = {"pp2-dp2-zero3 lowered once": "pp2-dp2-zero3", "pp2-dp2 lowered once": "pp2-dp2"}
+# On a mesh, the first member lists its own sub-groups and each replica runs among its own.
+LOWERED_ONCE = {
+    "pp2-dp2-zero3 lowered once": "pp2-dp2-zero3",
+    "pp2-dp2 lowered once": "pp2-dp2",
+    "mesh-dp2-tp2 lowered once": "mesh-dp2-tp2",
+    "mesh-dp2-ep2 lowered once": "mesh-dp2-ep2",
+}
 PLANS += list(LOWERED_ONCE)
 FLOAT64 = PLANS
 

@@ -22,6 +22,23 @@ def test_a_version_1_plan_is_refused_with_the_reason():
         check(p)
 
 
+def test_a_plan_newer_than_version_3_is_refused_at_format():
+    p = plan()
+    p["format"] = "stagecraft/plan@4"
+    with pytest.raises(PlanError, match=r'format: expected "stagecraft/plan@2" or "stagecraft/plan@3", got "stagecraft/plan@4"'):
+        check(p)
+
+
+def test_a_version_3_plan_whose_mesh_does_not_hold_its_group_is_refused_naming_it():
+    p = plan("mesh-dp2-tp2")
+    p["meshes"][0]["shape"] = [2, 3]
+    with pytest.raises(PlanError, match=r"meshes\[0\]\.shape: \[2, 3\] holds 6 members, group 0 has 4"):
+        check(p)
+    del p["meshes"]
+    with pytest.raises(PlanError, match=r"meshes: expected one entry"):
+        check(p)
+
+
 def test_a_plan_missing_a_field_the_runtime_reads_names_its_path():
     p = plan()
     del p["devices"][1]["streams"][0]["instructions"][0]["block"]

@@ -142,4 +142,25 @@ describe('stagecraft run', () => {
     },
     120_000,
   );
+
+  test.skipIf(!hasTorch)(
+    'a design on a dp2 × tp2 mesh trains as one device does, every member running its tp all-reduce',
+    async () => {
+      const trace = tempPath('mesh.trace.json');
+      const design = join(ROOT, 'runtime/tests/designs/mesh-dp2-tp2.json');
+      const r = await stagecraft('run', design, '--json', '--steps', '2', '--trace', trace);
+      expect(r.stderr).toBe('');
+      const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+      expect(out.devices).toBe(4);
+      expect(out.maxRelDiff).toBeLessThanOrEqual(1e-5);
+      const events = JSON.parse(readFileSync(trace, 'utf8')).traceEvents as {
+        ph: string;
+        pid: number;
+        args?: { id?: string };
+      }[];
+      const reductions = events.filter((e) => e.ph === 'X' && e.args?.id === 'ALL_REDUCE.tp.F.b0.mb0');
+      expect(new Set(reductions.map((e) => e.pid)).size).toBe(4);
+    },
+    120_000,
+  );
 });

@@ -38,6 +38,7 @@ export const RUN_USAGE = `Usage: stagecraft run <design | plan.json> [--steps <n
 Runs the plan for real: one PyTorch process per device on 127.0.0.1, small MLP blocks, the
 same data and seed as a single-device reference run, then compares them. A design is compiled
 first; a plan file (hand-edited or not) runs as it is, after the same validation as "compile".
+A design on device meshes (plan@3) runs each collective among its sub-group of the mesh.
 Needs python3 with torch: /usr/bin/python3, or the interpreter in STAGECRAFT_PYTHON.
 
 Options:

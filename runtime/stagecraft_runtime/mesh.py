@@ -1,0 +1,129 @@
+"""Device meshes (plan@3): a group's members laid row-major over named axes. A group lowered once
+lists its representative's sub-groups, so a replica finds its own by keeping its coordinates on
+the axes a collective does not run over; members read different data only along the axes their
+gradients are reduced over."""
+import copy
+
+from .plan import COLLECTIVES
+
+
+def coords(pos, shape):
+    out = []
+    for size in reversed(shape):
+        out.append(pos % size)
+        pos //= size
+    return out[::-1]
+
+
+def position(c, shape):
+    pos = 0
+    for x, size in zip(c, shape):
+        pos = pos * size + x
+    return pos
+
+
+def mesh_of(plan, rank):
+    """(group, mesh) of the group holding `rank`; mesh None for a flat group or a plan@2."""
+    meshes = plan.get("meshes") or []
+    for gi, g in enumerate(plan["groups"]):
+        if rank in g:
+            return g, meshes[gi] if gi < len(meshes) else None
+    return None, None
+
+
+def own_subgroup(devices, group, mesh, rank):
+    """The sub-group `rank` runs a collective in whose representative lists `devices`: the listed
+    members' coordinates on the axes they vary along, `rank`'s on the others."""
+    shape = mesh["shape"]
+    listed = [coords(group.index(d), shape) for d in devices]
+    mine = coords(group.index(rank), shape)
+    varies = _varying_axes(devices, group, shape)
+    out = []
+    for c in listed:
+        at = [c[a] if a in varies else mine[a] for a in range(len(shape))]
+        out.append(group[position(at, shape)])
+    return out
+
+
+def replica_program(program, plan, rank):
+    """The representative's program with each collective over `rank`'s own sub-group, its key
+    naming `rank`'s shared coordinates (what a timeout reports)."""
+    group, mesh = mesh_of(plan, rank)
+    if mesh is None:
+        return program
+    program = copy.deepcopy(program)
+    mine = coords(group.index(rank), mesh["shape"])
+    for stream in program["streams"]:
+        for ins in stream["instructions"]:
+            for m in ins.get("members", [ins]):
+                # One reaching outside the group (DualPipe's copies) has no place on its mesh.
+                if m["op"] in COLLECTIVES and all(d in group for d in m["devices"]):
+                    listed = m["devices"]
+                    m["devices"] = own_subgroup(listed, group, mesh, rank)
+                    if m.get("collective", m["id"]) != m["id"]:
+                        varies = _varying_axes(listed, group, mesh["shape"])
+                        shared = [f"{x}={mine[a]}" for a, x in enumerate(mesh["axes"]) if a not in varies]
+                        label = ",".join(shared)
+                        m["collective"] = f"{m['id']}[{label}]"
+    return program
+
+
+def _varying_axes(devices, group, shape):
+    cs = [coords(group.index(d), shape) for d in devices]
+    return {a for a in range(len(shape)) if any(c[a] != cs[0][a] for c in cs)}
+
+
+def region_devices(plan, region, rank):
+    """The devices of a `tensorParallel` entry as `rank` runs it: the entry's own when `rank` is in
+    it, `rank`'s sub-group when the entry is its representative's (a group lowered once), else
+    None."""
+    if rank in region["devices"]:
+        return region["devices"]
+    group, mesh = mesh_of(plan, rank)
+    if mesh is not None and all(d in group for d in region["devices"]):
+        own = own_subgroup(region["devices"], group, mesh, rank)
+        if rank in own:
+            return own
+    return None
+
+
+def data_axes(plan, gi):
+    """The axes of group gi's mesh that its gradient collectives (those carrying `params`) run
+    over: members that differ there read different data. Collectives reaching outside the group
+    (DualPipe's copies) say nothing about its mesh."""
+    group, shape = plan["groups"][gi], plan["meshes"][gi]["shape"]
+    axes = set()
+    for dev in plan["devices"]:
+        if dev.get("group") != gi:
+            continue
+        for stream in dev["streams"]:
+            for ins in stream["instructions"]:
+                for m in ins.get("members", [ins]):
+                    if m["op"] not in COLLECTIVES or not m.get("params"):
+                        continue
+                    if not all(d in group for d in m["devices"]):
+                        continue
+                    axes.update(_varying_axes(m["devices"], group, shape))
+        break  # every member (or the representative alone) runs the same program
+    return sorted(axes)
+
+
+def data_slot(plan, rank):
+    """(replica, counts_loss): which data `rank` reads, and whether its loss is the one counted for
+    that data. On a mesh the replica is the member's coordinates over the data-parallel axes
+    (row-major); members that differ only on other axes (tensor parallel, or unused) read the same
+    data and count its loss once. In a flat group it is the member's index (modulo the
+    data-parallel degree), as in plan@2."""
+    replicas = plan["batch"]["replicas"]
+    group, mesh = mesh_of(plan, rank)
+    if group is None:
+        return 0, True
+    if mesh is None:
+        i = group.index(rank)
+        return i % replicas, i < replicas
+    axes = data_axes(plan, plan["groups"].index(group))
+    shape = mesh["shape"]
+    c = coords(group.index(rank), shape)
+    i = position([c[a] for a in axes], [shape[a] for a in axes])
+    others_zero = all(c[a] == 0 for a in range(len(shape)) if a not in axes)
+    return i % replicas, others_zero and i < replicas
