@@ -57,8 +57,8 @@ export const deleteDirectiveAction = action('delete-directive', (d, a: { index: 
 
 export const dropItemAction = action(
   'drop-item',
-  (d, a: { item: DirectiveItem; target: DropTarget; program: readonly ExpandedDirective[] }) =>
-    dropItem(d, a.item, a.target, a.program),
+  (d, a: { item: DirectiveItem; target: DropTarget; program: readonly ExpandedDirective[] } & Confirmable) =>
+    dropItem(d, a.item, a.target, a.program, a.choice),
 );
 
 /** A palette schedule item: asks before it drops hand-edited orders (see builderSwitch.ts). */
