@@ -445,3 +445,27 @@ test('a shard_tensor drop on a mesh stage asks for the axis and adds the directi
   await expect(page.getByTestId('field-devices')).toHaveValue(/^0, 1, .*, 38, 39$/);
   expect(await settled(page)).toEqual([]);
 });
+
+test('the cluster form lays the pipeline stages out on a dp × tp mesh, refusing one the cluster cannot hold', async ({
+  page,
+}) => {
+  const devices = page.getByTestId('cluster-devices');
+  await devices.fill('16');
+  await devices.press('Enter');
+  const form = page.getByTestId('mesh-form');
+  await form.getByLabel('stages', { exact: true }).fill('4');
+  await form.getByLabel('axes', { exact: true }).fill('dp, tp');
+  await form.getByLabel('sizes', { exact: true }).fill('2, 4');
+  await expect(form.getByRole('alert')).toHaveText(
+    'the mesh needs 4 stages × 2 × 4 = 32 devices; the cluster has 16',
+  );
+  await expect(form.getByRole('button', { name: 'Apply to schedule' })).toBeDisabled();
+  await form.getByLabel('sizes', { exact: true }).fill('2, 2');
+  await expect(form.getByTestId('mesh-summary')).toHaveText('4 stages × 2 × 2 (dp × tp) = 16 devices');
+  await form.getByRole('button', { name: 'Apply to schedule' }).click();
+  expect(await settled(page)).toEqual([]);
+  // Each stage is one mesh group: the DAG lanes and the timeline bands give the coordinates.
+  await expect(page.getByTestId('dag-canvas')).toContainText('devices 12–15 · dp 0–1 · tp 0–1');
+  await expect(page.getByTestId('gantt')).toContainText('PP 3 · dp 1 · tp 1');
+  await expect(page.getByTestId('directive-0')).toContainText('schedule');
+});

@@ -6,6 +6,7 @@ import { switchBuilder } from './builderSwitch.ts';
 import { directiveProblems, issuesText, partProblems } from './directiveCheck.ts';
 import type { DropTarget } from './dropTarget.ts';
 import { redo, undo } from './history.ts';
+import { type MeshLayout, withMeshLayout } from './meshLayout.ts';
 import { type DirectiveItem, dropItem } from './palette.ts';
 import {
   deleteDirective,
@@ -89,6 +90,11 @@ export const setClusterAction = action('set-cluster', (d, a: { cluster: Cluster 
     ? refused(issuesText(problems))
     : { ok: true, design: { ...d, cluster: a.cluster } };
 });
+
+/** The cluster form's mesh builder: the schedule's stages laid out on meshes (meshLayout.ts). */
+export const setMeshLayoutAction = action('set-mesh-layout', (d, a: { layout: MeshLayout }) =>
+  withMeshLayout(d, a.layout),
+);
 
 export const renameAction = action('rename', (d, a: { name: string }) => {
   const name = a.name.trim();
