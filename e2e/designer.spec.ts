@@ -469,3 +469,25 @@ test('the cluster form lays the pipeline stages out on a dp × tp mesh, refusing
   await expect(page.getByTestId('gantt')).toContainText('PP 3 · dp 1 · tp 1');
   await expect(page.getByTestId('directive-0')).toContainText('schedule');
 });
+
+test('a replicate drop on a timeline op of a mesh stage asks for the axis and runs over that stage’s group', async ({
+  page,
+}) => {
+  const devices = page.getByTestId('cluster-devices');
+  await devices.fill('16');
+  await devices.press('Enter');
+  const form = page.getByTestId('mesh-form');
+  await form.getByLabel('stages', { exact: true }).fill('4');
+  await form.getByLabel('sizes', { exact: true }).fill('2, 2');
+  await form.getByRole('button', { name: 'Apply to schedule' }).click();
+  expect(await settled(page)).toEqual([]);
+  await page.getByTestId('palette-replicate').dragTo(ganttOp(page, 'F.b2.mb3'));
+  await page
+    .getByRole('dialog', { name: 'replicate over which axis?' })
+    .getByRole('button', { name: /^dp/ })
+    .click();
+  await expect(page.getByTestId('inspector')).toContainText('replicate');
+  await expect(page.getByTestId('field-devices')).toHaveValue('8, 9, 10, 11');
+  await expect(page.getByTestId('field-axis')).toHaveValue('"dp"');
+  expect(await settled(page)).toEqual([]);
+});

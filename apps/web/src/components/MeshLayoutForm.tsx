@@ -108,9 +108,14 @@ function MeshLayoutFields({ initial }: { initial: Draft | null }) {
           value={draft.order}
           onChange={(e) => edit({ order: e.target.value as MeshOrder })}
         >
-          <option value="stage-blocks">each stage a block of devices</option>
-          <option value="first-axis-across-stages">
-            first axis across the stages (TP in a node, DP across)
+          <option value="stage-blocks" title="stage s on the next block of devices, row-major">
+            each stage a block
+          </option>
+          <option
+            value="first-axis-across-stages"
+            title="Megatron's order: the other axes within a stage's block, then the stages, then the first axis (TP in a node, DP across)"
+          >
+            first axis across stages
           </option>
         </select>
       </label>
