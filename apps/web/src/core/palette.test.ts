@@ -196,6 +196,18 @@ describe('dropping a directive on a mesh group', () => {
       ]).toContain(g);
   });
 
+  test('a design built as @1 says @3 once a directive runs over a mesh axis, so it saves and loads', () => {
+    const r = dropItem(
+      { ...bare, format: 'stagecraft/design@1' },
+      'shard_tensor',
+      target,
+      base.program,
+      'tp',
+    );
+    if (!r.ok) throw new Error(r.error);
+    expect(r.design.format).toBe(DESIGN_FORMAT);
+  });
+
   test('the whole group as the answer adds the directive over every member, as without a mesh', () => {
     const r = dropItem(bare, 'replicate', target, base.program, WHOLE_GROUP);
     if (!r.ok) throw new Error(r.error);

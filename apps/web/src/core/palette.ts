@@ -3,6 +3,7 @@
  * builders are applied to the whole program instead (they need no target).
  */
 import {
+  DESIGN_FORMAT,
   type Design,
   type Directive,
   type Filter,
@@ -200,6 +201,8 @@ export function dropItem(
   const over = dropAxis(item, target, choice);
   if ('ask' in over) return { ok: false, error: over.ask.title, confirm: over.ask };
   if ('error' in over) return refused(over.error);
-  const next = insertDirective(design, directiveFor(item, target, over.axis));
+  const added = insertDirective(design, directiveFor(item, target, over.axis));
+  // A directive over a mesh axis is design format @3, whatever format the design was built as.
+  const next: Design = over.axis ? { ...added, format: DESIGN_FORMAT } : added;
   return { ok: true, design: next, select: next.directives.length - 1 };
 }
