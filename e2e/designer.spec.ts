@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, type Page, test } from '@playwright/test';
-import { dagNode, dragOp, ganttOp, metric, metricChange, openApp } from './app.ts';
+import { dagNode, dragOp, ganttOp, metric, metricChange, openApp, settled } from './app.ts';
 
 test.beforeEach(async ({ page }) => {
   await openApp(page);
@@ -404,4 +404,90 @@ test('split backward dropped on stage 1, then its filter widened to every stage,
   }
   await expect.poll(() => metric(page, 'makespan')).toBe(compact.makespan);
   expect(await metric(page, 'bubble')).toBe(compact.bubble);
+});
+
+test('a shard_tensor drop on a mesh stage asks for the axis and adds the directive over the one chosen', async ({
+  page,
+}) => {
+  await page.getByTestId('open-examples').click();
+  await page.getByTestId('example-llama3-70b-tp8-pp4-dp2').click();
+  await expect(page.getByTestId('design-name')).toHaveValue(/Llama-3-70B TP8 x PP4 x DP2/);
+  // Without its tensor-parallel directive, the stage's dp2 × tp8 mesh has two axes to choose from.
+  await page.getByTestId('directive-delete-1').click();
+  await expect(page.getByTestId('program-list').locator('[data-op="shard_tensor"]')).toHaveCount(0);
+  expect(await settled(page)).toEqual([]);
+  const node = dagNode(page, 'F.b0.mb0');
+  await page.getByTestId('palette-shard_tensor').dragTo(node);
+  const dialog = page.getByRole('dialog', { name: 'shard tensor over which axis?' });
+  await expect(dialog).toHaveAttribute('aria-modal', 'true');
+  await expect(dialog.getByRole('button')).toHaveText([
+    '✕',
+    'dp (2 devices each, 8 sub-groups)',
+    'tp (8 devices each, 2 sub-groups)',
+    'whole group (16 devices)',
+    'Cancel',
+  ]);
+  await expect(page.getByTestId('confirm-choice-dp')).toBeFocused();
+  // Escape adds nothing.
+  await page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByTestId('program-list').locator('[data-op="shard_tensor"]')).toHaveCount(0);
+  // Focus stays inside: Tab from the last button comes back to the first.
+  await page.getByTestId('palette-shard_tensor').dragTo(node);
+  await page.getByTestId('confirm-cancel').focus();
+  await page.keyboard.press('Tab');
+  await expect(dialog.getByRole('button', { name: 'close' })).toBeFocused();
+  await page.getByTestId('confirm-choice-tp').click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByTestId('program-list').locator('[data-op="shard_tensor"]')).toHaveCount(1);
+  await expect(page.getByTestId('inspector')).toContainText('shard_tensor');
+  await expect(page.getByTestId('field-axis')).toHaveValue('"tp"');
+  await expect(page.getByTestId('field-devices')).toHaveValue(/^0, 1, .*, 38, 39$/);
+  expect(await settled(page)).toEqual([]);
+});
+
+test('the cluster form lays the pipeline stages out on a dp × tp mesh, refusing one the cluster cannot hold', async ({
+  page,
+}) => {
+  const devices = page.getByTestId('cluster-devices');
+  await devices.fill('16');
+  await devices.press('Enter');
+  const form = page.getByTestId('mesh-form');
+  await form.getByLabel('stages', { exact: true }).fill('4');
+  await form.getByLabel('axes', { exact: true }).fill('dp, tp');
+  await form.getByLabel('sizes', { exact: true }).fill('2, 4');
+  await expect(form.getByRole('alert')).toHaveText(
+    'the mesh needs 4 stages × 2 × 4 = 32 devices; the cluster has 16',
+  );
+  await expect(form.getByRole('button', { name: 'Apply to schedule' })).toBeDisabled();
+  await form.getByLabel('sizes', { exact: true }).fill('2, 2');
+  await expect(form.getByTestId('mesh-summary')).toHaveText('4 stages × 2 × 2 (dp × tp) = 16 devices');
+  await form.getByRole('button', { name: 'Apply to schedule' }).click();
+  expect(await settled(page)).toEqual([]);
+  // Each stage is one mesh group: the DAG lanes and the timeline bands give the coordinates.
+  await expect(page.getByTestId('dag-canvas')).toContainText('devices 12–15 · dp 0–1 · tp 0–1');
+  await expect(page.getByTestId('gantt')).toContainText('PP 3 · dp 1 · tp 1');
+  await expect(page.getByTestId('directive-0')).toContainText('schedule');
+});
+
+test('a replicate drop on a timeline op of a mesh stage asks for the axis and runs over that stage’s group', async ({
+  page,
+}) => {
+  const devices = page.getByTestId('cluster-devices');
+  await devices.fill('16');
+  await devices.press('Enter');
+  const form = page.getByTestId('mesh-form');
+  await form.getByLabel('stages', { exact: true }).fill('4');
+  await form.getByLabel('sizes', { exact: true }).fill('2, 2');
+  await form.getByRole('button', { name: 'Apply to schedule' }).click();
+  expect(await settled(page)).toEqual([]);
+  await page.getByTestId('palette-replicate').dragTo(ganttOp(page, 'F.b2.mb3'));
+  await page
+    .getByRole('dialog', { name: 'replicate over which axis?' })
+    .getByRole('button', { name: /^dp/ })
+    .click();
+  await expect(page.getByTestId('inspector')).toContainText('replicate');
+  await expect(page.getByTestId('field-devices')).toHaveValue('8, 9, 10, 11');
+  await expect(page.getByTestId('field-axis')).toHaveValue('"dp"');
+  expect(await settled(page)).toEqual([]);
 });

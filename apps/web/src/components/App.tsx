@@ -5,6 +5,7 @@ import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { DagCanvas } from './DagCanvas.tsx';
 import { Inspector } from './Inspector.tsx';
 import { onKeyDown } from './keyboard.ts';
+import { MeshLayoutForm } from './MeshLayoutForm.tsx';
 import { Metrics } from './Metrics.tsx';
 import { ClusterForm, ModelForm } from './ModelClusterForms.tsx';
 import { ComparePane, TimelinePane } from './mounts.tsx';
@@ -62,6 +63,7 @@ const Page = memo(function Page() {
             <PassInspector />
             <ModelForm />
             <ClusterForm />
+            <MeshLayoutForm />
           </aside>
         </main>
       ) : (

@@ -63,7 +63,7 @@ const OP_HANDLES: NodeHandle[] = [
 const OP_SIZE = { width: NODE_W, height: NODE_H };
 
 function targetOf(d: GraphNodeData) {
-  return { id: d.firstId, tags: d.tags, devices: d.devices };
+  return { id: d.firstId, tags: d.tags, devices: d.devices, ...(d.mesh ? { mesh: d.mesh } : {}) };
 }
 
 const OpNodeView = memo(function OpNodeView({ data }: NodeProps<OpNode>) {

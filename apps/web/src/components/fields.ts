@@ -16,6 +16,12 @@ const filter: FieldSpec = {
   help: 'tags the ops must carry (PP, MB, PASS, …)',
 };
 const devices: FieldSpec = { key: 'devices', kind: 'devices', help: 'device ids, e.g. 0, 1' };
+const axis: FieldSpec = {
+  key: 'axis',
+  kind: 'json',
+  optional: true,
+  help: 'mesh axes it runs over, e.g. "tp" or ["dp", "tp"]',
+};
 const stream = (key = 'stream'): FieldSpec => ({ key, kind: 'string', optional: true });
 
 export const FIELDS: Record<DirectiveOp, FieldSpec[]> = {
@@ -31,14 +37,15 @@ export const FIELDS: Record<DirectiveOp, FieldSpec[]> = {
   replicate: [
     filter,
     devices,
+    axis,
     stream('reduce_stream'),
     stream('gather_stream'),
     { key: 'bucket_size', kind: 'int', optional: true },
     { key: 'shard_grads', kind: 'bool', optional: true, help: 'ZeRO-2' },
     { key: 'shard_params', kind: 'bool', optional: true, help: 'ZeRO-3' },
   ],
-  shard: [filter, devices, stream()],
-  shard_tensor: [filter, devices, stream()],
+  shard: [filter, devices, axis, stream()],
+  shard_tensor: [filter, devices, axis, stream()],
   split: [filter, { key: 'dim_name', kind: 'string' }, { key: 'num_microbatches', kind: 'int' }],
   order: [
     { key: 'filters', kind: 'json', help: 'slots in order; a slot lists the filters it runs together' },

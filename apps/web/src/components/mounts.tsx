@@ -5,8 +5,9 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ComparePanel, type CompareVariant } from '../compare/index.ts';
 import { reorderOpAction } from '../core/actions.ts';
 import { detailsOf } from '../core/dagGraph.ts';
+import type { DropTarget } from '../core/dropTarget.ts';
 import type { OpMove } from '../core/reorder.ts';
-import { Gantt, GanttLegend } from '../gantt/index.ts';
+import { Gantt, GanttLegend, meshGroupOf } from '../gantt/index.ts';
 import { MeasuredOpen } from '../measured/index.ts';
 import { compiledOfResult, currentResult } from '../store/current.ts';
 import { useStore } from '../store/index.ts';
@@ -107,9 +108,19 @@ export function TimelinePane() {
           .slice(1)}`
       : undefined;
   }, []);
+  // An op targets its own device, or its whole group when that is a mesh (a drop asks for the axis).
+  const opTarget = (ev: TimelineEvent, id?: string): DropTarget => {
+    const meshGroup = plan ? meshGroupOf(plan, ev.device) : undefined;
+    return {
+      id: id ?? ev.members?.[0] ?? ev.id,
+      tags: ev.tags,
+      devices: meshGroup ? [...meshGroup.devices] : [ev.device],
+      ...(meshGroup ? { mesh: meshGroup.mesh } : {}),
+    };
+  };
   const selectEvent = (ev: TimelineEvent | undefined, id?: string) => {
     if (ev) useStore.getState().wantCompiled();
-    setTarget(ev ? { id: id ?? ev.members?.[0] ?? ev.id, tags: ev.tags, devices: [ev.device] } : null);
+    setTarget(ev ? opTarget(ev, id) : null);
   };
   if (!result || !plan) return <section className="timeline-pane" />;
   const oomCount = result.simulation.devices.filter((d) => d.oom).length;
@@ -162,9 +173,7 @@ export function TimelinePane() {
         selectionPanel
         onHover={onHover}
         onSelect={(id) => selectEvent(id ? result.simulation.timeline?.find((e) => e.id === id) : undefined)}
-        onDropPaletteItem={(item, op) =>
-          applyItem(item, { id: op.members?.[0] ?? op.id, tags: op.tags, devices: [op.device] })
-        }
+        onDropPaletteItem={(item, op) => applyItem(item, opTarget(op))}
         onReorder={onReorder}
         refusal={refusal}
         onDismissRefusal={() => setRefusal(null)}

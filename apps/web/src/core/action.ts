@@ -25,11 +25,18 @@ export interface Confirmation {
   items: string[];
   /** The label of the button that goes ahead. */
   accept: string;
+  /**
+   * For a question with several answers (which mesh axis a directive runs over): one button
+   * each, instead of `accept`; the action is performed again with the chosen `value` as `choice`.
+   */
+  choices?: readonly { value: string; label: string }[];
 }
 
 /** Arguments of an action that may ask first: `confirmed` once the user said yes. */
 export interface Confirmable {
   confirmed?: boolean;
+  /** The answer picked among the question's `choices`. */
+  choice?: string;
 }
 
 export interface Action<A> {

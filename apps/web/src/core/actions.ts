@@ -6,6 +6,7 @@ import { switchBuilder } from './builderSwitch.ts';
 import { directiveProblems, issuesText, partProblems } from './directiveCheck.ts';
 import type { DropTarget } from './dropTarget.ts';
 import { redo, undo } from './history.ts';
+import { type MeshLayout, withMeshLayout } from './meshLayout.ts';
 import { type DirectiveItem, dropItem } from './palette.ts';
 import {
   deleteDirective,
@@ -57,8 +58,8 @@ export const deleteDirectiveAction = action('delete-directive', (d, a: { index: 
 
 export const dropItemAction = action(
   'drop-item',
-  (d, a: { item: DirectiveItem; target: DropTarget; program: readonly ExpandedDirective[] }) =>
-    dropItem(d, a.item, a.target, a.program),
+  (d, a: { item: DirectiveItem; target: DropTarget; program: readonly ExpandedDirective[] } & Confirmable) =>
+    dropItem(d, a.item, a.target, a.program, a.choice),
 );
 
 /** A palette schedule item: asks before it drops hand-edited orders (see builderSwitch.ts). */
@@ -89,6 +90,11 @@ export const setClusterAction = action('set-cluster', (d, a: { cluster: Cluster 
     ? refused(issuesText(problems))
     : { ok: true, design: { ...d, cluster: a.cluster } };
 });
+
+/** The cluster form's mesh builder: the schedule's stages laid out on meshes (meshLayout.ts). */
+export const setMeshLayoutAction = action('set-mesh-layout', (d, a: { layout: MeshLayout }) =>
+  withMeshLayout(d, a.layout),
+);
 
 export const renameAction = action('rename', (d, a: { name: string }) => {
   const name = a.name.trim();

@@ -4,7 +4,15 @@
  * the user expanded that stage, which keeps a design with thousands of ops readable and fast.
  * Runs in the compile worker, off the main thread.
  */
-import { type Dag, type DagNode, EDGE_TEMPORAL, formatPath, meshRangeLabel, nodeTags } from '@stagecraft/ir';
+import {
+  type Dag,
+  type DagNode,
+  EDGE_TEMPORAL,
+  formatPath,
+  type GroupMesh,
+  meshRangeLabel,
+  nodeTags,
+} from '@stagecraft/ir';
 import type { ExpandedDirective } from '@stagecraft/passes';
 import { deviceGroupLabel } from './deviceList.ts';
 
@@ -22,6 +30,8 @@ export type GraphNodeData = {
   firstId: string;
   memberIds: string[];
   devices: number[];
+  /** The mesh of the node's group, when placed on one: a palette drop asks for its axis. */
+  mesh?: GroupMesh;
   stream: string;
   provenance: { pass: string; directive: number | null; path?: string; op?: string };
   costMs?: number;
@@ -363,6 +373,7 @@ function nodeData(dag: Dag, members: number[], key: string, options: GraphOption
     firstId: n.id,
     memberIds: members.slice(0, 6).map((i) => dag.nodes[i]!.id),
     devices: n.group >= 0 ? groupDevices(dag.groups[n.group]) : [],
+    ...(n.group >= 0 && dag.meshes?.[n.group] ? { mesh: dag.meshes[n.group]! } : {}),
     stream: n.stream,
     provenance: {
       pass: prov.pass,

@@ -3,7 +3,7 @@
  * the target's tags, narrowed to what that directive means (a region for split_backward, a
  * microbatch of a pass for an overlap slot).
  */
-import type { Filter, FilterValue } from '@stagecraft/ir';
+import type { Filter, FilterValue, GroupMesh } from '@stagecraft/ir';
 
 export interface DropTarget {
   /** Node id in the DAG (or op id in the timeline). */
@@ -12,6 +12,8 @@ export interface DropTarget {
   tags: Readonly<Record<string, number | string>>;
   /** Devices of the target's device group, when placed. */
   devices?: readonly number[];
+  /** The mesh of that group (its devices listed row-major over it), when placed on one. */
+  mesh?: GroupMesh;
 }
 
 /** Tags that name a region of the model rather than a microbatch or a pass. */

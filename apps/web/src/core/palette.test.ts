@@ -2,7 +2,8 @@ import { DESIGN_FORMAT } from '@stagecraft/ir';
 import { describe, expect, test } from 'vitest';
 import { expandedDesign } from '../../../../test/splitBackwardDesigns.ts';
 import { computed, example } from '../../test/testDesigns.ts';
-import { directiveFor, dropItem } from './palette.ts';
+import { regionFilter } from './dropTarget.ts';
+import { directiveFor, dropItem, WHOLE_GROUP } from './palette.ts';
 import { expandSchedule } from './schedule.ts';
 
 describe('dropping palette items', () => {
@@ -132,5 +133,104 @@ describe('dropping palette items', () => {
     );
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error).toMatch(/only an F&B pair overlaps/);
+  });
+});
+
+describe('dropping a directive on a mesh group', () => {
+  // Llama-3-70B TP8 × PP4 × DP2 without its tensor- and data-parallel directives: each stage is a
+  // dp2 × tp8 mesh the user has yet to say how to use.
+  const llama = example('llama3-70b-tp8-pp4-dp2');
+  const bare = { ...llama, directives: llama.directives.slice(0, 1) };
+  const base = computed(bare);
+  const node = base.graph.nodes.find((n) => n.data.op === 'F' && n.data.tags.PP === 2)!;
+  const target = {
+    id: node.data.firstId,
+    tags: node.data.tags,
+    devices: node.data.devices,
+    mesh: node.data.mesh!,
+  };
+  const filter = regionFilter(node.data.tags);
+
+  test("a DAG node carries its group's mesh and members", () => {
+    expect(node.data.mesh).toEqual({ axes: ['dp', 'tp'], shape: [2, 8] });
+    expect(node.data.devices).toEqual([16, 17, 18, 19, 20, 21, 22, 23, 48, 49, 50, 51, 52, 53, 54, 55]);
+  });
+
+  test.each(['shard_tensor', 'shard', 'replicate'] as const)(
+    '%s on a group with two axes asks which one, listing each axis and the whole group',
+    (item) => {
+      const r = dropItem(bare, item, target, base.program);
+      if (r.ok) throw new Error('expected a question');
+      expect(r.confirm?.choices?.map((c) => c.value)).toEqual(['dp', 'tp', WHOLE_GROUP]);
+      expect(r.confirm?.choices?.map((c) => c.label)).toEqual([
+        'dp (2 devices each, 8 sub-groups)',
+        'tp (8 devices each, 2 sub-groups)',
+        'whole group (16 devices)',
+      ]);
+    },
+  );
+
+  test('shard_tensor over the chosen tp axis adds the directive on that group and axis, and it compiles', () => {
+    const r = dropItem(bare, 'shard_tensor', target, base.program, 'tp');
+    if (!r.ok) throw new Error(r.error);
+    expect(r.design.directives.at(-1)).toEqual({
+      op: 'shard_tensor',
+      filter,
+      devices: target.devices,
+      axis: 'tp',
+    });
+    const after = computed(r.design);
+    // Tensor parallelism over tp: each all-reduce runs among the 8 GPUs of one node (a tp
+    // sub-group), never across the two data-parallel replicas.
+    const groups = new Set(
+      after.plan.devices
+        .flatMap((d) => d.streams.flatMap((s) => s.instructions))
+        .filter((i) => i.op === 'ALL_REDUCE')
+        .map((i) => ('devices' in i ? JSON.stringify(i.devices) : '')),
+    );
+    expect(groups.size).toBeGreaterThan(0);
+    for (const g of groups)
+      expect([
+        JSON.stringify([16, 17, 18, 19, 20, 21, 22, 23]),
+        JSON.stringify([48, 49, 50, 51, 52, 53, 54, 55]),
+      ]).toContain(g);
+  });
+
+  test('a design built as @1 says @3 once a directive runs over a mesh axis, so it saves and loads', () => {
+    const r = dropItem(
+      { ...bare, format: 'stagecraft/design@1' },
+      'shard_tensor',
+      target,
+      base.program,
+      'tp',
+    );
+    if (!r.ok) throw new Error(r.error);
+    expect(r.design.format).toBe(DESIGN_FORMAT);
+  });
+
+  test('the whole group as the answer adds the directive over every member, as without a mesh', () => {
+    const r = dropItem(bare, 'replicate', target, base.program, WHOLE_GROUP);
+    if (!r.ok) throw new Error(r.error);
+    expect(r.design.directives.at(-1)).toEqual({ op: 'replicate', filter, devices: target.devices });
+  });
+
+  test('an answer that is not an axis of the mesh is refused naming the axes', () => {
+    const r = dropItem(bare, 'shard', target, base.program, 'ep');
+    expect(r).toEqual({ ok: false, error: '"ep" is not an axis of the group\'s mesh (dp, tp)' });
+  });
+
+  test('a mesh with one axis takes that axis without asking', () => {
+    const r = dropItem(bare, 'replicate', { ...target, mesh: { axes: ['dp'], shape: [16] } }, base.program);
+    if (!r.ok) throw new Error(r.error);
+    expect(r.design.directives.at(-1)).toMatchObject({ op: 'replicate', axis: 'dp' });
+  });
+
+  test('a group without a mesh, and items that run over no axis, drop as they always have', () => {
+    const flat = dropItem(bare, 'shard_tensor', { ...target, mesh: undefined }, base.program);
+    if (!flat.ok) throw new Error(flat.error);
+    expect(flat.design.directives.at(-1)).not.toHaveProperty('axis');
+    const placed = dropItem(bare, 'recompute', target, base.program);
+    if (!placed.ok) throw new Error(placed.error);
+    expect(placed.design.directives.at(-1)).toEqual({ op: 'recompute', filter });
   });
 });

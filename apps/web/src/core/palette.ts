@@ -3,15 +3,17 @@
  * builders are applied to the whole program instead (they need no target).
  */
 import {
+  DESIGN_FORMAT,
   type Design,
   type Directive,
   type Filter,
+  type GroupMesh,
   SCHEDULE_BUILDERS,
   type ScheduleBuilderName,
 } from '@stagecraft/ir';
 import type { ExpandedDirective } from '@stagecraft/passes';
 import { BUILDERS } from '@stagecraft/passes';
-import { type Outcome, refused } from './action.ts';
+import { type Confirmation, type Outcome, refused } from './action.ts';
 import { type DropTarget, exactFilter, regionFilter } from './dropTarget.ts';
 import { filterMatches } from './filterMatch.ts';
 import { insertDirective, withDirectives } from './program.ts';
@@ -49,10 +51,25 @@ export function isBuilder(key: string): key is ScheduleBuilderName {
   return (SCHEDULE_BUILDERS as readonly string[]).includes(key);
 }
 
-/** The directive an item adds on a target, before the user edits it in the inspector. */
-export function directiveFor(item: Exclude<DirectiveItem, 'overlap'>, target: DropTarget): Directive {
+/** The answer to "which axis?" that runs the directive over the whole group, as without a mesh. */
+export const WHOLE_GROUP = '';
+
+/** Items that run over a device group, so over one axis of it when the group is a mesh. */
+const AXIS_ITEMS: ReadonlySet<DirectiveItem> = new Set(['replicate', 'shard', 'shard_tensor']);
+
+/**
+ * The directive an item adds on a target, before the user edits it in the inspector. `axis` (a
+ * mesh axis of the target's group) makes a replicate, shard or shard_tensor run over that axis
+ * only: the same devices, one collective per sub-group along it.
+ */
+export function directiveFor(
+  item: Exclude<DirectiveItem, 'overlap'>,
+  target: DropTarget,
+  axis?: string,
+): Directive {
   const filter = regionFilter(target.tags);
   const devices = target.devices && target.devices.length > 0 ? [...target.devices] : [0];
+  const over = axis ? { axis } : {};
   switch (item) {
     case 'split_backward':
     case 'recompute':
@@ -60,13 +77,50 @@ export function directiveFor(item: Exclude<DirectiveItem, 'overlap'>, target: Dr
     case 'offload':
       return { op: 'offload', filter, stream: 'offload' };
     case 'replicate':
-      return { op: 'replicate', filter, devices };
+      return { op: 'replicate', filter, devices, ...over };
     case 'shard':
     case 'shard_tensor':
-      return { op: item, filter, devices };
+      return { op: item, filter, devices, ...over };
     case 'place':
       return { op: 'place', filter, devices };
   }
+}
+
+/**
+ * The axis a drop runs over, or the question to ask: none without a mesh, the only axis of a
+ * one-axis mesh, and the user's pick (an axis or the whole group) when the mesh has several.
+ */
+export function dropAxis(
+  item: DirectiveItem,
+  target: DropTarget,
+  choice: string | undefined,
+): { axis?: string } | { ask: Confirmation } | { error: string } {
+  const mesh = target.mesh;
+  if (!AXIS_ITEMS.has(item) || !mesh || mesh.axes.length === 0) return {};
+  if (mesh.axes.length === 1) return { axis: mesh.axes[0]! };
+  if (choice === undefined) return { ask: axisQuestion(item, mesh) };
+  if (choice === WHOLE_GROUP) return {};
+  if (!mesh.axes.includes(choice))
+    return { error: `"${choice}" is not an axis of the group's mesh (${mesh.axes.join(', ')})` };
+  return { axis: choice };
+}
+
+function axisQuestion(item: DirectiveItem, mesh: GroupMesh): Confirmation {
+  const label = DIRECTIVE_ITEMS.find((d) => d.key === item)?.label ?? item;
+  const size = mesh.shape.reduce((a, b) => a * b, 1);
+  return {
+    title: `${label} over which axis?`,
+    message: `The group is a ${mesh.shape.join(' × ')} mesh (${mesh.axes.join(' × ')}). Over one axis, ${label} runs among the devices that share the other coordinates.`,
+    items: [],
+    accept: 'whole group',
+    choices: [
+      ...mesh.axes.map((a, k) => ({
+        value: a,
+        label: `${a} (${mesh.shape[k]} devices each, ${size / mesh.shape[k]!} sub-groups)`,
+      })),
+      { value: WHOLE_GROUP, label: `whole group (${size} devices)` },
+    ],
+  };
 }
 
 /**
@@ -131,15 +185,24 @@ export function dropOverlap(
   return { ok: true, design: withDirectives(design, directives), select: at };
 }
 
-/** A palette item dropped on a target. */
+/**
+ * A palette item dropped on a target. On a group with a mesh of several axes, a directive that
+ * runs over devices asks which axis first; `choice` is the answer (an axis, or WHOLE_GROUP).
+ */
 export function dropItem(
   design: Design,
   item: DirectiveItem,
   target: DropTarget,
   program: readonly ExpandedDirective[],
+  choice?: string,
 ): Outcome {
   if (item === 'split_backward') return dropSplitBackward(design, target);
   if (item === 'overlap') return dropOverlap(design, target, program);
-  const next = insertDirective(design, directiveFor(item, target));
+  const over = dropAxis(item, target, choice);
+  if ('ask' in over) return { ok: false, error: over.ask.title, confirm: over.ask };
+  if ('error' in over) return refused(over.error);
+  const added = insertDirective(design, directiveFor(item, target, over.axis));
+  // A directive over a mesh axis is design format @3, whatever format the design was built as.
+  const next: Design = over.axis ? { ...added, format: DESIGN_FORMAT } : added;
   return { ok: true, design: next, select: next.directives.length - 1 };
 }

@@ -61,5 +61,5 @@ export { findOp, type OpMatch } from './opSearch.ts';
 export { PALETTE_DRAG_TYPE } from './paletteDrop.ts';
 export type { GanttProps } from './props.ts';
 export type { GanttHandle } from './testHandle.ts';
-export { planOutline, type TimelinePlan } from './timelinePlan.ts';
+export { meshGroupOf, planOutline, type TimelinePlan } from './timelinePlan.ts';
 export { createViewSync, type SharedTransform, type ViewSync } from './viewSync.ts';

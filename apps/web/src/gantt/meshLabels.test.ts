@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { run } from '../../test/simulatedExamples.ts';
 import { buildDagGraph } from '../core/dagGraph.ts';
 import { layoutGantt } from './layout.ts';
-import { planOutline } from './timelinePlan.ts';
+import { meshGroupOf, planOutline } from './timelinePlan.ts';
 
 /** Two stages, each a dp2 × tp2 mesh, data parallel over dp. */
 const design: Design = {
@@ -48,5 +48,20 @@ describe('mesh coordinates in the designer', () => {
       'devices 0–3 · dp 0–1 · tp 0–1',
       'devices 4–7 · dp 0–1 · tp 0–1',
     ]);
+  });
+
+  it("gives a timeline op's mesh group, from the plan or its outline, so a drop on it can ask for the axis", () => {
+    const { plan } = run(design);
+    const group = { devices: [4, 5, 6, 7], mesh: { axes: ['dp', 'tp'], shape: [2, 2] } };
+    expect(meshGroupOf(plan, 6)).toEqual(group);
+    expect(meshGroupOf(planOutline(plan), 6)).toEqual(group);
+  });
+
+  it('gives no mesh group for a flat group: a drop there targets the op’s own device', () => {
+    const { plan } = run({
+      ...design,
+      directives: [{ op: 'schedule', builder: '1f1b', ranks: 2, microbatches: 2 }],
+    });
+    expect(meshGroupOf(plan, 1)).toBeUndefined();
   });
 });

@@ -42,3 +42,21 @@ export function planOutline(plan: TimelinePlan): TimelinePlan {
     transfers: transferPairs(plan),
   };
 }
+
+/**
+ * The device group an op of `device` runs on, when that group is a mesh: its members (row-major)
+ * and its mesh, so a palette drop on a timeline op can ask which axis. Undefined for a flat group
+ * (a drop then targets the op's own device, as it always has).
+ */
+export function meshGroupOf(
+  plan: TimelinePlan,
+  device: number,
+): { devices: readonly number[]; mesh: GroupMesh } | undefined {
+  if (!plan.meshes || !plan.groups) return undefined;
+  const lane = plan.devices.find((d) => d.device === device || d.replicas?.includes(device));
+  const group = lane?.group;
+  if (group === undefined || group < 0) return undefined;
+  const mesh = plan.meshes[group];
+  const devices = plan.groups[group];
+  return mesh && devices ? { devices, mesh } : undefined;
+}

@@ -87,8 +87,8 @@ export interface ViewSlice {
    * was asked (warning: it stays until dismissed or the next edit, so it is not missed).
    */
   notice: { kind: NoticeKind; text: string } | null;
-  /** A question an action asked before going ahead; `go` performs it confirmed. */
-  confirm: { question: Confirmation; go: () => void } | null;
+  /** A question an action asked before going ahead; `go` performs it confirmed (with the choice made). */
+  confirm: { question: Confirmation; go: (choice?: string) => void } | null;
 }
 
 export type NoticeKind = 'error' | 'info' | 'warning';
@@ -112,8 +112,8 @@ export interface HistorySlice {
 export interface Commands {
   /** Performs an action; one that asks first waits in `confirm` for `answer`. */
   dispatch<A extends object>(action: Action<A>, args: A): boolean;
-  /** The user's answer to the question in `confirm`. */
-  answer(yes: boolean): void;
+  /** The user's answer to the question in `confirm`: yes with one of its `choices`, if it has them. */
+  answer(yes: boolean, choice?: string): void;
   /** Puts back a design from the history (undo and redo are actions: core/actions.ts). */
   restore(design: Design, history: History): void;
   select(index: number | null): void;
@@ -233,7 +233,11 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
           // The yes answers the question about this design: should it have changed meanwhile
           // (a key binding under the dialog), the action asks again about the new one.
           const asked = s.design;
-          const go = () => get().dispatch(action, get().design === asked ? confirmed : args);
+          const go = (choice?: string) =>
+            get().dispatch(
+              action,
+              get().design !== asked ? args : choice === undefined ? confirmed : { ...confirmed, choice },
+            );
           set({ confirm: { question: out.confirm, go } });
         } else set({ notice: { kind: 'error', text: out.error } });
         return false;
@@ -258,10 +262,10 @@ const createCommands: StateCreator<State, [], [], Commands> = (set, get) => {
       changed(out.design, extra);
       return true;
     },
-    answer(yes) {
+    answer(yes, choice) {
       const pending = get().confirm;
       set({ confirm: null });
-      if (yes) pending?.go();
+      if (yes) pending?.go(choice);
     },
     restore(design, history) {
       changed(design, { history });

@@ -4,6 +4,7 @@ import { example } from '../../test/testDesigns.ts';
 import {
   addDirectiveAction,
   deleteDirectiveAction,
+  dropItemAction,
   openDesignAction,
   pinAction,
   redoAction,
@@ -156,5 +157,29 @@ describe('the store commands', () => {
     s().answer(true);
     expect(s().design).toBe(changed);
     expect(s().confirm?.question.title).toBe('Switch to zb-h1?');
+  });
+
+  test('a drop that asks which mesh axis adds the directive over the axis the user picks', () => {
+    const s = () => useStore.getState();
+    const target = {
+      id: 'F.b1.mb0',
+      tags: { PP: 1, MB: 0, PASS: 'F' },
+      devices: [4, 5, 6, 7],
+      mesh: { axes: ['dp', 'tp'], shape: [2, 2] },
+    };
+    const before = s().design;
+    expect(s().dispatch(dropItemAction, { item: 'shard_tensor', target, program: [] })).toBe(false);
+    expect(s().confirm?.question.choices?.map((c) => c.value)).toEqual(['dp', 'tp', '']);
+    s().answer(false);
+    expect(s().design).toBe(before);
+    s().dispatch(dropItemAction, { item: 'shard_tensor', target, program: [] });
+    s().answer(true, 'tp');
+    expect(s().confirm).toBeNull();
+    expect(s().design.directives.at(-1)).toEqual({
+      op: 'shard_tensor',
+      filter: { PP: 1 },
+      devices: [4, 5, 6, 7],
+      axis: 'tp',
+    });
   });
 });
