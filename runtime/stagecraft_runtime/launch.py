@@ -34,18 +34,35 @@ def launch(plans, opts):
     env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(world))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(__file__)), env.get("PYTHONPATH")]))
     args = [sys.executable, "-m", "stagecraft_runtime", "--worker", out_dir, "--options", json.dumps(opts), *plans]
+    cpus = _pinned_cpus()
     procs = []
     for r in range(world):
         err = open(os.path.join(out_dir, f"rank{r}.err"), "w+")
         status = os.path.join(out_dir, f"rank{r}.status")
         rank_env = dict(env, RANK=str(r), STAGECRAFT_RUNTIME_STATUS=status)
-        procs.append((subprocess.Popen(args, env=rank_env, stdout=subprocess.DEVNULL, stderr=err), err))
+        rank_args = args
+        if cpus:
+            # Measuring: each rank on its own core with one torch thread, so ranks do not share one.
+            rank_args = ["taskset", "-c", cpus[r % len(cpus)], *args]
+            rank_env["OMP_NUM_THREADS"] = "1"
+        procs.append((subprocess.Popen(rank_args, env=rank_env, stdout=subprocess.DEVNULL, stderr=err), err))
     _watch(procs, opts.get("timeout", 30.0) * 4 + 60 * len(plans))
     out = []
     for pi, plan in enumerate(loaded):
         ranks = [torch.load(os.path.join(out_dir, f"plan{pi}.rank{r}.pt")) for r in range(world)]
         out.append(report(plan, ranks, opts))
     return out
+
+
+def _pinned_cpus():
+    """STAGECRAFT_RUNTIME_CPUS="0,1": rank r runs under `taskset -c` on the (r mod n)-th listed CPU."""
+    given = os.environ.get("STAGECRAFT_RUNTIME_CPUS", "").strip()
+    if not given:
+        return []
+    cpus = [c.strip() for c in given.split(",")]
+    if not all(c.isdigit() for c in cpus):
+        raise LaunchError(f"STAGECRAFT_RUNTIME_CPUS: expected CPU numbers separated by commas, got {given!r}")
+    return cpus
 
 
 def _watch(procs, limit):

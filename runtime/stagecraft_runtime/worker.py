@@ -91,6 +91,8 @@ def run_plans(rank, world, plans, opts, out_dir=None, log=print):
 
 
 def main(rank, world, plans, opts, out_dir):
+    if os.environ.get("OMP_NUM_THREADS", "").isdigit():
+        torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
     timeout = datetime.timedelta(seconds=opts.get("timeout", 30.0) + 30)
     dist.init_process_group("gloo", rank=rank, world_size=world, timeout=timeout)
     try:

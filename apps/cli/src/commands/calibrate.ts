@@ -186,6 +186,9 @@ export function calibrationSummary(c: Calibration, output: string | undefined): 
         ? `point-to-point ${p2p.latencyUs.toFixed(1)} µs + ${p2p.bandwidthGBps.toFixed(2)} GB/s (${p2p.samples} transfers)`
         : `point-to-point ${p2p.latencyUs.toFixed(1)} µs per transfer (${p2p.samples} transfers of one size)`,
     );
+  const dispatch = c.fits.dispatch;
+  if (dispatch)
+    fits.push(`dispatch ${(dispatch.ms * 1e3).toFixed(0)} µs per instruction (${dispatch.samples} gaps)`);
   for (const [op, fit] of Object.entries(c.fits.collectives ?? {}))
     fits.push(
       fit.separable
