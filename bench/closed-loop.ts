@@ -1,0 +1,214 @@
+/**
+ * The closed loop on this machine (issue 21, docs/measured.md "The closed loop"): run 1F1B on the
+ * runtime, calibrate the design from its measured trace, predict five other schedules with the
+ * calibrated costs, then run those and compare. Everything goes through the CLI's own commands
+ * (`stagecraft run`, `stagecraft calibrate`) in this process, as runtime-overhead.ts does; two
+ * ranks, each pinned to its own core with one torch thread (STAGECRAFT_RUNTIME_CPUS, docs/runtime.md).
+ * Every schedule runs several times, interleaved, so run-to-run noise is measured, not guessed.
+ * Not a test: it asserts nothing, it prints the table (Markdown) docs/measured.md quotes.
+ *
+ *   npx tsx bench/closed-loop.ts [--hidden 896] [--reps 4] [--steps 3] [--cpus 0,1]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Design, parseDesignText } from '@stagecraft/ir';
+import { compareMeasured, readTrace, stepTimesMs } from '@stagecraft/measure';
+import { runDesign, simulateRun } from '@stagecraft/workflow';
+import { calibrateCommand } from '../apps/cli/src/commands/calibrate.ts';
+import { runCommand } from '../apps/cli/src/commands/run.ts';
+import { bufferIo } from '../apps/cli/src/io.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const DESIGNS = join(ROOT, 'bench', 'closed-loop');
+const OUT = join(ROOT, 'node_modules', '.cache', 'closed-loop');
+const SCHEDULES = ['1f1b', 'gpipe', 'zb-h1', 'interleaved-1f1b', 'zbv', 'dualpipev'] as const;
+const CALIBRATED = '1f1b';
+
+function option(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+const hidden = Number(option('hidden', '896'));
+const reps = Number(option('reps', '4'));
+const steps = Number(option('steps', '3'));
+process.env.STAGECRAFT_RUNTIME_CPUS = option('cpus', '0,1');
+process.env.OMP_NUM_THREADS = '1';
+mkdirSync(OUT, { recursive: true });
+
+const load = () =>
+  execFileSync('uptime', { encoding: 'utf8' })
+    .trim()
+    .replace(/.*load average: /, '');
+const designFile = (s: string) => join(DESIGNS, `${s}.json`);
+function design(s: string): Design {
+  const parsed = parseDesignText(readFileSync(designFile(s), 'utf8'));
+  if (!parsed.ok) throw new Error(`${s}: ${parsed.errors[0]!.message}`);
+  return parsed.design;
+}
+
+/** One run of a schedule: its trace file and the measured step (first start to last end, ms). */
+function run(s: string, tag: string): { trace: string; stepMs: number } {
+  const trace = join(OUT, `${s}-${tag}.trace.json`);
+  const io = bufferIo();
+  const code = runCommand(
+    { kind: 'run', input: designFile(s), steps, dtype: 'float32', json: true, trace, hidden },
+    io,
+  );
+  if (code !== 0) throw new Error(`${s}: ${io.stderr}`);
+  const read = readTrace(readFileSync(trace, 'utf8'), trace);
+  if (!read.ok) throw new Error(`${s}: the trace does not read`);
+  return { trace, stepMs: stepTimesMs(read.step).at(-1)! };
+}
+
+function predictedMs(d: Design): number {
+  const r = runDesign(d, { keepSnapshots: false });
+  if (!r.ok) throw new Error(r.errors[0]!.message);
+  const sim = simulateRun(r, false).result;
+  if (!sim.ok) throw new Error(sim.errors[0]!.message);
+  return sim.sim.makespanMs;
+}
+
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const pct = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`;
+const ms = (x: number) => x.toFixed(1);
+
+const loadBefore = load();
+const started = new Date().toISOString();
+
+// 1. Run 1F1B and calibrate from its trace.
+const calibration = run(CALIBRATED, 'calibration');
+const calibratedFile = join(OUT, 'calibrated.json');
+const io = bufferIo();
+if (
+  calibrateCommand(
+    {
+      kind: 'calibrate',
+      design: designFile(CALIBRATED),
+      traces: [calibration.trace],
+      output: calibratedFile,
+      json: true,
+    },
+    io,
+  ) !== 0
+)
+  throw new Error(io.stderr);
+const fit = JSON.parse(io.stdout.trim().split('\n').pop()!) as {
+  before: { stepErrorPct: number };
+  after: {
+    stepErrorPct: number;
+    predictedStepMs: number;
+    measuredStepMs: number;
+    opErrorPct: { p50: number };
+  };
+  fits: {
+    overlapFactor?: { ms: number; samples: number };
+    p2p?: { latencyUs: number; samples: number };
+    dispatch?: { ms: number; samples: number };
+    blocks: { name: string; F?: { ms: number }; BI?: { ms: number }; BW?: { ms: number } }[];
+  };
+};
+const calibrated = parseDesignText(readFileSync(calibratedFile, 'utf8'));
+if (!calibrated.ok) throw new Error('the calibrated design does not read');
+const withCosts = (s: string): Design => ({
+  ...design(s),
+  model: calibrated.design.model,
+  cluster: calibrated.design.cluster,
+});
+
+// 2. Predict every schedule with the calibrated costs (and, to show what dispatch adds, without it).
+const predicted = new Map<string, number>();
+const withoutDispatch = new Map<string, number>();
+for (const s of SCHEDULES) {
+  predicted.set(s, predictedMs(withCosts(s)));
+  const { dispatchMs: _, ...cluster } = calibrated.design.cluster as { dispatchMs?: number };
+  withoutDispatch.set(s, predictedMs({ ...withCosts(s), cluster } as Design));
+}
+
+// 3. Run each schedule `reps` times, interleaved, and compare.
+const measured = new Map<string, number[]>(SCHEDULES.map((s) => [s, []]));
+const opP50 = new Map<string, number[]>(SCHEDULES.map((s) => [s, []]));
+for (let r = 0; r < reps; r++)
+  for (const s of SCHEDULES) {
+    const m = run(s, `rep${r}`);
+    measured.get(s)!.push(m.stepMs);
+    const read = readTrace(readFileSync(m.trace, 'utf8'), m.trace);
+    if (read.ok) {
+      const c = compareMeasured(withCosts(s), read.step);
+      if (c.ok) opP50.get(s)!.push(c.replay.opErrorPct.p50);
+    }
+    process.stderr.write(`${s} rep ${r}: ${ms(m.stepMs)} ms\n`);
+  }
+const loadAfter = load();
+
+const rows = SCHEDULES.map((s) => {
+  const xs = measured.get(s)!;
+  const med = median(xs);
+  return {
+    s,
+    name: design(s).name!.replace(/^closed loop: /, ''),
+    predicted: predicted.get(s)!,
+    withoutDispatch: withoutDispatch.get(s)!,
+    median: med,
+    min: Math.min(...xs),
+    max: Math.max(...xs),
+    errorPct: ((predicted.get(s)! - med) / med) * 100,
+    opP50: median(opP50.get(s)!),
+    runs: xs,
+  };
+});
+const rank = (key: 'predicted' | 'median') => {
+  const order = [...rows].sort((a, b) => a[key] - b[key]).map((r) => r.s);
+  return (s: string) => order.indexOf(s) + 1;
+};
+const rankP = rank('predicted');
+const rankM = rank('median');
+
+// Ranking: every pair whose measured ranges (min–max over the runs) do not overlap must be
+// predicted in the measured order; pairs within the noise are not decided by the measurement.
+let decided = 0;
+const swapped: string[] = [];
+for (let i = 0; i < rows.length; i++)
+  for (let j = i + 1; j < rows.length; j++) {
+    const a = rows[i]!;
+    const b = rows[j]!;
+    if (a.max >= b.min && b.max >= a.min) continue;
+    decided++;
+    if (Math.sign(a.median - b.median) !== Math.sign(a.predicted - b.predicted))
+      swapped.push(`${a.name} / ${b.name}`);
+  }
+const others = rows.filter((r) => r.s !== CALIBRATED);
+const noise = median(rows.map((r) => ((r.max - r.min) / r.median) * 100));
+const self = rows.find((r) => r.s === CALIBRATED)!;
+
+const out: string[] = [];
+out.push(
+  `Measured ${started} → ${new Date().toISOString()}; load average ${loadBefore} before, ${loadAfter} after (2 cores).`,
+  `\`npx tsx bench/closed-loop.ts --hidden ${hidden} --reps ${reps} --steps ${steps}\`: 2 ranks pinned to cores ${process.env.STAGECRAFT_RUNTIME_CPUS}, one torch thread each, the last of ${steps} steps traced per run.`,
+  '',
+  `Calibrated from one 1F1B run (measured step ${ms(calibration.stepMs)} ms): per block F / BI / BW ${fit.fits.blocks
+    .map(
+      (b) => `${ms(b.F?.ms ?? Number.NaN)} / ${ms(b.BI?.ms ?? Number.NaN)} / ${ms(b.BW?.ms ?? Number.NaN)}`,
+    )
+    .join(
+      ', ',
+    )} ms; F&B overlap factor ${fit.fits.overlapFactor?.ms.toFixed(3) ?? '—'} (${fit.fits.overlapFactor?.samples ?? 0} pairs); point-to-point ${fit.fits.p2p ? `${(fit.fits.p2p.latencyUs / 1e3).toFixed(3)} ms per transfer` : '—'}; dispatch ${fit.fits.dispatch ? `${(fit.fits.dispatch.ms * 1e3).toFixed(0)} µs per instruction (${fit.fits.dispatch.samples} gaps)` : '—'}.`,
+  `Replay of the calibration run itself: step ${pct(fit.after.stepErrorPct)} (before calibration ${pct(fit.before.stepErrorPct)}), op error p50 ${fit.after.opErrorPct.p50.toFixed(1)}%.`,
+  '',
+  '| schedule | predicted ms | without dispatch | measured median ms | spread (min–max) | error | op error p50 | rank predicted / measured |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  ...rows.map(
+    (r) =>
+      `| ${r.name}${r.s === CALIBRATED ? ' (calibrated)' : ''} | ${ms(r.predicted)} | ${ms(r.withoutDispatch)} | ${ms(r.median)} | ${ms(r.min)}–${ms(r.max)} (${(((r.max - r.min) / r.median) * 100).toFixed(1)}%) | ${pct(r.errorPct)} | ${r.opP50.toFixed(1)}% | ${rankP(r.s)} / ${rankM(r.s)} |`,
+  ),
+  '',
+  `- Calibrated schedule (1F1B) against its ${reps} runs: ${pct(self.errorPct)}.`,
+  `- The other five: median |error| ${median(others.map((r) => Math.abs(r.errorPct))).toFixed(1)}% (largest ${Math.max(...others.map((r) => Math.abs(r.errorPct))).toFixed(1)}%).`,
+  `- Run-to-run noise: median spread ${noise.toFixed(1)}% of the step over ${reps} runs per schedule.`,
+  `- Ranking: ${decided} pairs of schedules differ by more than their runs' ranges; ${swapped.length === 0 ? 'all predicted in the measured order' : `swapped: ${swapped.join(', ')}`}.`,
+  `- Runs (ms): ${rows.map((r) => `${r.name} ${r.runs.map(ms).join(', ')}`).join('; ')}.`,
+);
+console.log(out.join('\n'));
