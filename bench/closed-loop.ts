@@ -32,7 +32,8 @@ function option(name: string, fallback: string): string {
 const hidden = Number(option('hidden', '896'));
 const reps = Number(option('reps', '4'));
 const steps = Number(option('steps', '3'));
-process.env.STAGECRAFT_RUNTIME_CPUS = option('cpus', '0,1');
+const cpus = option('cpus', '0,1');
+process.env.STAGECRAFT_RUNTIME_CPUS = cpus;
 process.env.OMP_NUM_THREADS = '1';
 mkdirSync(OUT, { recursive: true });
 
@@ -187,7 +188,7 @@ const self = rows.find((r) => r.s === CALIBRATED)!;
 const out: string[] = [];
 out.push(
   `Measured ${started} → ${new Date().toISOString()}; load average ${loadBefore} before, ${loadAfter} after (2 cores).`,
-  `\`npx tsx bench/closed-loop.ts --hidden ${hidden} --reps ${reps} --steps ${steps}\`: 2 ranks pinned to cores ${process.env.STAGECRAFT_RUNTIME_CPUS}, one torch thread each, the last of ${steps} steps traced per run.`,
+  `\`npx tsx bench/closed-loop.ts --hidden ${hidden} --reps ${reps} --steps ${steps}\`: 2 ranks pinned to cores ${cpus}, one torch thread each, the last of ${steps} steps traced per run.`,
   '',
   `Calibrated from one 1F1B run (measured step ${ms(calibration.stepMs)} ms): per block F / BI / BW ${fit.fits.blocks
     .map(

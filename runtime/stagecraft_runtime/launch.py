@@ -29,12 +29,12 @@ def free_port():
 
 def launch(plans, opts):
     loaded = [load(p) for p in plans]
+    cpus = _pinned_cpus()
     world = max(device_count(p) for p in loaded)
     out_dir = tempfile.mkdtemp(prefix="stagecraft-run-")
     env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(world))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(__file__)), env.get("PYTHONPATH")]))
     args = [sys.executable, "-m", "stagecraft_runtime", "--worker", out_dir, "--options", json.dumps(opts), *plans]
-    cpus = _pinned_cpus()
     procs = []
     for r in range(world):
         err = open(os.path.join(out_dir, f"rank{r}.err"), "w+")
