@@ -67,9 +67,11 @@ export function dispatchGaps(plan: Plan, spans: readonly MatchedSpan[]): number[
   return gaps;
 }
 
+/** What an op waits for; a pair's members waiting for one another run inside it, not before it. */
 function waitsOf(ins: Instruction): readonly string[] {
   if (ins.op !== 'OVERLAP') return ins.waits;
-  return [...ins.waits, ...ins.members.flatMap((m) => m.waits)];
+  const own = new Set(ins.members.map((m) => m.id));
+  return [...ins.waits, ...ins.members.flatMap((m) => m.waits)].filter((id) => !own.has(id));
 }
 
 function trimmedMean(xs: readonly number[], cut: number): number {
