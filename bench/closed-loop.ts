@@ -7,10 +7,10 @@
  * Every schedule runs several times, interleaved, so run-to-run noise is measured, not guessed.
  * Not a test: it asserts nothing, it prints the table (Markdown) docs/measured.md quotes.
  *
- *   npx tsx bench/closed-loop.ts [--hidden 896] [--reps 4] [--steps 3] [--cpus 0,1]
+ *   npx tsx bench/closed-loop.ts [--hidden 896] [--reps 4] [--steps 3] [--cpus 0,1] [--quiet 0.3] [--quiet-wait 90]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Design, parseDesignText } from '@stagecraft/ir';
 import { compareMeasured, readTrace, stepTimesMs } from '@stagecraft/measure';
@@ -48,8 +48,37 @@ function design(s: string): Design {
   return parsed.design;
 }
 
+/** Busy share of all CPUs over `seconds`, from /proc/stat (user + nice + system + irq + softirq + steal). */
+function busyShare(seconds: number): number {
+  const read = () => {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = f[3]! + f[4]!;
+    return { idle, total: f.reduce((t, x) => t + x, 0) };
+  };
+  const a = read();
+  execFileSync('sleep', [String(seconds)]);
+  const b = read();
+  return b.total > a.total ? 1 - (b.idle - a.idle) / (b.total - a.total) : 0;
+}
+
+/**
+ * The machine is shared: before each run, wait (up to `quietWaitS`) until the other processes
+ * leave both cores mostly idle, so a run starts on a quiet machine when there is one. What was
+ * waited and the busy share at the start are reported with the table.
+ */
+const quietBelow = Number(option('quiet', '0.3'));
+const quietWaitS = Number(option('quiet-wait', '90'));
+const starts: { busy: number; waitedS: number }[] = [];
+function waitForQuiet(): void {
+  const t0 = Date.now();
+  let busy = busyShare(1);
+  while (busy > quietBelow && (Date.now() - t0) / 1000 < quietWaitS) busy = busyShare(2);
+  starts.push({ busy, waitedS: (Date.now() - t0) / 1000 });
+}
+
 /** One run of a schedule: its trace file and the measured step (first start to last end, ms). */
 function run(s: string, tag: string): { trace: string; stepMs: number } {
+  waitForQuiet();
   const trace = join(OUT, `${s}-${tag}.trace.json`);
   const io = bufferIo();
   const code = runCommand(
@@ -80,8 +109,42 @@ const ms = (x: number) => x.toFixed(1);
 const loadBefore = load();
 const started = new Date().toISOString();
 
-// 1. Run 1F1B and calibrate from its trace.
-const calibration = run(CALIBRATED, 'calibration');
+/**
+ * Runs' traces as one trace of several steps, one after another (the runtime traces a run's last
+ * step only): calibrate reads repeated ids as steps, fits medians over them and leaves the first
+ * out as warm-up, as it does with any multi-step trace.
+ */
+function mergedTrace(files: readonly string[], out: string): string {
+  type Event = { ph: string; ts?: number; dur?: number; args?: { postedUs?: number } };
+  const events: Event[] = [];
+  let offset = 0;
+  let head: Record<string, unknown> = {};
+  for (const [i, file] of files.entries()) {
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents: Event[] };
+    if (i === 0) head = { ...doc, traceEvents: undefined };
+    let end = 0;
+    for (const e of doc.traceEvents) {
+      if (e.ph === 'M' && i === 0) events.push(e);
+      if (e.ph !== 'X') continue;
+      end = Math.max(end, (e.ts ?? 0) + (e.dur ?? 0));
+      const shifted: Event = { ...e, ts: (e.ts ?? 0) + offset };
+      if (e.args?.postedUs !== undefined) shifted.args = { ...e.args, postedUs: e.args.postedUs + offset };
+      events.push(shifted);
+    }
+    offset += end + 1e6;
+  }
+  writeFileSync(out, JSON.stringify({ ...head, traceEvents: events }));
+  return out;
+}
+
+// 1. Run 1F1B (several times: its steps are the calibration's samples) and calibrate from it.
+const calibrationRuns = Array.from({ length: Number(option('calibration-runs', '3')) }, (_, i) =>
+  run(CALIBRATED, `calibration${i}`),
+);
+const calibrationTrace = mergedTrace(
+  calibrationRuns.map((r) => r.trace),
+  join(OUT, `${CALIBRATED}-calibration.trace.json`),
+);
 const calibratedFile = join(OUT, 'calibrated.json');
 const io = bufferIo();
 if (
@@ -89,7 +152,7 @@ if (
     {
       kind: 'calibrate',
       design: designFile(CALIBRATED),
-      traces: [calibration.trace],
+      traces: [calibrationTrace],
       output: calibratedFile,
       json: true,
     },
@@ -188,16 +251,16 @@ const self = rows.find((r) => r.s === CALIBRATED)!;
 const out: string[] = [];
 out.push(
   `Measured ${started} → ${new Date().toISOString()}; load average ${loadBefore} before, ${loadAfter} after (2 cores).`,
-  `\`npx tsx bench/closed-loop.ts --hidden ${hidden} --reps ${reps} --steps ${steps}\`: 2 ranks pinned to cores ${cpus}, one torch thread each, the last of ${steps} steps traced per run.`,
+  `\`npx tsx bench/closed-loop.ts --hidden ${hidden} --reps ${reps} --steps ${steps} --quiet ${quietBelow}\`: 2 ranks pinned to cores ${cpus}, one torch thread each, the last of ${steps} steps traced per run.`,
   '',
-  `Calibrated from one 1F1B run (measured step ${ms(calibration.stepMs)} ms): per block F / BI / BW ${fit.fits.blocks
+  `Calibrated from ${calibrationRuns.length} 1F1B runs, their traced steps as one trace of ${calibrationRuns.length} steps, the first left out as warm-up (measured steps ${calibrationRuns.map((r) => ms(r.stepMs)).join(', ')} ms): per block F / BI / BW ${fit.fits.blocks
     .map(
       (b) => `${ms(b.F?.ms ?? Number.NaN)} / ${ms(b.BI?.ms ?? Number.NaN)} / ${ms(b.BW?.ms ?? Number.NaN)}`,
     )
     .join(
       ', ',
     )} ms; F&B overlap factor ${fit.fits.overlapFactor?.ms.toFixed(3) ?? '—'} (${fit.fits.overlapFactor?.samples ?? 0} pairs); point-to-point ${fit.fits.p2p ? `${(fit.fits.p2p.latencyUs / 1e3).toFixed(3)} ms per transfer` : '—'}; dispatch ${fit.fits.dispatch ? `${(fit.fits.dispatch.ms * 1e3).toFixed(0)} µs per instruction (${fit.fits.dispatch.samples} gaps)` : '—'}.`,
-  `Replay of the calibration run itself: step ${pct(fit.after.stepErrorPct)} (before calibration ${pct(fit.before.stepErrorPct)}), op error p50 ${fit.after.opErrorPct.p50.toFixed(1)}%.`,
+  `Replay of the calibration trace itself (median of its used steps): step ${pct(fit.after.stepErrorPct)} (before calibration ${pct(fit.before.stepErrorPct)}), op error p50 ${fit.after.opErrorPct.p50.toFixed(1)}%.`,
   '',
   '| schedule | predicted ms | without dispatch | measured median ms | spread (min–max) | error | op error p50 | rank predicted / measured |',
   '| --- | --- | --- | --- | --- | --- | --- | --- |',
@@ -210,6 +273,7 @@ out.push(
   `- The other five: median |error| ${median(others.map((r) => Math.abs(r.errorPct))).toFixed(1)}% (largest ${Math.max(...others.map((r) => Math.abs(r.errorPct))).toFixed(1)}%).`,
   `- Run-to-run noise: median spread ${noise.toFixed(1)}% of the step over ${reps} runs per schedule.`,
   `- Ranking: ${decided} pairs of schedules differ by more than their runs' ranges; ${swapped.length === 0 ? 'all predicted in the measured order' : `swapped: ${swapped.join(', ')}`}.`,
+  `- Quiet gate (busy share of both cores under ${quietBelow} before each run, waiting up to ${quietWaitS} s): median busy share at the runs' starts ${median(starts.map((x) => x.busy)).toFixed(2)} (largest ${Math.max(...starts.map((x) => x.busy)).toFixed(2)}), ${starts.filter((x) => x.busy > quietBelow).length} of ${starts.length} runs started without a quiet moment; ${starts.reduce((t, x) => t + x.waitedS, 0).toFixed(0)} s waited in all.`,
   `- Runs (ms): ${rows.map((r) => `${r.name} ${r.runs.map(ms).join(', ')}`).join('; ')}.`,
 );
 console.log(out.join('\n'));
