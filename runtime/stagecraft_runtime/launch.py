@@ -32,6 +32,7 @@ def launch(plans, opts):
     loaded = [load(p) for p in plans]
     # Refused here, before any process starts (NCCL asked for on a machine without CUDA).
     backend.from_environment(opts.get("backend", "auto"))
+    cpus = _pinned_cpus()
     world = max(device_count(p) for p in loaded)
     out_dir = tempfile.mkdtemp(prefix="stagecraft-run-")
     env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(world))
@@ -42,7 +43,13 @@ def launch(plans, opts):
         err = open(os.path.join(out_dir, f"rank{r}.err"), "w+")
         status = os.path.join(out_dir, f"rank{r}.status")
         rank_env = dict(env, RANK=str(r), LOCAL_RANK=str(r), STAGECRAFT_RUNTIME_STATUS=status)
-        procs.append((subprocess.Popen(args, env=rank_env, stdout=subprocess.DEVNULL, stderr=err,
+        rank_args = args
+        if cpus:
+            # Measuring: each rank on its own core with one torch thread, so ranks do not share one.
+            # taskset execs the worker in its own process, which keeps the parent-death signal.
+            rank_args = ["taskset", "-c", cpus[r % len(cpus)], *args]
+            rank_env["OMP_NUM_THREADS"] = "1"
+        procs.append((subprocess.Popen(rank_args, env=rank_env, stdout=subprocess.DEVNULL, stderr=err,
                                        preexec_fn=_die_with_launcher), err))
     _watch(procs, opts.get("timeout", 30.0) * 4 + 60 * len(plans))
     out = []
@@ -69,6 +76,17 @@ def die_with_parent(sig):
 def _die_with_launcher():
     """In each worker before it starts."""
     die_with_parent(signal.SIGKILL)
+
+
+def _pinned_cpus():
+    """STAGECRAFT_RUNTIME_CPUS="0,1": rank r runs under `taskset -c` on the (r mod n)-th listed CPU."""
+    given = os.environ.get("STAGECRAFT_RUNTIME_CPUS", "").strip()
+    if not given:
+        return []
+    cpus = [c.strip() for c in given.split(",")]
+    if not all(c.isdigit() for c in cpus):
+        raise LaunchError(f"STAGECRAFT_RUNTIME_CPUS: expected CPU numbers separated by commas, got {given!r}")
+    return cpus
 
 
 def _watch(procs, limit):

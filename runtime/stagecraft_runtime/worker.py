@@ -97,6 +97,8 @@ def run_plans(rank, world, plans, opts, out_dir=None, log=print):
 
 
 def main(rank, world, plans, opts, out_dir):
+    if os.environ.get("OMP_NUM_THREADS", "").isdigit():
+        torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
     timeout = datetime.timedelta(seconds=opts.get("timeout", 30.0) + 30)
     try:
         chosen = backend.from_environment(opts.get("backend", "auto"), int(os.environ.get("LOCAL_RANK", rank)))

@@ -1,11 +1,19 @@
 import { z } from 'zod';
 import { checkClusterPreset } from './clusterPresets.ts';
 
+/**
+ * Host time a runtime spends issuing each instruction (its loop, Python dispatch, waits
+ * bookkeeping), in ms: a unit that occupies its stream starts its work this long after it is
+ * ready (docs/cost-model.md). Absent: 0, as every design before it meant.
+ */
+const dispatchMs = z.number().finite().min(0).optional();
+
 /** Free communication (optionally a fixed latency per transfer) and unlimited memory: the oracle cluster. */
 export const idealClusterSchema = z.strictObject({
   kind: z.literal('ideal'),
   devices: z.number().int().min(1),
   p2pLatencyMs: z.number().finite().min(0).optional(),
+  dispatchMs,
 });
 
 export const linkSchema = z.strictObject({
@@ -33,6 +41,7 @@ export const presetClusterFieldsSchema = z.strictObject({
   nodes: z.number().int().min(1),
   /** Overrides the preset GPU's sustained fraction of peak. */
   achievableFraction: z.number().finite().gt(0).max(1).optional(),
+  dispatchMs,
 });
 
 export const presetClusterSchema = presetClusterFieldsSchema.superRefine(checkClusterPreset);
@@ -44,6 +53,7 @@ export const customClusterSchema = z.strictObject({
   gpu: gpuSchema,
   intraNode: linkSchema,
   interNode: linkSchema,
+  dispatchMs,
 });
 
 export type IdealCluster = z.infer<typeof idealClusterSchema>;

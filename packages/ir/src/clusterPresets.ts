@@ -91,6 +91,7 @@ export function expandPresetCluster(
       gpu,
       intraNode: { ...p.intraNode },
       interNode: { ...p.interNode },
+      ...(cluster.dispatchMs !== undefined ? { dispatchMs: cluster.dispatchMs } : {}),
     },
   };
 }

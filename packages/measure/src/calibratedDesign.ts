@@ -81,7 +81,7 @@ export function calibratedDesign(
       ? { kind: 'synthetic' as const, blocks, tokensPerMicrobatch: tokens }
       : { kind: 'synthetic' as const, blocks };
 
-  const cluster = calibratedCluster(design.cluster, fits, notes);
+  const cluster = withDispatch(calibratedCluster(design.cluster, fits, notes), fits);
   const described = describe(fits, origin, unmeasured.length, lowered.length);
   return {
     design: {
@@ -94,6 +94,15 @@ export function calibratedDesign(
     unmeasured,
     notes,
   };
+}
+
+/**
+ * The runtime's per-instruction dispatch time, on any kind of cluster (it is the runtime's, not
+ * the links'); a fit of 0 leaves the cluster as it was.
+ */
+function withDispatch(cluster: Cluster, fits: CostFits): Cluster {
+  const ms = fits.dispatch ? ns(fits.dispatch.ms) : 0;
+  return ms > 0 ? { ...cluster, dispatchMs: ms } : cluster;
 }
 
 function calibratedCluster(cluster: Cluster, fits: CostFits, notes: string[]): Cluster {
@@ -132,6 +141,10 @@ function describe(fits: CostFits, origin: CalibrationOrigin, unmeasured: number,
   if (fits.overlapFactor) parts.push(`F&B overlap factor ${round(fits.overlapFactor.ms)}`);
   if (fits.p2p)
     parts.push(`point-to-point ${round(fits.p2p.latencyUs)} µs latency over ${fits.p2p.samples} transfers`);
+  if (fits.dispatch)
+    parts.push(
+      `dispatch ${round(fits.dispatch.ms * 1e3)} µs per instruction (${fits.dispatch.samples} gaps between ops)`,
+    );
   return `${parts.join('; ')}.`;
 }
 

@@ -4,6 +4,7 @@
  * trace's steady steps (`steadySteps`).
  */
 import type { Dag, DagNode, Instruction, Plan } from '@stagecraft/ir';
+import { fitDispatch } from './fitDispatch.ts';
 import { fitLink, type LinkFit, median } from './linearFit.ts';
 import { type MatchedSpan, type PlanMatch, steadySteps } from './matchPlan.ts';
 
@@ -28,6 +29,8 @@ export interface CostFits {
   /** Measured F&B pair over the separate time of its members (1: no overlap gain). */
   readonly overlapFactor?: CostFit;
   readonly p2p?: LinkFit;
+  /** The runtime's time to issue each instruction (fitDispatch.ts). */
+  readonly dispatch?: CostFit;
   /**
    * Per collective op, its bus bandwidth (as nccl-tests reports it: the bytes each member moves
    * over the ring, 2(n−1)/n of the buffer for an all-reduce, (n−1)/n for the others) and the fixed
@@ -97,6 +100,9 @@ export function fitCosts(plan: Plan, dag: Dag, match: PlanMatch, alignedClocks: 
   }
   const out: { -readonly [K in keyof CostFits]: CostFits[K] } = { blocks, steps };
   if (ratios.length > 0) out.overlapFactor = { ms: median(ratios), samples: ratios.length };
+  if (out.overlapFactor) fitFromPairs(pairs, blocks, dag, nodeOf, out.overlapFactor.ms);
+  const dispatch = fitDispatch(plan, used);
+  if (dispatch) out.dispatch = dispatch;
   if (alignedClocks) {
     const link = fitLink(transfers(used));
     if (link) out.p2p = link;
@@ -104,6 +110,56 @@ export function fitCosts(plan: Plan, dag: Dag, match: PlanMatch, alignedClocks: 
     if (collectives) out.collectives = collectives;
   }
   return out;
+}
+
+/**
+ * Ops measured only inside pairs (a stage of two blocks whose split backward runs both weight
+ * gradients in one slot): a pair's time over the overlap factor, less its members measured on
+ * their own, is the rest's, shared among them as the model's own times share it (equally when it
+ * has none). The median over the pairs is the op's fit.
+ */
+function fitFromPairs(
+  pairs: readonly MatchedSpan[],
+  blocks: BlockFit[],
+  dag: Dag,
+  nodeOf: ReadonlyMap<string, DagNode>,
+  factor: number,
+): void {
+  const samples = new Map<string, { block: number; op: ComputeOp; xs: number[] }>();
+  nextPair: for (const s of pairs) {
+    const ins = s.instruction as Extract<Instruction, { op: 'OVERLAP' }>;
+    let rest = (s.endMs - s.startMs) / factor;
+    const open: { block: number; op: ComputeOp; weight: number }[] = [];
+    for (const m of ins.members) {
+      const node = nodeOf.get(m.id);
+      if (!node || node.block < 0) continue nextPair;
+      const op = m.op as ComputeOp;
+      const ms = separateMs(blocks[node.block], op);
+      if (ms !== undefined) rest -= ms;
+      else open.push({ block: node.block, op, weight: modelMs(dag, node.block, op) });
+    }
+    if (open.length === 0) continue;
+    const total = open.reduce((t, o) => t + o.weight, 0);
+    for (const o of open) {
+      const share = total > 0 ? o.weight / total : 1 / open.length;
+      const k = `${o.block}|${o.op}`;
+      let entry = samples.get(k);
+      if (!entry) samples.set(k, (entry = { block: o.block, op: o.op, xs: [] }));
+      entry.xs.push(Math.max(0, rest) * share);
+    }
+  }
+  for (const { block, op, xs } of samples.values()) {
+    const fit = blocks[block];
+    if (fit && fit[op] === undefined) fit[op] = { ms: median(xs), samples: xs.length };
+  }
+}
+
+/** The model's own time of a block's op (explicit ms, else FLOPs), the weight a shared rest is split by. */
+function modelMs(dag: Dag, block: number, op: ComputeOp): number {
+  const b = dag.blocks[block];
+  const c = b?.ms ?? b?.flops;
+  if (!c) return 0;
+  return op === 'B' ? c.BI + c.BW : c[op];
 }
 
 function separateMs(fit: BlockFit | undefined, op: ComputeOp): number | undefined {

@@ -14,6 +14,7 @@ export {
 } from './calibrate.ts';
 export { type CalibratedDesign, type CalibrationOrigin, calibratedDesign } from './calibratedDesign.ts';
 export { type BlockFit, type CostFit, type CostFits, fitCosts } from './fitCosts.ts';
+export { dispatchGaps, fitDispatch } from './fitDispatch.ts';
 export { fitLink, type LinkFit, median, quantile } from './linearFit.ts';
 export { type MatchedSpan, matchPlan, type PlanMatch } from './matchPlan.ts';
 export {

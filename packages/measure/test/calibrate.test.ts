@@ -75,6 +75,37 @@ describe('calibration from a measured step', () => {
     expect(Math.abs(r.after.stepErrorPct)).toBeLessThan(1e-6);
   });
 
+  it('fits an op measured only inside pairs from the pairs, once the overlap factor is known', () => {
+    // 1F1B over two ranks of two blocks each with the backward split: both blocks' weight
+    // gradients run in one slot, an overlapped pair; two F&B pairs (schedule edits) give the factor.
+    const stages = [
+      { F: 2, BI: 1.5, BW: 1.5 },
+      { F: 3, BI: 2, BW: 1.5 },
+      { F: 1.5, BI: 1, BW: 0.75 },
+      { F: 1, BI: 1.25, BW: 0.75 },
+    ].map((s) => ({ ...s, FandB: 0.75 * (s.F + s.BI + s.BW) }));
+    const make = (name: string, costs: typeof stages) => {
+      const d = stagedDesign(name, '1f1b', 8, costs, 2) as Design & { directives: unknown[] };
+      d.directives = [
+        {
+          op: 'schedule',
+          builder: '1f1b',
+          microbatches: 8,
+          edits: [
+            { kind: 'overlap', op: { PP: 0, MB: 4, PASS: 'F' } },
+            { kind: 'overlap', op: { PP: 1, MB: 5, PASS: 'F' } },
+          ],
+        },
+        { op: 'split_backward', filter: {} },
+      ];
+      return d as Design;
+    };
+    const r = calibrated(make('truth', stages), make('guess', Array(4).fill(nominal)));
+    expect(r.fits.overlapFactor!.ms).toBeCloseTo(0.75, 9);
+    expect(blocksOf(r.design).map((b) => b.BW)).toEqual(stages.map((s) => s.BW));
+    expect(Math.abs(r.after.stepErrorPct)).toBeLessThan(1e-6);
+  });
+
   it('lists the spans the plan does not have and the instructions nobody measured', () => {
     const design = stagedDesign('d', '1f1b', 2, [nominal, nominal], 2);
     const events = [

@@ -18,9 +18,11 @@ import {
 
 /** A cluster resolved to the numbers the simulator needs. */
 export type CostCluster =
-  | { kind: 'ideal'; p2pLatencyMs: number }
+  | { kind: 'ideal'; p2pLatencyMs: number; dispatchMs: number }
   | {
       kind: 'custom';
+      /** Host time to issue one instruction (the cluster's `dispatchMs`, else 0). */
+      dispatchMs: number;
       gpusPerNode: number;
       /** Sustained compute rate in FLOP per millisecond (peak × achievable fraction). */
       flopsPerMs: number;
@@ -60,7 +62,10 @@ export function resolveCluster(
   if (!expanded.ok) return expanded;
   const cluster = expanded.cluster;
   if (cluster.kind === 'ideal')
-    return { ok: true, cost: { kind: 'ideal', p2pLatencyMs: cluster.p2pLatencyMs ?? 0 } };
+    return {
+      ok: true,
+      cost: { kind: 'ideal', p2pLatencyMs: cluster.p2pLatencyMs ?? 0, dispatchMs: cluster.dispatchMs ?? 0 },
+    };
   const g = cluster.gpu;
   const fraction = g.achievableFraction ?? 1;
   const gpu: GemmGpu = {
@@ -74,6 +79,7 @@ export function resolveCluster(
     ok: true,
     cost: {
       kind: 'custom',
+      dispatchMs: cluster.dispatchMs ?? 0,
       gpusPerNode: cluster.gpusPerNode,
       flopsPerMs: g.peakTflops * 1e12 * fraction * 1e-3,
       gpu,

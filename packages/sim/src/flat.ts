@@ -23,6 +23,8 @@ import {
   layoutFromObjects,
   type Plan,
   positionOf,
+  UNIT_COLLECTIVE,
+  UNIT_RECV,
 } from '@stagecraft/ir';
 import { type CostCluster, collectiveMs } from './costModel.ts';
 import { timesFromColumns, timesFromObjects } from './unitTimes.ts';
@@ -41,8 +43,13 @@ export interface Flat {
   unitDev: Int32Array;
   unitStream: Int32Array;
   kind: Uint8Array;
-  /** Duration in ms (0 for RECV and collectives, whose time comes from their partners). */
+  /**
+   * Duration in ms (0 for RECV and collectives, whose time comes from their partners), the
+   * cluster's dispatch time included for the units that pay it (`dispatched`).
+   */
   dur: Float64Array;
+  /** Host time before each stream-occupying unit's work (the cluster's `dispatchMs`; 0: none). */
+  dispatchMs: number;
   allocB: Float64Array;
   freeB: Float64Array;
   /** Per global stream: device index, index within its device, name, first unit (one extra entry: N). */
@@ -83,6 +90,7 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
       ? timesFromColumns(layout, layout.columns, cost, issues, arrays)
       : timesFromObjects(layout, cost, issues, arrays);
   if (issues.count > 0) return { ok: false, errors: issues.list };
+  addDispatch(layout.N, layout.kind, times.dur, cost.dispatchMs);
 
   const { N, S, D, deviceStreams, streamStart, waitOff, waitTgt, groupOff, groupDevices, groupOp } = layout;
   const streamDev = layout.streamDev;
@@ -143,6 +151,7 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
     unitStream: layout.unitStream,
     kind: layout.kind,
     dur: times.dur,
+    dispatchMs: cost.dispatchMs,
     allocB: times.allocB,
     freeB: times.freeB,
     streamDev,
@@ -165,6 +174,21 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
     groupDevices: layout.groupDevices as (readonly number[])[],
   };
   return { ok: true, flat };
+}
+
+/**
+ * A runtime issues each instruction before its work starts: a unit that occupies its stream
+ * (compute, OVERLAP, SEND, OFFLOAD, RELOAD) holds it `dispatchMs` longer, that time first. A RECV
+ * is posted and a collective arrives as before (their time is their partners').
+ */
+function addDispatch(N: number, kind: Uint8Array, dur: Float64Array, dispatchMs: number): void {
+  if (dispatchMs === 0) return;
+  for (let v = 0; v < N; v++) if (dispatched(kind[v]!)) dur[v]! += dispatchMs;
+}
+
+/** Whether a unit of this kind pays the dispatch time (addDispatch). */
+export function dispatched(k: number): boolean {
+  return k !== UNIT_RECV && k !== UNIT_COLLECTIVE;
 }
 
 /** The instruction of unit v (made, for a compiled plan, when its stream is first read). */

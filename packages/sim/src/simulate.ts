@@ -42,7 +42,7 @@ import { findDeadlock } from './deadlock.ts';
 import { EventLoop } from './eventLoop.ts';
 import { EXPOSED_KINDS } from './exposedByKind.ts';
 import { FinishQueue } from './finishQueue.ts';
-import { type Flat, flatten, instAt } from './flat.ts';
+import { dispatched, type Flat, flatten, instAt } from './flat.ts';
 import { IdealPace } from './idealPace.ts';
 import { SharedPace } from './sharedPace.ts';
 import { gpuFacts, mfuOf, oomWarnings } from './stepMetrics.ts';
@@ -75,6 +75,8 @@ function simulateWith(plan: Plan, options: SimulateOptions, arrays: ArraySource)
 
   const { N, D, kind, unitDev } = f;
   const { start, end } = r;
+  // A unit's start, from here on, is when its work began: after the runtime issued it.
+  if (f.dispatchMs > 0) for (let v = 0; v < N; v++) if (dispatched(kind[v]!)) start[v]! += f.dispatchMs;
   // Shared resources stretch compute on a real cluster: busy is what ran, not the nominal cost.
   const busy = real ? measuredBusy(f, start, end) : f.busy;
   let makespan = 0;

@@ -43,8 +43,9 @@ wrap each op in torch.profiler.record_function("<instruction id>"). Traces read:
                columns), or JSON {"format": "stagecraft/measured-costs@1", "stages": [{"stage",
                "F", "BI", "BW"}], "p2p": {"bandwidthGBps", "latencyUs"}}
 Fitted: each block's F, BI and BW (or fused B) and optimizer time (medians; the first step of a
-multi-step trace is left out as warm-up), the overlap factor of F&B pairs, and, when the devices'
-clocks agree, the point-to-point link's latency and bandwidth.
+multi-step trace is left out as warm-up), the overlap factor of F&B pairs, the runtime's dispatch
+time per instruction (the cluster's dispatchMs), and, when the devices' clocks agree, the
+point-to-point link's latency and bandwidth.
 
 Options:
   --trace <file> …      the measured trace files (also given after the design)
@@ -186,6 +187,9 @@ export function calibrationSummary(c: Calibration, output: string | undefined): 
         ? `point-to-point ${p2p.latencyUs.toFixed(1)} µs + ${p2p.bandwidthGBps.toFixed(2)} GB/s (${p2p.samples} transfers)`
         : `point-to-point ${p2p.latencyUs.toFixed(1)} µs per transfer (${p2p.samples} transfers of one size)`,
     );
+  const dispatch = c.fits.dispatch;
+  if (dispatch)
+    fits.push(`dispatch ${(dispatch.ms * 1e3).toFixed(0)} µs per instruction (${dispatch.samples} gaps)`);
   for (const [op, fit] of Object.entries(c.fits.collectives ?? {}))
     fits.push(
       fit.separable
