@@ -33,8 +33,18 @@ const meshCase = fc
     }),
     { minLength: 1, maxLength: 3 },
   )
-  // Expert parallelism must divide the blocks' 4 experts.
-  .map((axes) => axes.map((a) => (a.role === 'shard' && a.size === 3 ? { ...a, size: 2 } : a)));
+  // Expert parallelism must divide the blocks' 4 experts: over all its axes together, so an axis
+  // that would take the expert degree past a divisor of 4 is left to no directive.
+  .map((axes) => {
+    let experts = 1;
+    return axes.map((a) => {
+      if (a.role !== 'shard') return a;
+      const size = a.size === 3 ? 2 : a.size;
+      if (4 % (experts * size) !== 0) return { ...a, role: 'none' as const };
+      experts *= size;
+      return { ...a, size };
+    });
+  });
 
 /** Per stage an attention block (TP) and an expert block (EP, 4 experts, top-2). */
 function design(directives: Directive[], devices: number): Design {
