@@ -83,7 +83,16 @@ function run(s: string, tag: string): { trace: string; stepMs: number } {
   const trace = join(OUT, `${s}-${tag}.trace.json`);
   const io = bufferIo();
   const code = runCommand(
-    { kind: 'run', input: designFile(s), steps, dtype: 'float32', json: true, trace, hidden },
+    {
+      kind: 'run',
+      input: designFile(s),
+      steps,
+      dtype: 'float32',
+      json: true,
+      trace,
+      hidden,
+      backend: 'gloo',
+    },
     io,
   );
   if (code !== 0) throw new Error(`${s}: ${io.stderr}`);
