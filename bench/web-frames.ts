@@ -161,6 +161,25 @@ async function makespanOf(page: Page): Promise<string> {
   });
 }
 
+/**
+ * The design with `m` microbatches computed and its own timeline painted: its result, not the one
+ * still on screen, and laid out (a big timeline is laid out over several tasks after its result,
+ * gantt/slicedLayout.ts), then one frame.
+ */
+async function timelineDrawn(page: Page, m: number): Promise<void> {
+  await page
+    .getByTestId('directive-0')
+    .filter({ hasText: `m=${m}` })
+    .waitFor({ timeout: 120_000 });
+  await settled(page);
+  await page
+    .locator(
+      `[data-testid="gantt"]:not([data-layout="pending"])[data-makespan-ms="${await makespanOf(page)}"]`,
+    )
+    .waitFor({ timeout: 120_000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+}
+
 /** Real models opened and their microbatches edited (issue 22, item 1). */
 const BIG_CASES = [
   {
@@ -215,18 +234,7 @@ async function bigEdit(page: Page, big: BigCase): Promise<BigFigures> {
   if (openCdp) await startTrace(openCdp);
   const opened = Date.now();
   await page.goto(`${base}/?frames#design=${big.id}`);
-  await page
-    .getByTestId('directive-0')
-    .filter({ hasText: `m=${big.from}` })
-    .waitFor({ timeout: 120_000 });
-  // The design's own result drawn (not the one of the page's first design, still on screen).
-  await settled(page);
-  await page
-    .locator(
-      `[data-testid="gantt"]:not([data-layout="pending"])[data-makespan-ms="${await makespanOf(page)}"]`,
-    )
-    .waitFor({ timeout: 120_000 });
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  await timelineDrawn(page, big.from);
   const openMs = Date.now() - opened;
   if (openCdp && values.trace) {
     const events = await stopTrace(openCdp);
@@ -268,18 +276,7 @@ async function bigEdit(page: Page, big: BigCase): Promise<BigFigures> {
   if (cdp) await startTrace(cdp);
   const t0 = Date.now();
   await field.press('Enter');
-  await page
-    .getByTestId('directive-0')
-    .filter({ hasText: `m=${big.to}` })
-    .waitFor({ timeout: 120_000 });
-  await settled(page);
-  // A big timeline is laid out over several tasks after its result (gantt/slicedLayout.ts).
-  await page
-    .locator(
-      `[data-testid="gantt"]:not([data-layout="pending"])[data-makespan-ms="${await makespanOf(page)}"]`,
-    )
-    .waitFor({ timeout: 120_000 });
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  await timelineDrawn(page, big.to);
   const editMs = Date.now() - t0;
   const [resultMs, workerMs, compileMs, simulateMs] = await page.evaluate(() => {
     const st = (

@@ -75,32 +75,9 @@ function MeshLayoutFields({ initial }: { initial: Draft | null }) {
   return (
     <section className="panel form" data-testid="mesh-form">
       <h2>Mesh</h2>
-      <label className="field">
-        <span className="field-label">stages</span>
-        <input
-          data-testid="mesh-stages"
-          value={draft.stages}
-          onChange={(e) => edit({ stages: e.target.value })}
-        />
-      </label>
-      <label className="field">
-        <span className="field-label">axes</span>
-        <input
-          data-testid="mesh-axes"
-          placeholder="dp, tp"
-          value={draft.axes}
-          onChange={(e) => edit({ axes: e.target.value })}
-        />
-      </label>
-      <label className="field">
-        <span className="field-label">sizes</span>
-        <input
-          data-testid="mesh-sizes"
-          placeholder="2, 8"
-          value={draft.sizes}
-          onChange={(e) => edit({ sizes: e.target.value })}
-        />
-      </label>
+      <DraftField label="stages" field="stages" draft={draft} edit={edit} />
+      <DraftField label="axes" field="axes" placeholder="dp, tp" draft={draft} edit={edit} />
+      <DraftField label="sizes" field="sizes" placeholder="2, 8" draft={draft} edit={edit} />
       <label className="field">
         <span className="field-label">layout</span>
         <select
@@ -142,5 +119,32 @@ function MeshLayoutFields({ initial }: { initial: Draft | null }) {
         </button>
       </div>
     </section>
+  );
+}
+
+/** One labelled text input of the draft (test id `mesh-<field>`). */
+function DraftField({
+  label,
+  field,
+  placeholder,
+  draft,
+  edit,
+}: {
+  label: string;
+  field: 'stages' | 'axes' | 'sizes';
+  placeholder?: string;
+  draft: Draft;
+  edit: (patch: Partial<Draft>) => void;
+}) {
+  return (
+    <label className="field">
+      <span className="field-label">{label}</span>
+      <input
+        data-testid={`mesh-${field}`}
+        placeholder={placeholder}
+        value={draft[field]}
+        onChange={(e) => edit({ [field]: e.target.value })}
+      />
+    </label>
   );
 }
