@@ -39,7 +39,7 @@ export interface PlanColumns {
    * topological rank of the unit in the DAG): checking that it does proves the plan free of wait
    * cycles without searching for one.
    */
-  readonly rank: Int32Array;
+  readonly rank: Float64Array;
   /** The DAG node of each unit (an OVERLAP's first member): what the unit runs. */
   readonly node: Int32Array;
   /**

@@ -73,7 +73,7 @@ export interface PlanLayout extends UnitPlacement {
    * unit's topological rank in the DAG): checking it proves the plan free of cycles without a
    * search. Undefined for a layout built from objects.
    */
-  readonly rank: Int32Array | undefined;
+  readonly rank: Float64Array | undefined;
   /** The columns the layout was built from, which also say what each unit costs; undefined from objects. */
   readonly columns: PlanColumns | undefined;
 }
@@ -130,7 +130,7 @@ export function assembleLayout(
   refs: UnitReferences,
   pairs: TransferPairs,
   groups: CollectiveGroups,
-  rank: Int32Array | undefined,
+  rank: Float64Array | undefined,
   columns: PlanColumns | undefined,
 ): PlanLayout {
   return {

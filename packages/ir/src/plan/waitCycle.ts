@@ -37,7 +37,7 @@ export function waitsAcyclic(layout: PlanLayout, scratch: ArraySource = FRESH): 
  * True when `rank` numbers the graph topologically: every edge goes from a lower to a higher key,
  * with key 2·rank for a RECV's post and 2·rank + 1 for an end. Then no cycle exists.
  */
-function ranksAscend(layout: PlanLayout, rank: Int32Array): boolean {
+function ranksAscend(layout: PlanLayout, rank: Float64Array): boolean {
   const { S, streamStart, kind, waitOff, waitTgt, partner } = layout;
   for (let st = 0; st < S; st++) {
     let prev = -1;
@@ -59,7 +59,7 @@ function ranksAscend(layout: PlanLayout, rank: Int32Array): boolean {
  * The key of the end of unit v: 2·rank + 1 of its joint step (jointSteps, read here without its
  * array: most units are their own step, and a proof that succeeds needs no array).
  */
-function endKey(layout: PlanLayout, rank: Int32Array, v: number): number {
+function endKey(layout: PlanLayout, rank: Float64Array, v: number): number {
   const g = layout.collGroup[v]!;
   return 2 * rank[g < 0 ? v : layout.groupUnits[layout.groupOff[g]!]!]! + 1;
 }

@@ -30,13 +30,20 @@ function build(n: number, key: ArrayLike<number>, m: number, arrays: ArraySource
 }
 
 /** Predecessor nodes of each node, CSR: `node[offset[i]] .. node[offset[i+1]-1]`, in edge order. */
-export function predecessors(
-  n: number,
-  edges: EdgeList,
-  arrays: ArraySource = FRESH,
-): { readonly offset: Int32Array; readonly node: Int32Array } {
-  const { offset, edge } = build(n, edges.to, edges.to.length, arrays);
-  const from = edges.from;
-  for (let k = 0; k < edge.length; k++) edge[k] = from[edge[k]!]!;
-  return { offset, node: edge };
+export interface Predecessors {
+  readonly offset: Int32Array;
+  readonly node: Int32Array;
+}
+
+export function predecessors(n: number, edges: EdgeList, arrays: ArraySource = FRESH): Predecessors {
+  const { from, to } = edges;
+  const m = to.length;
+  const offset = arrays.int32(n + 1);
+  for (let j = 0; j < m; j++) offset[to[j]! + 1]!++;
+  for (let i = 0; i < n; i++) offset[i + 1]! += offset[i]!;
+  const fill = arrays.int32(n);
+  fill.set(offset.subarray(0, n));
+  const node = arrays.int32(m);
+  for (let j = 0; j < m; j++) node[fill[to[j]!]!++] = from[j]!;
+  return { offset, node };
 }

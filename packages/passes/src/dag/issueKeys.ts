@@ -19,7 +19,9 @@
  * (key, rank) is a topological order: lanes read off it cannot deadlock.
  *
  * Keys are kept doubled, as integers (2·rank + 2; a half rank 2·rank + 1; no predecessor 0), so
- * the sweeps do integer arithmetic and the keys index a counting sort directly.
+ * the sweeps do integer arithmetic. What stream-order reads is each lane's units numbered
+ * key·n + rank (`issueOrder`): sorting a lane by those numbers sorts it by (key, rank), and the
+ * numbers themselves grow along every edge, which is what plan validation's proof needs.
  */
 import {
   type ArraySource,
@@ -32,7 +34,7 @@ import {
   OP_UPD,
   tableOf,
 } from '@stagecraft/ir';
-import { outEdges, predecessors } from './adjacency.ts';
+import { outEdges, type Predecessors } from './adjacency.ts';
 import type { Units } from './topo.ts';
 
 /** Doubled key of "no predecessor": below every rank. */
@@ -40,20 +42,167 @@ const NONE = 0;
 /** `first` of a node with no compute-lane unit downstream. */
 const NEVER = 0x7fffffff;
 
+/** Each lane's units in FIFO order and their numbers key·n + FIFO position (see `issueOrder`). */
+export interface LaneFill {
+  /** Lane l's units are `units[laneOff[l] .. laneOff[l+1]-1]`. */
+  readonly laneOff: Int32Array;
+  readonly units: Int32Array;
+  readonly number: Float64Array;
+}
+
 /**
- * Doubled issue key of every node, in 0 … 2n (a unit's members share their representative's).
- * `order`: the FIFO topological order of all nodes, `rank` the position of each node in it;
- * `laneOf`: each node's lane (−1 for control nodes). `scratch`: where its arrays, the keys too,
- * come from.
+ * Every lane unit (a representative on a lane) numbered key·n + its FIFO position, lane by lane
+ * in FIFO order. `order`: the FIFO topological order of all nodes, `inc` each node's
+ * predecessors, `laneOf` each node's lane (−1 for control nodes), `laneOff` where each lane's
+ * units start. `scratch`: where its working arrays come from.
  */
-export function issueKeys(
+export function issueOrder(
+  dag: Dag,
+  units: Units,
+  order: Int32Array,
+  inc: Predecessors,
+  laneOf: Int32Array,
+  laneOff: Int32Array,
+  scratch: ArraySource = FRESH,
+): LaneFill {
+  return (
+    eagerIssueOrder(dag, units, order, inc, laneOf, laneOff, scratch) ??
+    exactIssueOrder(dag, units, order, inc, laneOf, laneOff, scratch)
+  );
+}
+
+/** `issueOrder` by the rule's own sweeps, whatever the design holds. */
+export function exactIssueOrder(
+  dag: Dag,
+  units: Units,
+  order: Int32Array,
+  inc: Predecessors,
+  laneOf: Int32Array,
+  laneOff: Int32Array,
+  scratch: ArraySource = FRESH,
+): LaneFill {
+  const L = laneOff.length - 1;
+  const fill = emptyFill(laneOff);
+  const n = order.length;
+  const rank = scratch.int32(n);
+  for (let k = 0; k < n; k++) rank[order[k]!] = k;
+  const key = exactKeys(dag, units, order, rank, inc, laneOf, L, scratch);
+  const { rep } = units;
+  const at = laneOff.slice(0, L);
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!;
+    const l = laneOf[i]!;
+    if (rep[i] === i && l >= 0) {
+      fill.number[at[l]!] = key[i]! * n + k;
+      fill.units[at[l]!++] = i;
+    }
+  }
+  return fill;
+}
+
+function emptyFill(laneOff: Int32Array): LaneFill {
+  const size = laneOff[laneOff.length - 1]!;
+  return { laneOff, units: new Int32Array(size), number: new Float64Array(size) };
+}
+
+/**
+ * `issueOrder` in one sweep that computes the keys and fills the lanes as it goes, when every op
+ * off the compute lanes is a SEND, RECV or ALL_GATHER (none is issued lazily, so no backward
+ * sweep is needed) and no channel's order raises a SEND's key (its link to the channel's previous
+ * SEND, which the sweep learns only at the RECV, would change nothing). Otherwise null: the exact
+ * rule then decides. Most designs, the bench target among them, take this path; it is the same
+ * arithmetic as the exact one without its separate sweeps.
+ */
+export function eagerIssueOrder(
+  dag: Dag,
+  units: Units,
+  order: Int32Array,
+  inc: Predecessors,
+  laneOf: Int32Array,
+  laneOff: Int32Array,
+  scratch: ArraySource = FRESH,
+): LaneFill | null {
+  const t = tableOf(dag);
+  const { rep } = units;
+  const fill = emptyFill(laneOff);
+  const n = t.length;
+  const { op, peer, group } = t;
+  const { units: laneUnits, number } = fill;
+  const L = laneOff.length - 1;
+  const computeLane = scratch.uint8(L);
+  let recvs = 0;
+  for (let i = 0; i < n; i++) {
+    const o = op[i]!;
+    if (o <= OP_UPD && laneOf[i]! >= 0) computeLane[laneOf[i]!] = 1;
+    else if (o === OP_RECV) recvs++;
+  }
+  let size = 16;
+  while (size < 2 * recvs) size *= 2;
+  const mask = size - 1;
+  const chan = scratch.float64(size);
+  const lastSend = scratch.int32(size);
+  const lastRecv = scratch.int32(size);
+  const key = scratch.int32(n);
+  const at = scratch.int32(L);
+  at.set(laneOff.subarray(0, L));
+  const incOff = inc.offset;
+  const incNode = inc.node;
+  // The position of the current unit's representative: its members follow it in the order.
+  let repRank = 0;
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!;
+    const r = rep[i]!;
+    if (r === i) repRank = k;
+    const l = laneOf[i]!;
+    let ki: number;
+    if (l >= 0 && computeLane[l] === 1) ki = 2 * repRank + 2;
+    else {
+      const o = op[i]!;
+      if (o !== OP_SEND && o !== OP_RECV && o !== OP_ALL_GATHER) return null;
+      ki = NONE;
+      let send = -1;
+      for (let e = incOff[i]!, end = incOff[i + 1]!; e < end; e++) {
+        const p = incNode[e]!;
+        if (o === OP_RECV && send < 0 && op[p] === OP_SEND && peer[p] === group[i] && group[p] === peer[i])
+          send = p;
+        if (rep[p] !== r && key[p]! > ki) ki = key[p]!;
+      }
+      if (send >= 0) {
+        const ch = laneOf[send]! * L + l + 1;
+        let h = Math.imul(ch | 0, 0x9e3779b1) & mask;
+        while (chan[h] !== 0 && chan[h] !== ch) h = (h + 1) & mask;
+        if (chan[h] === 0) chan[h] = ch;
+        else {
+          // The channel's previous SEND would have raised this one's key: the exact rule decides.
+          if (key[lastSend[h]!]! > key[send]!) return null;
+          if (key[lastRecv[h]!]! > ki) ki = key[lastRecv[h]!]!;
+        }
+        lastSend[h] = send;
+        lastRecv[h] = i;
+      }
+    }
+    key[i] = ki;
+    if (r === i && l >= 0) {
+      number[at[l]!] = ki * n + k;
+      laneUnits[at[l]!++] = i;
+    }
+  }
+  return fill;
+}
+
+/**
+ * Doubled issue key of every node by the rule itself: channel links, the backward sweep when any
+ * op may be lazy, the forward sweep. A unit's members share their representative's key.
+ */
+function exactKeys(
   dag: Dag,
   units: Units,
   order: Int32Array,
   rank: Int32Array,
+  inc: Predecessors,
   laneOf: Int32Array,
   lanes: number,
-  scratch: ArraySource = FRESH,
+  scratch: ArraySource,
 ): Int32Array {
   const t = tableOf(dag);
   const n = t.length;
@@ -70,7 +219,6 @@ export function issueKeys(
     if (laneOf[i]! >= 0 && computeLane[laneOf[i]!] === 1) anchored[i] = 1;
     else if (op[i] !== OP_SEND && op[i] !== OP_RECV && op[i] !== OP_ALL_GATHER) lazyOps = true;
   }
-  const inc = predecessors(n, dag.edges, scratch);
   const { prev, next } = channelLinks(t, order, laneOf, lanes, inc, scratch);
   // Rank of the first compute-lane unit downstream, through other nodes only; and whether one of
   // them is on the node's own group (through nodes of that group): what issues the op lazily.
@@ -142,7 +290,7 @@ function channelLinks(
   order: Int32Array,
   laneOf: Int32Array,
   L: number,
-  inc: { readonly offset: Int32Array; readonly node: Int32Array },
+  inc: Predecessors,
   scratch: ArraySource,
 ): { prev: Int32Array; next: Int32Array } {
   const n = t.length;

@@ -46,7 +46,6 @@ import {
   type UnitCosts,
   unitKindOfOp,
 } from '@stagecraft/ir';
-import { predecessors } from '../dag/adjacency.ts';
 import type { Units } from '../dag/topo.ts';
 import type { Pass } from '../driver/pass.ts';
 import { deviceCount } from '../model/cluster.ts';
@@ -63,11 +62,9 @@ export const lowerPlanPass: Pass = {
     // The pipeline runs stream-order right before this pass: lanes of another DAG are a bug there.
     if (order?.dag !== dag) throw new Error('lower-plan: the stream order is not of its input DAG');
     const { laneOf, lanes, groupLanes } = ctx.partition!;
-    const { units, laneOff, laneUnits, laneRank } = order;
+    const { units, laneOff, laneUnits, laneRank, predecessors: inc } = order;
     const { members } = units;
     const t = tableOf(dag);
-    const N = t.length;
-    const inc = predecessors(N, dag.edges, ctx.scratch);
     const laneGroup = new Int32Array(lanes.length);
     for (let l = 0; l < lanes.length; l++) laneGroup[l] = lanes[l]!.group;
     const census = computeCensus(dag, microbatchTokens(dag, ctx.design.model));
@@ -296,7 +293,7 @@ class ColumnWriter {
   readonly outsideWaits = new Map<number, number>();
   readonly peerIndex: Int32Array;
   readonly transferKey: Int32Array;
-  readonly rank: Int32Array;
+  readonly rank: Float64Array;
   readonly unitNode: Int32Array;
   readonly overlaps = new Map<number, { members: readonly number[]; ms: number }>();
   readonly devices = new Map<number, readonly number[]>();
@@ -341,7 +338,7 @@ class ColumnWriter {
     this.waitTgt = new Int32Array(Math.max(16, inc.node.length));
     this.peerIndex = new Int32Array(NU).fill(-1);
     this.transferKey = new Int32Array(NU).fill(-1);
-    this.rank = new Int32Array(NU);
+    this.rank = new Float64Array(NU);
     this.unitNode = new Int32Array(NU);
     this.unitOf = scratch.int32(t.length);
     this.seen = scratch.int32(t.length, -1);
@@ -383,7 +380,7 @@ class ColumnWriter {
     sorted: readonly number[],
     laneOff: Int32Array,
     laneUnits: Int32Array,
-    laneRank: Int32Array,
+    laneRank: Float64Array,
     peers: Int32Array,
     updMs: readonly number[],
     rank: number,

@@ -5,10 +5,11 @@
  * as a runtime's host thread issues NCCL calls: FIFO over the whole DAG would queue a later
  * backward's all-to-all ahead of the current forward's dispatch. The issue keys sort every unit
  * into one topological order (so no lane waits on a later unit of another: no deadlock), in which
- * a channel's RECVs follow its SENDs; its positions are the ranks plan validation checks.
+ * a channel's RECVs follow its SENDs; its numbering is the ranks plan validation checks.
  */
 import { CompileError, type Dag, nodeIdOf } from '@stagecraft/ir';
-import { issueKeys } from '../dag/issueKeys.ts';
+import { type Predecessors, predecessors } from '../dag/adjacency.ts';
+import { issueOrder } from '../dag/issueKeys.ts';
 import { topoOrderOf, type Units } from '../dag/topo.ts';
 import type { Pass } from '../driver/pass.ts';
 
@@ -19,8 +20,13 @@ export interface StreamOrder {
   /** Units (representative node indices) of lane l in execution order: `laneUnits[laneOff[l] .. laneOff[l+1]-1]`. */
   readonly laneOff: Int32Array;
   readonly laneUnits: Int32Array;
-  /** Position of each of those units in one topological order of the DAG that runs every lane in its order. */
-  readonly laneRank: Int32Array;
+  /**
+   * A number per unit of those that grows along every edge and down every lane (its place in one
+   * topological order of the DAG that runs every lane in its order).
+   */
+  readonly laneRank: Float64Array;
+  /** The DAG's predecessor lists, built for the issue keys. */
+  readonly predecessors: Predecessors;
 }
 
 export const streamOrderPass: Pass = {
@@ -46,34 +52,53 @@ export const streamOrderPass: Pass = {
     for (let l = 0; l < L; l++) laneOff[l + 1]! += laneOff[l]!;
     const { order } = topo;
     const n = order.length;
-    const rankOf = ctx.scratch.int32(n);
-    for (let k = 0; k < n; k++) rankOf[order[k]!] = k;
-    const key = issueKeys(dag, units, order, rankOf, laneOf, L, ctx.scratch);
-    // Every lane unit by (key, FIFO rank): a topological order, whose positions are the ranks.
-    // The doubled keys lie in 0 … 2n: a counting sort, filled in rank order so each key keeps
-    // it, is linear (a comparator sort took most of the pass).
-    const slots = 2 * n + 1;
-    const start = ctx.scratch.int32(slots + 1);
-    for (let k = 0; k < n; k++) {
-      const i = order[k]!;
-      if (rep[i] === i && laneOf[i]! >= 0) start[key[i]! + 1]!++;
-    }
-    for (let s = 0; s < slots; s++) start[s + 1]! += start[s]!;
-    const all = ctx.scratch.int32(start[slots]!);
-    for (let k = 0; k < n; k++) {
-      const i = order[k]!;
-      if (rep[i] === i && laneOf[i]! >= 0) all[start[key[i]!]!++] = i;
-    }
-    const laneUnits = new Int32Array(all.length);
-    const laneRank = new Int32Array(all.length);
-    const fill = laneOff.slice(0, L);
-    for (let k = 0; k < all.length; k++) {
-      const u = all[k]!;
-      const l = laneOf[u]!;
-      laneRank[fill[l]!] = k;
-      laneUnits[fill[l]!++] = u;
-    }
-    ctx.streamOrder = { dag, units, laneOff, laneUnits, laneRank };
+    // Kept for lower-plan, which lists each unit's waits from the same lists.
+    const inc = predecessors(n, dag.edges);
+    // Each lane's units numbered key·n + FIFO position: sorting by that number is sorting by
+    // (key, FIFO position), a topological order, and the numbers themselves are ranks plan
+    // validation can check (exact in a double: key ≤ 2n + 2). Most lanes come out sorted, every
+    // compute lane among them.
+    const { units: laneUnits, number: laneRank } = issueOrder(
+      dag,
+      units,
+      order,
+      inc,
+      laneOf,
+      laneOff,
+      ctx.scratch,
+    );
+    for (let l = 0; l < L; l++) sortLane(laneRank, laneUnits, laneOff[l]!, laneOff[l + 1]!, order);
+    ctx.streamOrder = { dag, units, laneOff, laneUnits, laneRank, predecessors: inc };
     return dag;
   },
 };
+
+/**
+ * Sorts lane [a, b) by rank, units with their ranks. A communication lane in FIFO order is a few
+ * sorted runs (its SENDs, each channel's RECVs) with units displaced by a few places, so an
+ * insertion sort is near linear; past a budget of moves (an unusual lane) the numbers are sorted
+ * outright, and the units read back from them (rank mod n is the unit's FIFO position).
+ */
+function sortLane(rank: Float64Array, units: Int32Array, a: number, b: number, order: Int32Array): void {
+  let moves = 0;
+  const budget = 8 * (b - a);
+  for (let k = a + 1; k < b; k++) {
+    const x = rank[k]!;
+    if (rank[k - 1]! <= x) continue;
+    const u = units[k]!;
+    let j = k - 1;
+    while (j >= a && rank[j]! > x) {
+      rank[j + 1] = rank[j]!;
+      units[j + 1] = units[j]!;
+      j--;
+    }
+    rank[j + 1] = x;
+    units[j + 1] = u;
+    moves += k - 1 - j;
+    if (moves > budget) break;
+  }
+  if (moves <= budget) return;
+  rank.subarray(a, b).sort();
+  const n = order.length;
+  for (let k = a; k < b; k++) units[k] = order[rank[k]! % n]!;
+}
