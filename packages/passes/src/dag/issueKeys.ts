@@ -39,6 +39,8 @@ import type { Units } from './topo.ts';
 
 /** Doubled key of "no predecessor": below every rank. */
 const NONE = 0;
+/** Most lanes the one sweep keeps a dense channel table for (lanes², 8 bytes each: 32 MiB). */
+const MAX_DENSE_LANES = 2048;
 /** `first` of a node with no compute-lane unit downstream. */
 const NEVER = 0x7fffffff;
 
@@ -130,18 +132,12 @@ export function eagerIssueOrder(
   const { units: laneUnits, number } = fill;
   const L = laneOff.length - 1;
   const computeLane = scratch.uint8(L);
-  let recvs = 0;
-  for (let i = 0; i < n; i++) {
-    const o = op[i]!;
-    if (o <= OP_UPD && laneOf[i]! >= 0) computeLane[laneOf[i]!] = 1;
-    else if (o === OP_RECV) recvs++;
-  }
-  let size = 16;
-  while (size < 2 * recvs) size *= 2;
-  const mask = size - 1;
-  const chan = scratch.float64(size);
-  const lastSend = scratch.int32(size);
-  const lastRecv = scratch.int32(size);
+  for (let i = 0; i < n; i++) if (op[i]! <= OP_UPD && laneOf[i]! >= 0) computeLane[laneOf[i]!] = 1;
+  // The last SEND and RECV of each channel (sending lane × receiving lane), −1: none yet. A
+  // design with more lanes than this table is meant for takes the exact rule's hashed one.
+  if (L > MAX_DENSE_LANES) return null;
+  const lastSend = scratch.int32(L * L, -1);
+  const lastRecv = scratch.int32(L * L);
   const key = scratch.int32(n);
   const at = scratch.int32(L);
   at.set(laneOff.subarray(0, L));
@@ -168,17 +164,15 @@ export function eagerIssueOrder(
         if (rep[p] !== r && key[p]! > ki) ki = key[p]!;
       }
       if (send >= 0) {
-        const ch = laneOf[send]! * L + l + 1;
-        let h = Math.imul(ch | 0, 0x9e3779b1) & mask;
-        while (chan[h] !== 0 && chan[h] !== ch) h = (h + 1) & mask;
-        if (chan[h] === 0) chan[h] = ch;
-        else {
+        const ch = laneOf[send]! * L + l;
+        const before = lastSend[ch]!;
+        if (before >= 0) {
           // The channel's previous SEND would have raised this one's key: the exact rule decides.
-          if (key[lastSend[h]!]! > key[send]!) return null;
-          if (key[lastRecv[h]!]! > ki) ki = key[lastRecv[h]!]!;
+          if (key[before]! > key[send]!) return null;
+          if (key[lastRecv[ch]!]! > ki) ki = key[lastRecv[ch]!]!;
         }
-        lastSend[h] = send;
-        lastRecv[h] = i;
+        lastSend[ch] = send;
+        lastRecv[ch] = i;
       }
     }
     key[i] = ki;

@@ -27,7 +27,8 @@ export interface PassContext {
   readonly options: Required<CompileOptions>;
   /**
    * Where a pass takes arrays it uses only while it runs (lent for the compile: ir/arrayPool.ts).
-   * Nothing taken here may be left in the DAG or the context: an incremental compile keeps both.
+   * Nothing taken here may be left in the DAG or the context, an incremental compile keeps both,
+   * unless it names the scratch it was lent from and its reader checks that against its own.
    */
   readonly scratch: ArraySource;
   /** The program after macro expansion; set by `expand-schedule`. */

@@ -85,11 +85,14 @@ export interface PassStep {
   snapshot: PassSnapshot;
 }
 
-/** What passes leave in the context for later passes (partition, stream order, plan, …). */
-export type ContextState = Omit<PassContext, 'design' | 'options' | 'program'>;
+/**
+ * What passes leave in the context for later passes (partition, stream order, plan, …). Not the
+ * scratch: it is lent to one compile, and a compile resuming here runs on its own.
+ */
+export type ContextState = Omit<PassContext, 'design' | 'options' | 'program' | 'scratch'>;
 
 function contextState(ctx: PassContext): ContextState {
-  const { design: _d, options: _o, program: _p, ...state } = ctx;
+  const { design: _d, options: _o, program: _p, scratch: _s, ...state } = ctx;
   return state;
 }
 

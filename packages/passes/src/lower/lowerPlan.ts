@@ -46,6 +46,7 @@ import {
   type UnitCosts,
   unitKindOfOp,
 } from '@stagecraft/ir';
+import { predecessors } from '../dag/adjacency.ts';
 import type { Units } from '../dag/topo.ts';
 import type { Pass } from '../driver/pass.ts';
 import { deviceCount } from '../model/cluster.ts';
@@ -62,9 +63,13 @@ export const lowerPlanPass: Pass = {
     // The pipeline runs stream-order right before this pass: lanes of another DAG are a bug there.
     if (order?.dag !== dag) throw new Error('lower-plan: the stream order is not of its input DAG');
     const { laneOf, lanes, groupLanes } = ctx.partition!;
-    const { units, laneOff, laneUnits, laneRank, predecessors: inc } = order;
+    const { units, laneOff, laneUnits, laneRank } = order;
     const { members } = units;
     const t = tableOf(dag);
+    const inc =
+      order.predecessors.lentFrom === ctx.scratch
+        ? order.predecessors.lists
+        : predecessors(t.length, dag.edges, ctx.scratch);
     const laneGroup = new Int32Array(lanes.length);
     for (let l = 0; l < lanes.length; l++) laneGroup[l] = lanes[l]!.group;
     const census = computeCensus(dag, microbatchTokens(dag, ctx.design.model));

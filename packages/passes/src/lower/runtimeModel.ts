@@ -26,9 +26,13 @@ export function runtimeModel(dag: Dag): PlanModel {
   // A collective between two forwards (an expert dispatch or combine, a tensor-parallel
   // reduction) passes on the forward that feeds it.
   const through = new Map<number, number>();
-  for (let e = 0; e < from.length; e++)
-    if (kind[e] === EDGE_DATA && op[from[e]!] === OP_F && isCollectiveCode(op[to[e]!]!))
-      through.set(to[e]!, from[e]!);
+  // Most DAGs of a pipeline alone have no collective: one look at the op column, not the edges.
+  let collectives = false;
+  for (let i = 0; i < op.length && !collectives; i++) collectives = isCollectiveCode(op[i]!);
+  if (collectives)
+    for (let e = 0; e < from.length; e++)
+      if (kind[e] === EDGE_DATA && op[from[e]!] === OP_F && isCollectiveCode(op[to[e]!]!))
+        through.set(to[e]!, from[e]!);
   // Every microbatch repeats the same block edges: the last one seen per block skips the set.
   const lastInput = new Int32Array(dag.blocks.length).fill(-1);
   for (let e = 0; e < from.length; e++) {

@@ -7,7 +7,7 @@
  * into one topological order (so no lane waits on a later unit of another: no deadlock), in which
  * a channel's RECVs follow its SENDs; its numbering is the ranks plan validation checks.
  */
-import { CompileError, type Dag, nodeIdOf } from '@stagecraft/ir';
+import { type ArraySource, CompileError, type Dag, nodeIdOf } from '@stagecraft/ir';
 import { type Predecessors, predecessors } from '../dag/adjacency.ts';
 import { issueOrder } from '../dag/issueKeys.ts';
 import { topoOrderOf, type Units } from '../dag/topo.ts';
@@ -25,8 +25,12 @@ export interface StreamOrder {
    * topological order of the DAG that runs every lane in its order).
    */
   readonly laneRank: Float64Array;
-  /** The DAG's predecessor lists, built for the issue keys. */
-  readonly predecessors: Predecessors;
+  /**
+   * The DAG's predecessor lists, built for the issue keys and read again by lower-plan. Lent from
+   * the compile's scratch (`lentFrom`): valid only in that compile. An incremental compile that
+   * keeps this order and reruns lower-plan alone sees another scratch and builds them again.
+   */
+  readonly predecessors: { readonly lists: Predecessors; readonly lentFrom: ArraySource };
 }
 
 export const streamOrderPass: Pass = {
@@ -52,8 +56,8 @@ export const streamOrderPass: Pass = {
     for (let l = 0; l < L; l++) laneOff[l + 1]! += laneOff[l]!;
     const { order } = topo;
     const n = order.length;
-    // Kept for lower-plan, which lists each unit's waits from the same lists.
-    const inc = predecessors(n, dag.edges);
+    // Lower-plan lists each unit's waits from the same lists.
+    const inc = predecessors(n, dag.edges, ctx.scratch);
     // Each lane's units numbered key·n + FIFO position: sorting by that number is sorting by
     // (key, FIFO position), a topological order, and the numbers themselves are ranks plan
     // validation can check (exact in a double: key ≤ 2n + 2). Most lanes come out sorted, every
@@ -68,7 +72,14 @@ export const streamOrderPass: Pass = {
       ctx.scratch,
     );
     for (let l = 0; l < L; l++) sortLane(laneRank, laneUnits, laneOff[l]!, laneOff[l + 1]!, order);
-    ctx.streamOrder = { dag, units, laneOff, laneUnits, laneRank, predecessors: inc };
+    ctx.streamOrder = {
+      dag,
+      units,
+      laneOff,
+      laneUnits,
+      laneRank,
+      predecessors: { lists: inc, lentFrom: ctx.scratch },
+    };
     return dag;
   },
 };
