@@ -52,22 +52,33 @@ export function topoOrder(dag: Dag, units: Units, scratch: ArraySource = FRESH):
   const m = from.length;
   // In-degrees of units and successor units of each node (CSR, the targets themselves rather
   // than edge indices, so the sort below reads them in sequence), counted in one sweep.
+  // Without overlap slots every node is its own unit: the sweeps skip looking its unit up.
+  const single = members.size === 0;
   const indeg = scratch.int32(n);
   const off = scratch.int32(n + 1);
-  for (let j = 0; j < m; j++) {
-    const u = from[j]!;
-    const b = rep[to[j]!]!;
-    off[u + 1]!++;
-    if (rep[u] !== b) indeg[b]!++;
-  }
+  if (single)
+    for (let j = 0; j < m; j++) {
+      const u = from[j]!;
+      const b = to[j]!;
+      off[u + 1]!++;
+      if (u !== b) indeg[b]!++;
+    }
+  else
+    for (let j = 0; j < m; j++) {
+      const u = from[j]!;
+      const b = rep[to[j]!]!;
+      off[u + 1]!++;
+      if (rep[u] !== b) indeg[b]!++;
+    }
   for (let i = 0; i < n; i++) off[i + 1]! += off[i]!;
   const fill = scratch.int32(n);
   fill.set(off.subarray(0, n));
   const succ = scratch.int32(m);
-  for (let j = 0; j < m; j++) succ[fill[from[j]!]!++] = rep[to[j]!]!;
+  if (single) for (let j = 0; j < m; j++) succ[fill[from[j]!]!++] = to[j]!;
+  else for (let j = 0; j < m; j++) succ[fill[from[j]!]!++] = rep[to[j]!]!;
   const order = new Int32Array(n);
   let emitted = 0;
-  if (members.size === 0) {
+  if (single) {
     // Every unit a single node: the FIFO queue is the order itself.
     for (let i = 0; i < n; i++) if (indeg[i] === 0) order[emitted++] = i;
     for (let head = 0; head < emitted; head++) {
