@@ -114,7 +114,14 @@ function orderingInputs(d: Design) {
   for (let i = 0; i < laneOf.length; i++)
     if (topo.units.rep[i] === i && laneOf[i]! >= 0) laneOff[laneOf[i]! + 1]!++;
   for (let l = 0; l < lanes.length; l++) laneOff[l + 1]! += laneOff[l]!;
-  return [dag, topo.units, topo.order, predecessors(laneOf.length, dag.edges), laneOf, laneOff] as const;
+  return {
+    dag,
+    units: topo.units,
+    order: topo.order,
+    inc: predecessors(laneOf.length, dag.edges),
+    laneOf,
+    laneOff,
+  };
 }
 
 function pipeline(builder: string, ranks: number, m: number): Design {
@@ -150,8 +157,8 @@ test('the one-sweep issue order of a pipeline is the rule’s own, and designs i
         if (builder === 'dualpipe' && ranks % 2 === 1) return;
         const d = plain ? pipeline(builder, ranks, m) : design(builder, ranks, m, dpOnEp, 'default');
         const inputs = orderingInputs(d);
-        const eager = eagerIssueOrder(...inputs);
-        const exact = exactIssueOrder(...inputs);
+        const eager = eagerIssueOrder(inputs);
+        const exact = exactIssueOrder(inputs);
         // Only SENDs and RECVs off the compute lanes: the sweep always applies.
         if (plain) expect(eager).not.toBeNull();
         if (eager !== null) {

@@ -11,22 +11,13 @@ export interface Adjacency {
 }
 
 export function outEdges(n: number, edges: EdgeList, arrays: ArraySource = FRESH): Adjacency {
-  return build(n, edges.from, edges.from.length, arrays);
+  const { offset, entry } = build(n, edges.from, null, arrays);
+  return { offset, edge: entry };
 }
 
 export function inEdges(n: number, edges: EdgeList, arrays: ArraySource = FRESH): Adjacency {
-  return build(n, edges.to, edges.to.length, arrays);
-}
-
-function build(n: number, key: ArrayLike<number>, m: number, arrays: ArraySource): Adjacency {
-  const offset = arrays.int32(n + 1);
-  for (let j = 0; j < m; j++) offset[key[j]! + 1]!++;
-  for (let i = 0; i < n; i++) offset[i + 1]! += offset[i]!;
-  const fill = arrays.int32(n);
-  fill.set(offset.subarray(0, n));
-  const edge = arrays.int32(m);
-  for (let j = 0; j < m; j++) edge[fill[key[j]!]!++] = j;
-  return { offset, edge };
+  const { offset, entry } = build(n, edges.to, null, arrays);
+  return { offset, edge: entry };
 }
 
 /** Predecessor nodes of each node, CSR: `node[offset[i]] .. node[offset[i+1]-1]`, in edge order. */
@@ -36,14 +27,25 @@ export interface Predecessors {
 }
 
 export function predecessors(n: number, edges: EdgeList, arrays: ArraySource = FRESH): Predecessors {
-  const { from, to } = edges;
-  const m = to.length;
+  const { offset, entry } = build(n, edges.to, edges.from, arrays);
+  return { offset, node: entry };
+}
+
+/** Edges grouped by `key` (their source or target): each one's `value` (its index when null). */
+function build(
+  n: number,
+  key: ArrayLike<number>,
+  value: ArrayLike<number> | null,
+  arrays: ArraySource,
+): { offset: Int32Array; entry: Int32Array } {
+  const m = key.length;
   const offset = arrays.int32(n + 1);
-  for (let j = 0; j < m; j++) offset[to[j]! + 1]!++;
+  for (let j = 0; j < m; j++) offset[key[j]! + 1]!++;
   for (let i = 0; i < n; i++) offset[i + 1]! += offset[i]!;
   const fill = arrays.int32(n);
   fill.set(offset.subarray(0, n));
-  const node = arrays.int32(m);
-  for (let j = 0; j < m; j++) node[fill[to[j]!]!++] = from[j]!;
-  return { offset, node };
+  const entry = arrays.int32(m);
+  if (value === null) for (let j = 0; j < m; j++) entry[fill[key[j]!]!++] = j;
+  else for (let j = 0; j < m; j++) entry[fill[key[j]!]!++] = value[j]!;
+  return { offset, entry };
 }

@@ -52,37 +52,30 @@ export interface LaneFill {
   readonly number: Float64Array;
 }
 
+/** What the issue order is computed from. */
+export interface LaneInputs {
+  readonly dag: Dag;
+  readonly units: Units;
+  /** The FIFO topological order of all nodes (topo.ts). */
+  readonly order: Int32Array;
+  /** Each node's predecessors. */
+  readonly inc: Predecessors;
+  /** Each node's lane (−1 for control nodes) and where each lane's units start. */
+  readonly laneOf: Int32Array;
+  readonly laneOff: Int32Array;
+}
+
 /**
  * Every lane unit (a representative on a lane) numbered key·n + its FIFO position, lane by lane
- * in FIFO order. `order`: the FIFO topological order of all nodes, `inc` each node's
- * predecessors, `laneOf` each node's lane (−1 for control nodes), `laneOff` where each lane's
- * units start. `scratch`: where its working arrays come from.
+ * in FIFO order. `scratch`: where its working arrays come from.
  */
-export function issueOrder(
-  dag: Dag,
-  units: Units,
-  order: Int32Array,
-  inc: Predecessors,
-  laneOf: Int32Array,
-  laneOff: Int32Array,
-  scratch: ArraySource = FRESH,
-): LaneFill {
-  return (
-    eagerIssueOrder(dag, units, order, inc, laneOf, laneOff, scratch) ??
-    exactIssueOrder(dag, units, order, inc, laneOf, laneOff, scratch)
-  );
+export function issueOrder(lanes: LaneInputs, scratch: ArraySource = FRESH): LaneFill {
+  return eagerIssueOrder(lanes, scratch) ?? exactIssueOrder(lanes, scratch);
 }
 
 /** `issueOrder` by the rule's own sweeps, whatever the design holds. */
-export function exactIssueOrder(
-  dag: Dag,
-  units: Units,
-  order: Int32Array,
-  inc: Predecessors,
-  laneOf: Int32Array,
-  laneOff: Int32Array,
-  scratch: ArraySource = FRESH,
-): LaneFill {
+export function exactIssueOrder(lanes: LaneInputs, scratch: ArraySource = FRESH): LaneFill {
+  const { dag, units, order, inc, laneOf, laneOff } = lanes;
   const L = laneOff.length - 1;
   const fill = emptyFill(laneOff);
   const n = order.length;
@@ -115,15 +108,8 @@ function emptyFill(laneOff: Int32Array): LaneFill {
  * rule then decides. Most designs, the bench target among them, take this path; it is the same
  * arithmetic as the exact one without its separate sweeps.
  */
-export function eagerIssueOrder(
-  dag: Dag,
-  units: Units,
-  order: Int32Array,
-  inc: Predecessors,
-  laneOf: Int32Array,
-  laneOff: Int32Array,
-  scratch: ArraySource = FRESH,
-): LaneFill | null {
+export function eagerIssueOrder(lanes: LaneInputs, scratch: ArraySource = FRESH): LaneFill | null {
+  const { dag, units, order, inc, laneOf, laneOff } = lanes;
   const t = tableOf(dag);
   const { rep } = units;
   const fill = emptyFill(laneOff);

@@ -63,12 +63,7 @@ export const streamOrderPass: Pass = {
     // validation can check (exact in a double: key ≤ 2n + 2). Most lanes come out sorted, every
     // compute lane among them.
     const { units: laneUnits, number: laneRank } = issueOrder(
-      dag,
-      units,
-      order,
-      inc,
-      laneOf,
-      laneOff,
+      { dag, units, order, inc, laneOf, laneOff },
       ctx.scratch,
     );
     for (let l = 0; l < L; l++) sortLane(laneRank, laneUnits, laneOff[l]!, laneOff[l + 1]!, order);
