@@ -129,11 +129,13 @@ export function eagerIssueOrder(lanes: LaneInputs, scratch: ArraySource = FRESH)
   at.set(laneOff.subarray(0, L));
   const incOff = inc.offset;
   const incNode = inc.node;
+  // Without overlap slots every node is its own unit: no lookups of its representative.
+  const single = units.members.size === 0;
   // The position of the current unit's representative: its members follow it in the order.
   let repRank = 0;
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
-    const r = rep[i]!;
+    const r = single ? i : rep[i]!;
     if (r === i) repRank = k;
     const l = laneOf[i]!;
     let ki: number;
@@ -147,7 +149,7 @@ export function eagerIssueOrder(lanes: LaneInputs, scratch: ArraySource = FRESH)
         const p = incNode[e]!;
         if (o === OP_RECV && send < 0 && op[p] === OP_SEND && peer[p] === group[i] && group[p] === peer[i])
           send = p;
-        if (rep[p] !== r && key[p]! > ki) ki = key[p]!;
+        if ((single ? p : rep[p]!) !== r && key[p]! > ki) ki = key[p]!;
       }
       if (send >= 0) {
         const ch = laneOf[send]! * L + l;
