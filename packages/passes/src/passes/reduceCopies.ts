@@ -27,19 +27,32 @@ export const reduceCopiesPass: Pass = {
   reads: [],
   run(dag, ctx) {
     const t = tableOf(dag);
-    // Groups making weight gradients of each block, and those ops per group.
+    // Groups making weight gradients of each block: the first in a column, any others in a set
+    // (most blocks have one group, and a set per backward op cost most of this pass); blocks in
+    // the order their first weight gradient comes.
+    const firstGroup = new Int32Array(dag.blocks.length).fill(-1);
+    const blocksSeen: number[] = [];
     const groupsOf = new Map<number, Set<number>>();
     for (let i = 0; i < t.length; i++) {
       const op = t.op[i]!;
       if ((op !== OP_B && op !== OP_BW) || t.group[i]! < 0 || t.block[i]! < 0) continue;
-      let s = groupsOf.get(t.block[i]!);
-      if (!s) groupsOf.set(t.block[i]!, (s = new Set()));
-      s.add(t.group[i]!);
+      const b = t.block[i]!;
+      const g = t.group[i]!;
+      const first = firstGroup[b]!;
+      if (first < 0) {
+        firstGroup[b] = g;
+        blocksSeen.push(b);
+      } else if (first !== g) {
+        const s = groupsOf.get(b);
+        if (s) s.add(g);
+        else groupsOf.set(b, new Set([first, g]));
+      }
     }
     // Blocks per set of groups holding copies of them.
     const sets = new Map<string, { groups: number[]; blocks: number[] }>();
-    for (const [b, gs] of groupsOf) {
-      if (gs.size < 2) continue;
+    for (const b of blocksSeen) {
+      const gs = groupsOf.get(b);
+      if (!gs) continue;
       const groups = [...gs].sort((a, c) => a - c);
       const key = groups.join(',');
       let e = sets.get(key);
