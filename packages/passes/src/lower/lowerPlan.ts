@@ -51,7 +51,7 @@ import type { Units } from '../dag/topo.ts';
 import type { Pass } from '../driver/pass.ts';
 import { deviceCount } from '../model/cluster.ts';
 import { compactGroups } from './replicaLayout.ts';
-import { runtimeBatch, runtimeModel } from './runtimeModel.ts';
+import { lazyRuntimeModel, runtimeBatch } from './runtimeModel.ts';
 import { computeCensus, microbatchTokens, trainingState } from './trainingState.ts';
 
 export const lowerPlanPass: Pass = {
@@ -236,7 +236,7 @@ export const lowerPlanPass: Pass = {
         };
     if (census.tokens !== undefined) plan.tokensPerStep = census.tokens;
     if (census.flops !== undefined) plan.modelFlopsPerStep = census.flops;
-    plan.model = runtimeModel(dag);
+    lazyRuntimeModel(plan, dag);
     plan.batch = runtimeBatch(dag, ctx.design.model);
     if (dag.tensorParallel?.length)
       plan.tensorParallel = dag.tensorParallel.flatMap((r) => {

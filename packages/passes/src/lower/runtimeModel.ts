@@ -12,10 +12,37 @@ import {
   OP_F,
   OP_RECV,
   OP_SEND,
+  type Plan,
   type PlanBatch,
   type PlanModel,
   tableOf,
 } from '@stagecraft/ir';
+
+/**
+ * Gives `plan` its model section, made from `dag` when first read (or replaced when written), as
+ * a compiled plan's instructions are: compiling and simulating never read it, while a runtime, an
+ * export and the plan's JSON do, and it reads every edge of the DAG.
+ */
+export function lazyRuntimeModel(plan: Plan, dag: Dag): void {
+  const settle = (model: PlanModel): void => {
+    Object.defineProperty(plan, 'model', {
+      value: model,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  };
+  Object.defineProperty(plan, 'model', {
+    get: () => {
+      const model = runtimeModel(dag);
+      settle(model);
+      return model;
+    },
+    set: settle,
+    enumerable: true,
+    configurable: true,
+  });
+}
 
 export function runtimeModel(dag: Dag): PlanModel {
   const t = tableOf(dag);
