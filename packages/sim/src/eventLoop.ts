@@ -117,36 +117,21 @@ export class EventLoop {
   }
 
   run(): Run {
-    const f = this.f;
-    const { S, D, kind, streamStart } = f;
-    const { dep, queue, end, state } = this;
+    const { S, D, streamStart } = this.f;
     // Collect the initially ready first: readying a RECV releases its successor early. Only the
     // first unit of a stream can be: every other one waits for the unit before it.
     const initial = new Int32Array(S);
     let first = 0;
     for (let s = 0; s < S; s++) {
       const v = streamStart[s]!;
-      if (v < streamStart[s + 1]! && dep[v] === 0) initial[first++] = v;
+      if (v < streamStart[s + 1]! && this.dep[v] === 0) initial[first++] = v;
     }
     this.now[0] = 0;
     for (let j = 0; j < first; j++) this.ready(initial[j]!);
     this.drainPosted();
-    while (queue.size > 0) {
-      const v = queue.pop();
-      const at = queue.popped[0]!;
-      // Stale: left behind when the pace queued the unit again at a new end (its key is no
-      // longer the end), or a twin of the entry that already finished it (same key, unit done).
-      if (at !== end[v] || state[v] === S_DONE) continue;
-      this.now[0] = at;
-      const k = kind[v];
-      // A RECV is no job of its pace: it ended with its SEND.
-      if (k !== UNIT_RECV) this.pace.stop(v);
-      if (k === UNIT_COLLECTIVE && this.collectiveIsOneJob) this.completeCollective(f.collGroup[v]!);
-      else this.complete(v);
-      this.drainPosted();
-    }
+    this.finishAll();
     for (let d = 0; d < D; d++) this.memory.flush(d);
-    const { start, order, started, done, exposed, memory } = this;
+    const { start, end, state, order, started, done, exposed, memory } = this;
     const r: Run = {
       start,
       end,
@@ -160,6 +145,31 @@ export class EventLoop {
     };
     if (this.exposedByKind !== null) r.exposedByKind = this.exposedByKind.exposed;
     return r;
+  }
+
+  /**
+   * Takes finish events until none is left. A method of its own, with nothing after its loop: a
+   * method called once per run is compiled while its loop runs, without feedback for what comes
+   * after the loop; such code bailed out there on every run, was dropped at full collections, and
+   * the loop then ran unoptimised until compiled again.
+   */
+  private finishAll(): void {
+    const { kind, collGroup } = this.f;
+    const { queue, end, state } = this;
+    while (queue.size > 0) {
+      const v = queue.pop();
+      const at = queue.popped[0]!;
+      // Stale: left behind when the pace queued the unit again at a new end (its key is no
+      // longer the end), or a twin of the entry that already finished it (same key, unit done).
+      if (at !== end[v] || state[v] === S_DONE) continue;
+      this.now[0] = at;
+      const k = kind[v];
+      // A RECV is no job of its pace: it ended with its SEND.
+      if (k !== UNIT_RECV) this.pace.stop(v);
+      if (k === UNIT_COLLECTIVE && this.collectiveIsOneJob) this.completeCollective(collGroup[v]!);
+      else this.complete(v);
+      this.drainPosted();
+    }
   }
 
   /**
