@@ -309,7 +309,8 @@ export class EventLoop {
     } else if (k === UNIT_RECV) {
       if (this.wire[v] === 1) this.mark(d, 0, -1, v);
     } else if (k === UNIT_COLLECTIVE) this.mark(d, 0, -1, v);
-    // Only compute, OVERLAP and OFFLOAD units free memory: the others' bytes are not read.
+    // Only compute, OVERLAP and OFFLOAD units free memory (unitTimes.ts gives the others no
+    // bytes): the others' are not read.
     if (k !== UNIT_RECV && k !== UNIT_SEND && k !== UNIT_COLLECTIVE && f.freeB[v] !== 0)
       this.memory.effect(d, f.freeB[v]!, 0);
     const next = v + 1;
