@@ -72,6 +72,12 @@ export class EventLoop {
   private readonly commActive: Int32Array;
   private readonly lastT: Float64Array;
   private readonly exposed: Float64Array;
+  /**
+   * Whether communication is ever in flight over an interval: not when every SEND and collective
+   * takes no time (the ideal cluster without latency), where exposed communication is 0 and the
+   * counts behind it need not be kept.
+   */
+  private readonly exposing: boolean;
   /** The same per kind of communication, on real clusters only (null on the ideal one). */
   private readonly exposedByKind: ExposedByKind | null;
   private readonly memory: MemoryTrack;
@@ -106,38 +112,26 @@ export class EventLoop {
     this.lastT = new Float64Array(D);
     this.exposed = new Float64Array(D);
     this.exposedByKind = exposedByKind ? new ExposedByKind(f, this.now, this.lastT) : null;
+    this.exposing = exposedByKind || communicationTakesTime(f);
     this.memory = new MemoryTrack(f.plan.devices, keep, this.now);
   }
 
   run(): Run {
-    const f = this.f;
-    const { N, D, kind } = f;
-    const { dep, queue, end, state } = this;
-    // Collect the initially ready first: readying a RECV releases its successor early.
+    const { S, D, streamStart } = this.f;
+    // Collect the initially ready first: readying a RECV releases its successor early. Only the
+    // first unit of a stream can be: every other one waits for the unit before it.
+    const initial = new Int32Array(S);
     let first = 0;
-    for (let v = 0; v < N; v++) if (dep[v] === 0) first++;
-    const initial = new Int32Array(first);
-    first = 0;
-    for (let v = 0; v < N; v++) if (dep[v] === 0) initial[first++] = v;
-    this.now[0] = 0;
-    for (let j = 0; j < initial.length; j++) this.ready(initial[j]!);
-    this.drainPosted();
-    while (queue.size > 0) {
-      const v = queue.pop();
-      const at = queue.popped[0]!;
-      // Stale: left behind when the pace queued the unit again at a new end (its key is no
-      // longer the end), or a twin of the entry that already finished it (same key, unit done).
-      if (at !== end[v] || state[v] === S_DONE) continue;
-      this.now[0] = at;
-      const k = kind[v];
-      // A RECV is no job of its pace: it ended with its SEND.
-      if (k !== UNIT_RECV) this.pace.stop(v);
-      if (k === UNIT_COLLECTIVE && this.collectiveIsOneJob) this.completeCollective(f.collGroup[v]!);
-      else this.complete(v);
-      this.drainPosted();
+    for (let s = 0; s < S; s++) {
+      const v = streamStart[s]!;
+      if (v < streamStart[s + 1]! && this.dep[v] === 0) initial[first++] = v;
     }
+    this.now[0] = 0;
+    for (let j = 0; j < first; j++) this.ready(initial[j]!);
+    this.drainPosted();
+    this.finishAll();
     for (let d = 0; d < D; d++) this.memory.flush(d);
-    const { start, order, started, done, exposed, memory } = this;
+    const { start, end, state, order, started, done, exposed, memory } = this;
     const r: Run = {
       start,
       end,
@@ -154,10 +148,36 @@ export class EventLoop {
   }
 
   /**
+   * Takes finish events until none is left. A method of its own, with nothing after its loop: a
+   * method called once per run is compiled while its loop runs, without feedback for what comes
+   * after the loop; such code bailed out there on every run, was dropped at full collections, and
+   * the loop then ran unoptimised until compiled again.
+   */
+  private finishAll(): void {
+    const { kind, collGroup } = this.f;
+    const { queue, end, state } = this;
+    while (queue.size > 0) {
+      const v = queue.pop();
+      const at = queue.popped[0]!;
+      // Stale: left behind when the pace queued the unit again at a new end (its key is no
+      // longer the end), or a twin of the entry that already finished it (same key, unit done).
+      if (at !== end[v] || state[v] === S_DONE) continue;
+      this.now[0] = at;
+      const k = kind[v];
+      // A RECV is no job of its pace: it ended with its SEND.
+      if (k !== UNIT_RECV) this.pace.stop(v);
+      if (k === UNIT_COLLECTIVE && this.collectiveIsOneJob) this.completeCollective(collGroup[v]!);
+      else this.complete(v);
+      this.drainPosted();
+    }
+  }
+
+  /**
    * At now, device d gains (or with −1, loses) `dComp` running compute and `dComm` running
    * communication; `v`: the communication unit (−1 for compute), for the breakdown by kind.
    */
   private mark(d: number, dComp: number, dComm: number, v: number): void {
+    if (!this.exposing) return;
     const t = this.now[0]!;
     if (this.commActive[d]! > 0 && this.compActive[d] === 0) {
       if (this.exposedByKind !== null) this.exposedByKind.expose(d);
@@ -289,7 +309,10 @@ export class EventLoop {
     } else if (k === UNIT_RECV) {
       if (this.wire[v] === 1) this.mark(d, 0, -1, v);
     } else if (k === UNIT_COLLECTIVE) this.mark(d, 0, -1, v);
-    if (f.freeB[v] !== 0) this.memory.effect(d, f.freeB[v]!, 0);
+    // Only compute, OVERLAP and OFFLOAD units free memory (unitTimes.ts gives the others no
+    // bytes): the others' are not read.
+    if (k !== UNIT_RECV && k !== UNIT_SEND && k !== UNIT_COLLECTIVE && f.freeB[v] !== 0)
+      this.memory.effect(d, f.freeB[v]!, 0);
     const next = v + 1;
     const dep = this.dep;
     if (k !== UNIT_RECV && next < f.N && f.unitStream[next] === f.unitStream[v] && --dep[next]! === 0)
@@ -300,4 +323,12 @@ export class EventLoop {
       if (--dep[x]! === 0) this.ready(x);
     }
   }
+}
+
+/** Whether some SEND or collective of the run takes time (dispatch included). */
+function communicationTakesTime(f: Flat): boolean {
+  for (let g = 0; g < f.groupDur.length; g++) if (f.groupDur[g]! > 0) return true;
+  const { N, kind, dur } = f;
+  for (let v = 0; v < N; v++) if (kind[v] === UNIT_SEND && dur[v]! > 0) return true;
+  return false;
 }

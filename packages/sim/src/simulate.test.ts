@@ -267,6 +267,18 @@ describe('simulate', () => {
     expect(ok(simulate(hidden)).exposedCommMs).toBe(0);
   });
 
+  it('on the ideal cluster a link latency is exposed communication while no compute runs, and none without it', () => {
+    const devices = [
+      device(0, { c: [compute('F', 'F', 1), send('s', 1, 'x')] }),
+      device(1, { c: [recv('r', 0, 'x'), compute('F', 'G', 1, { waits: ['r'] })] }),
+    ];
+    // Device 0 sends for 0.5 ms with nothing to compute; device 1 has the data on the wire as long.
+    const slow = ok(simulate(plan(devices, { cluster: { kind: 'ideal', devices: 2, p2pLatencyMs: 0.5 } })));
+    expect(slow.exposedCommMs).toBe(1);
+    expect(slow.devices.map((d) => d.exposedCommMs)).toEqual([0.5, 0.5]);
+    expect(ok(simulate(plan(devices))).exposedCommMs).toBe(0);
+  });
+
   it('waiting for the peer to reach its SEND is bubble, not exposed communication', () => {
     const p = plan([
       device(0, { c: [compute('F', 'F', 5), send('s', 1, 'x')] }),
