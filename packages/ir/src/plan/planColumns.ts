@@ -36,8 +36,8 @@ export interface PlanColumns {
   readonly transferKey: Int32Array;
   /**
    * A number per unit that grows along every edge of the wait graph of a compiled plan (the
-   * topological rank of the unit in the DAG): checking that it does proves the plan free of wait
-   * cycles without searching for one.
+   * unit's place in the DAG's issue order: its issue key · n + its topological position, exact in
+   * a double): checking that it does proves the plan free of wait cycles without searching for one.
    */
   readonly rank: Float64Array;
   /** The DAG node of each unit (an OVERLAP's first member): what the unit runs. */
