@@ -111,17 +111,19 @@ function emptyFill(laneOff: Int32Array): LaneFill {
 export function eagerIssueOrder(lanes: LaneInputs, scratch: ArraySource = FRESH): LaneFill | null {
   const { dag, units, order, inc, laneOf, laneOff } = lanes;
   const t = tableOf(dag);
+  const n = t.length;
+  const L = laneOff.length - 1;
+  // The last SEND and RECV of each channel (sending lane × receiving lane) sit in a dense table;
+  // a design with so many lanes that the table would outweigh its nodes takes the exact rule's
+  // hashed one.
+  if (L > MAX_DENSE_LANES || L * L > 8 * n) return null;
   const { rep } = units;
   const fill = emptyFill(laneOff);
-  const n = t.length;
   const { op, peer, group } = t;
   const { units: laneUnits, number } = fill;
-  const L = laneOff.length - 1;
   const computeLane = scratch.uint8(L);
   for (let i = 0; i < n; i++) if (op[i]! <= OP_UPD && laneOf[i]! >= 0) computeLane[laneOf[i]!] = 1;
-  // The last SEND and RECV of each channel (sending lane × receiving lane), −1: none yet. A
-  // design with more lanes than this table is meant for takes the exact rule's hashed one.
-  if (L > MAX_DENSE_LANES) return null;
+  // −1: no SEND on the channel yet.
   const lastSend = scratch.int32(L * L, -1);
   const lastRecv = scratch.int32(L * L);
   const key = scratch.int32(n);
