@@ -446,14 +446,20 @@ test('a shard_tensor drop on a mesh stage asks for the axis and adds the directi
   expect(await settled(page)).toEqual([]);
 });
 
-test('the cluster form lays the pipeline stages out on a dp × tp mesh, refusing one the cluster cannot hold', async ({
-  page,
-}) => {
+/** A cluster of 16 devices and the mesh form set to 4 stages: both mesh tests start here. */
+async function meshFormOn16Devices(page: Page) {
   const devices = page.getByTestId('cluster-devices');
   await devices.fill('16');
   await devices.press('Enter');
   const form = page.getByTestId('mesh-form');
   await form.getByLabel('stages', { exact: true }).fill('4');
+  return form;
+}
+
+test('the cluster form lays the pipeline stages out on a dp × tp mesh, refusing one the cluster cannot hold', async ({
+  page,
+}) => {
+  const form = await meshFormOn16Devices(page);
   await form.getByLabel('axes', { exact: true }).fill('dp, tp');
   await form.getByLabel('sizes', { exact: true }).fill('2, 4');
   await expect(form.getByRole('alert')).toHaveText(
@@ -473,11 +479,7 @@ test('the cluster form lays the pipeline stages out on a dp × tp mesh, refusing
 test('a replicate drop on a timeline op of a mesh stage asks for the axis and runs over that stage’s group', async ({
   page,
 }) => {
-  const devices = page.getByTestId('cluster-devices');
-  await devices.fill('16');
-  await devices.press('Enter');
-  const form = page.getByTestId('mesh-form');
-  await form.getByLabel('stages', { exact: true }).fill('4');
+  const form = await meshFormOn16Devices(page);
   await form.getByLabel('sizes', { exact: true }).fill('2, 2');
   await form.getByRole('button', { name: 'Apply to schedule' }).click();
   expect(await settled(page)).toEqual([]);

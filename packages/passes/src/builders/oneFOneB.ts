@@ -1,6 +1,7 @@
+import type { BuilderInput } from './builder.ts';
 import { linearPlacement } from './placement.ts';
 import { rankwiseBuilder } from './rankwise.ts';
-import { warmupSteadyCooldown } from './warmupSteadyCooldown.ts';
+import { type WarmupSteadyCooldownRank, warmupSteadyCooldown } from './warmupSteadyCooldown.ts';
 
 /**
  * 1F1B (PipeDream-Flush, Megatron's default): rank r runs min(m, p−r−1) warm-up forwards, then
@@ -12,12 +13,16 @@ export const oneFOneB = rankwiseBuilder({
   defaultChunks: 1,
   fixedChunks: 1,
   placement: (input) => linearPlacement(input.ranks),
-  program: ({ ranks, microbatches }, rank) =>
-    warmupSteadyCooldown({
-      forwards: microbatches,
-      warmup: Math.min(microbatches, ranks - rank - 1),
-      rank,
-      ranks,
-      chunks: 1,
-    }),
+  program: (input, rank) => warmupSteadyCooldown(oneFOneBRank(input, rank)),
 });
+
+/** Rank `rank`'s 1F1B skeleton: what ZB-H1 runs too, with its backwards split. */
+export function oneFOneBRank({ ranks, microbatches }: BuilderInput, rank: number): WarmupSteadyCooldownRank {
+  return {
+    forwards: microbatches,
+    warmup: Math.min(microbatches, ranks - rank - 1),
+    rank,
+    ranks,
+    chunks: 1,
+  };
+}

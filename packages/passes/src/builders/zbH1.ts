@@ -1,3 +1,4 @@
+import { oneFOneBRank } from './oneFOneB.ts';
 import { linearPlacement } from './placement.ts';
 import { rankwiseBuilder } from './rankwise.ts';
 import { warmupSteadyCooldown } from './warmupSteadyCooldown.ts';
@@ -14,13 +15,5 @@ export const zbH1 = rankwiseBuilder({
   defaultChunks: 1,
   fixedChunks: 1,
   placement: (input) => linearPlacement(input.ranks),
-  program: ({ ranks, microbatches }, rank) =>
-    warmupSteadyCooldown({
-      forwards: microbatches,
-      warmup: Math.min(microbatches, ranks - rank - 1),
-      rank,
-      ranks,
-      chunks: 1,
-      weightDelay: rank,
-    }),
+  program: (input, rank) => warmupSteadyCooldown({ ...oneFOneBRank(input, rank), weightDelay: rank }),
 });
