@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBuilt } from '../scripts/build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const port = process.argv[2] ?? '4791';
@@ -18,6 +19,8 @@ const build = spawnSync(
   },
 );
 if (build.status !== 0) process.exit(build.status ?? 1);
+// The server and its workers run from the build, as `npm start` serves them.
+await ensureBuilt();
 
 const dir = mkdtempSync(join(tmpdir(), 'stagecraft-e2e-'));
 const server = spawn(

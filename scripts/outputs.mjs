@@ -2,11 +2,13 @@
 // the plan, the metrics (timing fields removed), and each export format, one file each.
 //   node scripts/outputs.mjs <dir>                  write them to <dir>
 //   node scripts/outputs.mjs <dir> --compare <old>  write, then list every file that differs
-// Exit status 1 when --compare finds a difference.
+// Exit status 1 when --compare finds a difference. Runs the built CLI (built first when missing or
+// stale); STAGECRAFT_FROM_SOURCES=1 runs the sources instead.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBuilt } from './build.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'apps/cli/bin/stagecraft.mjs');
@@ -16,6 +18,7 @@ if (!dir || (flag && (flag !== '--compare' || !old))) {
   process.exit(2);
 }
 mkdirSync(dir, { recursive: true });
+if (process.env.STAGECRAFT_FROM_SOURCES !== '1') await ensureBuilt();
 
 /** Keys whose values are wall-clock measurements, not results. */
 const TIMING_KEYS = new Set(['timings', 'compileMs', 'simulateMs', 'generatedAt']);

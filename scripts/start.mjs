@@ -1,9 +1,11 @@
-// `npm start`: install what is missing, build the web app when its build is missing or older than
-// its sources, then serve the API and the web app on http://127.0.0.1:4173/ (`stagecraft serve`;
-// arguments after `npm start --` go to it, e.g. `npm start -- --port 8080`).
+// `npm start`: install what is missing, build the CLI and the server (scripts/build.mjs) and the web
+// app when their builds are missing or older than their sources, then serve the API and the web
+// app on http://127.0.0.1:4173/ (`stagecraft serve`; arguments after `npm start --` go to it,
+// e.g. `npm start -- --port 8080`).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureBuilt } from './build.mjs';
 import { ensureDeps, ROOT } from './ensure.mjs';
 
 const WEB = join(ROOT, 'apps', 'web');
@@ -35,6 +37,7 @@ function buildReason() {
 }
 
 ensureDeps();
+await ensureBuilt();
 if (existsSync(join(WEB, 'index.html'))) {
   const reason = buildReason();
   if (reason) {

@@ -1,11 +1,13 @@
-// `npm test`: install what is missing, then lint, typecheck, unit tests and (when there are any)
-// browser tests, and close with one line `N passed, N failed` summed over all of them.
-// Lint and typecheck count as one check each; Vitest, pytest (the runtime) and Playwright count
-// their tests.
+// `npm test`: install what is missing, build the CLI and the server when their build is missing or
+// stale (the tests that spawn the `stagecraft` bin run it, as users do), then lint, typecheck, unit
+// tests and (when there are any) browser tests, and close with one line `N passed, N failed` summed
+// over all of them. Lint and typecheck count as one check each; Vitest, pytest (the runtime) and
+// Playwright count their tests.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ensureBuilt } from './build.mjs';
 import { ensureDeps, ROOT } from './ensure.mjs';
 
 const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
@@ -174,6 +176,7 @@ function playwright(browser) {
 }
 
 ensureDeps();
+await ensureBuilt();
 const browser = findBrowser();
 const quiet = { TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOTIFIER: '1', DO_NOT_TRACK: '1' };
 check('lint (biome check .)', bin('biome'), ['check', '.']);

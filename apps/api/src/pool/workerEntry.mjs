@@ -1,6 +1,12 @@
-// Entry of a compile worker thread. The packages export TypeScript sources, so the worker loads
-// them through tsx, as apps/cli/bin/stagecraft.mjs does for the command.
-import { register } from 'tsx/esm/api';
+// Entry of a compile worker thread: the built worker when the process runs from the build (the
+// `stagecraft` bin sets STAGECRAFT_BUILD to it), else the TypeScript sources through tsx, as a
+// test of the pool or a development run does.
+import { pathToFileURL } from 'node:url';
 
-register();
-await import('./compileWorker.ts');
+if (process.env.STAGECRAFT_BUILD) {
+  await import(pathToFileURL(process.env.STAGECRAFT_BUILD).href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('./compileWorker.ts');
+}

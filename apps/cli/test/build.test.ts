@@ -1,0 +1,151 @@
+/**
+ * The built CLI (scripts/build.mjs) is what `stagecraft` runs once it is built: it answers exactly
+ * as the sources do, its server compiles on workers from the build, and a build older than its
+ * sources is recognised as such (the bin then runs the sources).
+ */
+import { execFile, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { BUILD_DIR, build, buildState, builtEntries } from '../../../scripts/build.mjs';
+import { BIN, EXAMPLES, ROOT, type Run } from './run.ts';
+
+const EXAMPLE = join(EXAMPLES, 'interleaved-1f1b-p4-v2-m8.json');
+const scratch = mkdtempSync(join(tmpdir(), 'stagecraft-build-'));
+
+beforeAll(async () => {
+  if (!buildState().fresh) await build();
+}, 120_000);
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function runBin(args: string[], fromSources: boolean): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, STAGECRAFT_DEBUG: '', STAGECRAFT_FROM_SOURCES: fromSources ? '1' : '' },
+      },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** The one line of measured wall time in `simulate`'s text (`compiled in … ms, simulated in … ms`). */
+function withoutTimings(run: Run): Run {
+  return { ...run, stdout: run.stdout.replace(/^compiled in [\d.]+ ms, simulated in [\d.]+ ms$/m, '') };
+}
+
+describe('the built CLI answers as the sources do', () => {
+  const commands: [string, string[]][] = [
+    ['help', ['--help']],
+    ['version', ['--version']],
+    ['validate', ['validate', EXAMPLE]],
+    ['the plan', ['export', EXAMPLE, '--format', 'plan']],
+    ['a simulation with its text timeline', ['simulate', EXAMPLE, '--width', '80']],
+    ['a missing file', ['validate', join(EXAMPLES, 'no-such-design.json')]],
+    ['an unknown option', ['simulate', EXAMPLE, '--no-such-option']],
+    ["serve's help (the server's own chunk)", ['serve', '--help']],
+  ];
+  test.each(commands)('%s', async (_name, args) => {
+    const [built, sources] = await Promise.all([runBin(args, false), runBin(args, true)]);
+    expect(withoutTimings(built)).toEqual(withoutTimings(sources));
+    expect(built.stdout + built.stderr).not.toMatch(/^\s+at /m);
+  });
+});
+
+test('the built server compiles a design on its built workers', async () => {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--port', '0', '--db', join(scratch, 'designs.sqlite')],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, STAGECRAFT_FROM_SOURCES: '' } },
+  );
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`the server did not start: ${out}`)), 20_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const m = /running at (http:\/\/\S+)/.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+    });
+    const design = JSON.parse(readFileSync(EXAMPLE, 'utf8'));
+    const res = await fetch(new URL('/api/compile', url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ design }),
+    });
+    const body = (await res.json()) as { ok: boolean; ops: number };
+    expect(res.status).toBe(200);
+    expect(body.ok).toBe(true);
+    expect(body.ops).toBeGreaterThan(0);
+  } finally {
+    child.kill('SIGTERM');
+  }
+}, 60_000);
+
+describe('a build is run only while it is up to date with its sources', () => {
+  /** A copy of the build to spoil, so the real one stays usable by the other tests. */
+  function copyOfBuild(name: string): string {
+    const dir = join(scratch, name);
+    cpSync(BUILD_DIR, dir, { recursive: true });
+    return dir;
+  }
+
+  test('a fresh build is up to date', () => {
+    expect(buildState(copyOfBuild('fresh'))).toEqual({ fresh: true });
+  });
+
+  test('a build older than one of its sources is stale, naming that source', () => {
+    const dir = copyOfBuild('old');
+    const long = new Date('2000-01-01T00:00:00Z');
+    utimesSync(join(dir, 'inputs.json'), long, long);
+    const state = buildState(dir);
+    expect(state.fresh).toBe(false);
+    expect(!state.fresh && state.reason).toMatch(/^\S+\.(ts|mjs|json) changed since the last build$/);
+  });
+
+  test('a build made from a file that is gone (moved or deleted) is stale', () => {
+    const dir = copyOfBuild('moved');
+    writeFileSync(join(dir, 'inputs.json'), JSON.stringify({ inputs: ['packages/ir/src/moved-away.ts'] }));
+    expect(buildState(dir)).toEqual({
+      fresh: false,
+      reason: 'packages/ir/src/moved-away.ts is gone since the last build',
+    });
+  });
+
+  test('a build without one of its entries, or with an unreadable list of inputs, is incomplete', () => {
+    const noWorker = copyOfBuild('no-worker');
+    unlinkSync(builtEntries(noWorker).worker);
+    expect(buildState(noWorker)).toMatchObject({
+      fresh: false,
+      reason: expect.stringMatching(/is incomplete$/),
+    });
+    const garbled = copyOfBuild('garbled');
+    writeFileSync(join(garbled, 'inputs.json'), '{ not json');
+    expect(buildState(garbled)).toMatchObject({
+      fresh: false,
+      reason: expect.stringMatching(/is incomplete$/),
+    });
+  });
+
+  test('no build at all is missing', () => {
+    expect(buildState(join(scratch, 'never-built'))).toEqual({
+      fresh: false,
+      reason: `${join(scratch, 'never-built')} is missing`,
+    });
+  });
+});

@@ -1,0 +1,140 @@
+// The built JavaScript that the `stagecraft` bin, the API server and its compile workers run from,
+// so that no command pays for transpiling TypeScript: one esbuild bundle of two entry points, the
+// CLI's (apps/cli/src/bin.ts) and the compile worker's (apps/api/src/pool/compileWorker.ts), in
+// apps/cli/dist/ (not committed). Built from entry points, it follows any move of the files behind
+// them. `npm start`, `npm test`, `npm run bench`, scripts/outputs.mjs and `npm install` (the root
+// `prepare` script) build it when it is missing or stale; the bin itself never builds: it runs the
+// sources instead (apps/cli/bin/stagecraft.mjs).
+//   node scripts/build.mjs          build when missing or stale, else say it is up to date
+//   node scripts/build.mjs --force  build anyway
+// No dependency at import: esbuild is loaded only to build, so the bin can ask `buildState()`.
+import { existsSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const BUILD_DIR = join(ROOT, 'apps', 'cli', 'dist');
+/** Written last by a build: the files it was made from. Its modification time stamps the build. */
+const MANIFEST = 'inputs.json';
+/** Bundled files of node_modules change only with an install, which rewrites this file. */
+const INSTALL_STAMP = join('node_modules', '.package-lock.json');
+
+const ENTRIES = {
+  stagecraft: join(ROOT, 'apps', 'cli', 'src', 'bin.ts'),
+  compileWorker: join(ROOT, 'apps', 'api', 'src', 'pool', 'compileWorker.ts'),
+};
+
+/** Where the bin and the workers find each entry of a build in `dir`. */
+export function builtEntries(dir = BUILD_DIR) {
+  return { cli: join(dir, 'stagecraft.mjs'), worker: join(dir, 'compileWorker.mjs') };
+}
+
+const toPosix = (path) => path.split(sep).join('/');
+/** A path as messages show it: relative to the repository when inside it. */
+const shown = (path) => (path.startsWith(ROOT + sep) ? toPosix(relative(ROOT, path)) : path);
+
+/**
+ * `{ fresh: true }`, or why the build must be made again: missing, or one of the files it was made
+ * from (this script included) is newer than it or gone. A few hundred stats, so cheap enough for
+ * the bin to ask on every run.
+ */
+export function buildState(dir = BUILD_DIR) {
+  const manifest = join(dir, MANIFEST);
+  if (!existsSync(manifest)) return { fresh: false, reason: `${shown(dir)} is missing` };
+  const built = statSync(manifest).mtimeMs;
+  let inputs;
+  try {
+    inputs = JSON.parse(readFileSync(manifest, 'utf8')).inputs;
+  } catch {}
+  if (!Array.isArray(inputs) || !Object.values(builtEntries(dir)).every((f) => existsSync(f)))
+    return { fresh: false, reason: `${shown(dir)} is incomplete` };
+  for (const input of inputs) {
+    let mtime;
+    try {
+      mtime = statSync(join(ROOT, input)).mtimeMs;
+    } catch {
+      return { fresh: false, reason: `${input} is gone since the last build` };
+    }
+    if (mtime > built) return { fresh: false, reason: `${input} changed since the last build` };
+  }
+  return { fresh: true };
+}
+
+/**
+ * A module's `import.meta.url` in the bundle is the URL of the file it was bundled into: each
+ * source's is put back (relative to the build, so the checkout may move), and the paths that
+ * modules resolve from their own place (package.json, runtime/, the repository root) stay right.
+ */
+function sourceLocation(dir) {
+  return {
+    name: 'source-location',
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, (args) => {
+        if (args.path.includes(`${sep}node_modules${sep}`)) return undefined;
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes('import.meta.url')) return undefined;
+        const url = `new URL(${JSON.stringify(toPosix(relative(dir, args.path)))}, import.meta.url).href`;
+        return { contents: text.replaceAll('import.meta.url', url), loader: 'ts' };
+      });
+    },
+  };
+}
+
+/** Builds into a fresh directory beside `dir` (apps/cli/dist), then puts it in place. */
+export async function build(dir = BUILD_DIR) {
+  const { build: esbuild } = await import('esbuild');
+  // Stamped with the time it started, so a source saved while it runs counts as newer.
+  const started = new Date();
+  const staging = `${dir}.${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  const result = await esbuild({
+    entryPoints: ENTRIES,
+    bundle: true,
+    // The two entries share the compiler in one chunk; `serve` (the HTTP server) is a chunk of
+    // its own that the one-shot commands never load.
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outdir: staging,
+    outExtension: { '.js': '.mjs' },
+    // The native SQLite binding loads from node_modules as installed.
+    external: ['better-sqlite3'],
+    // Bundled CommonJS packages (fastify's) call require() for Node's own modules.
+    banner: {
+      js: "import { createRequire as __stagecraftRequire } from 'node:module'; const require = __stagecraftRequire(import.meta.url);",
+    },
+    plugins: [sourceLocation(dir)],
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const inputs = Object.keys(result.metafile.inputs)
+    .map((input) => toPosix(relative(ROOT, resolve(input))))
+    .filter((input) => !input.startsWith('node_modules/'));
+  inputs.push(toPosix(relative(ROOT, fileURLToPath(import.meta.url))), toPosix(INSTALL_STAMP));
+  const manifest = join(staging, MANIFEST);
+  writeFileSync(manifest, `${JSON.stringify({ inputs: [...new Set(inputs)].sort() }, null, 1)}\n`);
+  utimesSync(manifest, started, started);
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(staging, dir);
+}
+
+/** Builds when missing or stale (saying why); exits the process when the build fails. */
+export async function ensureBuilt() {
+  const state = buildState();
+  if (state.fresh) return;
+  console.log(`${state.reason}: building the CLI, the API server and its workers (scripts/build.mjs)`);
+  try {
+    await build();
+  } catch (e) {
+    console.error(`the build failed: ${e instanceof Error ? e.message : String(e)}`);
+    console.error('fix it, then run this again (the sources still run: STAGECRAFT_FROM_SOURCES=1)');
+    process.exit(1);
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  if (process.argv.includes('--force')) await build();
+  else if (buildState().fresh) console.log(`${shown(BUILD_DIR)} is up to date`);
+  else await ensureBuilt();
+}
