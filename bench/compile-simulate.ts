@@ -11,7 +11,13 @@
  * shows the cold first run and how many compiles a worker takes to reach the steady state. Compiles
  * without snapshots and simulates without the timeline, as a batch run would, through the workflow
  * (`runDesign`, `simulateRun`) the API, the CLI and the web worker take. Not a test: it asserts
- * nothing.
+ * nothing about results.
+ *
+ * The budget (issue 34): beside the target size it runs the floor, bench/limit.mjs (a bare
+ * typed-array list scheduler over as many ops, in a fresh process, as the floor was defined), and
+ * prints compile + simulate as a multiple of it, warm and cold. The run fails loudly (exit status
+ * 1) when the warm multiple passes 3×; the cold one's target, 6×, is reported, not enforced (a
+ * first run on a shared machine spreads too widely to fail a run on).
  *
  *   npm run bench                 # the whole sweep
  *   npm run bench -- --max-m 512  # stop at m = 512
@@ -20,6 +26,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Design, formatIssue } from '@stagecraft/ir';
 import { runDesign, simulateRun } from '@stagecraft/workflow';
@@ -57,6 +64,29 @@ function design({ p, v, m }: Size): Design {
     cluster: { kind: 'ideal', devices: p },
     directives: [{ op: 'schedule', builder: 'interleaved-1f1b', microbatches: m, chunks: v }],
   };
+}
+
+/** Compile + simulate may take at most this multiple of the floor, warm (issue 34). */
+const WARM_BUDGET = 3;
+/** The target for the first run of a fresh process (issue 34); reported, not enforced. */
+const COLD_TARGET = 6;
+const FLOOR_SCRIPT = fileURLToPath(new URL('./limit.mjs', import.meta.url));
+/** Microbatches of the floor's 1F1B with split backwards (3·p·m ops): as many ops as the target's. */
+const FLOOR_M = 2048;
+const FLOOR_RUNS = 7;
+
+/** The floor's time (ms, median of `runs` fresh processes) and its op count. */
+function floor(runs: number): { ms: number; ops: number } {
+  const times: number[] = [];
+  let ops = 0;
+  for (let i = 0; i < runs; i++) {
+    const out = JSON.parse(
+      execFileSync(process.execPath, [FLOOR_SCRIPT, String(TARGET.p), String(FLOOR_M)], { encoding: 'utf8' }),
+    ) as { ms: number; ops: number };
+    times.push(out.ms);
+    ops = out.ops;
+  }
+  return { ms: median(times), ops };
 }
 
 function median(xs: number[]): number {
@@ -159,6 +189,7 @@ const header = ['design', 'ops', 'compile ms', 'simulate ms', 'total ms', 'ns/op
 const widths = [22, 10, 11, 12, 10, 8, 9];
 console.log(pad(header, widths));
 let target: Row | undefined;
+let floorRun: { ms: number; ops: number } | undefined;
 const perOp: number[] = [];
 for (const size of SIZES.filter((s) => s.m <= maxM)) {
   // The largest designs take seconds per run: fewer repetitions keep the sweep to a few minutes.
@@ -169,7 +200,11 @@ for (const size of SIZES.filter((s) => s.m <= maxM)) {
     continue;
   }
   const total = row.compileMs + row.simulateMs;
-  if (size.p === TARGET.p && size.m === TARGET.m) target = row;
+  if (size.p === TARGET.p && size.m === TARGET.m) {
+    target = row;
+    // Right after the target, so both see the same machine.
+    floorRun = floor(FLOOR_RUNS);
+  }
   if (row.ops >= 50_000) perOp.push((total * 1e6) / row.ops);
   console.log(
     pad(
@@ -192,7 +227,7 @@ if (perOp.length > 1) {
   const spread = Math.max(...perOp) / Math.min(...perOp);
   console.log(`ns/op from 50k ops up varies by ${spread.toFixed(2)}x (1.00x would be exactly linear)`);
 }
-if (target && !('error' in target)) {
+if (target && !('error' in target) && floorRun) {
   // The same script in a new process (with the loader this one runs under), told to run once.
   const script = new URL(import.meta.url).pathname;
   const runs = JSON.parse(
@@ -207,8 +242,31 @@ if (target && !('error' in target)) {
   console.log(
     `fresh process, target size, runs 1-${runs.length} (total ms): ${runs.map((r) => (r.compileMs + r.simulateMs).toFixed(0)).join(' ')}`,
   );
-  console.log(`\nper pass at the target size (ms, median):`);
+  console.log(`\nper pass at the target size (ms, median; share of compile + simulate):`);
   const rows = [...target.passes].filter(([, ms]) => ms >= 0.05);
   rows.push(['simulate', target.simulateMs]);
-  for (const [pass, ms] of rows) console.log(`  ${pass.padEnd(22)} ${ms.toFixed(1).padStart(8)}`);
+  const whole = target.compileMs + target.simulateMs;
+  for (const [pass, ms] of rows)
+    console.log(
+      `  ${pass.padEnd(22)} ${ms.toFixed(1).padStart(8)} ${((100 * ms) / whole).toFixed(1).padStart(6)}%`,
+    );
+  const warm = whole / floorRun.ms;
+  const cold = (first.compileMs + first.simulateMs) / floorRun.ms;
+  console.log(
+    `\nfloor (bench/limit.mjs ${TARGET.p} ${FLOOR_M}, ${floorRun.ops.toLocaleString('en-US')} ops, median of ${FLOOR_RUNS} fresh processes): ${floorRun.ms.toFixed(1)} ms`,
+  );
+  console.log(
+    `warm: ${whole.toFixed(1)} ms = ${warm.toFixed(2)}x the floor (budget ${WARM_BUDGET}x)${warm > WARM_BUDGET ? '  OVER BUDGET' : ''}`,
+  );
+  console.log(
+    `cold: ${(first.compileMs + first.simulateMs).toFixed(1)} ms = ${cold.toFixed(2)}x the floor (target ${COLD_TARGET}x)${cold > COLD_TARGET ? '  over target' : ''}`,
+  );
+  if (warm > WARM_BUDGET) {
+    console.error(
+      `\nBUDGET EXCEEDED: compile + simulate of the target design takes ${warm.toFixed(2)}x the floor, warm; the budget is ${WARM_BUDGET}x (docs/performance.md). Find the pass that grew (the per-pass table above) before merging.`,
+    );
+    process.exitCode = 1;
+  }
+} else {
+  console.log('\nno budget check: the target size (m = 512) was not run');
 }

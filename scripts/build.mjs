@@ -98,6 +98,12 @@ export async function build(dir = BUILD_DIR) {
     target: 'node20',
     outdir: staging,
     outExtension: { '.js': '.mjs' },
+    // Smaller code parses faster (a one-shot command spends about a fifth of its start reading the
+    // bundle); names are kept for code that reads a function's name (fastify's plugins). Stack
+    // traces map back to the sources through the maps (the bin loads them with STAGECRAFT_DEBUG=1).
+    minify: true,
+    keepNames: true,
+    sourcemap: 'linked',
     // The native SQLite binding loads from node_modules as installed.
     external: ['better-sqlite3'],
     // Bundled CommonJS packages (fastify's) call require() for Node's own modules.

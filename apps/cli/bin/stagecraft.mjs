@@ -21,6 +21,7 @@ try {
   let runBin;
   if (chooseBuild()) {
     const built = builtEntries();
+    if (process.env.STAGECRAFT_DEBUG === '1') process.setSourceMapsEnabled(true);
     process.env.STAGECRAFT_BUILD = built.worker;
     ({ runBin } = await import(pathToFileURL(built.cli).href));
   } else {
