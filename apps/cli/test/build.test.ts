@@ -3,13 +3,13 @@
  * as the sources do, its server compiles on workers from the build, and a build older than its
  * sources is recognised as such (the bin then runs the sources).
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BUILD_DIR, build, buildState, builtEntries } from '../../../scripts/build.mjs';
-import { BIN, EXAMPLES, ROOT, type Run } from './run.ts';
+import { BIN, EXAMPLES, ROOT, type Run, stagecraftWithEnv } from './run.ts';
 
 const EXAMPLE = join(EXAMPLES, 'interleaved-1f1b-p4-v2-m8.json');
 const scratch = mkdtempSync(join(tmpdir(), 'stagecraft-build-'));
@@ -20,21 +20,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function runBin(args: string[], fromSources: boolean): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      {
-        cwd: ROOT,
-        encoding: 'utf8',
-        maxBuffer: 64 * 1024 * 1024,
-        env: { ...process.env, STAGECRAFT_DEBUG: '', STAGECRAFT_FROM_SOURCES: fromSources ? '1' : '' },
-      },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-      },
-    );
-  });
+  return stagecraftWithEnv({ STAGECRAFT_FROM_SOURCES: fromSources ? '1' : '' }, 0, ...args);
 }
 
 /** The one line of measured wall time in `simulate`'s text (`compiled in … ms, simulated in … ms`). */
@@ -54,6 +40,8 @@ describe('the built CLI answers as the sources do', () => {
     ["serve's help (the server's own chunk)", ['serve', '--help']],
   ];
   test.each(commands)('%s', async (_name, args) => {
+    // Up to date, so the bin runs the build, not the sources again.
+    expect(buildState()).toEqual({ fresh: true });
     const [built, sources] = await Promise.all([runBin(args, false), runBin(args, true)]);
     expect(withoutTimings(built)).toEqual(withoutTimings(sources));
     expect(built.stdout + built.stderr).not.toMatch(/^\s+at /m);
@@ -61,6 +49,7 @@ describe('the built CLI answers as the sources do', () => {
 });
 
 test('the built server compiles a design on its built workers', async () => {
+  expect(buildState()).toEqual({ fresh: true });
   const child = spawn(
     process.execPath,
     [BIN, 'serve', '--port', '0', '--db', join(scratch, 'designs.sqlite')],

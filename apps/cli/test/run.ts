@@ -24,6 +24,11 @@ export const TIMED_OUT = 124;
 
 /** Runs the CLI, stopping it after `ms` (0: never), so a command that hangs fails its test. */
 export function stagecraftWithin(ms: number, ...args: string[]): Promise<Run> {
+  return stagecraftWithEnv({}, ms, ...args);
+}
+
+/** Runs the CLI with `env` added to the environment (STAGECRAFT_FROM_SOURCES, say). */
+export function stagecraftWithEnv(env: Record<string, string>, ms: number, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -34,7 +39,7 @@ export function stagecraftWithin(ms: number, ...args: string[]): Promise<Run> {
         maxBuffer: 64 * 1024 * 1024,
         timeout: ms,
         killSignal: 'SIGKILL',
-        env: { ...process.env, STAGECRAFT_DEBUG: '' },
+        env: { ...process.env, STAGECRAFT_DEBUG: '', ...env },
       },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : error.killed ? TIMED_OUT : 1) : 0;
