@@ -8,8 +8,18 @@
 //   node scripts/build.mjs          build when missing or stale, else say it is up to date
 //   node scripts/build.mjs --force  build anyway
 // No dependency at import: esbuild is loaded only to build, so the bin can ask `buildState()`.
-import { existsSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -80,7 +90,7 @@ function sourceLocation(dir) {
   };
 }
 
-/** Builds into a fresh directory beside `dir` (apps/cli/dist), then puts it in place. */
+/** Builds into a fresh directory beside `dir` (apps/cli/dist), then moves it in (putInPlace). */
 export async function build(dir = BUILD_DIR) {
   const { build: esbuild } = await import('esbuild');
   // Stamped with the time it started, so a source saved while it runs counts as newer.
@@ -118,11 +128,33 @@ export async function build(dir = BUILD_DIR) {
     .map((input) => toPosix(relative(ROOT, resolve(input))))
     .filter((input) => !input.startsWith('node_modules/'));
   inputs.push(toPosix(relative(ROOT, fileURLToPath(import.meta.url))), toPosix(INSTALL_STAMP));
+  const outputs = readdirSync(staging).sort();
   const manifest = join(staging, MANIFEST);
-  writeFileSync(manifest, `${JSON.stringify({ inputs: [...new Set(inputs)].sort() }, null, 1)}\n`);
+  writeFileSync(manifest, `${JSON.stringify({ inputs: [...new Set(inputs)].sort(), outputs }, null, 1)}\n`);
   utimesSync(manifest, started, started);
-  rmSync(dir, { recursive: true, force: true });
-  renameSync(staging, dir);
+  putInPlace(staging, dir, outputs);
+}
+
+/**
+ * Moves a build from `staging` into `dir` while commands may be running from it: chunks (named by
+ * their content) first, then the entries, then the list of inputs, each an atomic rename. A
+ * command starting meanwhile loads the old entries with the old chunks or the new ones with
+ * theirs, so the previous build's files stay until the next build.
+ */
+function putInPlace(staging, dir, outputs) {
+  let previous = [];
+  try {
+    previous = JSON.parse(readFileSync(join(dir, MANIFEST), 'utf8')).outputs ?? [];
+  } catch {}
+  mkdirSync(dir, { recursive: true });
+  const entries = Object.values(builtEntries(staging)).map((f) => basename(f));
+  const last = [...entries, ...entries.map((f) => `${f}.map`)];
+  for (const f of outputs.filter((f) => !last.includes(f))) renameSync(join(staging, f), join(dir, f));
+  for (const f of outputs.filter((f) => last.includes(f))) renameSync(join(staging, f), join(dir, f));
+  renameSync(join(staging, MANIFEST), join(dir, MANIFEST));
+  rmSync(staging, { recursive: true, force: true });
+  const kept = new Set([...outputs, ...previous, MANIFEST]);
+  for (const f of readdirSync(dir)) if (!kept.has(f)) rmSync(join(dir, f), { recursive: true, force: true });
 }
 
 /** Builds when missing or stale (saying why); exits the process when the build fails. */

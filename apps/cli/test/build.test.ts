@@ -4,7 +4,16 @@
  * sources is recognised as such (the bin then runs the sources).
  */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -130,6 +139,20 @@ describe('a build is run only while it is up to date with its sources', () => {
       reason: expect.stringMatching(/is incomplete$/),
     });
   });
+
+  test("a new build keeps the previous build's files for commands still loading them, no older ones", async () => {
+    const dir = copyOfBuild('rebuilt');
+    // As left by a build before the last one, and by the last one.
+    writeFileSync(join(dir, 'chunk-OLDER.mjs'), '');
+    writeFileSync(join(dir, 'chunk-LAST.mjs'), '');
+    const last = JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8'));
+    writeFileSync(join(dir, 'inputs.json'), JSON.stringify({ ...last, outputs: ['chunk-LAST.mjs'] }));
+    await build(dir);
+    const files = readdirSync(dir);
+    expect(files).toContain('chunk-LAST.mjs');
+    expect(files).not.toContain('chunk-OLDER.mjs');
+    expect(buildState(dir)).toEqual({ fresh: true });
+  }, 120_000);
 
   test('no build at all is missing', () => {
     expect(buildState(join(scratch, 'never-built'))).toEqual({
