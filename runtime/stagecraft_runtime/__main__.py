@@ -1,6 +1,7 @@
 """`python3 -m stagecraft_runtime plan.json … [--steps n] [--dtype float32|float64] [--json]`.
 Under torchrun (RANK and WORLD_SIZE set) this process is one device of the run; otherwise it
-launches one process per device on this machine and compares with the single-device reference."""
+launches one process per device on this machine and compares with the single-device reference.
+`--check` only reads each plan and says whether this runtime accepts it, starting no process."""
 import argparse
 import json
 import os
@@ -22,6 +23,7 @@ def main(argv=None):
     ap.add_argument("--backend", choices=["auto", "gloo", "nccl"], default="auto",
                     help="nccl with CUDA tensors on cuda:<LOCAL_RANK>, gloo on the CPU; auto: nccl when CUDA is there")
     ap.add_argument("--trace", action="store_true", help="record every instruction's start and end")
+    ap.add_argument("--check", action="store_true", help="accept or refuse each plan without running it")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--options", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -30,6 +32,8 @@ def main(argv=None):
         "json": a.json, "backend": a.backend,
     }
     try:
+        if a.check:
+            return _check(a.plans)
         if a.worker is not None or "RANK" in os.environ and "WORLD_SIZE" in os.environ:
             from .worker import main as worker_main
 
@@ -62,6 +66,21 @@ def main(argv=None):
     except Exception as e:  # one line naming what failed, never a stack trace for the user
         print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
+
+
+def _check(paths):
+    """One line per plan: `ok: <path>` or `error: <path>: <why>`; exit 1 when any is refused."""
+    from .plan import load
+
+    refused = 0
+    for path in paths:
+        try:
+            load(path)
+            print(f"ok: {path}", flush=True)
+        except PlanError as e:
+            refused += 1
+            print(f"error: {path}: {e}", flush=True)
+    return 1 if refused else 0
 
 
 if __name__ == "__main__":

@@ -58,6 +58,7 @@ class Device:
         self.program = program
         self.peer_of = peer_of
         self.groups = groups  # (devices tuple, stream) -> process group
+        self.orders = {}  # (devices tuple, stream) -> collectives.MemberOrder
         self.tags = tags  # transfer key -> p2p tag
         self.replica = replica
         self.timeout = timeout
@@ -162,7 +163,7 @@ class Device:
             n, me = len(devices), devices.index(self.rank)
             flat = torch.nn.functional.pad(self._flat(bucket, False), (0, self._padded(bucket, n)))
             c = flat.numel() // n
-            self.param_shards[bucket] = (flat[me * c : (me + 1) * c].clone(), n, me, self.groups[(devices, stream)])
+            self.param_shards[bucket] = (flat[me * c : (me + 1) * c].clone(), n, me, self._group(devices, stream))
             self.users[bucket] = 0
             for b in bucket:
                 self.sharded_block[b] = bucket
@@ -558,16 +559,25 @@ class Device:
                     p.data.copy_(part)
                 k += n
 
+    def _group(self, devices, stream):
+        """(process group, member order) of a collective over `devices` on `stream`."""
+        key = (tuple(devices), stream)
+        group = self.groups[key]
+        order = self.orders.get(key)
+        if order is None:
+            order = self.orders[key] = collectives.member_order(group, key[0])
+        return group, order
+
     def _collective(self, ins, stream):
         op = ins["op"]
         devices = tuple(ins["devices"])
-        group = self.groups[(devices, stream)]
+        group, order = self._group(devices, stream)
         n = len(devices)
         me = devices.index(self.rank)
         if "tensor" in ins and op == "ALL_REDUCE":
             return self._reduce_tensor(ins["tensor"], group)
         if "tensor" in ins and op == "ALL_TO_ALL":
-            return self._expert_all_to_all(ins, ins["tensor"], group, n)
+            return self._expert_all_to_all(ins, ins["tensor"], (group, order), n)
         blocks = tuple(ins.get("params", []))
         if not blocks:
             raise RunError(f"device {self.rank}: {ins['id']}: activation collectives are not run yet")
@@ -584,8 +594,8 @@ class Device:
                 # What the collective carries leaves the local gradients now: a backward that runs
                 # while it is in flight accumulates afresh.
                 self._clear_grads(blocks)
-            self._shard_groups[blocks] = group
-            work, result = collectives.reduce_scatter(flat, n, me, group)
+            self._shard_groups[blocks] = (group, order)
+            work, result = collectives.reduce_scatter(flat, n, me, group, order)
 
             def keep():
                 shard = result()
@@ -595,13 +605,13 @@ class Device:
             return work, keep
         if op == "ALL_GATHER" and blocks in self.param_shards:
             shard = self.param_shards[blocks][0]
-            work, result = collectives.all_gather(shard, n, group)
+            work, result = collectives.all_gather(shard, n, group, order)
             total = shard.numel() * n - padded
             return work, lambda: self._gathered(ins["id"], result()[:total])
         if op == "ALL_GATHER":
             flat = torch.nn.functional.pad(self._flat(blocks, False), (0, padded))
             chunk = flat.numel() // n
-            work, result = collectives.all_gather(flat[me * chunk : (me + 1) * chunk].contiguous(), n, group)
+            work, result = collectives.all_gather(flat[me * chunk : (me + 1) * chunk].contiguous(), n, group, order)
             total = flat.numel() - padded
             for stale in [k for k in self.stale if set(k) & set(blocks)]:
                 del self.stale[stale]
@@ -693,10 +703,8 @@ class Device:
         raise RunError(f"device {self.rank}: {ins['id']}: an ALL_TO_ALL this runtime cannot place")
 
     def _exchange(self, send, group, then):
-        send = send.contiguous()
-        got = torch.empty_like(send)
-        work = dist.all_to_all_single(got, send, group=group, async_op=True)
-        return work, lambda: then(got)
+        work, got = collectives.all_to_all(send, *group)
+        return work, lambda: then(got())
 
     def _padded(self, blocks, n):
         total = sum(shape.numel() for b in blocks for shape in self.shapes[b])
@@ -730,17 +738,17 @@ class Device:
         """After the last step, for the comparison: the parameters of buckets no ALL_GATHER
         refreshed since their UPD, and ZeRO-3's shards, gathered so every member holds them whole."""
         for bucket in sorted(self.param_shards):
-            shard, n, _me, group = self.param_shards[bucket]
-            work, result = collectives.all_gather(shard, n, group)
+            shard, n, _me, (group, order) = self.param_shards[bucket]
+            work, result = collectives.all_gather(shard, n, group, order)
             work.wait()
             self._materialize(bucket, result()[: shard.numel() * n - self._padded(bucket, n)].clone())
         self.param_shards = {}
         for blocks in sorted(self.stale):
-            n, me, group = self.stale[blocks]
+            n, me, (group, order) = self.stale[blocks]
             padded = self._padded(blocks, n)
             flat = torch.nn.functional.pad(self._flat(blocks, False), (0, padded))
             c = flat.numel() // n
-            work, result = collectives.all_gather(flat[me * c : (me + 1) * c].contiguous(), n, group)
+            work, result = collectives.all_gather(flat[me * c : (me + 1) * c].contiguous(), n, group, order)
             work.wait()
             self._unflat(blocks, result()[: flat.numel() - padded], False)
         self.stale = {}
