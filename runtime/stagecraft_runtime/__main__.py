@@ -15,7 +15,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m stagecraft_runtime")
     ap.add_argument("plans", nargs="+")
     ap.add_argument("--steps", type=int, default=3)
-    ap.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    ap.add_argument("--dtype", choices=["float32", "float64"], default="float64")
     ap.add_argument("--width", type=int, default=16)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=30.0)
@@ -23,6 +23,8 @@ def main(argv=None):
     ap.add_argument("--backend", choices=["auto", "gloo", "nccl"], default="auto",
                     help="nccl with CUDA tensors on cuda:<LOCAL_RANK>, gloo on the CPU; auto: nccl when CUDA is there")
     ap.add_argument("--trace", action="store_true", help="record every instruction's start and end")
+    ap.add_argument("--reference-batch", help="the design's batch as JSON {microbatches, microbatchSize, replicas}: "
+                    "the reference runs it instead of the one read off the plan's instructions")
     ap.add_argument("--check", action="store_true", help="accept or refuse each plan without running it")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--options", help=argparse.SUPPRESS)
@@ -31,6 +33,8 @@ def main(argv=None):
         "steps": a.steps, "dtype": a.dtype, "width": a.width, "seed": a.seed, "timeout": a.timeout, "trace": a.trace,
         "json": a.json, "backend": a.backend,
     }
+    if a.reference_batch:
+        opts["referenceBatch"] = json.loads(a.reference_batch)
     try:
         if a.check:
             return _check(a.plans)
@@ -59,13 +63,25 @@ def main(argv=None):
                 print(f"{path}: {r['devices']} devices, {r['steps']} steps; loss {r['loss']}; "
                       f"reference {r['referenceLoss']}; max rel diff {r['maxRelDiff']:.3g}; "
                       f"step ms {[round(x, 2) for x in r['stepMs']]}")
-        return 0
+            if not r["equal"]:
+                print(f"error: {path}: {not_equal(r)}", file=sys.stderr)
+        return 0 if all(r["equal"] for r in results) else 1
     except (PlanError, BackendError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # one line naming what failed, never a stack trace for the user
         print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
+
+
+def not_equal(r):
+    """The verdict of a run that differs from the reference, naming its worst tensors."""
+    named = []
+    for w in r["worst"]:
+        where = "all devices" if w["device"] is None else f"device {w['device']}"
+        what = w.get("problem") or f"relative difference {w['difference']:.3g}"
+        named.append(f"{where}, {w['tensor']}, step {w['step']}: {what}")
+    return f"differs from the single-device reference beyond {r['tolerance']:g}: " + "; ".join(named)
 
 
 def _check(paths):
