@@ -54,7 +54,12 @@ def run_reference(setup, steps):
                 loss = ((forward(setup, blocks, x) - y) ** 2).mean() * setup.loss_scale
                 loss.backward()
                 total += loss.item()
-        gradients.append({k: (p.grad if p.grad is not None else torch.zeros_like(p)).detach().clone() for k, p in named.items()})
+        # An expert no token chose has no gradient; it still takes its step (zero gradient: its
+        # moments decay and its step count advances), as it does on a device that holds it.
+        for p in named.values():
+            if p.grad is None:
+                p.grad = torch.zeros_like(p)
+        gradients.append({k: p.grad.detach().clone() for k, p in named.items()})
         adam.step()
         adam.zero_grad(set_to_none=True)
         losses.append(total)

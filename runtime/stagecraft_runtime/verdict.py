@@ -12,8 +12,8 @@ from .reference import run_reference
 # Largest relative difference ‖x − x_ref‖ / ‖x_ref‖ of any tensor that still counts as equal.
 # float64: clean runs of every example and test plan stay ≤ 3e-13, the corruptions of
 # tests/test_corruptions.py give ≥ 3e-6 (docs/runtime.md): 1e-9 is 3 orders of magnitude from
-# both. float32: clean runs reach 3.4e-5 (Adam divides by √v, which amplifies rounding in small
-# gradients), so 1e-3; a corruption smaller than that is seen in float64 only.
+# both. float32: clean runs reach 3.4e-5 in the parameters (Adam divides by √v, which amplifies
+# rounding in small gradients), so 1e-3; a corruption smaller than that is seen in float64 only.
 TOLERANCE = {"float64": 1e-9, "float32": 1e-3}
 WORST = 5  # tensors named when a run fails
 
