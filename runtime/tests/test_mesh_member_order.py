@@ -14,6 +14,7 @@ import subprocess
 
 import pytest
 
+from stagecraft_runtime.collectives import MemberOrder
 from stagecraft_runtime.launch import launch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -70,6 +71,17 @@ def permuted_runs(tmp_path_factory):
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         plans = list(pool.map(compile_with_cli, designs))
     return dict(zip(CASES, launch(plans, {"steps": 2, "dtype": "float64", "timeout": 30})))
+
+
+def test_a_member_order_puts_group_rank_chunks_in_plan_order_and_back():
+    import torch
+
+    # Plan devices [3, 2, 0]: torch's group ranks them 2, 1, 0.
+    order = MemberOrder([2, 1, 0])
+    by_group_rank = torch.tensor([[0.0], [2.0], [3.0]])  # the chunks of devices 0, 2, 3
+    assert order.to_plan(by_group_rank).flatten().tolist() == [3.0, 2.0, 0.0]
+    assert torch.equal(order.to_group(order.to_plan(by_group_rank)), by_group_rank)
+    assert MemberOrder([0, 1, 2]).identity and not order.identity
 
 
 def test_the_permutations_move_sub_groups_out_of_ascending_order():
