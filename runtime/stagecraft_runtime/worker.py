@@ -43,7 +43,7 @@ def _store():
 
 
 def run_plans(rank, world, plans, opts, out_dir=None, log=print):
-    dtype = torch.float64 if opts.get("dtype") == "float64" else torch.float32
+    dtype = torch.float64 if opts.get("dtype", "float64") == "float64" else torch.float32
     results = []
     for pi, path in enumerate(plans):
         plan = load(path)
