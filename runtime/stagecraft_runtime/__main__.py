@@ -1,6 +1,7 @@
 """`python3 -m stagecraft_runtime plan.json … [--steps n] [--dtype float32|float64] [--json]`.
 Under torchrun (RANK and WORLD_SIZE set) this process is one device of the run; otherwise it
-launches one process per device on this machine and compares with the single-device reference."""
+launches one process per device on this machine and compares with the single-device reference.
+`--check` only reads each plan and says whether this runtime accepts it, starting no process."""
 import argparse
 import json
 import os
@@ -14,7 +15,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m stagecraft_runtime")
     ap.add_argument("plans", nargs="+")
     ap.add_argument("--steps", type=int, default=3)
-    ap.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    ap.add_argument("--dtype", choices=["float32", "float64"], default="float64")
     ap.add_argument("--width", type=int, default=16)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=30.0)
@@ -22,6 +23,9 @@ def main(argv=None):
     ap.add_argument("--backend", choices=["auto", "gloo", "nccl"], default="auto",
                     help="nccl with CUDA tensors on cuda:<LOCAL_RANK>, gloo on the CPU; auto: nccl when CUDA is there")
     ap.add_argument("--trace", action="store_true", help="record every instruction's start and end")
+    ap.add_argument("--reference-batch", help="the design's batch as JSON {microbatches, microbatchSize, replicas}: "
+                    "the reference runs it instead of the one read off the plan's instructions")
+    ap.add_argument("--check", action="store_true", help="accept or refuse each plan without running it")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--options", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -29,7 +33,11 @@ def main(argv=None):
         "steps": a.steps, "dtype": a.dtype, "width": a.width, "seed": a.seed, "timeout": a.timeout, "trace": a.trace,
         "json": a.json, "backend": a.backend,
     }
+    if a.reference_batch:
+        opts["referenceBatch"] = json.loads(a.reference_batch)
     try:
+        if a.check:
+            return _check(a.plans)
         if a.worker is not None or "RANK" in os.environ and "WORLD_SIZE" in os.environ:
             from .worker import main as worker_main
 
@@ -55,13 +63,40 @@ def main(argv=None):
                 print(f"{path}: {r['devices']} devices, {r['steps']} steps; loss {r['loss']}; "
                       f"reference {r['referenceLoss']}; max rel diff {r['maxRelDiff']:.3g}; "
                       f"step ms {[round(x, 2) for x in r['stepMs']]}")
-        return 0
+            if not r["equal"]:
+                print(f"error: {path}: {not_equal(r)}", file=sys.stderr)
+        return 0 if all(r["equal"] for r in results) else 1
     except (PlanError, BackendError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # one line naming what failed, never a stack trace for the user
         print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
+
+
+def not_equal(r):
+    """The verdict of a run that differs from the reference, naming its worst tensors."""
+    named = []
+    for w in r["worst"]:
+        where = "all devices" if w["device"] is None else f"device {w['device']}"
+        what = w.get("problem") or f"relative difference {w['difference']:.3g}"
+        named.append(f"{where}, {w['tensor']}, step {w['step']}: {what}")
+    return f"differs from the single-device reference beyond {r['tolerance']:g}: " + "; ".join(named)
+
+
+def _check(paths):
+    """One line per plan: `ok: <path>` or `error: <path>: <why>`; exit 1 when any is refused."""
+    from .plan import load
+
+    refused = 0
+    for path in paths:
+        try:
+            load(path)
+            print(f"ok: {path}", flush=True)
+        except PlanError as e:
+            refused += 1
+            print(f"error: {path}: {e}", flush=True)
+    return 1 if refused else 0
 
 
 if __name__ == "__main__":

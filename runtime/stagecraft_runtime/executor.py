@@ -58,6 +58,7 @@ class Device:
         self.program = program
         self.peer_of = peer_of
         self.groups = groups  # (devices tuple, stream) -> process group
+        self.orders = {}  # (devices tuple, stream) -> collectives.MemberOrder
         self.tags = tags  # transfer key -> p2p tag
         self.replica = replica
         self.timeout = timeout
@@ -127,11 +128,8 @@ class Device:
                 owned = range(r * per, (r + 1) * per)
             self.blocks[b] = setup.block(b, self.tp.get(b, (0, 1)), owned)
         self.shapes = {b: [p.shape for p in mod.parameters()] for b, mod in self.blocks.items()}
-        # ZeRO: flat gradient shards per bucket (tuple of blocks) this member keeps; buckets whose
-        # other members' chunks are stale here since the last UPD.
+        # ZeRO: flat gradient shards per bucket (tuple of blocks) this member keeps.
         self.shards = {}
-        self._shard_groups = {}
-        self.stale = {}
         self._init_sharded_params()
         # A REDUCE_SCATTER takes the gradients it carries as soon as the backwards it waits for
         # have run (not when its stream frees up), so they never pile up here between microbatches.
@@ -143,6 +141,8 @@ class Device:
                     for w in ins["waits"]:
                         self.reduce_after.setdefault(w, []).append(ins)
         self.memory = {}
+        # Per step, the gradients held when each UPD started (verdict.py compares them).
+        self.gradients = {}
 
     def _init_sharded_params(self):
         """ZeRO-3: buckets held as this member's chunk of their flat parameters between uses; the
@@ -162,7 +162,7 @@ class Device:
             n, me = len(devices), devices.index(self.rank)
             flat = torch.nn.functional.pad(self._flat(bucket, False), (0, self._padded(bucket, n)))
             c = flat.numel() // n
-            self.param_shards[bucket] = (flat[me * c : (me + 1) * c].clone(), n, me, self.groups[(devices, stream)])
+            self.param_shards[bucket] = (flat[me * c : (me + 1) * c].clone(), n, me, self._group(devices, stream))
             self.users[bucket] = 0
             for b in bucket:
                 self.sharded_block[b] = bucket
@@ -558,16 +558,25 @@ class Device:
                     p.data.copy_(part)
                 k += n
 
+    def _group(self, devices, stream):
+        """(process group, member order) of a collective over `devices` on `stream`."""
+        key = (tuple(devices), stream)
+        group = self.groups[key]
+        order = self.orders.get(key)
+        if order is None:
+            order = self.orders[key] = collectives.member_order(group, key[0])
+        return group, order
+
     def _collective(self, ins, stream):
         op = ins["op"]
         devices = tuple(ins["devices"])
-        group = self.groups[(devices, stream)]
+        group, order = self._group(devices, stream)
         n = len(devices)
         me = devices.index(self.rank)
         if "tensor" in ins and op == "ALL_REDUCE":
             return self._reduce_tensor(ins["tensor"], group)
         if "tensor" in ins and op == "ALL_TO_ALL":
-            return self._expert_all_to_all(ins, ins["tensor"], group, n)
+            return self._expert_all_to_all(ins, ins["tensor"], (group, order), n)
         blocks = tuple(ins.get("params", []))
         if not blocks:
             raise RunError(f"device {self.rank}: {ins['id']}: activation collectives are not run yet")
@@ -584,8 +593,7 @@ class Device:
                 # What the collective carries leaves the local gradients now: a backward that runs
                 # while it is in flight accumulates afresh.
                 self._clear_grads(blocks)
-            self._shard_groups[blocks] = group
-            work, result = collectives.reduce_scatter(flat, n, me, group)
+            work, result = collectives.reduce_scatter(flat, n, me, group, order)
 
             def keep():
                 shard = result()
@@ -595,16 +603,14 @@ class Device:
             return work, keep
         if op == "ALL_GATHER" and blocks in self.param_shards:
             shard = self.param_shards[blocks][0]
-            work, result = collectives.all_gather(shard, n, group)
+            work, result = collectives.all_gather(shard, n, group, order)
             total = shard.numel() * n - padded
             return work, lambda: self._gathered(ins["id"], result()[:total])
         if op == "ALL_GATHER":
             flat = torch.nn.functional.pad(self._flat(blocks, False), (0, padded))
             chunk = flat.numel() // n
-            work, result = collectives.all_gather(flat[me * chunk : (me + 1) * chunk].contiguous(), n, group)
+            work, result = collectives.all_gather(flat[me * chunk : (me + 1) * chunk].contiguous(), n, group, order)
             total = flat.numel() - padded
-            for stale in [k for k in self.stale if set(k) & set(blocks)]:
-                del self.stale[stale]
             return work, lambda: self._unflat(blocks, result()[:total], False)
         raise RunError(f"device {self.rank}: {ins['id']}: {op} of parameters is not run yet")
 
@@ -693,16 +699,48 @@ class Device:
         raise RunError(f"device {self.rank}: {ins['id']}: an ALL_TO_ALL this runtime cannot place")
 
     def _exchange(self, send, group, then):
-        send = send.contiguous()
-        got = torch.empty_like(send)
-        work = dist.all_to_all_single(got, send, group=group, async_op=True)
-        return work, lambda: then(got)
+        work, got = collectives.all_to_all(send, *group)
+        return work, lambda: then(got())
 
     def _padded(self, blocks, n):
         total = sum(shape.numel() for b in blocks for shape in self.shapes[b])
         return (-total) % n
 
+    def _names(self, blocks):
+        """(block, parameter name, tensor-parallel slice or None) of each parameter of `blocks`,
+        in the order their flat buckets concatenate them."""
+        return [(b, name, self.tp.get(b)) for b in blocks for name, _p in self.blocks[b].named_parameters()]
+
+    def _record_gradients(self):
+        """What UPD is about to step: each ZeRO bucket's own gradient chunk, every other parameter's
+        whole gradient (zeros where none arrived), as this device holds them."""
+        held = []
+        for blocks, (shard, n, me) in self.shards.items():
+            held.append((self._names(blocks), (me, n), shard.detach().cpu().clone()))
+        sharded = {b for blocks in self.shards for b in blocks}
+        for b, mod in self.blocks.items():
+            if b in sharded:
+                continue
+            for (name, p), shape in zip(mod.named_parameters(), self.shapes[b]):
+                g = p.grad if p.grad is not None else torch.zeros(shape, dtype=self.setup.dtype)
+                held.append(([(b, name, self.tp.get(b))], None, g.detach().cpu().clone()))
+        self.gradients.setdefault(self.step_index, []).extend(held)
+
+    def holdings(self):
+        """The parameters this device holds now, as it holds them: ZeRO-3's own chunk of each bucket
+        (never gathered for the comparison), every other parameter whole, stale or not."""
+        held = []
+        for bucket, (shard, n, me, _group) in self.param_shards.items():
+            held.append((self._names(bucket), (me, n), shard.detach().cpu().clone()))
+        for b, mod in self.blocks.items():
+            if b in self.sharded_block:
+                continue
+            for name, p in mod.named_parameters():
+                held.append(([(b, name, self.tp.get(b))], None, p.detach().cpu().clone()))
+        return held
+
     def _update(self):
+        self._record_gradients()
         sharded = set()
         for blocks, (shard, n, me) in self.shards.items():
             sharded.update(blocks)
@@ -718,29 +756,9 @@ class Device:
             self.adam.step(("shard", blocks), part, shard)
             flat[me * c : (me + 1) * c] = part
             self._unflat(blocks, flat[: params.numel()], False)
-            self.stale[blocks] = (n, me, self._shard_groups[blocks])
         self.shards = {}
         for b, mod in self.blocks.items():
             for name, p in mod.named_parameters():
                 if p.grad is not None and b not in sharded:
                     self.adam.step((b, name), p.data, p.grad)
                 p.grad = None
-
-    def gather_stale(self):
-        """After the last step, for the comparison: the parameters of buckets no ALL_GATHER
-        refreshed since their UPD, and ZeRO-3's shards, gathered so every member holds them whole."""
-        for bucket in sorted(self.param_shards):
-            shard, n, _me, group = self.param_shards[bucket]
-            work, result = collectives.all_gather(shard, n, group)
-            work.wait()
-            self._materialize(bucket, result()[: shard.numel() * n - self._padded(bucket, n)].clone())
-        self.param_shards = {}
-        for blocks in sorted(self.stale):
-            n, me, group = self.stale[blocks]
-            padded = self._padded(blocks, n)
-            flat = torch.nn.functional.pad(self._flat(blocks, False), (0, padded))
-            c = flat.numel() // n
-            work, result = collectives.all_gather(flat[me * c : (me + 1) * c].contiguous(), n, group)
-            work.wait()
-            self._unflat(blocks, result()[: flat.numel() - padded], False)
-        self.stale = {}

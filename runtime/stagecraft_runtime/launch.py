@@ -13,9 +13,8 @@ import time
 import torch
 
 from . import backend
-from .model import Setup, join_shards
 from .plan import device_count, load
-from .reference import run_reference
+from .verdict import judge
 
 
 class LaunchError(Exception):
@@ -149,40 +148,21 @@ def _last_issued(err_path):
 
 
 def report(plan, ranks, opts):
-    dtype = torch.float64 if opts.get("dtype") == "float64" else torch.float32
-    setup = Setup(plan, width=opts.get("width", 16), rows=opts.get("rows", 2), seed=opts.get("seed", 0), dtype=dtype)
+    figures = judge(plan, ranks, opts)
     steps = opts.get("steps", 3)
-    ref_loss, ref_params = run_reference(setup, steps)
-    params, slices = {}, {}
-    for r in ranks:
-        for b, ps in r["params"].items():
-            shard = r.get("shards", {}).get(b)
-            if shard is None:
-                # Replicas hold the same tensors; expert-parallel members each hold some experts.
-                for name, t in ps.items():
-                    params.setdefault(b, {}).setdefault(name, t)
-            else:
-                slices.setdefault(b, {})[shard[0]] = ps
-    for b, by_index in slices.items():
-        params[b] = join_shards([by_index[i] for i in sorted(by_index)])
-    missing = [b for b in ref_params if b not in params]
-    if missing:
-        raise LaunchError(f"no device holds block(s) {missing}")
-    max_abs = max_rel = 0.0
-    for b, ps in ref_params.items():
-        for n, ref in ps.items():
-            d = (params[b][n] - ref).norm().item()
-            max_abs = max(max_abs, d)
-            max_rel = max(max_rel, d / max(ref.norm().item(), 1e-300))
     step_ms = [max(r["stepMs"][s] for r in ranks) for s in range(steps)]
     return {
         "devices": len(ranks),
         "backend": ranks[0].get("backend", "gloo"),
         "steps": steps,
         "loss": ranks[0]["loss"],
-        "referenceLoss": ref_loss,
-        "maxAbsDiff": max_abs,
-        "maxRelDiff": max_rel,
+        "referenceLoss": figures["referenceLoss"],
+        "maxAbsDiff": figures["maxAbsDiff"],
+        "maxRelDiff": figures["maxRelDiff"],
+        "tolerance": figures["tolerance"],
+        "equal": figures["equal"],
+        "worst": figures["worst"],
+        "referenceBatch": figures["referenceBatch"],
         "stepMs": step_ms,
         # Per device, bytes held in the last step: parameters and optimizer state at its end, the
         # most gradient held when a backward or UPD started, the most parameter (gathered copies too).

@@ -31,17 +31,6 @@ class Block(torch.nn.Module):
         return y + self.bias2 if self.bias2 is not None else y
 
 
-def join_shards(shards):
-    """A block's parameters from its tensor-parallel slices, in member order."""
-    out = {
-        "weight1": torch.cat([s["weight1"] for s in shards], dim=1),
-        "bias1": torch.cat([s["bias1"] for s in shards]),
-        "weight2": torch.cat([s["weight2"] for s in shards], dim=0),
-    }
-    out["bias2"] = shards[0]["bias2"]
-    return out
-
-
 class Setup:
     """Model sizes and data of one run: `width` features, `rows` rows per sample."""
 
@@ -114,10 +103,15 @@ class Setup:
         return out
 
 
+# The optimizer of every run and of the reference (torch.optim.Adam's defaults, but lr 1e-2 so
+# that a few steps move the parameters visibly).
+ADAM = {"lr": 1e-2, "betas": (0.9, 0.999), "eps": 1e-8}
+
+
 class Adam:
     """Adam applied elementwise, so a flat shard of parameters steps exactly as the whole tensor does."""
 
-    def __init__(self, lr=1e-2, betas=(0.9, 0.999), eps=1e-8):
+    def __init__(self, lr=ADAM["lr"], betas=ADAM["betas"], eps=ADAM["eps"]):
         self.lr, self.b1, self.b2, self.eps = lr, betas[0], betas[1], eps
         self.state = {}
 

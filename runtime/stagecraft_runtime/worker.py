@@ -43,7 +43,7 @@ def _store():
 
 
 def run_plans(rank, world, plans, opts, out_dir=None, log=print):
-    dtype = torch.float64 if opts.get("dtype") == "float64" else torch.float32
+    dtype = torch.float64 if opts.get("dtype", "float64") == "float64" else torch.float32
     results = []
     for pi, path in enumerate(plans):
         plan = load(path)
@@ -76,18 +76,14 @@ def run_plans(rank, world, plans, opts, out_dir=None, log=print):
             dist.all_reduce(total)
             step_ms.append((time.perf_counter() - t0) * 1000)
             losses.append(total.item())
-        # What the device held in the last step, before the final gather makes every member whole.
         memory = dict(device.memory) if device is not None else {}
+        result = {"plan": path, "rank": rank, "loss": losses, "stepMs": step_ms, "params": [], "gradients": {},
+                  "trace": [], "memory": memory, "backend": backend.current.name}
         if device is not None:
-            device.gather_stale()
-        result = {"plan": path, "rank": rank, "loss": losses, "stepMs": step_ms, "params": {}, "trace": [],
-                  "memory": memory, "backend": backend.current.name}
-        if device is not None:
-            # Every member reports; the launcher keeps the first copy of each tensor.
-            result["params"] = {
-                b: {n: p.detach().cpu().clone() for n, p in m.named_parameters()} for b, m in device.blocks.items()
-            }
-            result["shards"] = dict(device.tp)
+            # Every member reports what it holds itself (its own copy, its own ZeRO chunk), and the
+            # gradients each UPD stepped: verdict.py compares each with the reference.
+            result["params"] = device.holdings()
+            result["gradients"] = device.gradients
             result["trace"] = device.trace or []
         if out_dir is not None:
             torch.save(result, os.path.join(out_dir, f"plan{pi}.rank{rank}.pt"))

@@ -101,14 +101,16 @@ def test_the_plan_matches_the_single_device_reference_in_float32(float32_runs, n
         assert has_copies_all_reduce(name), "the DualPipe plan lacks its copies' all-reduce: recompile with make_plans.sh"
     r = float32_runs[name]
     assert r["steps"] == 3 and len(r["loss"]) == 3
-    assert r["maxRelDiff"] <= 1e-5, r
+    # Every tensor each device holds, its gradients every step and the loss, within float32's tolerance.
+    assert r["equal"] and r["tolerance"] == 1e-3, r
     for loss, ref in zip(r["loss"], r["referenceLoss"]):
         assert abs(loss - ref) <= 1e-5 * abs(ref)
 
 
 @pytest.mark.parametrize("name", FLOAT64)
 def test_the_plan_matches_the_single_device_reference_in_float64(float64_runs, name):
-    assert float64_runs[name]["maxRelDiff"] <= 1e-10, float64_runs[name]
+    r = float64_runs[name]
+    assert r["equal"] and r["maxRelDiff"] <= 1e-12, r
 
 
 def test_training_changes_the_parameters_so_the_match_is_not_vacuous(float32_runs):

@@ -69,7 +69,7 @@ describe('stagecraft run', () => {
         trace,
       );
       expect(r.stderr).toBe('');
-      expect(JSON.parse(r.stdout.trim().split('\n').pop()!).maxRelDiff).toBeLessThanOrEqual(1e-5);
+      expect(JSON.parse(r.stdout.trim().split('\n').pop()!).equal).toBe(true);
       const c = await stagecraft('calibrate', design, '--trace', trace, '--json');
       expect(c.stderr).toBe('');
       const report = JSON.parse(c.stdout);
@@ -78,6 +78,27 @@ describe('stagecraft run', () => {
       expect(report.fits.blocks).toHaveLength(2);
       expect(report.after.measuredStepMs).toBeGreaterThan(0);
     },
+    120_000,
+  );
+
+  test.skipIf(!hasTorch)(
+    'a plan whose header doubles the loss scale runs, and the verdict is exit 1 naming the worst tensors',
+    async () => {
+      const plan = JSON.parse(readFileSync(join(ROOT, 'runtime/tests/plans/pp2-dp2.json'), 'utf8'));
+      plan.batch.lossScale *= 2;
+      const r = await stagecraft('run', tempFile(plan), '--json', '--steps', '1');
+      expect(r.code).toBe(1);
+      const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+      expect(out.equal).toBe(false);
+      expect(out.tolerance).toBe(1e-9);
+      expect(out.maxRelDiff).toBeGreaterThan(0.5);
+      expect(r.stderr).toMatch(/^error: the run differs from the single-device reference beyond 1e-9/);
+      expect(r.stderr).toMatch(
+        /^ {2}device \d, gradient of block \d weight\d, step 0: relative difference 1\.00e\+0$/m,
+      );
+      expect(r.stderr).not.toMatch(/Traceback/);
+    },
+    120_000,
   );
 
   test('bad --steps, --dtype and --hidden values are usage errors', async () => {
@@ -120,6 +141,9 @@ describe('stagecraft run', () => {
         'referenceLoss',
         'maxAbsDiff',
         'maxRelDiff',
+        'tolerance',
+        'equal',
+        'worst',
         'stepMs',
         'predictedStepMs',
         'backend',
@@ -130,7 +154,9 @@ describe('stagecraft run', () => {
       expect(out.memory[0].params).toBeGreaterThan(0);
       expect(out.devices).toBe(4);
       expect(out.loss).toHaveLength(2);
-      expect(out.maxRelDiff).toBeLessThanOrEqual(1e-5);
+      expect(out.maxRelDiff).toBeLessThanOrEqual(1e-12);
+      expect(out.equal).toBe(true);
+      expect(out.worst).toEqual([]);
       expect(out.predictedStepMs).toBeGreaterThan(0);
       const events = JSON.parse(readFileSync(trace, 'utf8')).traceEvents as {
         ph: string;

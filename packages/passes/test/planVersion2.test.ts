@@ -71,3 +71,45 @@ test('a version 1 plan, without the fields version 2 added, still loads', () => 
   const loaded = loadPlan(JSON.stringify(plan));
   expect(loaded.ok).toBe(true);
 });
+
+const paramsOf = (i: Instruction): number[] | undefined => ('params' in i ? i.params : undefined);
+
+test('a ZeRO-1 gather after UPD carries its bucket, not the DualPipe copies all-reduce that starts at the same block', () => {
+  const dualPipe = {
+    format: 'stagecraft/design@3',
+    name: 'dualpipe-p2-dp2-zero1',
+    model: { kind: 'synthetic', stages: 2, costs: { F: 1, BI: 1, BW: 1, FandB: 2.5 } },
+    cluster: { kind: 'ideal', devices: 4 },
+    directives: [
+      {
+        op: 'schedule',
+        builder: 'dualpipe',
+        ranks: 2,
+        microbatches: 4,
+        groups: [
+          { axes: ['dp'], shape: [2], start: 0 },
+          { axes: ['dp'], shape: [2], start: 2 },
+        ],
+      },
+      { op: 'replicate', filter: {}, axis: 'dp', reduce_stream: 'dp', shard_optimizer: true },
+    ],
+  } as unknown as Design;
+  const r = compile(dualPipe);
+  if (!r.ok) throw new Error(r.errors[0]!.message);
+  const plan = JSON.parse(JSON.stringify(r.plan)) as Plan;
+  const all = instructions(plan);
+  expect(
+    all.some(
+      (i) => i.op === 'ALL_REDUCE' && i.id.startsWith('ALL_REDUCE.copies') && paramsOf(i)?.length === 2,
+    ),
+  ).toBe(true);
+  const gathers = all.filter((i) => i.op === 'ALL_GATHER');
+  expect(gathers.length).toBeGreaterThan(0);
+  for (const g of gathers) {
+    const scatter = all.find(
+      (i) => i.op === 'REDUCE_SCATTER' && i.id === g.id.replace('ALL_GATHER.params', 'REDUCE_SCATTER.grads'),
+    );
+    expect(scatter && paramsOf(scatter), g.id).toEqual(paramsOf(g));
+    expect(paramsOf(g)).toHaveLength(1);
+  }
+});

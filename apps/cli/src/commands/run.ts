@@ -1,8 +1,10 @@
 /**
  * `stagecraft run <design | plan.json> [--steps n] [--dtype float32|float64] [--json] [--trace out.json]`:
  * runs the plan for real on PyTorch (runtime/, package stagecraft_runtime), one process per device
- * on 127.0.0.1, and compares the parameters with a single-device run. The plan is validated here
- * (`loadPlan`) before any process starts, so a plan that cannot run never launches one.
+ * on 127.0.0.1, and compares what every device holds, and the gradients of every step, with a
+ * single-device run: exit 0 when they are equal within the dtype's tolerance, 1 naming the worst
+ * tensors when not. The plan is validated here (`loadPlan`) before any process starts, so a plan
+ * that cannot run never launches one.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,22 +38,29 @@ export const RUN_OPTIONS = ['json', 'steps', 'dtype', 'trace', 'hidden', 'backen
 export const RUN_USAGE = `Usage: stagecraft run <design | plan.json> [--steps <n>] [--dtype float32|float64] [--hidden <n>] [--backend auto|gloo|nccl] [--json] [--trace <file>]
 
 Runs the plan for real: one PyTorch process per device on 127.0.0.1, small MLP blocks, the
-same data and seed as a single-device reference run, then compares them. A design is compiled
+same data and seed as a single-device reference run, then compares them: every tensor each
+device holds (each replica's copy, each ZeRO member's own chunk) and the gradients every step,
+before the optimizer. Exits 0 when all are equal within the tolerance of the dtype (float64
+1e-9, float32 1e-3, relative; docs/runtime.md), else 1, naming the worst tensors (device, tensor,
+step, difference). The reference's batch is the design's (for a plan file, read off its
+instructions), never the plan's header. A design is compiled
 first; a plan file (hand-edited or not) runs as it is, after the same validation as "compile".
 A design on device meshes (plan@3) runs each collective among its sub-group of the mesh.
 Needs python3 with torch: /usr/bin/python3, or the interpreter in STAGECRAFT_PYTHON.
 
 Options:
   --steps <n>        training steps (default 3)
-  --dtype <t>        float32 (default) or float64
+  --dtype <t>        float64 (default) or float32
   --hidden <n>       width of every block's layers (default 16): larger blocks take longer, so
                      their measured times stand out from the runtime's per-instruction overhead
   --backend <b>      auto (default): NCCL with each process on its own GPU when CUDA is there,
                      else gloo on the CPU; gloo or nccl to insist (nccl without CUDA is refused)
   --json             print one JSON object as the last line: {"devices", "steps", "loss": [...],
-                     "referenceLoss": [...], "maxAbsDiff", "maxRelDiff", "stepMs": [...],
-                     "predictedStepMs", "backend", "memory": [...]}; differences are per
-                     parameter tensor, the largest ‖p − p_ref‖ and ‖p − p_ref‖ / ‖p_ref‖;
+                     "referenceLoss": [...], "maxAbsDiff", "maxRelDiff", "tolerance", "equal",
+                     "worst": [{"device", "tensor", "step", "difference", "absolute"}],
+                     "stepMs": [...], "predictedStepMs", "backend", "memory": [...]};
+                     differences are per tensor held (parameters, gradients, loss), the
+                     largest ‖x − x_ref‖ and ‖x − x_ref‖ / ‖x_ref‖;
                      memory: per device, the bytes of parameters, gradients and optimizer
                      state it held (ZeRO's shards show here)
   --trace <file>     write the last step's measured start and end of every instruction as a
@@ -76,7 +85,7 @@ export function parseRunArgs(
       };
     steps = Number(rawSteps);
   }
-  const dtype = values.dtype ?? 'float32';
+  const dtype = values.dtype ?? 'float64';
   if (dtype !== 'float32' && dtype !== 'float64')
     return { ok: false, error: `--dtype: expected float32 or float64, got ${JSON.stringify(dtype)}` };
   const backend = values.backend ?? 'auto';
@@ -130,10 +139,23 @@ interface RuntimeResult {
   referenceLoss: number[];
   maxAbsDiff: number;
   maxRelDiff: number;
+  tolerance: number;
+  equal: boolean;
+  worst: WorstTensor[];
   stepMs: number[];
   backend: string;
   memory: DeviceMemory[];
   trace?: Record<string, [stream: string, id: string, start: number, end: number][]> | null;
+}
+
+/** A tensor that differs from the reference beyond the tolerance (device null: the whole run's loss). */
+interface WorstTensor {
+  device: number | null;
+  tensor: string;
+  step: number;
+  difference: number | null;
+  absolute: number | null;
+  problem?: string;
 }
 
 /** Bytes a device held in the last step, measured on its tensors (docs/runtime.md). */
@@ -148,8 +170,9 @@ interface DeviceMemory {
 export function runCommand(cmd: RunCommand & InputOptions, io: Io): number {
   const text = readText(cmd.input, io, cmd);
   if (text === undefined) return 1;
-  const plan = planOf(text, cmd, io);
-  if (!plan) return 1;
+  const planned = planOf(text, cmd, io);
+  if (!planned) return 1;
+  const { plan, fromDesign } = planned;
   const predicted = simulate(plan, { keepTimeline: false });
   const predictedStepMs = predicted.ok ? predicted.sim.makespanMs : null;
 
@@ -172,6 +195,11 @@ export function runCommand(cmd: RunCommand & InputOptions, io: Io): number {
     ];
     if (cmd.trace) args.push('--trace');
     if (cmd.hidden !== undefined) args.push('--width', String(cmd.hidden));
+    if (fromDesign && plan.batch) {
+      // The reference runs the design's batch; a plan file's is read off its instructions.
+      const { microbatches, microbatchSize, replicas } = plan.batch;
+      args.push('--reference-batch', JSON.stringify({ microbatches, microbatchSize, replicas }));
+    }
     const env = {
       ...process.env,
       PYTHONPATH: [RUNTIME_DIR, process.env.PYTHONPATH].filter(Boolean).join(':'),
@@ -186,7 +214,9 @@ export function runCommand(cmd: RunCommand & InputOptions, io: Io): number {
       );
       return 1;
     }
-    if (r.status !== 0) {
+    // Exit 1 with results on stdout is the verdict "not equal", reported below with its figures.
+    const last = r.stdout.trim().split('\n').pop() ?? '';
+    if (r.status !== 0 && !(r.status === 1 && last.startsWith('{'))) {
       const lines = (r.stderr ?? '').split('\n').filter((l) => l.trim() !== '');
       const named = lines.filter((l) => l.startsWith('error'));
       const missingTorch = lines.some((l) => /No module named 'torch'/.test(l));
@@ -202,7 +232,6 @@ export function runCommand(cmd: RunCommand & InputOptions, io: Io): number {
       );
       return 1;
     }
-    const last = r.stdout.trim().split('\n').pop() ?? '';
     const result = JSON.parse(last) as RuntimeResult;
     if (cmd.trace && result.trace)
       writeFileSync(cmd.trace, JSON.stringify(measuredTrace(plan, result.trace)));
@@ -213,6 +242,9 @@ export function runCommand(cmd: RunCommand & InputOptions, io: Io): number {
       referenceLoss: result.referenceLoss,
       maxAbsDiff: result.maxAbsDiff,
       maxRelDiff: result.maxRelDiff,
+      tolerance: result.tolerance,
+      equal: result.equal,
+      worst: result.worst,
       stepMs: result.stepMs,
       predictedStepMs,
       backend: result.backend,
@@ -220,14 +252,36 @@ export function runCommand(cmd: RunCommand & InputOptions, io: Io): number {
     };
     if (cmd.json) io.out(JSON.stringify(report));
     else io.out(runSummary(plan.name, report));
-    return 0;
+    if (result.equal) return 0;
+    io.err(notEqual(result));
+    return 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** The plan of a design (compiled) or of a plan file (validated as it is); undefined after the errors. */
-function planOf(text: string, cmd: RunCommand & InputOptions, io: Io): Plan | undefined {
+/** The verdict of a run that differs from the reference: one line per worst tensor. */
+export function notEqual(r: Pick<RuntimeResult, 'tolerance' | 'worst'>): string {
+  const lines = r.worst.map((w) => {
+    const where = w.device === null ? 'all devices' : `device ${w.device}`;
+    const what = w.problem ?? `relative difference ${(w.difference ?? 0).toExponential(2)}`;
+    return `  ${where}, ${w.tensor}, step ${w.step}: ${what}`;
+  });
+  return [
+    `error: the run differs from the single-device reference beyond ${r.tolerance} (relative); worst tensors:`,
+    ...lines,
+  ].join('\n');
+}
+
+/**
+ * The plan of a design (compiled) or of a plan file (validated as it is), and whether it came
+ * from a design; undefined after the errors.
+ */
+function planOf(
+  text: string,
+  cmd: RunCommand & InputOptions,
+  io: Io,
+): { plan: Plan; fromDesign: boolean } | undefined {
   let format: unknown;
   try {
     format = (JSON.parse(text) as { format?: unknown }).format;
@@ -240,7 +294,7 @@ function planOf(text: string, cmd: RunCommand & InputOptions, io: Io): Plan | un
       reportIssues(loaded.errors, cmd.input, io);
       return undefined;
     }
-    return loaded.plan;
+    return { plan: loaded.plan, fromDesign: false };
   }
   const parsed = parseDesignText(text, { defaultName: 'design' });
   if (!parsed.ok) {
@@ -248,7 +302,7 @@ function planOf(text: string, cmd: RunCommand & InputOptions, io: Io): Plan | un
     return undefined;
   }
   const run = compileDesign(parsed.design, cmd.input, cmd, io);
-  return run?.compiled.plan;
+  return run ? { plan: run.compiled.plan, fromDesign: true } : undefined;
 }
 
 /**
@@ -297,6 +351,8 @@ function runSummary(
     steps: number;
     loss: number[];
     maxRelDiff: number;
+    tolerance: number;
+    equal: boolean;
     stepMs: number[];
     predictedStepMs: number | null;
     backend: string;
@@ -308,7 +364,7 @@ function runSummary(
   return [
     `${name}: ${r.devices} devices, ${r.steps} steps on torch.distributed (${r.backend})`,
     `loss per step: ${r.loss.map(fmt).join(', ')}`,
-    `largest parameter difference from one device: ${r.maxRelDiff.toExponential(2)} (relative)`,
+    `largest difference from one device: ${r.maxRelDiff.toExponential(2)} (relative; tolerance ${r.tolerance}): ${r.equal ? 'equal' : 'NOT equal'}`,
     `measured step: ${r.stepMs.map((x) => x.toFixed(1)).join(', ')} ms${r.predictedStepMs !== null ? `; predicted ${r.predictedStepMs.toFixed(1)} ms` : ''}`,
     `most held by one device: ${most('params')} B of parameters, ${most('grads')} B of gradients, ${most('optimizer')} B of optimizer state`,
   ].join('\n');

@@ -30,7 +30,8 @@ export function microbatchOf(dag: Dag, t: NodeTable, i: number): number {
 /**
  * Per collective node that carries training state, the blocks it carries (sorted): a gradient
  * collective the blocks of the backward ops feeding it; a parameter all-gather after the optimizer
- * step (ZeRO-1/2) the blocks of its bucket's gradient collective; an all-gather before use
+ * step (ZeRO-1/2) the blocks of its bucket's reduce-scatter (never another collective that starts at
+ * the same block, such as DualPipe's all-reduce between its two copies); an all-gather before use
  * (ZeRO-3) the blocks of the ops it feeds. Activation collectives (expert dispatch and combine,
  * tensor-parallel reductions) carry none and are absent.
  */
@@ -56,7 +57,9 @@ export function collectiveParams(dag: Dag, t: NodeTable): Map<number, number[]> 
     if (ou === OP_ALL_GATHER && (ov === OP_F || ov === OP_B || ov === OP_BI)) add(outOf, u, t.block[v]!);
   }
   const out = new Map<number, number[]>();
-  // A bucket's gradient collective by (group, first block): its ZeRO-1/2 all-gather shares both.
+  // A bucket's reduce-scatter by (group, first block): its ZeRO-1/2 all-gather shares both. Only a
+  // reduce-scatter has such a gather: an all-reduce keyed here too (the copies' one of DualPipe,
+  // whose first block is a bucket's) would hand the gather its blocks instead.
   const bucketOf = new Map<string, number[]>();
   for (const [v, blocks] of into) {
     const op = t.op[v]!;
@@ -65,7 +68,7 @@ export function collectiveParams(dag: Dag, t: NodeTable): Map<number, number[]> 
     if (op === OP_ALL_REDUCE && t.dims.some((c) => c[v]! >= 0)) continue;
     const list = [...blocks].sort((a, b) => a - b);
     out.set(v, list);
-    bucketOf.set(`${t.group[v]}:${t.block[v]}`, list);
+    if (op === OP_REDUCE_SCATTER) bucketOf.set(`${t.group[v]}:${t.block[v]}`, list);
   }
   for (const v of afterUpd) {
     const list = bucketOf.get(`${t.group[v]}:${t.block[v]}`);
