@@ -78,10 +78,10 @@ export const HOSTILE_CASES: HostileCase[] = [
     maxLines: CAPPED,
   },
   {
-    name: 'torch CSV of 300,000 backwards before their forwards',
+    name: 'torch CSV of 100,000 backwards before their forwards',
     make: (dir) => [
       'import',
-      write(dir, 'backwards.csv', `${Array.from({ length: 300_000 }, (_, m) => `0B${m}`).join(',')},0F0\n`),
+      write(dir, 'backwards.csv', `${Array.from({ length: 100_000 }, (_, m) => `0B${m}`).join(',')},0F0\n`),
       '--format',
       'torch-csv',
     ],
@@ -126,10 +126,10 @@ export const HOSTILE_CASES: HostileCase[] = [
     maxLines: 1,
   },
   {
-    name: 'Piper program of 200,000 unknown ops',
+    name: 'Piper program of 50,000 unknown ops',
     make: (dir) => [
       'import',
-      write(dir, 'ops.json', JSON.stringify(Array.from({ length: 200_000 }, () => ({ op: 'bogus' })))),
+      write(dir, 'ops.json', JSON.stringify(Array.from({ length: 50_000 }, () => ({ op: 'bogus' })))),
       '--format',
       'piper',
     ],
@@ -244,14 +244,14 @@ export const HOSTILE_CASES: HostileCase[] = [
     maxLines: 1,
   },
   {
-    name: 'stage table of 200,000 bad rows (CSV, 2 MB)',
+    name: 'stage table of 50,000 bad rows (CSV, 0.4 MB)',
     make: (dir, examples) => [
       'calibrate',
       join(examples, '1f1b-p4-m8.json'),
       write(
         dir,
         'bad-rows.csv',
-        `stage,F\n${Array.from({ length: 200_000 }, (_, i) => `${i},-1`).join('\n')}\n`,
+        `stage,F\n${Array.from({ length: 50_000 }, (_, i) => `${i},-1`).join('\n')}\n`,
       ),
     ],
     firstLine: /^error: .*bad-rows\.csv: row 2, column 2: expected milliseconds ≥ 0, got "-1"$/,
@@ -273,14 +273,14 @@ export const HOSTILE_CASES: HostileCase[] = [
     maxLines: 1,
   },
   {
-    name: 'stage table of 200,000 stages against a design of 4',
+    name: 'stage table of 50,000 stages against a design of 4',
     make: (dir, examples) => [
       'calibrate',
       join(examples, '1f1b-p4-m8.json'),
       write(
         dir,
         'stages.csv',
-        `stage,F\n${Array.from({ length: 200_000 }, (_, i) => `${i},1`).join('\n')}\n`,
+        `stage,F\n${Array.from({ length: 50_000 }, (_, i) => `${i},1`).join('\n')}\n`,
       ),
     ],
     firstLine:
