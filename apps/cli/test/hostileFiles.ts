@@ -34,105 +34,82 @@ function write(dir: string, name: string, text: string): string {
   return path;
 }
 
+/** `stagecraft import <file> --format <format>` of a file written into the case's folder. */
+function imported(file: string, format: 'torch-csv' | 'piper', text: () => string): HostileCase['make'] {
+  return (dir) => ['import', write(dir, file, text()), '--format', format];
+}
+
+/** `stagecraft <command> <the 1F1B example> --trace|--measured <file>` of a written trace. */
+function measured(command: 'calibrate' | 'compare', file: string, text: () => string): HostileCase['make'] {
+  const flag = command === 'calibrate' ? '--trace' : '--measured';
+  return (dir, examples) => [command, join(examples, '1f1b-p4-m8.json'), flag, write(dir, file, text())];
+}
+
 /** Issues listed before only their count: the first hundred and one line counting them all. */
 const CAPPED = 101;
 
 export const HOSTILE_CASES: HostileCase[] = [
   {
     name: 'torch CSV naming microbatch 9,999,999 (28 bytes)',
-    make: (dir) => [
-      'import',
-      write(dir, 'far.csv', '0F0,0B0,0F9999999,0B9999999\n'),
-      '--format',
-      'torch-csv',
-    ],
+    make: imported('far.csv', 'torch-csv', () => '0F0,0B0,0F9999999,0B9999999\n'),
     firstLine:
       /^error: .*far\.csv: row 1, cell 3: 1 stages × 10,000,000 microbatches would make about 30,000,000 ops, over the limit of 2,000,000$/,
     maxLines: 1,
   },
   {
     name: 'torch CSV with a 23-digit stage',
-    make: (dir) => [
-      'import',
-      write(dir, 'digits.csv', '12345678901234567890123F0,12345678901234567890123B0\n'),
-      '--format',
-      'torch-csv',
-    ],
+    make: imported('digits.csv', 'torch-csv', () => '12345678901234567890123F0,12345678901234567890123B0\n'),
     firstLine:
       /^error: .*digits\.csv: row 1, cell 1: "12345678901234567890123F0": stage 12345678901234567890123 is not a usable index$/,
     maxLines: 2,
   },
   {
     name: 'torch CSV of 200,000 bad cells (1.4 MB)',
-    make: (dir) => [
-      'import',
-      write(
-        dir,
-        'bad.csv',
-        `${Array.from({ length: 2000 }, () => Array(100).fill('0X0').join(',')).join('\n')}\n`,
-      ),
-      '--format',
+    make: imported(
+      'bad.csv',
       'torch-csv',
-    ],
+      () => `${Array.from({ length: 2000 }, () => Array(100).fill('0X0').join(',')).join('\n')}\n`,
+    ),
     firstLine: /^error: .*bad\.csv: row 1, cell 1: unknown action type "X" in "0X0"/,
     maxLines: CAPPED,
   },
   {
     name: 'torch CSV of 100,000 backwards before their forwards',
-    make: (dir) => [
-      'import',
-      write(dir, 'backwards.csv', `${Array.from({ length: 100_000 }, (_, m) => `0B${m}`).join(',')},0F0\n`),
-      '--format',
+    make: imported(
+      'backwards.csv',
       'torch-csv',
-    ],
+      () => `${Array.from({ length: 100_000 }, (_, m) => `0B${m}`).join(',')},0F0\n`,
+    ),
     firstLine:
       /^error: .*backwards\.csv: row 1, cell 1: stage 0 B of microbatch 0 runs on rank 0 before its forward \(F\), which rank 0 runs later/,
     maxLines: CAPPED,
   },
   {
     name: 'Piper `place` on PP 1,000,000',
-    make: (dir) => [
-      'import',
-      write(dir, 'pp.json', '[{"op":"place","filter":{"PP":1000000},"devices":[0]}]'),
-      '--format',
-      'piper',
-    ],
+    make: imported('pp.json', 'piper', () => '[{"op":"place","filter":{"PP":1000000},"devices":[0]}]'),
     firstLine:
       /^error: .*pp\.json: directives\[0\]\.filter\.PP: 1,000,001 stages × 1 microbatches would make about 7,000,003 ops, over the limit of 2,000,000$/,
     maxLines: 1,
   },
   {
     name: 'Piper `place` on PP 1e8',
-    make: (dir) => [
-      'import',
-      write(dir, 'pp8.json', '[{"op":"place","filter":{"PP":1e8},"devices":[0]}]'),
-      '--format',
-      'piper',
-    ],
+    make: imported('pp8.json', 'piper', () => '[{"op":"place","filter":{"PP":1e8},"devices":[0]}]'),
     firstLine:
       /^error: .*pp8\.json: directives\[0\]\.filter\.PP: 100,000,001 stages × 1 microbatches would make about /,
     maxLines: 1,
   },
   {
     name: 'Piper `place` on device 999,999,999',
-    make: (dir) => [
-      'import',
-      write(dir, 'dev.json', '[{"op":"place","filter":{"PP":0},"devices":[999999999]}]'),
-      '--format',
-      'piper',
-    ],
+    make: imported('dev.json', 'piper', () => '[{"op":"place","filter":{"PP":0},"devices":[999999999]}]'),
     firstLine:
       /^error: .*dev\.json: directives\[0\]\.devices\[0\]: 1,000,000,000 devices are more than the op limit of 2,000,000 allows$/,
     maxLines: 1,
   },
   {
     name: 'Piper program of 50,000 unknown ops',
-    make: (dir) => [
-      'import',
-      write(dir, 'ops.json', JSON.stringify(Array.from({ length: 50_000 }, () => ({ op: 'bogus' })))),
-      '--format',
-      'piper',
-    ],
+    make: imported('ops.json', 'piper', () =>
+      JSON.stringify(Array.from({ length: 50_000 }, () => ({ op: 'bogus' }))),
+    ),
     firstLine: /^error: .*ops\.json: directives\[0\]\.op: unknown Piper op "bogus"/,
     maxLines: CAPPED,
   },
@@ -151,138 +128,86 @@ export const HOSTILE_CASES: HostileCase[] = [
   },
   {
     name: 'trace repeating one span id 100,000 times (`compare --measured`)',
-    make: (dir, examples) => [
-      'compare',
-      join(examples, '1f1b-p4-m8.json'),
-      '--measured',
-      write(
-        dir,
-        'repeated.json',
-        stagecraftTrace(Array.from({ length: 100_000 }, (_, i) => span('F.b0.mb0', 0, i * 10, 5))),
-      ),
-    ],
+    make: measured('compare', 'repeated.json', () =>
+      stagecraftTrace(Array.from({ length: 100_000 }, (_, i) => span('F.b0.mb0', 0, i * 10, 5))),
+    ),
     firstLine: /^100000 measured spans matched \(steps 1–99,999 used\)$/,
     maxLines: 0,
   },
   {
     name: 'trace repeating one span id 100,000 times (`calibrate`)',
-    make: (dir, examples) => [
-      'calibrate',
-      join(examples, '1f1b-p4-m8.json'),
-      '--trace',
-      write(
-        dir,
-        'repeated-cal.json',
-        stagecraftTrace(Array.from({ length: 100_000 }, (_, i) => span('F.b0.mb0', 0, i * 10, 5))),
-      ),
-    ],
+    make: measured('calibrate', 'repeated-cal.json', () =>
+      stagecraftTrace(Array.from({ length: 100_000 }, (_, i) => span('F.b0.mb0', 0, i * 10, 5))),
+    ),
     firstLine: /^100000 measured spans matched \(steps 1–99,999 used\); 1 of 4 blocks measured$/,
     maxLines: 0,
   },
   {
     name: 'trace of 100,000 spans with bad durations (5 MB)',
-    make: (dir, examples) => [
-      'calibrate',
-      join(examples, '1f1b-p4-m8.json'),
-      '--trace',
-      write(
-        dir,
-        'bad-dur.json',
-        stagecraftTrace(Array.from({ length: 100_000 }, (_, i) => span('F.b0.mb0', 0, i, '"x"'))),
-      ),
-    ],
+    make: measured('calibrate', 'bad-dur.json', () =>
+      stagecraftTrace(Array.from({ length: 100_000 }, (_, i) => span('F.b0.mb0', 0, i, '"x"'))),
+    ),
     firstLine: /^error: .*bad-dur\.json: traceEvents\[0\]\.dur: expected a duration ≥ 0 in microseconds/,
     maxLines: CAPPED,
   },
   {
     name: 'trace of 1,000,000 events that are not objects (2 MB)',
-    make: (dir, examples) => [
-      'calibrate',
-      join(examples, '1f1b-p4-m8.json'),
-      '--trace',
-      write(dir, 'rank0.json', `[${Array(1_000_000).fill('0').join(',')}]`),
-    ],
+    make: measured('calibrate', 'rank0.json', () => `[${Array(1_000_000).fill('0').join(',')}]`),
     firstLine: /^error: .*rank0\.json: \[0\]: expected an event object$/,
     maxLines: CAPPED,
   },
   {
     name: "another design's trace: 20 of 2,308 spans name an instruction of the plan (`calibrate`)",
-    make: (dir, examples) => [
-      'calibrate',
-      join(examples, '1f1b-p4-m8.json'),
-      '--trace',
-      write(
-        dir,
-        'other.json',
-        stagecraftTrace(
-          Array.from({ length: 2308 }, (_, i) =>
-            i < 20
-              ? span(`F.b${i % 4}.mb${i >> 2}`, i % 4, i * 10, 5)
-              : span(`F.b${4 + (i % 60)}.mb${i}`, i % 4, i * 10, 5),
-          ),
+    make: measured('calibrate', 'other.json', () =>
+      stagecraftTrace(
+        Array.from({ length: 2308 }, (_, i) =>
+          i < 20
+            ? span(`F.b${i % 4}.mb${i >> 2}`, i % 4, i * 10, 5)
+            : span(`F.b${4 + (i % 60)}.mb${i}`, i % 4, i * 10, 5),
         ),
       ),
-    ],
+    ),
     firstLine:
       /^error: .*1f1b-p4-m8\.json: the trace does not cover the design's plan: 2,288 of its 2,308 spans \(first step\) name no instruction of the plan, and /,
     maxLines: 1,
   },
   {
     name: 'trace with a duration of 1e308 µs',
-    make: (dir, examples) => [
-      'calibrate',
-      join(examples, '1f1b-p4-m8.json'),
-      '--trace',
-      write(
-        dir,
-        'absurd.json',
-        stagecraftTrace([span('F.b0.mb0', 0, 0, 5), span('F.b0.mb1', 0, 10, '1e308')]),
-      ),
-    ],
+    make: measured('calibrate', 'absurd.json', () =>
+      stagecraftTrace([span('F.b0.mb0', 0, 0, 5), span('F.b0.mb1', 0, 10, '1e308')]),
+    ),
     firstLine:
       /^error: .*absurd\.json: traceEvents\[1\]\.dur: 1e\+308 µs is over a day: the trace's duration is wrong/,
     maxLines: 1,
   },
   {
     name: 'stage table of 50,000 bad rows (CSV, 0.4 MB)',
-    make: (dir, examples) => [
+    make: measured(
       'calibrate',
-      join(examples, '1f1b-p4-m8.json'),
-      write(
-        dir,
-        'bad-rows.csv',
-        `stage,F\n${Array.from({ length: 50_000 }, (_, i) => `${i},-1`).join('\n')}\n`,
-      ),
-    ],
+      'bad-rows.csv',
+      () => `stage,F\n${Array.from({ length: 50_000 }, (_, i) => `${i},-1`).join('\n')}\n`,
+    ),
     firstLine: /^error: .*bad-rows\.csv: row 2, column 2: expected milliseconds ≥ 0, got "-1"$/,
     maxLines: CAPPED,
   },
   {
     name: 'stage table of 1,000,000 stages',
-    make: (dir, examples) => [
+    make: measured(
       'calibrate',
-      join(examples, '1f1b-p4-m8.json'),
-      write(
-        dir,
-        'million.csv',
-        `stage,F\n${Array.from({ length: 1_000_000 }, (_, i) => `${i},1`).join('\n')}\n`,
-      ),
-    ],
+      'million.csv',
+      () => `stage,F\n${Array.from({ length: 1_000_000 }, (_, i) => `${i},1`).join('\n')}\n`,
+    ),
     firstLine:
       /^error: .*million\.csv: row 285716: 1,000,000 stages: no design within the op limit of 2,000,000 has more than 285,714$/,
     maxLines: 1,
   },
   {
     name: 'stage table of 50,000 stages against a design of 4',
-    make: (dir, examples) => [
+    make: measured(
       'calibrate',
-      join(examples, '1f1b-p4-m8.json'),
-      write(
-        dir,
-        'stages.csv',
-        `stage,F\n${Array.from({ length: 50_000 }, (_, i) => `${i},1`).join('\n')}\n`,
-      ),
-    ],
+      'stages.csv',
+      () => `stage,F\n${Array.from({ length: 50_000 }, (_, i) => `${i},1`).join('\n')}\n`,
+    ),
     firstLine:
       /^error: .*stages\.csv: row 6, column "stage": the design has no pipeline stage 4 \(no block is tagged PP=4\)$/,
     maxLines: CAPPED,
