@@ -134,3 +134,24 @@ test('a trace dropped on the timeline is read too, and a bad one is refused nami
   await dropFile(page, 'trace_rank0.json', measuredRun().trace);
   await expect(page.getByTestId('measured-lanes').locator('[data-op-id="F.b0.mb0"]')).toBeAttached();
 });
+
+test('a dropped trace over 64 MiB is refused by its size, unread, naming the CLI command that takes it', async ({
+  page,
+}) => {
+  await openApp(page);
+  await page
+    .getByTestId('gantt')
+    .first()
+    .evaluate((el) => {
+      const dt = new DataTransfer();
+      // 65 MiB of zeros: a size the page must refuse before reading a byte of it.
+      dt.items.add(new File([new Uint8Array(65 * 1024 * 1024)], 'huge.json', { type: 'application/json' }));
+      for (const type of ['dragenter', 'dragover', 'drop'])
+        el.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+    });
+  const notice = page.getByTestId('notice');
+  await expect(notice).toContainText(
+    'huge.json: 65.0 MiB, over the 64.0 MiB the page reads; compare it with `stagecraft compare <design> --measured huge.json`',
+  );
+  await expect(page.getByTestId('measured-pane')).toHaveCount(0);
+});

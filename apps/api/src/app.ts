@@ -25,6 +25,8 @@ export interface AppOptions {
   web?: WebApp;
   /** Log requests and internal errors to stderr (the server does; tests do not). */
   logger?: boolean;
+  /** Where the log goes when `logger` is set (default stdout): tests read what was logged. */
+  logStream?: { write(line: string): void };
   /**
    * Host names requests must be addressed to (the Host header, port aside). A server on loopback
    * sets them, so a web page whose name was rebound to 127.0.0.1 cannot reach it (DNS rebinding).
@@ -52,7 +54,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const web = options.web ?? WebApp.notBuilt();
   const app = Fastify({
     bodyLimit: limits.bodyBytes,
-    logger: options.logger ? { level: 'warn' } : false,
+    logger: options.logger
+      ? { level: 'warn', ...(options.logStream ? { stream: options.logStream } : {}) }
+      : false,
     return503OnClosing: true,
     // A body that stalls is a 408 after this; headers have to arrive within it too.
     requestTimeout: limits.requestMs,
@@ -109,7 +113,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       req.headers['content-length'],
       req.headers['content-type'],
     );
-    if (status >= 500) req.log.error({ err }, 'internal error');
+    // A 503 is the server's time limit or a full queue doing its job: a warning naming which, not
+    // an internal error with a stack that sends an operator looking for a bug.
+    if (status === 503) req.log.warn({ url: req.url, reason: issues[0]?.message }, serviceRefusal(issues));
+    else if (status === 507) req.log.warn({ url: req.url, reason: issues[0]?.message }, 'quota');
+    else if (status >= 500) req.log.error({ err }, 'internal error');
     // The rest of an oversized body is still on its way: read it first, or the client, cut off
     // while sending, never reads this answer.
     if (status === 413 && !(err instanceof ApiError)) await drainBody(req.raw, limits.requestMs);
@@ -182,4 +190,9 @@ function describeError(
     return whole(status, (err.message || 'bad request').split('\n')[0]!);
   }
   return whole(500, 'internal error');
+}
+
+/** How a 503 is logged: a compile that ran out of time, or a server that had no room for it. */
+export function serviceRefusal(issues: readonly { message: string }[]): 'timeout' | 'busy' {
+  return /time limit/.test(issues[0]?.message ?? '') ? 'timeout' : 'busy';
 }

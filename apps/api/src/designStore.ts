@@ -37,7 +37,22 @@ export interface SavedVersion {
 
 export type PutResult =
   | { ok: true; id: string; version: number; created: boolean }
-  | { ok: false; latest: number | undefined };
+  | { ok: false; latest: number | undefined }
+  | { ok: false; quota: QuotaExceeded };
+
+/** A save refused because the database's designs would pass its quota. */
+export interface QuotaExceeded {
+  quotaBytes: number;
+  usedBytes: number;
+  designBytes: number;
+}
+
+/**
+ * Bytes of saved design versions a database holds before it refuses more: a save is at most a
+ * 4 MiB body (Limits.bodyBytes), so a client looping on saves stops after about 128 of the
+ * largest, and tens of thousands of typical designs (5 to 30 KB) fit.
+ */
+export const DEFAULT_QUOTA_BYTES = 512 * 1024 * 1024;
 
 /** Schema steps: entry i brings a database at user_version i to i + 1. Append only. */
 const MIGRATIONS: readonly string[] = [
@@ -65,6 +80,8 @@ export interface StoreOptions {
   seedDir?: string;
   /** Clock, for tests. */
   now?: () => Date;
+  /** Bytes of saved versions the database may hold (DEFAULT_QUOTA_BYTES). */
+  quotaBytes?: number;
 }
 
 interface DesignRow {
@@ -77,12 +94,39 @@ interface DesignRow {
 export class DesignStore {
   private readonly db: Database.Database;
   private readonly now: () => Date;
+  private readonly quotaBytes: number;
   /** Designs saved from `seedDir` when the database was created. */
   readonly seeded: string[] = [];
 
   private constructor(db: Database.Database, options: StoreOptions) {
     this.db = db;
     this.now = options.now ?? (() => new Date());
+    this.quotaBytes = options.quotaBytes ?? DEFAULT_QUOTA_BYTES;
+  }
+
+  /** Bytes of saved versions, counted once when the database opens and kept up to date by each save and delete. */
+  private used = 0;
+
+  /** Bytes of the saved versions of `id`, or of all designs. */
+  private bodyBytes(id?: string): number {
+    const sql = 'SELECT total(length(CAST(body AS BLOB))) AS n FROM versions';
+    const row = (
+      id === undefined ? this.db.prepare(sql).get() : this.db.prepare(`${sql} WHERE design_id = ?`).get(id)
+    ) as {
+      n: number;
+    };
+    return row.n;
+  }
+
+  usedBytes(): number {
+    return this.used;
+  }
+
+  private overQuota(body: string): QuotaExceeded | undefined {
+    const designBytes = Buffer.byteLength(body);
+    const usedBytes = this.used;
+    if (usedBytes + designBytes <= this.quotaBytes) return undefined;
+    return { quotaBytes: this.quotaBytes, usedBytes, designBytes };
   }
 
   /** Opens (creating it and its directory when missing) the database at `path`, or `:memory:`. */
@@ -95,6 +139,7 @@ export class DesignStore {
     db.pragma('busy_timeout = 5000');
     const store = new DesignStore(db, options);
     const created = store.migrate();
+    store.used = store.bodyBytes();
     if (created && options.seedDir) store.seed(options.seedDir);
     return store;
   }
@@ -167,11 +212,13 @@ export class DesignStore {
   }
 
   /** A new design at version 1, or undefined when the id is taken. */
-  create(id: string, design: Design): { id: string; version: number } | undefined {
+  create(id: string, design: Design): { id: string; version: number } | { quota: QuotaExceeded } | undefined {
     return this.db
       .transaction(() => {
         if (this.has(id)) return undefined;
-        return this.write(id, design, undefined);
+        const body = JSON.stringify(design);
+        const quota = this.overQuota(body);
+        return quota ? { quota } : this.write(id, design, undefined, body);
       })
       .immediate();
   }
@@ -188,13 +235,21 @@ export class DesignStore {
           | undefined;
         if (baseVersion !== undefined && row?.latest !== baseVersion)
           return { ok: false, latest: row?.latest };
-        const saved = this.write(id, design, row?.latest);
+        const body = JSON.stringify(design);
+        const quota = this.overQuota(body);
+        if (quota) return { ok: false, quota };
+        const saved = this.write(id, design, row?.latest, body);
         return { ok: true, ...saved, created: row === undefined };
       })
       .immediate();
   }
 
-  private write(id: string, design: Design, latest: number | undefined): { id: string; version: number } {
+  private write(
+    id: string,
+    design: Design,
+    latest: number | undefined,
+    body: string,
+  ): { id: string; version: number } {
     const at = this.now().toISOString();
     const version = (latest ?? 0) + 1;
     const seq =
@@ -212,18 +267,22 @@ export class DesignStore {
     }
     this.db
       .prepare('INSERT INTO versions (design_id, version, name, saved_at, body) VALUES (?, ?, ?, ?, ?)')
-      .run(id, version, design.name, at, JSON.stringify(design));
+      .run(id, version, design.name, at, body);
+    this.used += Buffer.byteLength(body);
     return { id, version };
   }
 
   /** Deletes a design and all its versions; false when there was none. */
   delete(id: string): boolean {
-    return this.db
+    const freed = this.bodyBytes(id);
+    const deleted = this.db
       .transaction(() => {
         this.db.prepare('DELETE FROM versions WHERE design_id = ?').run(id);
         return this.db.prepare('DELETE FROM designs WHERE id = ?').run(id).changes > 0;
       })
       .immediate();
+    if (deleted) this.used -= freed;
+    return deleted;
   }
 
   versions(id: string): VersionSummary[] | undefined {

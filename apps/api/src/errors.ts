@@ -5,7 +5,7 @@
  */
 import type { Issue } from '@stagecraft/ir';
 
-export type ErrorStatus = 400 | 403 | 404 | 409 | 413 | 415 | 422 | 500 | 503;
+export type ErrorStatus = 400 | 403 | 404 | 409 | 413 | 415 | 422 | 500 | 503 | 507;
 
 /** A failure a route answers with; thrown inside handlers, turned into a reply by the error handler. */
 export class ApiError extends Error {

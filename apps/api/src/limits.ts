@@ -1,5 +1,6 @@
 /** What the service accepts: every request is bounded in size, depth, ops and time. */
 import { availableParallelism } from 'node:os';
+import { DEFAULT_QUOTA_BYTES } from './designStore.ts';
 
 export interface Limits {
   /** Largest request body, in bytes (413 above it). */
@@ -22,6 +23,13 @@ export interface Limits {
    * timeline, pass snapshots) out unless `include` asks for them: about 500 bytes an op.
    */
   detailOps: number;
+  /**
+   * Largest `/api/export` answer, in bytes (413 above it): a 31 KB DeepSeek design exports a
+   * 59 MiB plan, and eight such answers at once held 600 MB of the server's memory.
+   */
+  exportBytes: number;
+  /** Bytes of saved design versions the database holds before a save is refused (507). */
+  designQuotaBytes: number;
   /** Compiles waiting for a worker beyond which new ones are refused (503). */
   queueLength: number;
   /** Worker threads compiling designs. */
@@ -42,6 +50,9 @@ export const DEFAULT_LIMITS: Limits = {
   largeOps: 50_000,
   // About 50 MB of answer with every part included.
   detailOps: 100_000,
+  // The largest example designs' plans (llama3.1-405b, 2 to 9 MiB) fit several times over.
+  exportBytes: 32 * 1024 * 1024,
+  designQuotaBytes: DEFAULT_QUOTA_BYTES,
   queueLength: 256,
   workers: Math.max(1, availableParallelism()),
   workerMemoryMb: 2048,

@@ -45,6 +45,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const limits = withLimits(options.limits);
   const store = DesignStore.open(options.db ?? DEFAULT_DB, {
     seedDir: options.seedDir ?? join(REPO_ROOT, 'examples'),
+    quotaBytes: limits.designQuotaBytes,
   });
   const pool = CompilePool.forLimits(limits);
   const dist = options.webDist ?? join(REPO_ROOT, 'apps', 'web', 'dist');

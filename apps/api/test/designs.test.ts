@@ -154,3 +154,35 @@ describe('saved designs', () => {
     expect(errorOf(res).path).toBe('baseVersion');
   });
 });
+
+describe('the database quota', () => {
+  test('a save past the quota is a 507 with the quota, the bytes used and the design’s; deleting makes room', async () => {
+    const design = oneFOneB(2, 4, 'Quota');
+    const bytes = Buffer.byteLength(JSON.stringify(design));
+    const log: string[] = [];
+    const q = await testApp({ limits: { designQuotaBytes: 2 * bytes + 10 }, log });
+    try {
+      expect((await post(q.app, '/api/designs', { id: 'a', design })).statusCode).toBe(201);
+      expect((await put(q.app, '/api/designs/a', { design, baseVersion: 1 })).statusCode).toBe(200);
+      for (const refused of [
+        await post(q.app, '/api/designs', { id: 'b', design }),
+        await post(q.app, '/api/designs', { design }),
+        await put(q.app, '/api/designs/a', { design, baseVersion: 2 }),
+      ]) {
+        expect(refused.statusCode).toBe(507);
+        expect(errorOf(refused).path).toBe('design');
+        expect(errorOf(refused).message).toMatch(
+          /^the saved designs would pass the database's quota of 0\.0 MiB \(0\.0 MiB used, this design 0\.0 MiB\); delete designs you no longer need$/,
+        );
+      }
+      expect(((await q.app.inject('/api/designs')).json() as { designs: unknown[] }).designs).toHaveLength(1);
+      expect(q.store.usedBytes()).toBe(2 * bytes);
+      expect(log.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(['quota', 'quota', 'quota']);
+      expect((await q.app.inject({ method: 'DELETE', url: '/api/designs/a' })).statusCode).toBe(204);
+      expect(q.store.usedBytes()).toBe(0);
+      expect((await post(q.app, '/api/designs', { id: 'b', design })).statusCode).toBe(201);
+    } finally {
+      await q.close();
+    }
+  });
+});

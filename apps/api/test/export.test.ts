@@ -61,6 +61,27 @@ describe('POST /api/export', () => {
     expect(errorOf(res).message).toMatch(/over the limit of 5,000/);
   });
 
+  test('a file over the export limit is a 413 naming its size and the limit, and the CLI that writes it', async () => {
+    const small = await testApp({ limits: { exportBytes: 4096 } });
+    try {
+      const design = example('zb-h1-p4-m8');
+      const expected = exportDesign(design, 'plan', {});
+      const bytes = expected.ok ? Buffer.byteLength(expected.text) : 0;
+      expect(bytes).toBeGreaterThan(4096);
+      const res = await post(small.app, '/api/export', { design, format: 'plan' });
+      expect(res.statusCode).toBe(413);
+      expect(errorOf(res)).toEqual({
+        path: 'format',
+        message: `the plan file is ${(bytes / 1024 / 1024).toFixed(1)} MiB (${bytes.toLocaleString('en-US')} bytes), over the export limit of 4 KiB; write it with the CLI: stagecraft export <design> --format plan`,
+        all: expect.anything(),
+      });
+      const fits = await post(small.app, '/api/export', { design: oneFOneB(2, 1), format: 'torch-csv' });
+      expect(fits.statusCode).toBe(200);
+    } finally {
+      await small.close();
+    }
+  });
+
   test('a name outside ASCII keeps its exact form in filename*', async () => {
     const res = await post(t.app, '/api/export', {
       design: oneFOneB(2, 2, 'Pipeline “α” / test'),

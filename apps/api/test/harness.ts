@@ -20,13 +20,30 @@ export interface TestApp {
 }
 
 export async function testApp(
-  options: { limits?: Partial<Limits>; seed?: boolean; web?: WebApp; db?: string } = {},
+  options: {
+    limits?: Partial<Limits>;
+    seed?: boolean;
+    web?: WebApp;
+    db?: string;
+    /** Receives the server's log lines (warnings and errors), as `stagecraft serve` writes them. */
+    log?: string[];
+  } = {},
 ): Promise<TestApp> {
   const limits = withLimits({ workers: 1, ...options.limits });
-  const store = DesignStore.open(options.db ?? ':memory:', options.seed ? { seedDir: EXAMPLES } : {});
+  const store = DesignStore.open(options.db ?? ':memory:', {
+    ...(options.seed ? { seedDir: EXAMPLES } : {}),
+    quotaBytes: limits.designQuotaBytes,
+  });
   const pool = CompilePool.forLimits(limits);
   await pool.ready();
-  const app = await buildApp({ store, pool, limits, ...(options.web ? { web: options.web } : {}) });
+  const log = options.log;
+  const app = await buildApp({
+    store,
+    pool,
+    limits,
+    ...(options.web ? { web: options.web } : {}),
+    ...(log ? { logger: true, logStream: { write: (line: string) => log.push(line) } } : {}),
+  });
   return {
     app,
     store,

@@ -155,12 +155,22 @@ describe('a server on loopback', () => {
 });
 
 describe('the compile pool', () => {
-  test('a compile over the time limit is a 503 naming the limit; the worker is replaced', async () => {
-    const slow = await testApp({ limits: { compileMs: 1 } });
+  test('a compile over the time limit is a 503 naming the limit, logged as a timeout; the worker is replaced', async () => {
+    const log: string[] = [];
+    const slow = await testApp({ limits: { compileMs: 1 }, log });
     try {
       const res = await post(slow.app, '/api/compile', { design: oneFOneB(8, 64) });
       expect(res.statusCode).toBe(503);
       expect(errorOf(res).message).toBe('the compile took longer than the time limit of 1 ms');
+      const logged = log.map((l) => JSON.parse(l) as { level: number; msg: string; reason?: string });
+      expect(logged).toEqual([
+        expect.objectContaining({
+          level: 40,
+          msg: 'timeout',
+          reason: 'the compile took longer than the time limit of 1 ms',
+        }),
+      ]);
+      expect(log.join('')).not.toMatch(/internal error|stack/);
       expect(slow.pool.replaced).toBe(1);
       expect(slow.pool.size).toBe(1);
       expect((await slow.app.inject('/api/health')).statusCode).toBe(200);

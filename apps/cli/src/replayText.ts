@@ -17,6 +17,17 @@ export function replayTable(rows: readonly (readonly [string, Replay])[]): strin
   );
 }
 
+/**
+ * The steps a comparison read, as a user reads them: `1, 2, 3` or, for a long run, `1–99,999`
+ * (steadySteps reads a contiguous run; a trace of 100,000 steps once printed every number).
+ */
+export function stepsText(steps: readonly number[]): string {
+  const contiguous = steps.every((s, i) => i === 0 || s === steps[i - 1]! + 1);
+  if (steps.length <= 4 || !contiguous)
+    return steps.slice(0, 20).join(', ') + (steps.length > 20 ? ', …' : '');
+  return `${steps[0]!.toLocaleString('en-US')}–${steps.at(-1)!.toLocaleString('en-US')}`;
+}
+
 /** Spans of the trace that the plan does not have: a mistyped record_function name shows here. */
 export function unmatchedLine(match: PlanMatch): string | undefined {
   const u = match.unmatched;

@@ -8,7 +8,7 @@ import type { Design } from '@stagecraft/ir';
 import type { IncrementalState } from '@stagecraft/passes';
 import { type Compiled, computeDesign, layoutGraph, passGraph } from './core/computeDesign.ts';
 import { packGraph } from './core/graphWire.ts';
-import { measuredOverlay } from './core/measuredOverlay.ts';
+import { measuredOverlayOnce } from './core/measuredMemo.ts';
 import { packEvents } from './core/timelineWire.ts';
 import { planOutline } from './gantt/timelinePlan.ts';
 import { type PostedResult, TIMELINE_PART, type WorkerReply, type WorkerRequest } from './workerProtocol.ts';
@@ -63,7 +63,7 @@ self.onmessage = (e: MessageEvent<WorkerRequest>) => {
       return;
     }
     if (req.type === 'measure') {
-      reply({ type: 'measured', id: req.id, overlay: measuredOverlay(req.design as Design, req.files) });
+      reply({ type: 'measured', id: req.id, overlay: measuredOverlayOnce(req.design as Design, req.files) });
       return;
     }
     if (!compiled) return;

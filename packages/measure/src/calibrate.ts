@@ -2,7 +2,15 @@
  * The closed loop in one call: compile the design, match the measured step to its plan, fit the
  * costs, write the calibrated design and replay it against the measurement.
  */
-import { type Dag, type Design, type Issue, issue, type Plan, tensorParallelDegree } from '@stagecraft/ir';
+import {
+  type Dag,
+  type Design,
+  type Issue,
+  IssueList,
+  issue,
+  type Plan,
+  tensorParallelDegree,
+} from '@stagecraft/ir';
 import { runDesign, simulateRun } from '@stagecraft/workflow';
 import { type CalibrationOrigin, calibratedDesign } from './calibratedDesign.ts';
 import { type CostFits, fitCosts } from './fitCosts.ts';
@@ -110,16 +118,22 @@ export function calibrateFromTable(
   const { plan, dag } = run.compiled;
   const predicted = predictedCosts(dag, simulated.sim.timeline ?? []);
   const { fits, unknownStages } = fitTable(plan, dag, costs, predicted);
-  if (unknownStages.length > 0)
-    return {
-      ok: false,
-      errors: unknownStages.map((s) =>
+  if (unknownStages.length > 0) {
+    // Rows by stage once: a table of a million stages searched per unknown stage never ended.
+    const rowOf = new Map<number, number>();
+    costs.stages.forEach((r, i) => {
+      if (!rowOf.has(r.stage)) rowOf.set(r.stage, i);
+    });
+    const errors = new IssueList();
+    for (const s of unknownStages)
+      errors.push(
         issue(
-          ['stages', costs.stages.findIndex((r) => r.stage === s), 'stage'],
+          ['stages', rowOf.get(s)!, 'stage'],
           `the design has no pipeline stage ${s} (no block is tagged PP=${s})`,
         ),
-      ),
-    };
+      );
+    return { ok: false, errors: errors.issues() };
+  }
   const made = calibratedDesign(design, fits, predicted, shardsOf(dag), origin);
   const again = runDesign(made.design, { keepSnapshots: false });
   if (!again.ok) return { ok: false, errors: again.errors };
@@ -165,6 +179,23 @@ function refusedMatch(plan: Plan, match: PlanMatch): { ok: false; errors: Issue[
         ),
       ],
     };
+  // A trace of another design shares a few ids (F.b0.mb0) with this plan: fitting those few wrote
+  // a design whose dispatch time took the blame for every op that was never matched.
+  const matchedFirst = match.matched.reduce((n, s) => n + (s.step === 0 ? 1 : 0), 0);
+  if (match.unmatched.length > matchedFirst) {
+    const spans = matchedFirst + match.unmatched.length;
+    const planned = matchedFirst + match.missing.length;
+    const n = (x: number) => x.toLocaleString('en-US');
+    return {
+      ok: false,
+      errors: [
+        issue(
+          '',
+          `the trace does not cover the design's plan: ${n(match.unmatched.length)} of its ${n(spans)} spans (first step) name no instruction of the plan, and ${n(match.missing.length)} of the plan's ${n(planned)} instructions on the measured devices have no span; was it recorded from another design?`,
+        ),
+      ],
+    };
+  }
   return undefined;
 }
 
@@ -200,5 +231,6 @@ export function compareMeasured(
 
 /** The measured step: the median wall time of the steps a fit or comparison reads. */
 function stepMsOver(measured: MeasuredStep, steps: readonly number[]): number {
-  return median(stepTimesMs(measured).filter((_, i) => steps.includes(i)));
+  const read = new Set(steps);
+  return median(stepTimesMs(measured).filter((_, i) => read.has(i)));
 }

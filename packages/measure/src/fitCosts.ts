@@ -46,7 +46,8 @@ type ComputeOp = 'F' | 'BI' | 'BW' | 'B';
 
 export function fitCosts(plan: Plan, dag: Dag, match: PlanMatch, alignedClocks: boolean): CostFits {
   const steps = steadySteps(match.matched);
-  const used = match.matched.filter((s) => steps.includes(s.step));
+  const read = new Set(steps);
+  const used = match.matched.filter((s) => read.has(s.step));
   const nodeOf = new Map<string, DagNode>();
   for (const n of dag.nodes) nodeOf.set(n.id, n);
 

@@ -48,26 +48,29 @@ export function stepCount(m: MeasuredStep): number {
  */
 export function stepTimesMs(m: MeasuredStep): number[] {
   const n = stepCount(m);
-  const out: number[] = [];
-  for (let k = 0; k < n; k++) {
-    let lo = Number.POSITIVE_INFINITY;
-    let hi = Number.NEGATIVE_INFINITY;
-    let longest = 0;
-    for (const d of m.devices) {
-      let dlo = Number.POSITIVE_INFINITY;
-      let dhi = Number.NEGATIVE_INFINITY;
-      for (const s of d.spans) {
-        if (s.step !== k) continue;
-        if (s.startMs < dlo) dlo = s.startMs;
-        if (s.endMs > dhi) dhi = s.endMs;
+  // One pass over the spans, not one per step: an id repeated 100,000 times is as many steps.
+  const lo = new Float64Array(n).fill(Number.POSITIVE_INFINITY);
+  const hi = new Float64Array(n).fill(Number.NEGATIVE_INFINITY);
+  const longest = new Float64Array(n);
+  for (const d of m.devices) {
+    const own = new Map<number, { lo: number; hi: number }>();
+    for (const s of d.spans) {
+      const w = own.get(s.step);
+      if (!w) own.set(s.step, { lo: s.startMs, hi: s.endMs });
+      else {
+        if (s.startMs < w.lo) w.lo = s.startMs;
+        if (s.endMs > w.hi) w.hi = s.endMs;
       }
-      if (dhi < dlo) continue;
-      lo = Math.min(lo, dlo);
-      hi = Math.max(hi, dhi);
-      longest = Math.max(longest, dhi - dlo);
     }
-    if (hi >= lo) out.push(m.alignedClocks ? hi - lo : longest);
+    for (const [k, w] of own) {
+      if (w.hi < w.lo) continue;
+      lo[k] = Math.min(lo[k]!, w.lo);
+      hi[k] = Math.max(hi[k]!, w.hi);
+      longest[k] = Math.max(longest[k]!, w.hi - w.lo);
+    }
   }
+  const out: number[] = [];
+  for (let k = 0; k < n; k++) if (hi[k]! >= lo[k]!) out.push(m.alignedClocks ? hi[k]! - lo[k]! : longest[k]!);
   return out;
 }
 

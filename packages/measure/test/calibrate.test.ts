@@ -145,6 +145,43 @@ describe('calibration from a measured step', () => {
     const r = calibrate(design, none.step, { files: [], sources: [] });
     expect(r.ok).toBe(false);
   });
+
+  it('refuses a trace of another design that shares a few ids with the plan, with both counts', () => {
+    const design = stagedDesign('d', '1f1b', 2, [nominal, nominal], 2);
+    // Two ids of this plan and three it does not have (stage 7 of a longer pipeline).
+    const events = ['F.b0.mb0', 'F.b0.mb1', 'F.b7.mb0', 'F.b7.mb1', 'B.b7.mb0'].map((name, i) => ({
+      name,
+      ph: 'X',
+      ts: i * 10,
+      dur: 5,
+      pid: 'CPU functions',
+      tid: 1,
+    }));
+    const read = readTrace(JSON.stringify(events), 'rank0.json');
+    if (!read.ok) throw new Error('does not read');
+    const r = calibrate(design, read.step, { files: [], sources: [] });
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.errors[0]!.message).toMatch(
+      /^the trace does not cover the design's plan: 3 of its 5 spans \(first step\) name no instruction of the plan, and \d+ of the plan's \d+ instructions on the measured devices have no span/,
+    );
+  });
+
+  it('blames a duration of 1e308 µs on the trace, at its event', () => {
+    const read = readTrace(
+      JSON.stringify([{ name: 'F.b0.mb0', ph: 'X', ts: 0, dur: 1e308, pid: 'CPU functions', tid: 1 }]),
+      'rank0.json',
+    );
+    expect(read).toEqual({
+      ok: false,
+      errors: [
+        {
+          path: '[0].dur',
+          message:
+            '1e+308 µs is over a day: the trace\'s duration is wrong, no op runs that long (event "F.b0.mb0")',
+        },
+      ],
+    });
+  });
 });
 
 describe('collectives in a measured step', () => {

@@ -60,7 +60,7 @@ parentPort!.on('message', (job: JobMessage) => {
       post({
         type: 'done',
         id: job.id,
-        outcome: exportFile(task.design, task.format, task.options, job.maxOps),
+        outcome: exportFile(task.design, task.format, task.options, job.maxOps, task.maxBytes),
       });
       return;
     }

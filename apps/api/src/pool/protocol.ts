@@ -12,7 +12,14 @@ export type Task =
       /** The opening of the answer the worker writes before the compile's fields. */
       head: string;
     }
-  | { kind: 'export'; design: Design; format: ExportFormat; options: ExportOptions };
+  | {
+      kind: 'export';
+      design: Design;
+      format: ExportFormat;
+      options: ExportOptions;
+      /** The largest answer the server sends (Limits.exportBytes). */
+      maxBytes: number;
+    };
 
 export type TaskOutcome<T extends Task> = T extends { kind: 'compile' } ? CompileOutcome : ExportOutcome;
 

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.ts';
-import { DESIGN_ID } from '../designStore.ts';
+import { DESIGN_ID, type QuotaExceeded } from '../designStore.ts';
 import { ApiError } from '../errors.ts';
 import {
   createDesignBodySchema,
@@ -40,11 +40,13 @@ export function designRoutes(app: FastifyInstance, ctx: AppContext): void {
       const saved = store.create(body.id, design);
       if (!saved)
         throw new ApiError(409, { path: 'id', message: `a design with id "${body.id}" exists already` });
+      if ('quota' in saved) throw quotaError(saved.quota);
       return reply.code(201).send(saved);
     }
     // A fresh id from the name; the random part makes a clash practically impossible, and a clash is retried.
     for (let attempt = 0; attempt < 5; attempt++) {
       const saved = store.create(freshId(design.name), design);
+      if (saved && 'quota' in saved) throw quotaError(saved.quota);
       if (saved) return reply.code(201).send(saved);
     }
     throw new ApiError(500, { path: '', message: 'internal error: could not choose a design id' });
@@ -62,6 +64,7 @@ export function designRoutes(app: FastifyInstance, ctx: AppContext): void {
     const body = parseBody(putDesignBodySchema, req.body);
     const design = designField(body.design);
     const r = store.put(id, design, body.baseVersion);
+    if (!r.ok && 'quota' in r) throw quotaError(r.quota);
     if (!r.ok) {
       throw new ApiError(409, {
         path: 'baseVersion',
@@ -96,6 +99,15 @@ export function designRoutes(app: FastifyInstance, ctx: AppContext): void {
       throw new ApiError(404, { path: 'version', message: `design "${id}" has no version ${version}` });
     }
     return saved;
+  });
+}
+
+/** 507 Insufficient Storage (RFC 4918): the request is fine, the database has no room for it. */
+function quotaError(q: QuotaExceeded): ApiError {
+  const mib = (n: number) => `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+  return new ApiError(507, {
+    path: 'design',
+    message: `the saved designs would pass the database's quota of ${mib(q.quotaBytes)} (${mib(q.usedBytes)} used, this design ${mib(q.designBytes)}); delete designs you no longer need`,
   });
 }
 

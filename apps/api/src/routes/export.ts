@@ -11,7 +11,13 @@ export function exportRoutes(app: FastifyInstance, ctx: AppContext): void {
     const body = parseBody(exportBodySchema, req.body);
     const design = compilableDesign(body.design, ctx.limits.maxOps);
     const answer = await ctx.pool.run({
-      task: { kind: 'export', design, format: body.format, options: body.options ?? {} },
+      task: {
+        kind: 'export',
+        design,
+        format: body.format,
+        options: body.options ?? {},
+        maxBytes: ctx.limits.exportBytes,
+      },
       size: estimatedOps(design),
     });
     if (!answer.ok) throw new ApiError(answer.status, answer.errors, retryAfterOf(answer));

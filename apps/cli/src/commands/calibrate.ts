@@ -15,7 +15,7 @@ import type { InputOptions } from '../inputFile.ts';
 import type { Io } from '../io.ts';
 import { loadDesign } from '../load.ts';
 import { loadMeasured, rankOption, type StageTable } from '../measuredFiles.ts';
-import { divergenceTable, replayTable, unmatchedLine } from '../replayText.ts';
+import { divergenceTable, replayTable, stepsText, unmatchedLine } from '../replayText.ts';
 import { type OptionValues, writeOutput } from './output.ts';
 
 export interface CalibrateCommand {
@@ -118,7 +118,7 @@ function fromTable(
   if (!result.ok) {
     for (const e of result.errors) {
       const where = table.form === 'csv' ? csvPlace(e.path) : e.path;
-      io.err(errorLine({ path: `${table.file}: ${where}`, message: e.message }));
+      io.err(errorLine({ path: where ? `${table.file}: ${where}` : table.file, message: e.message }));
     }
     return 1;
   }
@@ -169,7 +169,7 @@ export function calibrationSummary(c: Calibration, output: string | undefined): 
   const lines: string[] = [];
   const fitted = c.fits.blocks.filter((b) => b.F || b.BI || b.BW || b.B).length;
   lines.push(
-    `${c.match.matched.length} measured spans matched (steps ${c.fits.steps.join(', ')} used); ${fitted} of ${c.fits.blocks.length} blocks measured`,
+    `${c.match.matched.length} measured spans matched (steps ${stepsText(c.fits.steps)} used); ${fitted} of ${c.fits.blocks.length} blocks measured`,
   );
   lines.push('');
   lines.push(

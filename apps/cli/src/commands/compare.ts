@@ -7,7 +7,7 @@ import type { InputOptions } from '../inputFile.ts';
 import type { Io } from '../io.ts';
 import { loadDesign } from '../load.ts';
 import { loadMeasured, type MeasuredFiles, rankOption } from '../measuredFiles.ts';
-import { divergenceTable, replayTable, unmatchedLine } from '../replayText.ts';
+import { divergenceTable, replayTable, stepsText, unmatchedLine } from '../replayText.ts';
 import type { OptionValues } from './output.ts';
 
 export interface CompareCommand {
@@ -175,7 +175,7 @@ function compareWithMeasured(
     return 0;
   }
   const lines = [
-    `${r.match.matched.length} measured spans matched (steps ${r.steps.join(', ')} used)`,
+    `${r.match.matched.length} measured spans matched (steps ${stepsText(r.steps)} used)`,
     '',
     replayTable([[design.name ?? file, r.replay]]),
   ];

@@ -105,13 +105,13 @@ function loadModel(
   return fail(d.errors.map((i) => ({ ...i, path: i.path.replace(/^model\.?/, '') })));
 }
 
-export function importCommand(cmd: ImportCommand & InputOptions, io: Io): number {
+export function importCommand(cmd: ImportCommand & InputOptions & { maxOps?: number }, io: Io): number {
   const text = readText(cmd.file, io, cmd);
   if (text === undefined) return 1;
   const given = cmd.model === undefined ? {} : loadModel(cmd.model, io, cmd);
   if (!given) return 1;
   const name = `${basename(cmd.file)} (imported from ${cmd.format})`;
-  const options = { ...given, name };
+  const options = { ...given, name, ...(cmd.maxOps !== undefined ? { maxOps: cmd.maxOps } : {}) };
   const r =
     cmd.format === 'torch-csv'
       ? importTorchCsv(text, { ...options, ...(cmd.dialect ? { dialect: cmd.dialect } : {}) })

@@ -71,8 +71,11 @@ export function readMeasuredFiles(
   return merged.ok ? merged : { ok: false, errors: merged.errors.map((e) => line('', e)) };
 }
 
-export function measuredOverlay(design: Design, files: readonly MeasuredFile[]): MeasuredOverlay {
-  const read = readMeasuredFiles(files);
+export function measuredOverlay(
+  design: Design,
+  files: readonly MeasuredFile[],
+  read: ReturnType<typeof readMeasuredFiles> = readMeasuredFiles(files),
+): MeasuredOverlay {
   if (!read.ok) return read;
   const names = files.map((f) => f.name);
   // The calibration replays the design as it is first (its `before`), which is the comparison:

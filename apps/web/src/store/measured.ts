@@ -51,6 +51,11 @@ export function bringMeasured(files: MeasuredFile[]): void {
   request(files);
 }
 
+/** Files refused before they were read (too large): the overlay stays as it was. */
+export function refuseMeasured(errors: readonly string[]): void {
+  notify?.(errors.join('\n'));
+}
+
 /**
  * A new result of the design: the files are compared with it again (the ones still being read
  * if a bring is in flight, else the overlay's).

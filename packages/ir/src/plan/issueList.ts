@@ -5,13 +5,33 @@
  */
 import type { Issue } from '../issue.ts';
 
+/**
+ * Issues a file reader lists before it only counts: the API answers with as many (apps/api's
+ * MAX_ISSUES), and a 63 MB trace of bad durations once printed a million lines.
+ */
+export const MAX_LISTED_ISSUES = 100;
+
 export class IssueList {
   readonly list: Issue[] = [];
   count = 0;
 
-  constructor(readonly max: number) {}
+  constructor(readonly max: number = MAX_LISTED_ISSUES) {}
 
   add(path: string, message: string): void {
     if (this.count++ < this.max) this.list.push({ path, message });
+  }
+
+  push(i: Issue): void {
+    this.add(i.path, i.message);
+  }
+
+  /** The issues kept and, past the cap, one more saying how many were found in all. */
+  issues(): Issue[] {
+    if (this.count <= this.max) return this.list;
+    const more = (this.count - this.max).toLocaleString('en-US');
+    return [
+      ...this.list,
+      { path: '', message: `… and ${more} more problems (${this.count.toLocaleString('en-US')} in all)` },
+    ];
   }
 }

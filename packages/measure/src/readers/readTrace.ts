@@ -7,7 +7,7 @@
  * - torch 1.13's legacy export: a bare list of events (`pid: "CPU functions"`) with no rank, which
  *   the file's name must give (`rank3.json`).
  */
-import { type Issue, issue } from '@stagecraft/ir';
+import { formatPath, type Issue, issue } from '@stagecraft/ir';
 import { type MeasuredDevice, type MeasuredStep, numberSteps } from '../measuredStep.ts';
 import { rankFromFileName } from './instructionName.ts';
 import { instructionSpans, type RawSpan } from './traceEvents.ts';
@@ -62,9 +62,9 @@ function stagecraft(events: unknown[]): TraceRead {
       typeof e.args?.id === 'string' &&
       !(Number.isInteger(e.pid) && (e.pid as number) >= 0)
     )
-      errors.push(issue(['traceEvents', i, 'pid'], `expected the device number (event "${e.args.id}")`));
+      errors.add(formatPath(['traceEvents', i, 'pid']), `expected the device number (event "${e.args.id}")`);
   });
-  if (errors.length > 0) return { ok: false, errors };
+  if (errors.count > 0) return { ok: false, errors: errors.issues() };
   const byDevice = new Map<number, RawSpan[]>();
   for (const s of spans) {
     const list = byDevice.get(s.pid as number) ?? [];
@@ -104,7 +104,7 @@ function kineto(d: Record<string, unknown>, fileName: string, options: ReadTrace
       'the trace does not say its rank: profile under torch.distributed (Kineto then records distributedInfo), name the file by it (rank3.json) or give --rank',
     );
   const { spans, errors } = instructionSpans(d.traceEvents as unknown[], ['traceEvents']);
-  if (errors.length > 0) return { ok: false, errors };
+  if (errors.count > 0) return { ok: false, errors: errors.issues() };
   // A record_function range appears on the CPU (`user_annotation`) and, on a GPU, again where its
   // kernels ran (`gpu_user_annotation`): the GPU range is the op's time.
   const gpu = new Set(spans.filter((s) => s.cat === 'gpu_user_annotation').map((s) => s.id));
@@ -127,7 +127,7 @@ function legacy(events: unknown[], fileName: string, options: ReadTraceOptions):
       "torch 1.13's profiler trace does not record its rank: name the file by it (rank3.json, trace_rank3.json) or give --rank",
     );
   const { spans, errors } = instructionSpans(events, []);
-  if (errors.length > 0) return { ok: false, errors };
+  if (errors.count > 0) return { ok: false, errors: errors.issues() };
   return {
     ok: true,
     step: {

@@ -11,10 +11,32 @@
  *     {"format": "stagecraft/measured-costs@1", "stages": [{"stage": 0, "F": 5.1, "B": 9.5}],
  *      "p2p": {"bandwidthGBps": 12.5, "latencyUs": 110}}
  */
-import { type Issue, issue } from '@stagecraft/ir';
+import { type Issue, IssueList, issue } from '@stagecraft/ir';
+import { DEFAULT_MAX_OPS } from '@stagecraft/passes';
 import { z } from 'zod';
 
 export const MEASURED_COSTS_FORMAT = 'stagecraft/measured-costs@1';
+
+/**
+ * More stages than any design within the compiler's op limit has: per microbatch a stage makes at
+ * least F, BI, BW and a SEND and a RECV each way (expandSchedule.ts's estimate, 7 ops). A table
+ * of a million stages once held calibrate for minutes before any stage was compared.
+ */
+export const MAX_TABLE_STAGES = Math.floor(DEFAULT_MAX_OPS / 7);
+
+function tooManyStages(rows: number, path: string): StageTableRead | undefined {
+  if (rows <= MAX_TABLE_STAGES) return undefined;
+  const n = (x: number) => x.toLocaleString('en-US');
+  return {
+    ok: false,
+    errors: [
+      issue(
+        path,
+        `${n(rows)} stages: no design within the op limit of ${n(DEFAULT_MAX_OPS)} has more than ${n(MAX_TABLE_STAGES)}`,
+      ),
+    ],
+  };
+}
 
 const ms = z.number().finite().min(0);
 
@@ -52,14 +74,15 @@ export function isStageTable(text: string, doc: unknown): boolean {
 }
 
 export function readStageJson(doc: unknown): StageTableRead {
+  const rows = typeof doc === 'object' && doc !== null ? (doc as { stages?: unknown }).stages : undefined;
+  const many = Array.isArray(rows) ? tooManyStages(rows.length, 'stages') : undefined;
+  if (many) return many;
   const r = measuredCostsSchema.safeParse(doc);
   if (r.success) return duplicates(r.data);
-  return {
-    ok: false,
-    errors: r.error.issues.map((i) =>
-      issue(i.path.filter((p) => typeof p !== 'symbol') as (string | number)[], i.message),
-    ),
-  };
+  const errors = new IssueList();
+  for (const i of r.error.issues)
+    errors.push(issue(i.path.filter((p) => typeof p !== 'symbol') as (string | number)[], i.message));
+  return { ok: false, errors: errors.issues() };
 }
 
 const COLUMNS = ['stage', 'F', 'BI', 'BW', 'B', 'FandB', 'UPD'] as const;
@@ -69,19 +92,21 @@ export function readStageCsv(text: string): StageTableRead {
     .replace(/^\uFEFF/, '')
     .split(/\r?\n/)
     .map((l) => l.trim());
+  const many = tooManyStages(lines.filter((l) => l !== '').length - 1, `row ${MAX_TABLE_STAGES + 2}`);
+  if (many) return many;
   const header = lines[0]!.split(',').map((c) => c.trim());
-  const errors: Issue[] = [];
+  const errors = new IssueList();
   header.forEach((c, i) => {
     if (!(COLUMNS as readonly string[]).includes(c))
-      errors.push(issue(`row 1, column ${i + 1}`, `unknown column "${c}" (expected ${COLUMNS.join(', ')})`));
+      errors.add(`row 1, column ${i + 1}`, `unknown column "${c}" (expected ${COLUMNS.join(', ')})`);
   });
-  if (errors.length > 0) return { ok: false, errors };
+  if (errors.count > 0) return { ok: false, errors: errors.issues() };
   const stages: Record<string, number>[] = [];
   lines.slice(1).forEach((line, r) => {
     if (line === '') return;
     const cells = line.split(',').map((c) => c.trim());
     if (cells.length !== header.length) {
-      errors.push(issue(`row ${r + 2}`, `expected ${header.length} cells, got ${cells.length}`));
+      errors.add(`row ${r + 2}`, `expected ${header.length} cells, got ${cells.length}`);
       return;
     }
     const row: Record<string, number> = {};
@@ -89,14 +114,14 @@ export function readStageCsv(text: string): StageTableRead {
       if (cell === '') return;
       const v = Number(cell);
       if (!Number.isFinite(v) || v < 0)
-        errors.push(issue(`row ${r + 2}, column ${c + 1}`, `expected milliseconds ≥ 0, got "${cell}"`));
+        errors.add(`row ${r + 2}, column ${c + 1}`, `expected milliseconds ≥ 0, got "${cell.slice(0, 40)}"`);
       else row[header[c]!] = v;
     });
     stages.push(row);
   });
-  if (errors.length === 0 && stages.length === 0)
-    errors.push(issue('row 2', 'expected a row per stage after the header, e.g. "0,5.1,4.8,4.7"'));
-  if (errors.length > 0) return { ok: false, errors };
+  if (errors.count === 0 && stages.length === 0)
+    errors.add('row 2', 'expected a row per stage after the header, e.g. "0,5.1,4.8,4.7"');
+  if (errors.count > 0) return { ok: false, errors: errors.issues() };
   const parsed = readStageJson({ format: MEASURED_COSTS_FORMAT, stages });
   if (parsed.ok) return parsed;
   return { ok: false, errors: parsed.errors.map((e) => issue(csvPlace(e.path), e.message)) };
@@ -110,10 +135,10 @@ export function csvPlace(path: string): string {
 
 function duplicates(costs: MeasuredCosts): StageTableRead {
   const seen = new Set<number>();
-  const errors: Issue[] = [];
+  const errors = new IssueList();
   costs.stages.forEach((s, i) => {
     if (seen.has(s.stage)) errors.push(issue(['stages', i, 'stage'], `stage ${s.stage} is given twice`));
     seen.add(s.stage);
   });
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, costs };
+  return errors.count > 0 ? { ok: false, errors: errors.issues() } : { ok: true, costs };
 }

@@ -4,7 +4,7 @@
  * than silently skewing a fit. Events that are not instructions are skipped unchecked beyond their
  * name: a profiler writes many shapes of them.
  */
-import { type Issue, issue, type PathSegment } from '@stagecraft/ir';
+import { formatPath, IssueList, type PathSegment } from '@stagecraft/ir';
 import { looksLikeInstructionId } from './instructionName.ts';
 
 export interface RawSpan {
@@ -19,17 +19,32 @@ export interface RawSpan {
   args: Record<string, unknown> | undefined;
 }
 
-/** Instruction spans of `events`, or the issues of the ones that are malformed. */
+/**
+ * Larger durations are the trace's error, not a measurement: no op of a training step runs for a
+ * day (86,400 s in µs), and a fit of 1e308 µs blamed the plan's dispatch time for it.
+ */
+const MAX_DURATION_US = 86_400e6;
+/**
+ * Chrome traces count µs from an origin, Kineto from the epoch (about 1.8e15 µs in 2026); past
+ * 2^53 µs a time no longer holds whole microseconds.
+ */
+const MAX_TIMESTAMP_US = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Instruction spans of `events`, or the issues of the ones that are malformed: the first hundred
+ * and a count, since a bad writer gets every event wrong.
+ */
 export function instructionSpans(
   events: unknown[],
   at: readonly PathSegment[],
   idOf: (e: Record<string, unknown>) => unknown = (e) => e.name,
-): { spans: RawSpan[]; errors: Issue[] } {
+): { spans: RawSpan[]; errors: IssueList } {
   const spans: RawSpan[] = [];
-  const errors: Issue[] = [];
+  const errors = new IssueList();
+  const issue = (where: PathSegment[], message: string) => errors.add(formatPath(where), message);
   events.forEach((raw, i) => {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      errors.push(issue([...at, i], 'expected an event object'));
+      issue([...at, i], 'expected an event object');
       return;
     }
     const e = raw as Record<string, unknown>;
@@ -40,11 +55,25 @@ export function instructionSpans(
     const ts = e.ts;
     const dur = e.dur;
     if (typeof ts !== 'number' || !Number.isFinite(ts)) {
-      errors.push(issue([...where, 'ts'], `expected a number (event "${id}")`));
+      issue([...where, 'ts'], `expected a number (event "${id}")`);
+      return;
+    }
+    if (Math.abs(ts) > MAX_TIMESTAMP_US) {
+      issue(
+        [...where, 'ts'],
+        `${ts} µs is past 2^53 µs, where a trace's times lose their microseconds (event "${id}")`,
+      );
       return;
     }
     if (typeof dur !== 'number' || !Number.isFinite(dur) || dur < 0) {
-      errors.push(issue([...where, 'dur'], `expected a duration ≥ 0 in microseconds (event "${id}")`));
+      issue([...where, 'dur'], `expected a duration ≥ 0 in microseconds (event "${id}")`);
+      return;
+    }
+    if (dur > MAX_DURATION_US) {
+      issue(
+        [...where, 'dur'],
+        `${dur} µs is over a day: the trace's duration is wrong, no op runs that long (event "${id}")`,
+      );
       return;
     }
     const args =

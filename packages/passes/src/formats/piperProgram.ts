@@ -22,6 +22,7 @@ import {
   type Filter,
   formatPath,
   type Issue,
+  IssueList,
   type Model,
   type OrderDirective,
   type PathSegment,
@@ -38,6 +39,7 @@ import { lowerModel } from '../model/lowerModel.ts';
 import { NodeIndex } from '../program/nodeIndex.ts';
 import { regionsOf } from '../program/region.ts';
 import { splitHalves } from '../program/splitHalves.ts';
+import { clusterDevices, importSizeIssue, modelBlockCount } from './importSize.ts';
 
 export type PiperResult = { ok: true; text: string; program: Directive[] } | { ok: false; errors: Issue[] };
 
@@ -179,6 +181,8 @@ export interface PiperImportOptions {
   /** The cluster; by default an ideal cluster with every device the program names. */
   cluster?: Cluster;
   name?: string;
+  /** The compiler's op limit, checked against the program's size before anything is built. */
+  maxOps?: number;
 }
 
 /** A Piper program (JSON array of directives) as a design. Errors name the directive index. */
@@ -192,7 +196,7 @@ export function importPiper(text: string, options: PiperImportOptions = {}): Des
       : undefined;
   if (!list)
     return { ok: false, errors: [{ path: '', message: 'a Piper program is a JSON array of directives' }] };
-  const errors: Issue[] = [];
+  const errors = new IssueList();
   const directives: Directive[] = [];
   list.forEach((raw, i) => {
     const path: PathSegment[] = ['directives', i];
@@ -208,10 +212,10 @@ export function importPiper(text: string, options: PiperImportOptions = {}): Des
       return;
     }
     const r = parseDirective(raw, path);
-    errors.push(...r.errors);
+    for (const e of r.errors) errors.push(e);
     if (r.directive) directives.push(r.directive);
   });
-  if (errors.length > 0) return { ok: false, errors };
+  if (errors.count > 0) return { ok: false, errors: errors.issues() };
 
   const given = options.model ? blockTags(options.model) : undefined;
   if (given && 'errors' in given) return { ok: false, errors: given.errors };
@@ -219,6 +223,9 @@ export function importPiper(text: string, options: PiperImportOptions = {}): Des
   const known = given?.tags ?? new Set(['PP']);
   let maxPP = -1;
   let maxDevice = 0;
+  let ppAt = '';
+  let deviceAt = '';
+  let microbatches = { count: 1, path: '' };
   const checkFilter = (f: Filter, at: PathSegment[]) => {
     for (const [k, v] of Object.entries(f)) {
       if (k === 'PASS' || dims.has(k)) continue;
@@ -227,7 +234,8 @@ export function importPiper(text: string, options: PiperImportOptions = {}): Des
           path: formatPath([...at, k]),
           message: `unknown tag ${k} (the model's tags are ${[...known].join(', ') || 'none'}; split dimensions ${[...dims].join(', ') || 'none'}; and PASS)`,
         });
-      } else if (k === 'PP' && typeof v === 'number') maxPP = Math.max(maxPP, v);
+      } else if (k === 'PP' && typeof v === 'number' && v > maxPP)
+        [maxPP, ppAt] = [v, formatPath([...at, k])];
     }
   };
   directives.forEach((d, i) => {
@@ -239,9 +247,27 @@ export function importPiper(text: string, options: PiperImportOptions = {}): Des
         });
       });
     } else if ('filter' in d) checkFilter(d.filter, [...at, 'filter']);
-    if ('devices' in d) for (const dev of d.devices ?? []) maxDevice = Math.max(maxDevice, dev);
+    if ('devices' in d)
+      (d.devices ?? []).forEach((dev, j) => {
+        if (dev > maxDevice) [maxDevice, deviceAt] = [dev, formatPath([...at, 'devices', j])];
+      });
+    if (d.op === 'split' && d.num_microbatches > microbatches.count)
+      microbatches = { count: d.num_microbatches, path: formatPath([...at, 'num_microbatches']) };
   });
-  if (errors.length > 0) return { ok: false, errors };
+  if (errors.count > 0) return { ok: false, errors: errors.issues() };
+  const tooLarge = importSizeIssue(
+    {
+      blocks: options.model
+        ? { count: modelBlockCount(options.model), path: 'model' }
+        : { count: maxPP + 1 || 1, path: ppAt },
+      microbatches,
+      devices: options.cluster
+        ? { count: clusterDevices(options.cluster), path: 'cluster' }
+        : { count: maxDevice + 1, path: deviceAt },
+    },
+    options.maxOps,
+  );
+  if (tooLarge) return { ok: false, errors: [tooLarge] };
   const design: Design = {
     format: DESIGN_FORMAT,
     name: options.name ?? 'Piper program',

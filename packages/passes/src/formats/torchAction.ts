@@ -10,7 +10,7 @@
  * some wrote BW for the full backward. Actions are kept by meaning (`BI`, `BW`, `B`), so one
  * schedule can be read in one dialect and written in the other.
  */
-import type { Issue } from '@stagecraft/ir';
+import { type Issue, IssueList } from '@stagecraft/ir';
 import { torchAction as builderTorchAction } from '../builders/torchActions.ts';
 
 export type TorchDialect = 'current' | 'legacy';
@@ -98,6 +98,11 @@ const READ: Record<TorchDialect, Record<string, Spelled>> = {
 };
 for (const d of TORCH_DIALECTS) Object.assign(READ[d], COMM_SPELLING);
 
+/** A cell as an error quotes it: a line of megabytes is not echoed whole. */
+function shown(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
 const ACTION = /^(\d+)([A-Z_]+?)(\d*)$/;
 
 export interface ParsedAction {
@@ -111,8 +116,8 @@ export function parseAction(text: string, dialect: TorchDialect): ParsedAction |
   const m = ACTION.exec(text);
   if (!m) {
     return /^\d+$/.test(text)
-      ? `"${text}" has a stage but no action type (a truncated cell?)`
-      : `"${text}" is not an action: expected {stage}{type}{microbatch}, e.g. 2F0`;
+      ? `"${shown(text)}" has a stage but no action type (a truncated cell?)`
+      : `"${shown(text)}" is not an action: expected {stage}{type}{microbatch}, e.g. 2F0`;
   }
   const [, stage, typeText, mbText] = m as unknown as [string, string, string, string];
   const type = READ[dialect][typeText];
@@ -122,11 +127,16 @@ export function parseAction(text: string, dialect: TorchDialect): ParsedAction |
         ? '; older releases wrote BW for the full backward: read the file with the legacy dialect'
         : '';
     const known = Object.keys(READ[dialect]).join(', ');
-    return `unknown action type "${typeText}" in "${text}" (the ${dialect} dialect has ${known})${hint}`;
+    return `unknown action type "${shown(typeText)}" in "${shown(text)}" (the ${dialect} dialect has ${known})${hint}`;
   }
   const needsMb = type === 'B?' || hasMicrobatch(type);
-  if (needsMb && mbText === '') return `"${text}" has no microbatch index (a truncated cell?)`;
-  if (!needsMb && mbText !== '') return `"${text}": ${typeText} takes no microbatch index`;
+  if (needsMb && mbText === '') return `"${shown(text)}" has no microbatch index (a truncated cell?)`;
+  if (!needsMb && mbText !== '') return `"${shown(text)}": ${typeText} takes no microbatch index`;
+  // Past 2^53 a number no longer holds its digits: a stage of 23 digits is a broken file.
+  if (!Number.isSafeInteger(Number(stage)))
+    return `"${shown(text)}": stage ${stage.slice(0, 30)} is not a usable index`;
+  if (mbText !== '' && !Number.isSafeInteger(Number(mbText)))
+    return `"${shown(text)}": microbatch ${mbText.slice(0, 30)} is not a usable index`;
   const out: ParsedAction = { stage: Number(stage), type };
   if (mbText !== '') out.mb = Number(mbText);
   return out;
@@ -143,20 +153,20 @@ export function parseCell(raw: string, dialect: TorchDialect): ParsedCell | stri
   if (text === '') return null;
   if (text.startsWith('(')) {
     const close = text.indexOf(')');
-    if (close < 0) return `"${text}" opens "(" but never closes it (a truncated cell?)`;
+    if (close < 0) return `"${shown(text)}" opens "(" but never closes it (a truncated cell?)`;
     const kind = text.slice(close + 1);
     if (kind !== 'OVERLAP_F_B')
-      return `"${text}": a group of actions must be followed by OVERLAP_F_B, not "${kind}"`;
+      return `"${shown(text)}": a group of actions must be followed by OVERLAP_F_B, not "${shown(kind)}"`;
     const parts = text.slice(1, close).split(';');
     const actions: ParsedAction[] = [];
     for (const part of parts) {
       const a = parseAction(part.trim(), dialect);
       if (typeof a === 'string') return a;
       if (a.type !== 'B?' && !isCompute(a.type))
-        return `"${text}": only compute actions (F, I, W, B) can overlap, not "${part.trim()}"`;
+        return `"${shown(text)}": only compute actions (F, I, W, B) can overlap, not "${shown(part.trim())}"`;
       actions.push(a);
     }
-    if (actions.length < 2) return `"${text}": OVERLAP_F_B needs at least two actions`;
+    if (actions.length < 2) return `"${shown(text)}": OVERLAP_F_B needs at least two actions`;
     return { kind: 'overlap', actions };
   }
   const a = parseAction(text, dialect);
@@ -176,22 +186,22 @@ export function parseTorchRows(
   if (text.trim() === '') return { ok: false, errors: [{ path: '', message: 'the file is empty' }] };
   const lines = text.split(/\r?\n/);
   if (lines[lines.length - 1] === '') lines.pop();
-  const errors: Issue[] = [];
+  const errors = new IssueList();
   const parsed: ParsedCell[][] = lines.map((line, r) =>
     line.split(',').map((raw, c) => {
       if (raw.includes('"')) {
-        errors.push({ path: cellPath(r, c), message: 'a torch action never needs quoting' });
+        errors.add(cellPath(r, c), 'a torch action never needs quoting');
         return null;
       }
       const cell = parseCell(raw, dialect);
       if (typeof cell === 'string') {
-        errors.push({ path: cellPath(r, c), message: cell });
+        errors.add(cellPath(r, c), cell);
         return null;
       }
       return cell;
     }),
   );
-  if (errors.length > 0) return { ok: false, errors };
+  if (errors.count > 0) return { ok: false, errors: errors.issues() };
   const weights = new Set<string>();
   for (const row of parsed)
     for (const cell of row)

@@ -14,11 +14,13 @@ import {
   type Directive,
   type Filter,
   type Issue,
+  IssueList,
   type Model,
 } from '@stagecraft/ir';
 import { compile } from '../driver/compile.ts';
 import { deviceCount } from '../model/cluster.ts';
 import { lowerModel, stageValues } from '../model/lowerModel.ts';
+import { clusterDevices, importSizeIssue, modelBlockCount } from './importSize.ts';
 import {
   cellActions,
   cellPath,
@@ -36,6 +38,8 @@ export interface TorchImportOptions {
   /** The cluster; by default an ideal cluster with one device per row. */
   cluster?: Cluster;
   name?: string;
+  /** The compiler's op limit, checked against the schedule's size before anything is built. */
+  maxOps?: number;
 }
 
 const SYNTHETIC_COSTS = { F: 1, BI: 1, BW: 1 };
@@ -55,11 +59,20 @@ export function importTorchCsv(text: string, options: TorchImportOptions = {}): 
   });
   // Cells as the file numbers them (communication cells included).
   const at = (r: number, c: number) => cellPath(r, origin[r]![c] ?? parsed.rows[r]?.length ?? 0);
-  const shape = checkSchedule(rows, at);
+  const shape = checkSchedule(rows, at, options.maxOps);
   if ('errors' in shape) return { ok: false, errors: shape.errors };
   const { stages, microbatches, rankOf } = shape;
 
   const model: Model = options.model ?? { kind: 'synthetic', stages, costs: SYNTHETIC_COSTS };
+  const tooLarge = importSizeIssue(
+    {
+      blocks: { count: modelBlockCount(model), path: 'model' },
+      microbatches: { count: microbatches, path: 'model' },
+      ...(options.cluster ? { devices: { count: clusterDevices(options.cluster), path: 'cluster' } } : {}),
+    },
+    options.maxOps,
+  );
+  if (tooLarge) return { ok: false, errors: [tooLarge] };
   let regions: number[];
   try {
     regions = stageValues(lowerModel(model));
@@ -146,47 +159,62 @@ type Shape = { stages: number; microbatches: number; rankOf: number[] } | { erro
  * (fused B, or I and W); W after its I. A file cut short shows as a missing backward or forward,
  * reported where the row ends.
  */
-function checkSchedule(rows: TorchCell[][], cellAt: (r: number, c: number) => string): Shape {
-  const errors: Issue[] = [];
-  const rankOf: number[] = [];
+function checkSchedule(
+  rows: TorchCell[][],
+  cellAt: (r: number, c: number) => string,
+  maxOps: number | undefined,
+): Shape {
+  const errors = new IssueList();
+  // Stages by number, not an array: stage 9,999,999 alone must not make a sparse array that long.
+  const rankOf = new Map<number, number>();
   const seen = new Map<string, string>();
   let stages = 0;
   let microbatches = 0;
+  let stagesAt = '';
+  let microbatchesAt = '';
   rows.forEach((row, r) => {
     row.forEach((cell, c) => {
       for (const a of cellActions(cell)) {
         const at = cellAt(r, c);
-        const owner = rankOf[a.stage];
+        const owner = rankOf.get(a.stage);
         if (owner !== undefined && owner !== r) {
-          errors.push({
-            path: at,
-            message: `stage ${a.stage} also runs on row ${owner + 1}: a stage lives on one rank`,
-          });
+          errors.add(at, `stage ${a.stage} also runs on row ${owner + 1}: a stage lives on one rank`);
           continue;
         }
-        rankOf[a.stage] = r;
-        stages = Math.max(stages, a.stage + 1);
-        microbatches = Math.max(microbatches, a.mb! + 1);
+        rankOf.set(a.stage, r);
+        if (a.stage + 1 > stages) [stages, stagesAt] = [a.stage + 1, at];
+        if (a.mb! + 1 > microbatches) [microbatches, microbatchesAt] = [a.mb! + 1, at];
         const k = `${a.stage}:${a.type}:${a.mb}`;
         const before = seen.get(k);
-        if (before) errors.push({ path: at, message: `${describe(a)} already ran at ${before}` });
+        if (before) errors.add(at, `${describe(a)} already ran at ${before}`);
         seen.set(k, at);
         if (a.type === 'BW' && !seen.has(`${a.stage}:BI:${a.mb}`))
-          errors.push({ path: at, message: `${describe(a)} runs before its backward for inputs (I)` });
+          errors.add(at, `${describe(a)} runs before its backward for inputs (I)`);
         // A W without its I is named above; an I or B is wrong here whether its forward comes
         // later in the row or never, and naming it beats a "row ends without" that blames the
         // later actions this one threw off (PyTorch's Schedule1F1B(2, 2) row `1F1,1B0,1F2,1B1`).
         if ((a.type === 'B' || a.type === 'BI') && !seen.has(`${a.stage}:F:${a.mb}`))
-          errors.push({ path: at, message: backwardBeforeForward(rows, r, c, a, cellAt) });
+          // Past the listed issues only the count: searching the row for each was quadratic.
+          errors.add(at, errors.count < errors.max ? backwardBeforeForward(rows, r, c, a, cellAt) : '');
       }
     });
   });
-  if (errors.length > 0) return { errors: errors.slice(0, 50) };
+  if (errors.count > 0) return { errors: errors.issues() };
   if (stages === 0) return { errors: [{ path: '', message: 'the schedule has no compute action' }] };
+  // Every stage and microbatch is checked below: a file naming stage or microbatch 9,999,999 is
+  // refused by its size first, where the largest one is written.
+  const tooLarge = importSizeIssue(
+    {
+      blocks: { count: stages, path: stagesAt },
+      microbatches: { count: microbatches, path: microbatchesAt },
+    },
+    maxOps,
+  );
+  if (tooLarge) return { errors: [tooLarge] };
   for (let s = 0; s < stages; s++) {
-    const r = rankOf[s];
+    const r = rankOf.get(s);
     if (r === undefined) {
-      errors.push({ path: '', message: `stage ${s} never runs (the file has stages up to ${stages - 1})` });
+      errors.add('', `stage ${s} never runs (the file has stages up to ${stages - 1})`);
       continue;
     }
     const end = cellAt(r, rows[r]!.length);
@@ -200,18 +228,16 @@ function checkSchedule(rows: TorchCell[][], cellAt: (r: number, c: number) => st
         else missing.push('backward (B, or I and W)');
       }
       if (has('B') && (has('BI') || has('BW')))
-        errors.push({
-          path: end,
-          message: `stage ${s} runs both a full backward and a split one for microbatch ${m}`,
-        });
+        errors.add(end, `stage ${s} runs both a full backward and a split one for microbatch ${m}`);
       if (missing.length > 0)
-        errors.push({
-          path: end,
-          message: `row ${r + 1} ends without the ${missing.join(' and ')} of stage ${s}, microbatch ${m} (a truncated file?)`,
-        });
+        errors.add(
+          end,
+          `row ${r + 1} ends without the ${missing.join(' and ')} of stage ${s}, microbatch ${m} (a truncated file?)`,
+        );
     }
   }
-  return errors.length > 0 ? { errors: errors.slice(0, 50) } : { stages, microbatches, rankOf };
+  if (errors.count > 0) return { errors: errors.issues() };
+  return { stages, microbatches, rankOf: Array.from({ length: stages }, (_, s) => rankOf.get(s)!) };
 }
 
 /** A backward at row r, cell c whose forward has not run: where that forward is, if anywhere. */
