@@ -6,6 +6,7 @@ import { ComparePanel, type CompareVariant } from '../compare/index.ts';
 import { reorderOpAction } from '../core/actions.ts';
 import { detailsOf } from '../core/dagGraph.ts';
 import type { DropTarget } from '../core/dropTarget.ts';
+import { removePinAction, renamePinAction, setBaselineAction } from '../core/pins.ts';
 import type { OpMove } from '../core/reorder.ts';
 import { Gantt, GanttLegend, meshGroupOf } from '../gantt/index.ts';
 import { MeasuredOpen } from '../measured/index.ts';
@@ -194,10 +195,8 @@ export function TimelinePane() {
 
 export function ComparePane() {
   const pins = useStore((s) => s.pins);
-  const unpin = useStore((s) => s.unpin);
   const baseline = useStore((s) => s.baseline);
-  const setBaseline = useStore((s) => s.setBaseline);
-  const renamePin = useStore((s) => s.renamePin);
+  const dispatchPins = useStore((s) => s.dispatchPins);
   const cluster = useStore((s) => s.design.cluster);
   const variants = useMemo(
     (): CompareVariant[] =>
@@ -219,9 +218,9 @@ export function ComparePane() {
     <ComparePanel
       variants={variants}
       baseline={baseline}
-      onBaseline={setBaseline}
-      onRename={renamePin}
-      onRemove={(id) => unpin(pins.findIndex((p) => p.id === id))}
+      onBaseline={(id) => dispatchPins(setBaselineAction, { id })}
+      onRename={(id, name) => dispatchPins(renamePinAction, { id, name })}
+      onRemove={(id) => dispatchPins(removePinAction, { id })}
       {...(capacity ? { memoryCapacityBytes: capacity } : {})}
     />
   );
