@@ -1,6 +1,6 @@
 /** The store's commands: what components and actions call to change the state (slices.ts). */
 import type { StoreApi } from 'zustand';
-import type { Confirmable } from '../core/action.ts';
+import type { Action, Confirmable } from '../core/action.ts';
 import { touchedDirective } from '../core/errorCause.ts';
 import { emptyHistory, record } from '../core/history.ts';
 import { addPinAction } from '../core/pins.ts';
@@ -34,44 +34,7 @@ export function createCommands(set: Set, get: Get, link: WorkerLink): Commands {
     link.send(pv ? { type: 'pass', pass: pv.pass, expanded } : { type: 'layout', expanded });
   };
   return {
-    dispatch(action, args) {
-      const s = get();
-      const out = action.perform(s.design, args);
-      if (!out.ok) {
-        if (out.confirm) {
-          const confirmed: typeof args & Confirmable = { ...args, confirmed: true };
-          // The yes answers the question about this design: should it have changed meanwhile
-          // (a key binding under the dialog), the action asks again about the new one.
-          const asked = s.design;
-          const go = (choice?: string) =>
-            get().dispatch(
-              action,
-              get().design !== asked ? args : choice === undefined ? confirmed : { ...confirmed, choice },
-            );
-          set({ confirm: { question: out.confirm, go } });
-        } else set({ notice: { kind: 'error', text: out.error } });
-        return false;
-      }
-      if (out.design === s.design) return true;
-      const replace = action.history === 'replace';
-      const extra: Partial<State> = {
-        history: replace ? emptyHistory : record(s.history, s.design),
-        notice: out.notice ? { kind: 'warning', text: out.notice } : null,
-      };
-      // A new document has no edits to blame; an edit adds the directive it touched.
-      const touched = touchedDirective(s.design, out.design, out.select);
-      if (replace) extra.suspects = [];
-      else if (touched) extra.suspects = [...s.suspects.slice(-(MAX_SUSPECTS - 1)), touched];
-      if (out.select !== undefined) extra.selectedDirective = out.select;
-      else if (replace) extra.selectedDirective = null;
-      if (replace) {
-        extra.document = s.document + 1;
-        extra.expandedStages = [];
-        extra.passView = null;
-      }
-      changed(out.design, extra);
-      return true;
-    },
+    dispatch: (action, args) => perform(set, get, changed, action, args),
     answer(yes, choice) {
       const pending = get().confirm;
       set({ confirm: null });
@@ -124,4 +87,50 @@ export function createCommands(set: Set, get: Get, link: WorkerLink): Commands {
     notify: (kind, text) => set({ notice: { kind, text } }),
     setSave: (p) => set(p),
   };
+}
+
+/** Performs a design action: its refusal or question kept for the user, or its design made the current one. */
+function perform<A extends object>(
+  set: Set,
+  get: Get,
+  changed: (design: State['design'], extra: Partial<State>) => void,
+  action: Action<A>,
+  args: A,
+): boolean {
+  const s = get();
+  const out = action.perform(s.design, args);
+  if (!out.ok) {
+    if (out.confirm) {
+      const confirmed: A & Confirmable = { ...args, confirmed: true };
+      // The yes answers the question about this design: should it have changed meanwhile
+      // (a key binding under the dialog), the action asks again about the new one.
+      const asked = s.design;
+      const go = (choice?: string) =>
+        get().dispatch(
+          action,
+          get().design !== asked ? args : choice === undefined ? confirmed : { ...confirmed, choice },
+        );
+      set({ confirm: { question: out.confirm, go } });
+    } else set({ notice: { kind: 'error', text: out.error } });
+    return false;
+  }
+  if (out.design === s.design) return true;
+  const replace = action.history === 'replace';
+  const extra: Partial<State> = {
+    history: replace ? emptyHistory : record(s.history, s.design),
+    notice: out.notice ? { kind: 'warning', text: out.notice } : null,
+  };
+  // A new document has no edits to blame; an edit adds the directive it touched.
+  const touched = touchedDirective(s.design, out.design, out.select);
+  if (replace) extra.suspects = [];
+  else if (touched) extra.suspects = [...s.suspects.slice(-(MAX_SUSPECTS - 1)), touched];
+  if (out.select !== undefined) extra.selectedDirective = out.select;
+  else if (replace) extra.selectedDirective = null;
+  if (replace) {
+    extra.document = s.document + 1;
+    extra.expandedStages = [];
+    extra.passView = null;
+  }
+  changed(out.design, extra);
+  return true;
 }
