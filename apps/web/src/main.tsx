@@ -1,17 +1,16 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { designIdFromHash, exampleOpened, startAutosave } from './api/autosave.ts';
+import { designIdFromHash } from './api/autosave.ts';
 import { App } from './components/App.tsx';
 import { openSaved } from './components/DesignsDialog.tsx';
 import { DEFAULT_EXAMPLE, defaultDesign } from './examples.ts';
-import { startStore, useStore } from './store/index.ts';
+import { autosave, startStore, useStore } from './store/index.ts';
 import './styles.css';
 
 startStore(defaultDesign());
-startAutosave();
 const id = designIdFromHash();
 if (id) void openSaved(id);
-else exampleOpened(DEFAULT_EXAMPLE);
+else autosave.exampleOpened(DEFAULT_EXAMPLE);
 // A link to another saved design opens it in place.
 window.addEventListener('hashchange', () => {
   const next = designIdFromHash();

@@ -2,8 +2,11 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { example } from '../../test/testDesigns.ts';
 import { openDesignAction, renameAction, updateDirectiveAction } from '../core/actions.ts';
-import { initStore, useStore } from '../store/index.ts';
-import { designDeleted, exampleOpened, saveSoon } from './autosave.ts';
+import { autosave, initStore, useStore } from '../store/index.ts';
+
+const saveSoon = () => autosave.saveSoon();
+const exampleOpened = (file: string | null) => autosave.exampleOpened(file);
+const designDeleted = (id: string) => autosave.designDeleted(id);
 
 /** A fake API that saves every PUT as the next version of its id, and records what was sent. */
 function fakeApi(): { puts: string[]; release?: () => void; hold: boolean } {

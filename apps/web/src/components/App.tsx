@@ -8,13 +8,14 @@ import { onKeyDown } from './keyboard.ts';
 import { MeshLayoutForm } from './MeshLayoutForm.tsx';
 import { Metrics } from './Metrics.tsx';
 import { ClusterForm, ModelForm } from './ModelClusterForms.tsx';
-import { ComparePane, TimelinePane } from './mounts.tsx';
+import { ComparePane } from './mounts.tsx';
 import { NodeDetails } from './NodeDetails.tsx';
 import { Notice } from './Notice.tsx';
 import { Palette } from './Palette.tsx';
 import { PassInspector } from './PassInspector.tsx';
 import { ProgramList } from './ProgramList.tsx';
 import { SplitHandle } from './SplitHandle.tsx';
+import { TimelinePane } from './TimelinePane.tsx';
 import { Toolbar } from './Toolbar.tsx';
 
 export function App() {

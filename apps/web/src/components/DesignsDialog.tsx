@@ -1,6 +1,5 @@
 /** Saved designs (open) and the version history of the current one (restore). */
 import { useEffect, useState } from 'react';
-import { designDeleted, exampleOpened } from '../api/autosave.ts';
 import {
   type DesignSummary,
   deleteDesign,
@@ -13,7 +12,7 @@ import {
 } from '../api/designsApi.ts';
 import { openDesignAction, renameAction, restoreVersionAction } from '../core/actions.ts';
 import { searchSaved } from '../core/savedSearch.ts';
-import { useStore } from '../store/index.ts';
+import { autosave, useStore } from '../store/index.ts';
 import { Dialog } from './Dialog.tsx';
 
 export async function openSaved(id: string): Promise<boolean> {
@@ -24,7 +23,7 @@ export async function openSaved(id: string): Promise<boolean> {
     return false;
   }
   s.dispatch(openDesignAction, { design: r.value.design });
-  exampleOpened(null);
+  autosave.exampleOpened(null);
   s.setSave({
     designId: id,
     savedVersion: r.value.version,
@@ -132,11 +131,11 @@ function SavedRow({
       return;
     }
     onProblem(null);
-    designDeleted(d.id);
+    autosave.designDeleted(d.id);
     const s = useStore.getState();
     if (s.designId === d.id) {
       // The design stays in the editor, unsaved: its next edit saves it as a new design.
-      exampleOpened(null);
+      autosave.exampleOpened(null);
       s.setSave({ designId: null, savedVersion: null, saveStatus: 'clean', saveMessage: '' });
       history.replaceState(null, '', location.pathname);
     }

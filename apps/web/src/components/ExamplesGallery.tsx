@@ -1,8 +1,7 @@
 /** The examples gallery: open any design of examples/ as a new document. */
-import { exampleOpened } from '../api/autosave.ts';
 import { openDesignAction } from '../core/actions.ts';
 import { EXAMPLES } from '../examples.ts';
-import { useStore } from '../store/index.ts';
+import { autosave, useStore } from '../store/index.ts';
 import { Dialog } from './Dialog.tsx';
 
 export function ExamplesGallery({ onClose }: { onClose: () => void }) {
@@ -21,7 +20,7 @@ export function ExamplesGallery({ onClose }: { onClose: () => void }) {
               dispatch(openDesignAction, { design: e.design });
               // An example opens unsaved; its edits go to its one fork (made by the first save).
               setSave({
-                designId: exampleOpened(e.file),
+                designId: autosave.exampleOpened(e.file),
                 savedVersion: null,
                 saveStatus: 'clean',
                 saveMessage: '',

@@ -3,7 +3,8 @@
  * the tests all call the same `perform`. An edit returns the next design or a reason it was
  * refused, and never mutates its input. Undo, redo, save and pin are not edits of the design but
  * of the session around it (its history, its saved copy, its pins): they perform on a Session
- * instead, which the store provides, so they too stay free of React and zustand.
+ * instead, which the store provides, so they too stay free of React and zustand. The compare tab's
+ * pins are edited by actions of their own, on the pin board (pins.ts).
  */
 import type { Design } from '@stagecraft/ir';
 import type { History } from './history.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stepVertices } from './canvasPaint.ts';
+import { stepVertices } from './scene.ts';
 import { timeView } from './view.ts';
 
 describe('memory curve on canvas', () => {

@@ -64,3 +64,10 @@ export const OOM_FILL = 'rgba(224, 49, 49, 0.12)';
 /** The flows of the selected op: drawn over every other arrow, in the selection's colour. */
 export const FLOW = '#e03131';
 export const STEP_END = '#495057';
+/** The gutter's and the axis's background. */
+export const GUTTER_FILL = '#f8f9fa';
+export const TEXT = '#212529';
+/** A gutter's second line and the axis's labels. */
+export const TEXT_SECONDARY = '#495057';
+/** The axis line and ticks, and the memory strip's base label. */
+export const TEXT_MUTED = '#868e96';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { gutterLines, thinBand } from './canvasPaint.ts';
 import type { DeviceBand, Lane } from './layout.ts';
+import { gutterLines, thinBand } from './scene.ts';
 
 const band = (label: string, firstLane: number): DeviceBand =>
   ({ label, lanes: [{ height: firstLane } as Lane] }) as DeviceBand;

@@ -127,9 +127,91 @@ export function* layoutSteps(
   plan: TimelinePlan,
   options: LayoutOptions = {},
 ): Generator<void, GanttLayout, void> {
-  // Runs on the main thread before the first frame of every new result: one pass over the events,
-  // grouped per device and stream without string keys, and no per-op spread or closure.
-  const timeline = sim.timeline ?? [];
+  const g = groupEvents(sim.timeline ?? [], plan);
+  yield;
+  const memoryOf = new Map((sim.memory ?? []).map((m) => [m.device, m.points]));
+  const staticOf = new Map(sim.devices.map((d) => [d.device, d.staticBytes]));
+  const oomOf = new Map(sim.devices.map((d) => [d.device, d.oom === true]));
+  const sizes = options.compact ? COMPACT : NORMAL;
+  const bands: DeviceBand[] = [];
+  const lanes: Lane[] = [];
+  const ops: PlacedOp[] = [];
+  let y = AXIS_HEIGHT;
+  for (const device of [...g.streamsOf.keys()].sort((a, b) => a - b)) {
+    const top = y;
+    const bandLanes: Lane[] = [];
+    const stages = g.stagesOf.get(device);
+    for (const stream of g.streamsOf.get(device)!) {
+      const events = g.eventsOf.get(device)?.get(stream) ?? [];
+      const lane = placeLane(
+        events,
+        { device, stream, stages, top: y, index: lanes.length },
+        g,
+        ops,
+        sizes,
+        options,
+      );
+      lanes.push(lane);
+      bandLanes.push(lane);
+      y += lane.height + sizes.laneGap;
+      yield;
+    }
+    const memory = memoryOf.get(device) ?? [];
+    const strip = memoryStrip(
+      memory,
+      options.memoryCapacityBytes?.(device),
+      staticOf.get(device) ?? 0,
+      options,
+    );
+    const memoryTop = y;
+    const memoryHeight = memory.length > 0 && !options.memoryCollapsed ? sizes.memory : 0;
+    y += memoryHeight;
+    bands.push({
+      device,
+      label: `dev ${device}${stages && stages.length > 0 ? ` · PP ${stages.join(',')}` : ''}${g.meshOf.get(device) ?? ''}`,
+      top,
+      lanes: bandLanes,
+      memoryTop,
+      memoryHeight,
+      bottom: y,
+      ...strip,
+      oom: strip.oom || oomOf.get(device) === true,
+      memory,
+    });
+    y += sizes.gap;
+  }
+  if (options.memoryScaleBytes === undefined) scaleStripsAlike(bands);
+  yield;
+  return withBubbles(sim, bands, lanes, ops, y);
+}
+
+/** Lane and strip heights in pixels, as laid out normally. */
+const NORMAL = {
+  compute: COMPUTE_LANE,
+  other: OTHER_LANE,
+  memory: MEMORY_STRIP,
+  gap: BAND_GAP,
+  laneGap: 2,
+} as const;
+
+type Sizes = typeof NORMAL | typeof COMPACT;
+
+/** The timeline's events grouped per device and stream, with what the plan says of each device. */
+interface Grouped {
+  streamsOf: Map<number, string[]>;
+  stagesOf: Map<number, readonly number[]>;
+  /** The gutter's mesh coordinates of a device (` · dp 0–63 · tp 0–7`). */
+  meshOf: Map<number, string>;
+  /** The tags of each member of an overlapped unit, by the unit's id. */
+  memberTags: Map<string, Record<string, number | string>[]>;
+  eventsOf: Map<number, Map<string, TimelineEvent[]>>;
+}
+
+/**
+ * Runs on the main thread before the first frame of every new result: one pass over the events,
+ * grouped per device and stream without string keys, and no per-op spread or closure.
+ */
+function groupEvents(timeline: readonly TimelineEvent[], plan: TimelinePlan): Grouped {
   const streamsOf = new Map<number, string[]>();
   const stagesOf = new Map<number, readonly number[]>();
   const meshOf = new Map<number, string>();
@@ -168,128 +250,118 @@ export function* layoutSteps(
     }
     list.push(ev);
   }
-  yield;
-  const chunkOf = (stages: readonly number[] | undefined, tags: Record<string, number | string>) => {
-    const pp = tags.PP;
-    const k = typeof pp === 'number' && stages ? stages.indexOf(pp) : -1;
-    return Math.max(k, 0);
+  return { streamsOf, stagesOf, meshOf, memberTags, eventsOf };
+}
+
+/** Which of the device's stages tagged work belongs to (0 for the first, or for work of none). */
+function chunkOf(stages: readonly number[] | undefined, tags: Record<string, number | string>): number {
+  const pp = tags.PP;
+  const k = typeof pp === 'number' && stages ? stages.indexOf(pp) : -1;
+  return Math.max(k, 0);
+}
+
+/** One stream's lane at `top`: its events placed in rows (appended to `ops`). */
+function placeLane(
+  events: TimelineEvent[],
+  at: { device: number; stream: string; stages: readonly number[] | undefined; top: number; index: number },
+  g: Grouped,
+  ops: PlacedOp[],
+  sizes: Sizes,
+  options: LayoutOptions,
+): Lane {
+  const { device, stream, stages, top: y, index } = at;
+  // The simulator's timeline comes by start time: the sort (its comparator called once per
+  // event, the largest cost of this layout at 70k events) only for other callers' events.
+  if (!byStart(events)) events.sort((a, b) => a.startMs - b.startMs);
+  const computeLane = stream === 'compute' || events.some(isComputeEvent);
+  const collapsed = !computeLane && options.collapsedStreams?.has(stream) === true;
+  const height = computeLane
+    ? sizes.compute
+    : collapsed
+      ? Math.min(COLLAPSED_LANE, sizes.other)
+      : sizes.other;
+  const rowOf = collapsed ? new Int32Array(events.length) : packRows(events);
+  let rows = 1;
+  for (let k = 0; k < rowOf.length; k++) if (rowOf[k]! + 1 > rows) rows = rowOf[k]! + 1;
+  const rh = height / rows;
+  const laneOps = new Int32Array(events.length);
+  let maxDurMs = 0;
+  for (let k = 0; k < events.length; k++) {
+    const ev = events[k]!;
+    laneOps[k] = ops.length;
+    const op: PlacedOp = { ev, chunk: chunkOf(stages, ev.tags), lane: index, y: y + rowOf[k]! * rh, h: rh };
+    if (ev.members) {
+      const members = g.memberTags.get(ev.id);
+      if (members) op.memberChunks = members.map((t) => chunkOf(stages, t));
+    }
+    ops.push(op);
+    if (ev.endMs - ev.startMs > maxDurMs) maxDurMs = ev.endMs - ev.startMs;
+  }
+  return {
+    index,
+    device,
+    stream,
+    top: y,
+    height,
+    rows,
+    ops: laneOps,
+    maxDurMs,
+    collapsed,
+    compute: computeLane,
   };
-  const memoryOf = new Map((sim.memory ?? []).map((m) => [m.device, m.points]));
-  const staticOf = new Map(sim.devices.map((d) => [d.device, d.staticBytes]));
-  const oomOf = new Map(sim.devices.map((d) => [d.device, d.oom === true]));
+}
 
-  const bands: DeviceBand[] = [];
-  const lanes: Lane[] = [];
-  const ops: PlacedOp[] = [];
-  const computeH = options.compact ? COMPACT.compute : COMPUTE_LANE;
-  const otherH = options.compact ? COMPACT.other : OTHER_LANE;
-  const memoryH = options.compact ? COMPACT.memory : MEMORY_STRIP;
-  const gap = options.compact ? COMPACT.gap : BAND_GAP;
-  const laneGap = options.compact ? COMPACT.laneGap : 2;
-  let y = AXIS_HEIGHT;
-  for (const device of [...streamsOf.keys()].sort((a, b) => a - b)) {
-    const top = y;
-    const bandLanes: Lane[] = [];
-    const stages = stagesOf.get(device);
-    for (const stream of streamsOf.get(device)!) {
-      const events = eventsOf.get(device)?.get(stream) ?? [];
-      // The simulator's timeline comes by start time: the sort (its comparator called once per
-      // event, the largest cost of this layout at 70k events) only for other callers' events.
-      if (!byStart(events)) events.sort((a, b) => a.startMs - b.startMs);
-      const computeLane = stream === 'compute' || events.some(isComputeEvent);
-      const collapsed = !computeLane && options.collapsedStreams?.has(stream) === true;
-      const height = computeLane ? computeH : collapsed ? Math.min(COLLAPSED_LANE, otherH) : otherH;
-      const rowOf = collapsed ? new Int32Array(events.length) : packRows(events);
-      let rows = 1;
-      for (let k = 0; k < rowOf.length; k++) if (rowOf[k]! + 1 > rows) rows = rowOf[k]! + 1;
-      const rh = height / rows;
-      const index = lanes.length;
-      const laneOps = new Int32Array(events.length);
-      let maxDurMs = 0;
-      for (let k = 0; k < events.length; k++) {
-        const ev = events[k]!;
-        laneOps[k] = ops.length;
-        const op: PlacedOp = {
-          ev,
-          chunk: chunkOf(stages, ev.tags),
-          lane: index,
-          y: y + rowOf[k]! * rh,
-          h: rh,
-        };
-        if (ev.members) {
-          const members = memberTags.get(ev.id);
-          if (members) op.memberChunks = members.map((t) => chunkOf(stages, t));
-        }
-        ops.push(op);
-        if (ev.endMs - ev.startMs > maxDurMs) maxDurMs = ev.endMs - ev.startMs;
-      }
-      const lane: Lane = {
-        index,
-        device,
-        stream,
-        top: y,
-        height,
-        rows,
-        ops: laneOps,
-        maxDurMs,
-        collapsed,
-        compute: computeLane,
-      };
-      lanes.push(lane);
-      bandLanes.push(lane);
-      y += height + laneGap;
-      yield;
-    }
-    const memory = memoryOf.get(device) ?? [];
-    const capacityBytes = options.memoryCapacityBytes?.(device);
-    let peak = 0;
-    let low = Number.POSITIVE_INFINITY;
-    for (const p of memory) {
-      if (p[1] > peak) peak = p[1];
-      if (p[1] < low) low = p[1];
-    }
-    const shared = options.memoryScaleBytes !== undefined;
-    const base = shared ? 0 : Math.min(staticOf.get(device) ?? 0, low);
-    const over = (capacityBytes !== undefined && peak > capacityBytes) || oomOf.get(device) === true;
-    // Alone: base to peak (the capacity too when it is crossed, so the line shows where).
-    const scaleTop = shared
-      ? Math.max(peak, capacityBytes ?? 0, options.memoryScaleBytes ?? 0) * 1.05
-      : base + Math.max(peak - base, 1) * 1.08;
-    const memoryTop = y;
-    const memoryHeight = memory.length > 0 && !options.memoryCollapsed ? memoryH : 0;
-    y += memoryHeight;
-    bands.push({
-      device,
-      label: `dev ${device}${stages && stages.length > 0 ? ` · PP ${stages.join(',')}` : ''}${meshOf.get(device) ?? ''}`,
-      top,
-      lanes: bandLanes,
-      memoryTop,
-      memoryHeight,
-      bottom: y,
-      memoryScaleBytes: scaleTop || 1,
-      memoryBaseBytes: base,
-      oom: over,
-      peakBytes: peak,
-      capacityBytes,
-      memory,
-    });
-    y += gap;
+/** A device's memory strip: its peak, whether it crosses the capacity, and the bytes at its top and bottom. */
+function memoryStrip(
+  memory: readonly [number, number][],
+  capacityBytes: number | undefined,
+  staticBytes: number,
+  options: LayoutOptions,
+): Pick<DeviceBand, 'memoryScaleBytes' | 'memoryBaseBytes' | 'oom' | 'peakBytes' | 'capacityBytes'> {
+  let peak = 0;
+  let low = Number.POSITIVE_INFINITY;
+  for (const p of memory) {
+    if (p[1] > peak) peak = p[1];
+    if (p[1] < low) low = p[1];
   }
+  const shared = options.memoryScaleBytes !== undefined;
+  const base = shared ? 0 : Math.min(staticBytes, low);
+  // Alone: base to peak (the capacity too when it is crossed, so the line shows where).
+  const scaleTop = shared
+    ? Math.max(peak, capacityBytes ?? 0, options.memoryScaleBytes ?? 0) * 1.05
+    : base + Math.max(peak - base, 1) * 1.08;
+  return {
+    memoryScaleBytes: scaleTop || 1,
+    memoryBaseBytes: base,
+    oom: capacityBytes !== undefined && peak > capacityBytes,
+    peakBytes: peak,
+    capacityBytes,
+  };
+}
 
-  // Alone, every strip spans the largest activation swing of any device above its own base, so the
-  // strips compare: a stage that stashes four microbatches reads four times as high as one with one.
-  if (options.memoryScaleBytes === undefined) {
-    let swing = 1;
-    for (const b of bands)
-      if (b.peakBytes - b.memoryBaseBytes > swing) swing = b.peakBytes - b.memoryBaseBytes;
-    for (const b of bands) {
-      b.memoryScaleBytes = b.memoryBaseBytes + swing * 1.08;
-      // A crossed capacity stays inside the strip.
-      if (b.oom && b.capacityBytes !== undefined && b.capacityBytes < b.memoryBaseBytes)
-        b.memoryBaseBytes = Math.max(0, b.capacityBytes - swing * 0.08);
-    }
+/**
+ * Alone, every strip spans the largest activation swing of any device above its own base, so the
+ * strips compare: a stage that stashes four microbatches reads four times as high as one with one.
+ */
+function scaleStripsAlike(bands: DeviceBand[]): void {
+  let swing = 1;
+  for (const b of bands) if (b.peakBytes - b.memoryBaseBytes > swing) swing = b.peakBytes - b.memoryBaseBytes;
+  for (const b of bands) {
+    b.memoryScaleBytes = b.memoryBaseBytes + swing * 1.08;
+    // A crossed capacity stays inside the strip.
+    if (b.oom && b.capacityBytes !== undefined && b.capacityBytes < b.memoryBaseBytes)
+      b.memoryBaseBytes = Math.max(0, b.capacityBytes - swing * 0.08);
   }
-  yield;
+}
+
+/** The layout with each device's bubbles in its compute lane. */
+function withBubbles(
+  sim: Simulation,
+  bands: DeviceBand[],
+  lanes: Lane[],
+  ops: PlacedOp[],
+  height: number,
+): GanttLayout {
   const bubbles = idleSpans(sim);
   const computeLaneOf = new Map<number, number>();
   for (const l of lanes) {
@@ -309,7 +381,7 @@ export function* layoutSteps(
     },
     bubbles,
     bubbleLane: bubbles.map((b) => computeLaneOf.get(b.device) ?? -1),
-    height: y,
+    height,
     makespanMs: sim.makespanMs,
   };
 }

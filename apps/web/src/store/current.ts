@@ -5,7 +5,7 @@
  * trust one of the design it edits, so every reader asks here and "current" means one thing.
  */
 import type { Dag, Plan } from '@stagecraft/ir';
-import type { DesignSlice, ResultSlice, ResultView } from './index.ts';
+import type { DesignSlice, ResultSlice, ResultView } from './slices.ts';
 
 type Revisions = Pick<DesignSlice, 'revision'> & Pick<ResultSlice, 'result' | 'resultRevision'>;
 

@@ -4,7 +4,7 @@ import { runExample } from '../../test/simulatedExamples.ts';
 import { example } from '../../test/testDesigns.ts';
 import { planOutline } from '../gantt/timelinePlan.ts';
 import type { WorkerRequest } from '../workerProtocol.ts';
-import { initStore, LAZY_COMPILED_OPS, receive, useStore } from './index.ts';
+import { initStore, LAZY_COMPILED_OPS, useStore } from './index.ts';
 
 /** A worker reply for the example's result, its op count set to `ops`. */
 function computed(ops: number) {
@@ -29,7 +29,7 @@ describe('the DAG and whole plan of a result', () => {
   test('a small result fetches them right after its first frame', async () => {
     const sent: WorkerRequest[] = [];
     initStore(example('1f1b-p4-m8'), { send: (r) => sent.push(r) });
-    receive(computed(164));
+    useStore.receive(computed(164));
     await afterFrame();
     expect(sent.map((r) => r.type)).toContain('compiled');
   });
@@ -37,7 +37,7 @@ describe('the DAG and whole plan of a result', () => {
   test('a big result fetches them only when an op is hovered, selected or pinned, and once', async () => {
     const sent: WorkerRequest[] = [];
     initStore(example('1f1b-p4-m8'), { send: (r) => sent.push(r) });
-    receive(computed(LAZY_COMPILED_OPS + 1));
+    useStore.receive(computed(LAZY_COMPILED_OPS + 1));
     await afterFrame();
     expect(sent.map((r) => r.type)).toEqual(['layout']);
     useStore.getState().wantCompiled();

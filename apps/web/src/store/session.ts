@@ -1,14 +1,13 @@
 /**
- * The store and the autosave seen as the Session that undo, redo, save and pin perform on, so the
- * toolbar, the keyboard and the tests reach them through the same action.
+ * The page's store and its autosave seen as the Session that undo, redo, save and pin perform on,
+ * so the toolbar, the keyboard and the tests reach them through the same action.
  */
-import { saveSoon } from '../api/autosave.ts';
 import type { Session, SessionAction } from '../core/action.ts';
-import { useStore } from './index.ts';
+import { autosave, useStore } from './index.ts';
 
 export function currentSession(): Session {
   const s = useStore.getState();
-  return { design: s.design, history: s.history, restore: s.restore, save: saveSoon, pin: s.pin };
+  return { design: s.design, history: s.history, restore: s.restore, save: autosave.saveSoon, pin: s.pin };
 }
 
 export function performSession(action: SessionAction): void {

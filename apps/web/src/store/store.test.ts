@@ -14,8 +14,10 @@ import {
   updateDirectiveAction,
 } from '../core/actions.ts';
 import { causedErrors } from '../core/errorCause.ts';
+import { removePinAction, renamePinAction, setBaselineAction } from '../core/pins.ts';
 import { moveOp } from '../core/reorder.ts';
-import { initStore, MAX_PINS, receive, useStore } from './index.ts';
+import { createAppStore } from './appStore.ts';
+import { initStore, MAX_PINS, useStore } from './index.ts';
 import { performSession } from './session.ts';
 
 describe('the store commands', () => {
@@ -75,20 +77,32 @@ describe('the store commands', () => {
       pins: ['a', 'b', 'c'].map((id) => ({ id, name: id, design, result })),
     });
     const s = () => useStore.getState();
-    s().renamePin('b', '  ZB-H1 mine  ');
+    s().dispatchPins(renamePinAction, { id: 'b', name: '  ZB-H1 mine  ' });
     expect(s().pins.map((p) => p.name)).toEqual(['a', 'ZB-H1 mine', 'c']);
-    s().renamePin('b', '   ');
+    expect(s().dispatchPins(renamePinAction, { id: 'b', name: '   ' })).toBe(false);
     expect(s().pins[1]!.name).toBe('ZB-H1 mine');
     expect(s().notice).toEqual({ kind: 'error', text: 'a pin needs a name' });
-    s().setBaseline('c');
+    s().dispatchPins(setBaselineAction, { id: 'c' });
     expect(s().baseline).toBe('c');
-    s().setBaseline('nope');
+    s().dispatchPins(setBaselineAction, { id: 'nope' });
     expect(s().baseline).toBe('c');
-    s().unpin(0);
+    s().dispatchPins(removePinAction, { id: 'a' });
     expect(s().baseline).toBe('c');
-    s().unpin(1);
+    s().dispatchPins(removePinAction, { id: 'c' });
     expect(s().baseline).toBeNull();
     expect(s().pins.map((p) => p.id)).toEqual(['b']);
+  });
+
+  test('two stores share nothing: each has its own design, pins and worker', () => {
+    const sent: string[][] = [[], []];
+    const [a, b] = sent.map((log) =>
+      createAppStore(example('1f1b-p4-m8'), () => ({ send: (r) => log.push(r.type) })),
+    );
+    a!.getState().dispatch(openDesignAction, { design: example('gpipe-p4-m8') });
+    expect(b!.getState().design).toEqual(example('1f1b-p4-m8'));
+    expect(sent).toEqual([['compute'], []]);
+    b!.getState().wantCompiled();
+    expect(sent[1]).toEqual([]);
   });
 
   test('opening another document bumps the document counter; an edit does not', () => {
@@ -138,7 +152,12 @@ describe('the store commands', () => {
     const edited = s().design.directives[1]!;
     expect(s().suspects.at(-1)).toBe(edited);
     const errors = [{ path: 'directives[0].expansion[5].filters[4][0]', message: 'matches no op' }];
-    receive({ type: 'computed', revision: s().revision, result: { ok: false, errors }, workerMs: 1 });
+    useStore.receive({
+      type: 'computed',
+      revision: s().revision,
+      result: { ok: false, errors },
+      workerMs: 1,
+    });
     expect(causedErrors(s().errors, s().design, s().suspects).get(1)).toEqual(errors);
     // Another document has no edits to blame.
     s().dispatch(openDesignAction, { design: example('gpipe-p4-m8') });

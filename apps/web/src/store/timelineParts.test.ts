@@ -4,7 +4,7 @@ import { runExample } from '../../test/simulatedExamples.ts';
 import { example } from '../../test/testDesigns.ts';
 import { packEvents } from '../core/timelineWire.ts';
 import { planOutline } from '../gantt/timelinePlan.ts';
-import { initStore, receive, useStore } from './index.ts';
+import { initStore, useStore } from './index.ts';
 
 /** The example's result as the worker posts a big one: its timeline in parts, then the result. */
 function postedInParts(partSize: number) {
@@ -40,16 +40,16 @@ describe('a timeline posted in parts', () => {
     initStore(example('1f1b-p4-m8'));
     const { events, parts, computed } = postedInParts(10);
     expect(parts.length).toBeGreaterThan(2);
-    for (const p of parts) receive(p);
-    receive(computed);
+    for (const p of parts) useStore.receive(p);
+    useStore.receive(computed);
     expect(useStore.getState().result?.simulation.timeline).toEqual(events);
   });
 
   test('a part that went missing shows as an error, not as a timeline with a gap', () => {
     initStore(example('1f1b-p4-m8'));
     const { parts, computed } = postedInParts(10);
-    for (const p of parts.slice(1)) receive(p);
-    receive(computed);
+    for (const p of parts.slice(1)) useStore.receive(p);
+    useStore.receive(computed);
     const s = useStore.getState();
     expect(s.result).toBeNull();
     expect(s.errors[0]?.message).toMatch(/parts of the timeline did not arrive/);
@@ -58,11 +58,11 @@ describe('a timeline posted in parts', () => {
   test('parts of a result the design has moved past are dropped with it', () => {
     initStore(example('1f1b-p4-m8'));
     const stale = postedInParts(10);
-    for (const p of stale.parts) receive(p);
+    for (const p of stale.parts) useStore.receive(p);
     useStore.setState({ revision: useStore.getState().revision + 1 });
     const fresh = postedInParts(10);
-    for (const p of fresh.parts) receive(p);
-    receive(fresh.computed);
+    for (const p of fresh.parts) useStore.receive(p);
+    useStore.receive(fresh.computed);
     expect(useStore.getState().result?.simulation.timeline).toHaveLength(
       fresh.parts.reduce((n, p) => n + p.events.count, 0),
     );
