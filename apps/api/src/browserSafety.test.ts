@@ -4,8 +4,8 @@
  * are answered.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildApp } from './app.ts';
 import { errorOf, oneFOneB, post, type TestApp, testApp } from '../test/harness.ts';
+import { buildApp } from './app.ts';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { canonicalJson, contentHash } from './canonical.ts';
 import { example } from '../test/harness.ts';
+import { canonicalJson, contentHash } from './canonical.ts';
 
 /**
  * Writes `key` as an own property: a plain assignment of `__proto__` (a key JSON.parse keeps and the

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
-import { REPO_ROOT } from './server.ts';
 import { oneFOneB } from '../test/harness.ts';
+import { REPO_ROOT } from './server.ts';
 
 const BIN = join(REPO_ROOT, 'apps', 'cli', 'bin', 'stagecraft.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'stagecraft-crash-'));

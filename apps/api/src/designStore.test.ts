@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
-import { DesignStore } from './designStore.ts';
 import { EXAMPLES, oneFOneB } from '../test/harness.ts';
+import { DesignStore } from './designStore.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'stagecraft-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,8 +5,8 @@
  */
 import type { Design } from '@stagecraft/ir';
 import { beforeEach, expect, test, vi } from 'vitest';
-import { exportFile } from './exportFile.ts';
 import { example } from '../test/harness.ts';
+import { exportFile } from './exportFile.ts';
 
 const compiled = vi.hoisted(() => [] as Design[]);
 

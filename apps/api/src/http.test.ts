@@ -3,10 +3,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { errorOf, oneFOneB, post, type TestApp, testApp } from '../test/harness.ts';
 import { buildApp } from './app.ts';
 import { compileFailure } from './compileResponse.ts';
 import { WebApp } from './webApp.ts';
-import { errorOf, oneFOneB, post, type TestApp, testApp } from '../test/harness.ts';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -2,8 +2,8 @@ import { readdirSync } from 'node:fs';
 import { type Dag, nodeTags, parseDesign } from '@stagecraft/ir';
 import { compile } from '@stagecraft/passes';
 import { describe, expect, test } from 'vitest';
-import { wireDagJson } from './wireDag.ts';
 import { EXAMPLES, example } from '../test/harness.ts';
+import { wireDagJson } from './wireDag.ts';
 
 /** The DAG of the API built the plain way: objects first, then JSON. */
 function plainWire(dag: Dag): string {

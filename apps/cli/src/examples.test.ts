@@ -2,9 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDesignText, SCHEDULE_BUILDERS } from '@stagecraft/ir';
 import { describe, expect, test } from 'vitest';
+import { EXAMPLES } from '../test/run.ts';
 import { bufferIo } from './io.ts';
 import { main } from './main.ts';
-import { EXAMPLES } from '../test/run.ts';
 
 const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.json'));
 

@@ -1,7 +1,7 @@
 import type { Design } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
-import { calibrate, readTrace } from './index.ts';
 import { measuredTrace, stagedDesign } from '../test/measuredDesigns.ts';
+import { calibrate, readTrace } from './index.ts';
 
 const nominal = { F: 1, BI: 1, BW: 1 };
 

@@ -1,7 +1,7 @@
 import type { Design } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
-import { calibrate, compareMeasured, readTrace } from './index.ts';
 import { measuredTrace, stagedDesign } from '../test/measuredDesigns.ts';
+import { calibrate, compareMeasured, readTrace } from './index.ts';
 
 const stages = [
   { F: 2, BI: 1.5, BW: 1 },

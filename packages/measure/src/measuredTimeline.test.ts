@@ -1,7 +1,7 @@
 import { runDesign, simulateRun } from '@stagecraft/workflow';
 import { describe, expect, it } from 'vitest';
-import { compareMeasured, matchPlan, measuredTimeline, readTrace } from './index.ts';
 import { measuredTrace, stagedDesign } from '../test/measuredDesigns.ts';
+import { compareMeasured, matchPlan, measuredTimeline, readTrace } from './index.ts';
 
 const truth = stagedDesign(
   'truth',

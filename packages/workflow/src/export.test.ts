@@ -18,8 +18,8 @@ import {
 import { simulate } from '@stagecraft/sim';
 import { describe, expect, test } from 'vitest';
 import { TORCH_INTERLEAVED_ORDERS } from '../../../test/repoFiles.ts';
-import { exportDesign } from './index.ts';
 import { exampleDesigns, readFixture } from '../test/repoFiles.ts';
+import { exportDesign } from './index.ts';
 
 const examples = exampleDesigns();
 

@@ -8,8 +8,8 @@ import { type Design, planOpCount } from '@stagecraft/ir';
 import { compile } from '@stagecraft/passes';
 import { type ChromeTrace, chromeTrace, simulate, type TraceEvent } from '@stagecraft/sim';
 import { describe, expect, test } from 'vitest';
-import { exportDesign } from './index.ts';
 import { exampleDesigns } from '../test/repoFiles.ts';
+import { exportDesign } from './index.ts';
 
 const METADATA = ['process_name', 'thread_name', 'process_sort_index', 'thread_sort_index'];
 /** Perfetto converts microseconds to integer nanoseconds; anything below that is rounding. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFixture } from '../../../../test/repoFiles.ts';
-import { mergeTraces, readTrace, stepTimesMs } from '../index.ts';
 import { measuredTrace, stagedDesign } from '../../test/measuredDesigns.ts';
+import { mergeTraces, readTrace, stepTimesMs } from '../index.ts';
 
 const traces = {
   legacy: await readFixture('measured/rank1.json'),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { calibrateFromTable, readMeasurement } from '../index.ts';
 import { stagedDesign } from '../../test/measuredDesigns.ts';
+import { calibrateFromTable, readMeasurement } from '../index.ts';
 
 const nominal = { F: 1, BI: 1, BW: 1 };
 const origin = { files: ['stages.csv'], sources: ['stage-table'] };

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
-import { action, overlapped, solo } from './action.ts';
 import { Deadlock, runUnitCost } from '../../test/builders/unitCostRun.ts';
+import { action, overlapped, solo } from './action.ts';
 
 test('the unit-cost executor reports a deadlock when two ranks wait on each other', () => {
   // Rank 0 insists on its backward before rank 1 has its forward, which needs rank 0's forward.

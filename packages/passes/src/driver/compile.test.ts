@@ -1,7 +1,7 @@
 import { type Instruction, type Plan, planOpCount } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
-import { compile } from './compile.ts';
 import { manualTwoStage, synthetic } from '../../test/designs.ts';
+import { compile } from './compile.ts';
 
 const computeOrder = (plan: Plan, device: number): string[] =>
   plan.devices[device]!.streams.find((s) => s.stream === 'compute')!.instructions.map(

@@ -1,11 +1,11 @@
 import type { Design, Directive, Filter, ScheduleEdit } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { compactDesign, expandedDesign, type SplitSchedule } from '../../../../test/splitBackwardDesigns.ts';
+import { compiled, computeOrder } from '../../test/designs.ts';
 import { BUILDERS } from '../builders/index.ts';
 import { compile } from '../driver/compile.ts';
 import { compileIncremental } from '../driver/incremental.ts';
 import { exportPiperProgram } from '../formats/piperProgram.ts';
-import { compiled, computeOrder } from '../../test/designs.ts';
 
 /** The compact design with `edits` on its schedule. */
 function withEdits(design: Design, edits: ScheduleEdit[]): Design {
