@@ -2,12 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: [
-      'packages/*/src/**/*.test.ts',
-      'packages/*/test/**/*.test.ts',
-      'apps/*/src/**/*.test.{ts,tsx}',
-      'apps/*/test/**/*.test.{ts,tsx}',
-    ],
+    // Tests sit beside their sources; test/ folders hold only shared fixtures (scripts/testLocation.mjs).
+    include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.{ts,tsx}', 'scripts/*.test.mjs'],
     testTimeout: 30_000,
     pool: 'threads',
   },

@@ -59,10 +59,47 @@ const CATEGORY: Record<string, string> = {
 };
 
 export function chromeTrace(plan: Plan, sim: Simulation, options: TraceOptions = {}): ChromeTrace {
-  const events: TraceEvent[] = [];
   const meta: TraceEvent[] = [];
-  const timeline = sim.timeline ?? [];
-  // Instruction and thread of each (device, stream, id).
+  const threads = deviceThreads(plan, meta);
+  const provenanceOf = provenances(options);
+  const { events, recvs, flows } = streamEvents(sim.timeline ?? [], threads, provenanceOf);
+  receiveEvents(
+    sim.timeline ?? [],
+    recvs,
+    flows,
+    threads,
+    new ReceiveLanes(threads, meta),
+    provenanceOf,
+    events,
+  );
+  for (const m of sim.memory ?? []) {
+    for (const [t, bytes] of m.points)
+      events.push({
+        name: 'memory',
+        cat: 'memory',
+        ph: 'C',
+        pid: m.device,
+        tid: 0,
+        ts: us(t),
+        args: { bytes },
+      });
+  }
+  return {
+    traceEvents: [...meta, ...events],
+    displayTimeUnit: 'ms',
+    otherData: { format: 'stagecraft chrome-trace', name: plan.name, makespanMs: sim.makespanMs },
+  };
+}
+
+/** Instruction and thread of each (device, stream, id), and the next free thread of each device. */
+interface DeviceThreads {
+  readonly byKey: Map<string, Instruction>;
+  readonly tidOf: Map<string, number>;
+  readonly nextTid: Map<number, number>;
+}
+
+/** A process per device, named with its stages, mesh coordinates and replicas; a thread per stream. */
+function deviceThreads(plan: Plan, meta: TraceEvent[]): DeviceThreads {
   const byKey = new Map<string, Instruction>();
   const tidOf = new Map<string, number>();
   const nextTid = new Map<number, number>();
@@ -96,28 +133,32 @@ export function chromeTrace(plan: Plan, sim: Simulation, options: TraceOptions =
     });
     nextTid.set(d.device, d.streams.length + 1);
   }
+  return { byKey, tidOf, nextTid };
+}
 
-  const sendStart = new Map<string, number>();
-  for (const e of timeline) {
-    if (e.op !== 'SEND') continue;
-    const ins = byKey.get(`${e.device}|${e.id}`);
-    if (ins?.op === 'SEND') sendStart.set(`${e.device}|${e.peer}|${ins.transfer}`, e.startMs);
-  }
+/** Receive lanes per (device, stream): a new thread whenever a receive overlaps every lane's last. */
+class ReceiveLanes {
+  /** The end of the last slice on each lane. */
+  private readonly lanes = new Map<string, { tid: number; end: number }[]>();
 
-  // Receive lanes per (device, stream): the end of the last slice on each lane.
-  const lanes = new Map<string, { tid: number; end: number }[]>();
-  const recvLane = (e: TimelineEvent, start: number, end: number): number => {
+  constructor(
+    private readonly threads: DeviceThreads,
+    private readonly meta: TraceEvent[],
+  ) {}
+
+  laneOf(e: TimelineEvent, start: number, end: number): number {
+    const { nextTid, tidOf } = this.threads;
     const key = `${e.device}|${e.stream}`;
-    let list = lanes.get(key);
-    if (!list) lanes.set(key, (list = []));
+    let list = this.lanes.get(key);
+    if (!list) this.lanes.set(key, (list = []));
     let lane = list.find((l) => l.end <= start);
     if (!lane) {
       const tid = nextTid.get(e.device)!;
       nextTid.set(e.device, tid + 1);
       const n = list.length + 1;
       const name = n === 1 ? `${e.stream} · receives` : `${e.stream} · receives ${n}`;
-      meta.push({ name: 'thread_name', ph: 'M', pid: e.device, tid, args: { name } });
-      meta.push({
+      this.meta.push({ name: 'thread_name', ph: 'M', pid: e.device, tid, args: { name } });
+      this.meta.push({
         name: 'thread_sort_index',
         ph: 'M',
         pid: e.device,
@@ -129,23 +170,35 @@ export function chromeTrace(plan: Plan, sim: Simulation, options: TraceOptions =
     }
     lane.end = end;
     return lane.tid;
-  };
+  }
+}
 
-  // One provenance object per (pass, directive): large plans share a few hundred of them.
-  const provenances = new Map<string, Record<string, unknown>>();
-  const provenanceOf = (ins: Instruction | undefined) => {
+type ProvenanceOf = (ins: Instruction | undefined) => Record<string, unknown> | undefined;
+
+/** One provenance object per (pass, directive): large plans share a few hundred of them. */
+function provenances(options: TraceOptions): ProvenanceOf {
+  const made = new Map<string, Record<string, unknown>>();
+  return (ins) => {
     const p = ins?.provenance;
     if (!p) return undefined;
     const k = `${p.pass}|${p.directive}`;
-    let out = provenances.get(k);
+    let out = made.get(k);
     if (!out) {
       const entry = p.directive === null ? undefined : options.program?.[p.directive];
       out = entry ? { ...p, path: formatPath(entry.path), op: entry.directive.op } : { ...p };
-      provenances.set(k, out);
+      made.set(k, out);
     }
     return out;
   };
+}
 
+/** Every instruction but RECVs as a slice on its stream's thread, and a flow start at each SEND. */
+function streamEvents(
+  timeline: readonly TimelineEvent[],
+  { byKey, tidOf }: DeviceThreads,
+  provenanceOf: ProvenanceOf,
+): { events: TraceEvent[]; recvs: { e: TimelineEvent; ins: Instruction }[]; flows: Map<string, number> } {
+  const events: TraceEvent[] = [];
   const flows = new Map<string, number>();
   let flowIds = 0;
   const recvs: { e: TimelineEvent; ins: Instruction }[] = [];
@@ -174,14 +227,36 @@ export function chromeTrace(plan: Plan, sim: Simulation, options: TraceOptions =
       events.push({ name: 'transfer', cat: 'p2p', ph: 's', id, pid: e.device, tid, ts });
     }
   }
-  // Lanes are filled in order of when each transfer is on the wire, not when it was posted.
+  return { events, recvs, flows };
+}
+
+/**
+ * Each RECV while its data is on the wire, on a receive lane of its stream, with the flow from
+ * its SEND ending there. Lanes are filled in order of when each transfer is on the wire, not when
+ * it was posted.
+ */
+function receiveEvents(
+  timeline: readonly TimelineEvent[],
+  recvs: readonly { e: TimelineEvent; ins: Instruction }[],
+  flows: ReadonlyMap<string, number>,
+  { byKey }: DeviceThreads,
+  lanes: ReceiveLanes,
+  provenanceOf: ProvenanceOf,
+  events: TraceEvent[],
+): void {
+  const sendStart = new Map<string, number>();
+  for (const e of timeline) {
+    if (e.op !== 'SEND') continue;
+    const ins = byKey.get(`${e.device}|${e.id}`);
+    if (ins?.op === 'SEND') sendStart.set(`${e.device}|${e.peer}|${ins.transfer}`, e.startMs);
+  }
   const wired = recvs.map(({ e, ins }) => {
     const key = `${(ins as { peer: number }).peer}|${e.device}|${(ins as { transfer: string }).transfer}`;
     return { e, ins, key, start: Math.max(e.startMs, sendStart.get(key) ?? e.startMs) };
   });
   wired.sort((a, b) => a.start - b.start || a.e.endMs - b.e.endMs);
   for (const { e, ins, key, start } of wired) {
-    const tid = recvLane(e, us(start), us(e.endMs));
+    const tid = lanes.laneOf(e, us(start), us(e.endMs));
     const ts = us(start);
     events.push({
       name: label(e, ins),
@@ -197,24 +272,6 @@ export function chromeTrace(plan: Plan, sim: Simulation, options: TraceOptions =
     if (id !== undefined)
       events.push({ name: 'transfer', cat: 'p2p', ph: 'f', bp: 'e', id, pid: e.device, tid, ts });
   }
-
-  for (const m of sim.memory ?? []) {
-    for (const [t, bytes] of m.points)
-      events.push({
-        name: 'memory',
-        cat: 'memory',
-        ph: 'C',
-        pid: m.device,
-        tid: 0,
-        ts: us(t),
-        args: { bytes },
-      });
-  }
-  return {
-    traceEvents: [...meta, ...events],
-    displayTimeUnit: 'ms',
-    otherData: { format: 'stagecraft chrome-trace', name: plan.name, makespanMs: sim.makespanMs },
-  };
 }
 
 function tagText(tags: Record<string, number | string>): string {

@@ -19,7 +19,7 @@ export type CompareRow =
       bubbleOverIdeal: number;
       /** Σ over devices, as `Simulation.exposedCommMs`. */
       exposedCommMs: number;
-      /** The same per GPU in use, as the CLI summary, the web app and the README table show it. */
+      /** The same per GPU in use, as the CLI summary, the web app and docs/cost-model.md's table show it. */
       exposedCommPerDeviceMs: number;
       /** Per device of the plan, in device order. */
       peakMemoryBytes: { device: number; bytes: number }[];

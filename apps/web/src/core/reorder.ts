@@ -53,8 +53,65 @@ interface SlotRef {
   slot: number;
 }
 
+/** The order a move edits, its slots' nodes, X's and Y's slots, and the design with the slots reordered. */
+interface OrderToEdit {
+  order: OrderDirective;
+  slotNodes: number[][];
+  slotX: number;
+  slotY: number;
+  edit: (moved: number[]) => Design;
+}
+
+/** The two ops of a move as the compiled DAG knows them. */
+interface MovedOps {
+  design: Design;
+  compiled: CompiledDesign;
+  move: OpMove;
+  device: number;
+  /** DAG nodes of the moved op (X) and of the target (Y). */
+  xs: number[];
+  ys: number[];
+}
+
+type Refusal = Extract<MoveResult, { ok: false }>;
+
 export function moveOp(design: Design, compiled: CompiledDesign, move: OpMove): MoveResult {
-  const { plan, dag, program } = compiled;
+  const ops = movedOps(design, compiled, move);
+  if ('ok' in ops) return ops;
+  const target = orderToEdit(ops);
+  if ('ok' in target) return target;
+  const { order, slotNodes, slotX, slotY, edit } = target;
+  const { dag } = compiled;
+  if (slotX === slotY) return refuse(`${move.op} and ${move.target} run in the same slot, overlapped`);
+  const strays = slotNodes[slotX]!.filter((n) => !sameUnit(dag, n, ops.xs));
+  if (strays.length > 0) {
+    return refuse(
+      `${move.op} shares its slot with ${strays.map((n) => dag.nodes[n]!.id).join(', ')}; split that slot's filter to move it alone`,
+    );
+  }
+
+  // Slots in their new order: X's slot taken out, then put beside Y's.
+  const rest = order.filters.map((_, i) => i).filter((i) => i !== slotX);
+  const at = rest.indexOf(slotY) + (move.position === 'after' ? 1 : 0);
+  const moved = [...rest.slice(0, at), slotX, ...rest.slice(at)];
+  const newAt = moved.indexOf(slotX);
+  // Already there: nothing to edit (the same design object tells the caller so).
+  if (newAt === slotX) return { ok: true, design };
+  const crossed = newAt < slotX ? moved.slice(newAt + 1, slotX + 1) : moved.slice(slotX, newAt);
+  const broken = brokenDependency(
+    dag,
+    move.op,
+    ops.xs,
+    crossed.flatMap((s) => slotNodes[s]!),
+    newAt < slotX,
+  );
+  if (broken) return broken;
+  return proveRuns(edit(moved));
+}
+
+/** Both ops located on one device of the plan, each an op an order places, with their DAG nodes. */
+function movedOps(design: Design, compiled: CompiledDesign, move: OpMove): MovedOps | Refusal {
+  const { plan, dag } = compiled;
   if (move.op === move.target) return refuse(`${move.op} cannot move relative to itself`);
   const where = locate(plan);
   const a = where.get(move.op);
@@ -76,7 +133,6 @@ export function moveOp(design: Design, compiled: CompiledDesign, move: OpMove): 
       `${move.op} runs on device ${a.device} and ${move.target} on device ${b.device}: an op only moves within its own device's order`,
     );
   }
-
   const nodeIndex = new Map<string, number>();
   dag.nodes.forEach((n, i) => {
     nodeIndex.set(n.id, i);
@@ -85,110 +141,115 @@ export function moveOp(design: Design, compiled: CompiledDesign, move: OpMove): 
   const xs = nodesOf(a);
   const ys = nodesOf(b);
   if (xs.length === 0 || ys.length === 0) return refuse(`${move.op} has no op in the compiled DAG`);
+  return { design, compiled, move, device: a.device, xs, ys };
+}
 
+/** The order both ops sit in (the program's, or one started from the compiled plan), and how to edit it. */
+function orderToEdit(ops: MovedOps): OrderToEdit | Refusal {
+  const { design, compiled, move, device, xs, ys } = ops;
+  const { dag, program } = compiled;
   const running = runningOrders(design, program);
   const slotOf = orderSlots(dag, program, running);
   const sx = slotOf.get(xs[0]!);
   const sy = slotOf.get(ys[0]!);
-  let order: OrderDirective;
-  let edit: (moved: number[]) => Design;
-  let slotX: number;
-  let slotY: number;
-  let slotNodes: number[][];
   if (sx === undefined && sy === undefined) {
     // No order on this device yet: start one from the order the compiler chose.
     const group = dag.nodes[xs[0]!]!.group;
     if ([...slotOf.keys()].some((n) => dag.nodes[n]!.group === group)) {
       return refuse(
-        `neither ${move.op} nor ${move.target} is in device ${a.device}'s order; add them to it first`,
+        `neither ${move.op} nor ${move.target} is in device ${device}'s order; add them to it first`,
       );
     }
-    order = orderFromPlan(plan, a.device);
-    const index = new NodeIndex(dag);
-    slotNodes = order.filters.map((slot) => slot.flatMap((f) => index.match(f, [])));
-    slotX = slotNodes.findIndex((s) => s.includes(xs[0]!));
-    slotY = slotNodes.findIndex((s) => s.includes(ys[0]!));
-    if (slotX < 0 || slotY < 0) return refuse(`${move.op} cannot be ordered by its tags alone`);
-    const started = order;
-    edit = (moved) => ({
-      ...design,
-      directives: [...design.directives, { ...started, filters: moved.map((s) => started.filters[s]!) }],
-    });
-  } else {
-    if (sx === undefined || sy === undefined) {
-      const [free, ordered] = sx === undefined ? [move.op, sy!] : [move.target, sx];
-      return refuse(
-        `${free} is not in the order ${formatPath(program[ordered.entry]!.path)} of device ${a.device}; add it to that order first`,
-      );
-    }
-    if (sx.entry !== sy.entry) {
-      return refuse(
-        `${move.op} is ordered by ${formatPath(program[sx.entry]!.path)} and ${move.target} by ${formatPath(program[sy.entry]!.path)}; an op moves within one order`,
-      );
-    }
-    const entry = program[sx.entry]!;
-    order = { op: 'order', filters: running.get(sx.entry)!.map((slot) => slot.slice()) };
-    const index = new NodeIndex(dag);
-    slotNodes = order.filters.map((slot) => slot.flatMap((f) => index.match(f, [])));
-    slotX = sx.slot;
-    slotY = sy.slot;
-    const at = entry.path[1] as number;
-    const slots = order.filters;
-    if (entry.path.length > 2) {
-      // The order of a schedule: the move is an edit of the schedule, naming the two ops.
-      const op = scheduleOpOf(nodeTags(dag, dag.nodes[xs[0]!]!));
-      const target = scheduleOpOf(nodeTags(dag, dag.nodes[ys[0]!]!));
-      if (!op || !target) return refuse(`${move.op} is not an op a schedule orders`);
-      const next = withScheduleEdit(design, at, {
-        kind: 'move',
-        op,
-        [move.position]: target,
-      } as ScheduleEdit);
-      if (!next) return refuse(`directives[${at}] is no longer the schedule that orders ${move.op}`);
-      edit = () => next;
-    } else {
-      const written = design.directives[at] as OrderDirective;
-      edit = (moved) => ({
-        ...design,
-        directives: design.directives.with(at, { ...written, filters: moved.map((s) => slots[s]!) }),
-      });
-    }
+    return startedOrder(ops);
   }
-  if (slotX === slotY) return refuse(`${move.op} and ${move.target} run in the same slot, overlapped`);
-  const strays = slotNodes[slotX]!.filter((n) => !sameUnit(dag, n, xs));
-  if (strays.length > 0) {
+  if (sx === undefined || sy === undefined) {
+    const [free, ordered] = sx === undefined ? [move.op, sy!] : [move.target, sx];
     return refuse(
-      `${move.op} shares its slot with ${strays.map((n) => dag.nodes[n]!.id).join(', ')}; split that slot's filter to move it alone`,
+      `${free} is not in the order ${formatPath(program[ordered.entry]!.path)} of device ${device}; add it to that order first`,
     );
   }
+  if (sx.entry !== sy.entry) {
+    return refuse(
+      `${move.op} is ordered by ${formatPath(program[sx.entry]!.path)} and ${move.target} by ${formatPath(program[sy.entry]!.path)}; an op moves within one order`,
+    );
+  }
+  const entry = program[sx.entry]!;
+  const order: OrderDirective = { op: 'order', filters: running.get(sx.entry)!.map((slot) => slot.slice()) };
+  const index = new NodeIndex(dag);
+  const slotNodes = order.filters.map((slot) => slot.flatMap((f) => index.match(f, [])));
+  const at = entry.path[1] as number;
+  const slots = order.filters;
+  const found = { order, slotNodes, slotX: sx.slot, slotY: sy.slot };
+  if (entry.path.length > 2) {
+    // The order of a schedule: the move is an edit of the schedule, naming the two ops.
+    const op = scheduleOpOf(nodeTags(dag, dag.nodes[xs[0]!]!));
+    const target = scheduleOpOf(nodeTags(dag, dag.nodes[ys[0]!]!));
+    if (!op || !target) return refuse(`${move.op} is not an op a schedule orders`);
+    const next = withScheduleEdit(design, at, {
+      kind: 'move',
+      op,
+      [move.position]: target,
+    } as ScheduleEdit);
+    if (!next) return refuse(`directives[${at}] is no longer the schedule that orders ${move.op}`);
+    return { ...found, edit: () => next };
+  }
+  const written = design.directives[at] as OrderDirective;
+  return {
+    ...found,
+    edit: (moved) => ({
+      ...design,
+      directives: design.directives.with(at, { ...written, filters: moved.map((s) => slots[s]!) }),
+    }),
+  };
+}
 
-  // Slots in their new order: X's slot taken out, then put beside Y's.
-  const rest = order.filters.map((_, i) => i).filter((i) => i !== slotX);
-  const at = rest.indexOf(slotY) + (move.position === 'after' ? 1 : 0);
-  const moved = [...rest.slice(0, at), slotX, ...rest.slice(at)];
-  const newAt = moved.indexOf(slotX);
-  const crossed = newAt < slotX ? moved.slice(newAt + 1, slotX + 1) : moved.slice(slotX, newAt);
-  const crossedNodes = crossed.flatMap((s) => slotNodes[s]!);
-  const xName = move.op;
-  if (newAt < slotX) {
+/** An order for the device from the plan as compiled, added to the design as a new directive. */
+function startedOrder({ design, compiled, move, device, xs, ys }: MovedOps): OrderToEdit | Refusal {
+  const { dag, plan } = compiled;
+  const order = orderFromPlan(plan, device);
+  const index = new NodeIndex(dag);
+  const slotNodes = order.filters.map((slot) => slot.flatMap((f) => index.match(f, [])));
+  const slotX = slotNodes.findIndex((s) => s.includes(xs[0]!));
+  const slotY = slotNodes.findIndex((s) => s.includes(ys[0]!));
+  if (slotX < 0 || slotY < 0) return refuse(`${move.op} cannot be ordered by its tags alone`);
+  return {
+    order,
+    slotNodes,
+    slotX,
+    slotY,
+    edit: (moved) => ({
+      ...design,
+      directives: [...design.directives, { ...order, filters: moved.map((s) => order.filters[s]!) }],
+    }),
+  };
+}
+
+/**
+ * The refusal when X (`xs`, named `xName`) would cross an op it depends on (moving earlier) or one
+ * that depends on it (moving later), naming the chain between them; null when it crosses neither.
+ */
+function brokenDependency(
+  dag: Dag,
+  xName: string,
+  xs: number[],
+  crossedNodes: number[],
+  earlier: boolean,
+): Refusal | null {
+  if (earlier) {
     // X now runs before the crossed slots: none of them may be something X needs.
     const chain = firstReached(dag, xs, crossedNodes, 'ancestors');
-    if (chain) {
-      const z = dag.nodes[chain[0]!]!.id;
-      return refuse(`${xName} must come after ${z}, which it depends on: ${describeChain(dag, chain)}`);
-    }
-  } else if (newAt > slotX) {
-    const chain = firstReached(dag, xs, crossedNodes, 'descendants');
-    if (chain) {
-      const z = dag.nodes[chain[chain.length - 1]!]!.id;
-      return refuse(`${xName} must come before ${z}, which depends on it: ${describeChain(dag, chain)}`);
-    }
-  } else {
-    // Already there: nothing to edit (the same design object tells the caller so).
-    return { ok: true, design };
+    if (!chain) return null;
+    const z = dag.nodes[chain[0]!]!.id;
+    return refuse(`${xName} must come after ${z}, which it depends on: ${describeChain(dag, chain)}`);
   }
+  const chain = firstReached(dag, xs, crossedNodes, 'descendants');
+  if (!chain) return null;
+  const z = dag.nodes[chain[chain.length - 1]!]!.id;
+  return refuse(`${xName} must come before ${z}, which depends on it: ${describeChain(dag, chain)}`);
+}
 
-  const next = edit(moved);
+/** The edited design, once compiled and simulated again: a move that breaks the run is refused. */
+function proveRuns(next: Design): MoveResult {
   const check = runDesign(next, { keepSnapshots: false });
   if (!check.ok) {
     const e = check.errors[0]!;
@@ -206,7 +267,7 @@ export function moveOp(design: Design, compiled: CompiledDesign, move: OpMove): 
   return { ok: true, design: next };
 }
 
-function refuse(reason: string): MoveResult {
+function refuse(reason: string): Refusal {
   return { ok: false, reason };
 }
 

@@ -22,6 +22,7 @@ import {
   CollectiveMembers,
   CompiledLayout,
   type Dag,
+  type Design,
   type DevicePlan,
   lazyStream,
   type NodeTable,
@@ -34,6 +35,7 @@ import {
   PLAN_FORMAT,
   PLAN_FORMAT_MESHES,
   type Plan,
+  type PlanColumns,
   PlanInstructions,
   type StreamPlan,
   subgroupsOf,
@@ -48,11 +50,15 @@ import {
 } from '@stagecraft/ir';
 import { predecessors } from '../dag/adjacency.ts';
 import type { Units } from '../dag/topo.ts';
-import type { Pass } from '../driver/pass.ts';
+import type { Pass, PassContext } from '../driver/pass.ts';
 import { deviceCount } from '../model/cluster.ts';
 import { compactGroups } from './replicaLayout.ts';
 import { lazyRuntimeModel, runtimeBatch } from './runtimeModel.ts';
 import { computeCensus, microbatchTokens, trainingState } from './trainingState.ts';
+
+type Partition = NonNullable<PassContext['partition']>;
+type StreamOrder = NonNullable<PassContext['streamOrder']>;
+type Census = ReturnType<typeof computeCensus>;
 
 export const lowerPlanPass: Pass = {
   name: 'lower-plan',
@@ -62,221 +68,277 @@ export const lowerPlanPass: Pass = {
     const order = ctx.streamOrder;
     // The pipeline runs stream-order right before this pass: lanes of another DAG are a bug there.
     if (order?.dag !== dag) throw new Error('lower-plan: the stream order is not of its input DAG');
-    const { laneOf, lanes, groupLanes } = ctx.partition!;
-    const { units, laneOff, laneUnits, laneRank } = order;
-    const { members } = units;
     const t = tableOf(dag);
-    const inc =
-      order.predecessors.lentFrom === ctx.scratch
-        ? order.predecessors.lists
-        : predecessors(t.length, dag.edges, ctx.scratch);
-    const laneGroup = new Int32Array(lanes.length);
-    for (let l = 0; l < lanes.length; l++) laneGroup[l] = lanes[l]!.group;
     const census = computeCensus(dag, microbatchTokens(dag, ctx.design.model));
-    const held = census.held;
-    const updMs = held.map((blocks) => {
+    const updMs = census.held.map((blocks) => {
       let ms = 0;
       for (const b of blocks) ms += dag.blocks[b]!.ms?.UPD ?? 0;
       return ms;
     });
-
-    // Per group, its streams in plan order (the compute stream first), and its instructions (an
-    // overlapped unit's members counted), known before any is built: they decide whether groups
-    // are lowered once for all their devices.
-    const groups = dag.groups;
-    const sortedLanes = groupLanes.map((own) =>
-      [...own].sort((a, b) => streamRank(lanes[a]!.stream, lanes[b]!.stream)),
-    );
-    const groupUnits = groupLanes.map((own) => {
-      let n = 0;
-      for (const lane of own) n += laneOff[lane + 1]! - laneOff[lane]!;
-      return n;
-    });
-    const groupOps = [...groupUnits];
-    for (const [r, ms] of members)
-      if (laneOf[r]! >= 0) {
-        const g = laneGroup[laneOf[r]!]!;
-        groupOps[g]! += ms.length - 1;
-      }
-    const total = deviceCount(ctx.design.cluster);
-    const groupOf = new Int32Array(total).fill(-1);
-    const rankOf = new Int32Array(total);
-    groups.forEach((g, gi) => {
-      g.forEach((d, r) => {
-        if (d < total) {
-          groupOf[d] = gi;
-          rankOf[d] = r;
-        }
-      });
-    });
-    const compact = compactGroups(dag, ctx.design.cluster, groupOps);
-    // The devices the plan lists, in order, and the index into plan.devices of each device number
-    // (−1 for the replicas of a group lowered once).
-    const listed: number[] = [];
-    const planIndex = new Int32Array(total).fill(-1);
-    for (let device = 0; device < total; device++)
-      if (!(compact && groupOf[device]! >= 0 && rankOf[device]! > 0)) {
-        planIndex[device] = listed.length;
-        listed.push(device);
-      }
-
-    // The plan's columns, in plan order.
-    const D = listed.length;
-    let NU = 0;
-    let SU = 0;
-    for (const device of listed) {
-      const g = groupOf[device]!;
-      if (g >= 0) {
-        NU += groupUnits[g]!;
-        SU += sortedLanes[g]!.length;
-      }
-    }
-    // A collective across groups is one node per group: each unit names the first (its key).
-    const jointKey = new Map<number, number>();
-    for (const nodes of dag.jointCollectives ?? [])
-      for (const v of nodes.slice(1)) jointKey.set(v, nodes[0]!);
-    const w = new ColumnWriter(dag, t, inc, laneOf, laneGroup, units, {
-      NU,
-      SU,
-      D,
-      scratch: ctx.scratch,
-      jointKey,
-    });
-    const loweredAt = new Int32Array(groups.length).fill(-1);
-    const peers = new Int32Array(groups.length);
-    for (let p = 0; p < D; p++) {
-      w.deviceStreams[p] = w.s;
-      const device = listed[p]!;
-      const g = groupOf[device]!;
-      if (g < 0) continue;
-      // The plan index of the device of this one's rank in every peer group.
-      const r = rankOf[device]!;
-      for (let pg = 0; pg < groups.length; pg++) {
-        const peer = groups[pg]![r];
-        peers[pg] = peer !== undefined && peer < total ? planIndex[peer]! : -1;
-      }
-      const lanesOfGroup = sortedLanes[g]!;
-      if (loweredAt[g]! >= 0) w.repeatGroup(lanesOfGroup, laneOff, loweredAt[g]!, peers, r);
-      else {
-        loweredAt[g] = p;
-        w.lowerGroup(lanesOfGroup, laneOff, laneUnits, laneRank, peers, updMs, r);
-      }
-    }
-    const { deviceStreams, streamStart, unitNode, waitOff } = w;
-    deviceStreams[D] = w.s;
-    streamStart[SU] = w.u;
-    waitOff[NU] = w.tw;
-
-    const instructions = new PlanInstructions({
-      dag,
-      streamStart,
-      unitNode,
-      waitOff,
-      waitTgt: w.waitTgt,
-      outsideWaits: w.outsideWaits,
-      members,
-      updMs,
-    });
-    // The plan's link to the layout validation will prove on the columns, which its streams drop
-    // when their instructions are first read (compiledLayout.ts).
-    const compiled = new CompiledLayout();
-    const streamSpec = new Map(dag.streams.map((sp) => [sp.name, sp]));
-    const planDevices: DevicePlan[] = [];
-    let ops = 0;
-    for (const device of listed) {
-      const g = groupOf[device]!;
-      if (g < 0) {
-        planDevices.push({ device, group: -1, stages: [], paramBytes: 0, streams: [] });
-        continue;
-      }
-      const r = rankOf[device]!;
-      ops += groupOps[g]!;
-      // The group's program is made once, from its first lowering (its member of rank 0).
-      const first = deviceStreams[loweredAt[g]!]!;
-      const streams: StreamPlan[] = sortedLanes[g]!.map((lane, k) => {
-        const name = lanes[lane]!.stream;
-        return lazyStream(
-          name,
-          { program: instructions, stream: first + k, rank: r, compiled },
-          streamSpec.get(name),
-        );
-      });
-      const blocks = held[g]!;
-      const stages: number[] = [];
-      let paramBytes = 0;
-      for (const b of blocks) {
-        const pp = dag.blocks[b]!.tags.PP;
-        if (pp !== undefined && !stages.includes(pp)) stages.push(pp);
-        paramBytes += dag.blocks[b]!.paramBytes;
-      }
-      const memory = trainingState(dag, g, blocks);
-      const dp: DevicePlan = { device, group: g, stages, paramBytes, streams };
-      dp.staticBytes = memory.params + memory.grads + memory.optimizer;
-      dp.memory = memory;
-      if (compact && groups[g]!.length > 1) dp.replicas = groups[g]!.slice(1);
-      planDevices.push(dp);
-    }
+    const shapes = groupShapes(ctx.partition!, order);
+    const placement = placeDevices(dag, ctx.design.cluster, shapes.groupOps);
+    const w = writeColumns(dag, t, ctx, order, shapes, placement, updMs);
+    const { plan, ops } = assemblePlan(dag, ctx, census, shapes, placement, w, updMs);
     ctx.planOps = ops;
-    const meshes = dag.meshes;
-    const plan: Plan = meshes
-      ? {
-          format: PLAN_FORMAT_MESHES,
-          name: ctx.design.name,
-          cluster: ctx.design.cluster,
-          groups: groups.map((g) => [...g]),
-          meshes: meshes.map((m) => (m ? { axes: [...m.axes], shape: [...m.shape] } : null)),
-          devices: planDevices,
-        }
-      : {
-          format: PLAN_FORMAT,
-          name: ctx.design.name,
-          cluster: ctx.design.cluster,
-          groups: groups.map((g) => [...g]),
-          devices: planDevices,
-        };
-    if (census.tokens !== undefined) plan.tokensPerStep = census.tokens;
-    if (census.flops !== undefined) plan.modelFlopsPerStep = census.flops;
-    lazyRuntimeModel(plan, dag);
-    plan.batch = runtimeBatch(dag, ctx.design.model);
-    if (dag.tensorParallel?.length)
-      plan.tensorParallel = dag.tensorParallel.flatMap((r) => {
-        const mesh = meshes?.[r.group];
-        // Over a mesh axis, each sub-group along it splits the blocks on its own.
-        const sets =
-          r.mask === undefined || !mesh
-            ? [[...groups[r.group]!]]
-            : subgroupsOf(mesh, r.mask).map((ranks) => ranks.map((k) => groups[r.group]![k]!));
-        return sets.map((devices) => ({ devices, blocks: [...r.blocks] }));
-      });
-    attachCompiledLayout(plan, compiled);
     ctx.plan = plan;
-    ctx.planColumns = w.columnsHold
-      ? {
-          plan,
-          columns: {
-            N: NU,
-            S: SU,
-            D,
-            deviceStreams,
-            streamStart,
-            unitStream: w.unitStream,
-            kind: w.kind,
-            waitOff,
-            waitTgt: w.waitTgt.subarray(0, w.tw),
-            peerIndex: w.peerIndex,
-            transferKey: w.transferKey,
-            rank: w.rank,
-            node: unitNode,
-            costs: unitCosts(dag, t, updMs),
-            overlaps: w.overlaps,
-            devices: w.devices,
-            subgroup: w.subgroup,
-          },
-        }
-      : undefined;
+    ctx.planColumns = w.columnsHold ? { plan, columns: columnsOf(dag, t, w, updMs) } : undefined;
     return dag;
   },
 };
+
+/**
+ * Per group, its streams in plan order (the compute stream first), and its instructions (an
+ * overlapped unit's members counted), known before any is built: they decide whether groups are
+ * lowered once for all their devices.
+ */
+interface GroupShapes {
+  /** The device group of each lane. */
+  readonly laneGroup: Int32Array;
+  readonly sortedLanes: readonly (readonly number[])[];
+  /** Units per group (an overlapped unit counts once). */
+  readonly groupUnits: readonly number[];
+  /** Instructions per group (an overlapped unit's members counted). */
+  readonly groupOps: readonly number[];
+}
+
+function groupShapes({ laneOf, lanes, groupLanes }: Partition, order: StreamOrder): GroupShapes {
+  const { laneOff } = order;
+  const laneGroup = new Int32Array(lanes.length);
+  for (let l = 0; l < lanes.length; l++) laneGroup[l] = lanes[l]!.group;
+  const sortedLanes = groupLanes.map((own) =>
+    [...own].sort((a, b) => streamRank(lanes[a]!.stream, lanes[b]!.stream)),
+  );
+  const groupUnits = groupLanes.map((own) => {
+    let n = 0;
+    for (const lane of own) n += laneOff[lane + 1]! - laneOff[lane]!;
+    return n;
+  });
+  const groupOps = [...groupUnits];
+  for (const [r, ms] of order.units.members)
+    if (laneOf[r]! >= 0) {
+      const g = laneGroup[laneOf[r]!]!;
+      groupOps[g]! += ms.length - 1;
+    }
+  return { laneGroup, sortedLanes, groupUnits, groupOps };
+}
+
+/** Where each device sits: its group and rank there, and whether the plan lists it. */
+interface Placement {
+  /** Devices of the cluster. */
+  readonly total: number;
+  /** Device group of each device (−1: none) and its rank in that group. */
+  readonly groupOf: Int32Array;
+  readonly rankOf: Int32Array;
+  /** Whether each group is lowered once for all its members (replicaLayout.ts). */
+  readonly compact: boolean;
+  /** The devices the plan lists, in order. */
+  readonly listed: readonly number[];
+  /** The index into plan.devices of each device number (−1 for the replicas of a group lowered once). */
+  readonly planIndex: Int32Array;
+}
+
+function placeDevices(dag: Dag, cluster: Design['cluster'], groupOps: readonly number[]): Placement {
+  const total = deviceCount(cluster);
+  const groupOf = new Int32Array(total).fill(-1);
+  const rankOf = new Int32Array(total);
+  dag.groups.forEach((g, gi) => {
+    g.forEach((d, r) => {
+      if (d < total) {
+        groupOf[d] = gi;
+        rankOf[d] = r;
+      }
+    });
+  });
+  const compact = compactGroups(dag, cluster, groupOps);
+  const listed: number[] = [];
+  const planIndex = new Int32Array(total).fill(-1);
+  for (let device = 0; device < total; device++)
+    if (!(compact && groupOf[device]! >= 0 && rankOf[device]! > 0)) {
+      planIndex[device] = listed.length;
+      listed.push(device);
+    }
+  return { total, groupOf, rankOf, compact, listed, planIndex };
+}
+
+/** The plan's columns, in plan order: each group lowered at its first device, then repeated. */
+function writeColumns(
+  dag: Dag,
+  t: NodeTable,
+  ctx: PassContext,
+  order: StreamOrder,
+  { laneGroup, sortedLanes, groupUnits }: GroupShapes,
+  { total, groupOf, rankOf, listed, planIndex }: Placement,
+  updMs: readonly number[],
+): ColumnWriter {
+  const { laneOff, laneUnits, laneRank } = order;
+  const groups = dag.groups;
+  const inc =
+    order.predecessors.lentFrom === ctx.scratch
+      ? order.predecessors.lists
+      : predecessors(t.length, dag.edges, ctx.scratch);
+  const D = listed.length;
+  let NU = 0;
+  let SU = 0;
+  for (const device of listed) {
+    const g = groupOf[device]!;
+    if (g >= 0) {
+      NU += groupUnits[g]!;
+      SU += sortedLanes[g]!.length;
+    }
+  }
+  // A collective across groups is one node per group: each unit names the first (its key).
+  const jointKey = new Map<number, number>();
+  for (const nodes of dag.jointCollectives ?? []) for (const v of nodes.slice(1)) jointKey.set(v, nodes[0]!);
+  const w = new ColumnWriter(dag, t, inc, ctx.partition!.laneOf, laneGroup, order.units, {
+    NU,
+    SU,
+    D,
+    scratch: ctx.scratch,
+    jointKey,
+  });
+  const peers = new Int32Array(groups.length);
+  for (let p = 0; p < D; p++) {
+    w.deviceStreams[p] = w.s;
+    const device = listed[p]!;
+    const g = groupOf[device]!;
+    if (g < 0) continue;
+    // The plan index of the device of this one's rank in every peer group.
+    const r = rankOf[device]!;
+    for (let pg = 0; pg < groups.length; pg++) {
+      const peer = groups[pg]![r];
+      peers[pg] = peer !== undefined && peer < total ? planIndex[peer]! : -1;
+    }
+    const lanesOfGroup = sortedLanes[g]!;
+    if (w.loweredAt[g]! >= 0) w.repeatGroup(lanesOfGroup, laneOff, w.loweredAt[g]!, peers, r);
+    else {
+      w.loweredAt[g] = p;
+      w.lowerGroup(lanesOfGroup, laneOff, laneUnits, laneRank, peers, updMs, r);
+    }
+  }
+  w.deviceStreams[D] = w.s;
+  w.streamStart[SU] = w.u;
+  w.waitOff[NU] = w.tw;
+  return w;
+}
+
+/** The plan object: its devices, each stream made from the columns when first read, and its facts. */
+function assemblePlan(
+  dag: Dag,
+  { design, partition, streamOrder }: PassContext,
+  census: Census,
+  { sortedLanes, groupOps }: GroupShapes,
+  { groupOf, rankOf, compact, listed }: Placement,
+  w: ColumnWriter,
+  updMs: readonly number[],
+): { plan: Plan; ops: number } {
+  const groups = dag.groups;
+  const instructions = new PlanInstructions({
+    dag,
+    streamStart: w.streamStart,
+    unitNode: w.unitNode,
+    waitOff: w.waitOff,
+    waitTgt: w.waitTgt,
+    outsideWaits: w.outsideWaits,
+    members: streamOrder!.units.members,
+    updMs,
+  });
+  // The plan's link to the layout validation will prove on the columns, which its streams drop
+  // when their instructions are first read (compiledLayout.ts).
+  const compiled = new CompiledLayout();
+  const streamSpec = new Map(dag.streams.map((sp) => [sp.name, sp]));
+  const lanes = partition!.lanes;
+  const planDevices: DevicePlan[] = [];
+  let ops = 0;
+  for (const device of listed) {
+    const g = groupOf[device]!;
+    if (g < 0) {
+      planDevices.push({ device, group: -1, stages: [], paramBytes: 0, streams: [] });
+      continue;
+    }
+    const r = rankOf[device]!;
+    ops += groupOps[g]!;
+    // The group's program is made once, from its first lowering (its member of rank 0).
+    const first = w.deviceStreams[w.loweredAt[g]!]!;
+    const streams: StreamPlan[] = sortedLanes[g]!.map((lane, k) => {
+      const name = lanes[lane]!.stream;
+      return lazyStream(
+        name,
+        { program: instructions, stream: first + k, rank: r, compiled },
+        streamSpec.get(name),
+      );
+    });
+    const blocks = census.held[g]!;
+    const stages: number[] = [];
+    let paramBytes = 0;
+    for (const b of blocks) {
+      const pp = dag.blocks[b]!.tags.PP;
+      if (pp !== undefined && !stages.includes(pp)) stages.push(pp);
+      paramBytes += dag.blocks[b]!.paramBytes;
+    }
+    const memory = trainingState(dag, g, blocks);
+    const dp: DevicePlan = { device, group: g, stages, paramBytes, streams };
+    dp.staticBytes = memory.params + memory.grads + memory.optimizer;
+    dp.memory = memory;
+    if (compact && groups[g]!.length > 1) dp.replicas = groups[g]!.slice(1);
+    planDevices.push(dp);
+  }
+  const meshes = dag.meshes;
+  const plan: Plan = meshes
+    ? {
+        format: PLAN_FORMAT_MESHES,
+        name: design.name,
+        cluster: design.cluster,
+        groups: groups.map((g) => [...g]),
+        meshes: meshes.map((m) => (m ? { axes: [...m.axes], shape: [...m.shape] } : null)),
+        devices: planDevices,
+      }
+    : {
+        format: PLAN_FORMAT,
+        name: design.name,
+        cluster: design.cluster,
+        groups: groups.map((g) => [...g]),
+        devices: planDevices,
+      };
+  if (census.tokens !== undefined) plan.tokensPerStep = census.tokens;
+  if (census.flops !== undefined) plan.modelFlopsPerStep = census.flops;
+  lazyRuntimeModel(plan, dag);
+  plan.batch = runtimeBatch(dag, design.model);
+  if (dag.tensorParallel?.length)
+    plan.tensorParallel = dag.tensorParallel.flatMap((r) => {
+      const mesh = meshes?.[r.group];
+      // Over a mesh axis, each sub-group along it splits the blocks on its own.
+      const sets =
+        r.mask === undefined || !mesh
+          ? [[...groups[r.group]!]]
+          : subgroupsOf(mesh, r.mask).map((ranks) => ranks.map((k) => groups[r.group]![k]!));
+      return sets.map((devices) => ({ devices, blocks: [...r.blocks] }));
+    });
+  attachCompiledLayout(plan, compiled);
+  return { plan, ops };
+}
+
+/** The columns validation and the simulator read, once every wait stayed within its group. */
+function columnsOf(dag: Dag, t: NodeTable, w: ColumnWriter, updMs: readonly number[]): PlanColumns {
+  return {
+    N: w.unitStream.length,
+    S: w.streamStart.length - 1,
+    D: w.deviceStreams.length - 1,
+    deviceStreams: w.deviceStreams,
+    streamStart: w.streamStart,
+    unitStream: w.unitStream,
+    kind: w.kind,
+    waitOff: w.waitOff,
+    waitTgt: w.waitTgt.subarray(0, w.tw),
+    peerIndex: w.peerIndex,
+    transferKey: w.transferKey,
+    rank: w.rank,
+    node: w.unitNode,
+    costs: unitCosts(dag, t, updMs),
+    overlaps: w.overlaps,
+    devices: w.devices,
+    subgroup: w.subgroup,
+  };
+}
 
 /**
  * Writes the plan's columns (planColumns.ts) group by group, in plan order. A class rather than
@@ -317,6 +379,8 @@ class ColumnWriter {
   tw = 0;
   /** False once a wait names a unit outside its group: the plan's validation says so, not the columns. */
   columnsHold = true;
+  /** The device plan where each group was first lowered (−1: not yet). */
+  readonly loweredAt: Int32Array;
 
   constructor(
     private readonly dag: Dag,
@@ -334,6 +398,7 @@ class ColumnWriter {
     }: { NU: number; SU: number; D: number; scratch: ArraySource; jointKey: ReadonlyMap<number, number> },
   ) {
     this.jointKey = jointKey;
+    this.loweredAt = new Int32Array(dag.groups.length).fill(-1);
     this.collectiveMembers = new CollectiveMembers(dag, t);
     this.deviceStreams = new Int32Array(D + 1);
     this.streamStart = new Int32Array(SU + 1);

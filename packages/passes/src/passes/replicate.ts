@@ -38,7 +38,7 @@ import {
 import { inEdges } from '../dag/adjacency.ts';
 import { EdgeColumns } from '../dag/edgeColumns.ts';
 import { RowAppend } from '../dag/rowAppend.ts';
-import { type Pass, rewritten } from '../driver/pass.ts';
+import { type Pass, type PassContext, rewritten } from '../driver/pass.ts';
 import { deviceCount } from '../model/cluster.ts';
 import { NodeIndex } from '../program/nodeIndex.ts';
 import { directivesOf } from '../program/program.ts';
@@ -77,193 +77,294 @@ export const replicatePass: Pass = {
   run(dag, ctx) {
     const reps = directivesOf(ctx.program, 'replicate');
     if (reps.length === 0) return dag;
-    const t = tableOf(dag);
     const index = new NodeIndex(dag);
     const devices = deviceCount(ctx.design.cluster);
-    const rows = new RowAppend(t, 'replicate');
-    const edges = new EdgeColumns(dag.edges);
-    const inc = inEdges(t.length, dag.edges);
-    const regions: DataParallelRegion[] = [...(dag.dataParallel ?? [])];
-    // ZeRO-3's gathered parameters, added to the memory effects of the ops that use them.
-    const gatheredBytes = new Map<number, number>();
-    // Expert-parallel blocks per group, with the mesh axes they are sharded over: not replicated
-    // over those (over a flat group, or the whole mesh, not replicated at all).
-    const fullMask = (g: number) => {
-      const mesh = dag.meshes?.[g];
-      return mesh ? (1 << mesh.axes.length) - 1 : 1;
-    };
-    const sharded = new Map<string, number>();
-    // shard and shard_tensor run after this pass: each member will hold 1/n of a block they divide
-    // (its experts, its tensor slice), and its gradients and parameters move in those shares.
-    const share = new Map<string, number>();
-    for (const { d, path } of directivesOf(ctx.program, 'shard'))
-      for (const r of regionsOf(dag, index, d, path, devices))
-        for (const b of r.blocks) {
-          sharded.set(`${r.group}:${b}`, r.mask ?? fullMask(r.group));
-          share.set(`${r.group}:${b}`, r.degree);
-        }
-    const subgroups = new Map(dag.subgroups ?? []);
-    for (const { d, path } of directivesOf(ctx.program, 'shard_tensor'))
-      for (const r of regionsOf(dag, index, d, path, devices))
-        for (const b of r.blocks)
-          share.set(`${r.group}:${b}`, (share.get(`${r.group}:${b}`) ?? 1) * r.degree);
-    const paramBytesOn = (group: number, b: number) =>
-      dag.blocks[b]!.paramBytes / (share.get(`${group}:${b}`) ?? 1);
-    const updOf = new Map<number, number>();
-    for (let i = 0; i < t.length; i++) if (t.op[i] === OP_UPD) updOf.set(t.group[i]!, i);
-    const covered = new Map<string, string>();
-
+    const shares = blockShares(dag, ctx, index, devices);
+    const rewrite = new DataParallelRewrite(dag, shares);
     for (const { d, index: di, path } of reps)
       for (const r of regionsOf(dag, index, d, path, devices)) {
         const group = r.group;
         const members = dag.groups[group]!;
         const mesh = dag.meshes?.[group];
-        const full = fullMask(group);
-        const repMask = r.mask ?? full;
-        // Blocks by the axes they are replicated over: the directive's, less those they are sharded over.
-        const parts = new Map<number, number[]>();
-        for (const b of r.blocks) {
-          const eff = repMask & ~(sharded.get(`${group}:${b}`) ?? 0);
-          if (eff === 0) continue;
-          let l = parts.get(eff);
-          if (!l) parts.set(eff, (l = []));
-          l.push(b);
-        }
-        if (parts.size === 0) parts.set(repMask, []);
+        const full = fullMask(dag, group);
         let p = 0;
-        for (const [eff, blocks] of parts) {
+        for (const [eff, blocks] of replicatedParts(r.blocks, r.mask ?? full, group, shares.sharded)) {
           const mask = eff === full ? null : eff;
           const n = mask === null || !mesh ? members.length : subgroupSize(mesh, mask);
-          replicateRegion(
-            d,
-            di,
-            path,
-            group,
-            blocks,
-            mask,
-            n,
-            p === 0 ? `d${members[0]}` : `d${members[0]}.p${p}`,
-          );
+          const tag = p === 0 ? `d${members[0]}` : `d${members[0]}.p${p}`;
+          rewrite.region({ d, di, path, group, blocks, mask, n, tag });
           p++;
         }
       }
-    function replicateRegion(
-      d: (typeof reps)[number]['d'],
-      di: number,
-      path: (typeof reps)[number]['path'],
-      group: number,
-      blocks: number[],
-      mask: number | null,
-      n: number,
-      tag: string,
-    ): void {
-      const members = dag.groups[group]!;
-      const zero: 0 | 1 | 2 | 3 = d.shard_params ? 3 : d.shard_grads ? 2 : d.shard_optimizer ? 1 : 0;
-      for (const b of blocks) {
-        const k = `${group}:${b}`;
-        const prev = covered.get(k);
-        if (prev)
-          throw new CompileError({
-            path: formatPath([...path, 'filter']),
-            message: `block ${b} (${dag.blocks[b]!.name}) on devices [${members.join(', ')}] is already replicated by ${prev}`,
-          });
-        covered.set(k, formatPath(path));
+    return rewrite.result(ctx);
+  },
+};
+
+/** Every mesh axis of a group's mesh (a flat group has one). */
+function fullMask(dag: Dag, g: number): number {
+  const mesh = dag.meshes?.[g];
+  return mesh ? (1 << mesh.axes.length) - 1 : 1;
+}
+
+/** What the shard directives leave of each block, keyed `group:block`. */
+interface BlockShares {
+  /**
+   * Expert-parallel blocks per group, with the mesh axes they are sharded over: not replicated
+   * over those (over a flat group, or the whole mesh, not replicated at all).
+   */
+  readonly sharded: ReadonlyMap<string, number>;
+  /**
+   * shard and shard_tensor run after this pass: each member will hold 1/n of a block they divide
+   * (its experts, its tensor slice), and its gradients and parameters move in those shares.
+   */
+  readonly share: ReadonlyMap<string, number>;
+}
+
+function blockShares(dag: Dag, ctx: PassContext, index: NodeIndex, devices: number): BlockShares {
+  const sharded = new Map<string, number>();
+  const share = new Map<string, number>();
+  for (const { d, path } of directivesOf(ctx.program, 'shard'))
+    for (const r of regionsOf(dag, index, d, path, devices))
+      for (const b of r.blocks) {
+        sharded.set(`${r.group}:${b}`, r.mask ?? fullMask(dag, r.group));
+        share.set(`${r.group}:${b}`, r.degree);
       }
-      regions.push(
-        mask === null
-          ? { group, blocks, zero, directive: di }
-          : { group, blocks, zero, directive: di, degree: n, mask },
+  for (const { d, path } of directivesOf(ctx.program, 'shard_tensor'))
+    for (const r of regionsOf(dag, index, d, path, devices))
+      for (const b of r.blocks) share.set(`${r.group}:${b}`, (share.get(`${r.group}:${b}`) ?? 1) * r.degree);
+  return { sharded, share };
+}
+
+/** A region's blocks by the axes they are replicated over: the directive's, less those they are sharded over. */
+function replicatedParts(
+  blocks: readonly number[],
+  repMask: number,
+  group: number,
+  sharded: ReadonlyMap<string, number>,
+): Map<number, number[]> {
+  const parts = new Map<number, number[]>();
+  for (const b of blocks) {
+    const eff = repMask & ~(sharded.get(`${group}:${b}`) ?? 0);
+    if (eff === 0) continue;
+    let l = parts.get(eff);
+    if (!l) parts.set(eff, (l = []));
+    l.push(b);
+  }
+  if (parts.size === 0) parts.set(repMask, []);
+  return parts;
+}
+
+type ReplicateDirective = ReturnType<typeof directivesOf<'replicate'>>[number];
+
+/** One replicated part of a region: its blocks over `n` members (a sub-group along `mask`, or the group). */
+interface ReplicatedPart {
+  d: ReplicateDirective['d'];
+  di: number;
+  path: ReplicateDirective['path'];
+  group: number;
+  blocks: number[];
+  mask: number | null;
+  n: number;
+  /** Names this part's collectives apart from the region's other parts. */
+  tag: string;
+}
+
+/**
+ * The rewrite of one DAG: the collectives each replicated part adds, their edges, and the data
+ * parallel regions the memory model reads.
+ */
+class DataParallelRewrite {
+  private readonly t: NodeTable;
+  private readonly rows: RowAppend;
+  private readonly edges: EdgeColumns;
+  private readonly inc: { offset: Int32Array; edge: Int32Array };
+  private readonly regions: DataParallelRegion[];
+  /** ZeRO-3's gathered parameters, added to the memory effects of the ops that use them. */
+  private readonly gatheredBytes = new Map<number, number>();
+  private readonly subgroups: Map<number, number>;
+  /** The UPD node of each group. */
+  private readonly updOf = new Map<number, number>();
+  /** Which directive already replicates each `group:block`. */
+  private readonly covered = new Map<string, string>();
+
+  constructor(
+    private readonly dag: Dag,
+    private readonly shares: BlockShares,
+  ) {
+    const t = tableOf(dag);
+    this.t = t;
+    this.rows = new RowAppend(t, 'replicate');
+    this.edges = new EdgeColumns(dag.edges);
+    this.inc = inEdges(t.length, dag.edges);
+    this.regions = [...(dag.dataParallel ?? [])];
+    this.subgroups = new Map(dag.subgroups ?? []);
+    for (let i = 0; i < t.length; i++) if (t.op[i] === OP_UPD) this.updOf.set(t.group[i]!, i);
+  }
+
+  private paramBytesOn(group: number, b: number): number {
+    return this.dag.blocks[b]!.paramBytes / (this.shares.share.get(`${group}:${b}`) ?? 1);
+  }
+
+  region(part: ReplicatedPart): void {
+    const { d, di, group, blocks, mask, n, tag } = part;
+    const zero: 0 | 1 | 2 | 3 = d.shard_params ? 3 : d.shard_grads ? 2 : d.shard_optimizer ? 1 : 0;
+    this.claim(part);
+    this.regions.push(
+      mask === null
+        ? { group, blocks, zero, directive: di }
+        : { group, blocks, zero, directive: di, degree: n, mask },
+    );
+    if (n === 1 || blocks.length === 0) return;
+    const reduceStream = d.reduce_stream ?? DEFAULT_COMM_STREAM;
+    const gatherStream = d.gather_stream ?? reduceStream;
+    const { grads, users } = this.gradientOps(group, blocks);
+    const add: AddCollective = (op, id, block, like, stream, bytes) => {
+      const v = this.rows.add({ op: opCode(op), like, block, group, stream, directive: di, bytes, id });
+      if (mask !== null) this.subgroups.set(v, mask);
+      return v;
+    };
+    this.buckets(group, blocks, zero < 3 ? d.bucket_size : undefined).forEach((bucket, k) => {
+      const ops = bucket.flatMap((b) => grads.get(b) ?? []);
+      if (ops.length === 0) return;
+      const bytes = bucket.reduce((s, b) => s + this.paramBytesOn(group, b), 0);
+      const sync = { bucket, k, ops, bytes, zero, tag, reduceStream, gatherStream };
+      this.synchronise(sync, add, this.updOf.get(group));
+    });
+    if (zero === 3)
+      gatherBeforeUse(
+        this.dag,
+        this.t,
+        this.edges,
+        this.inc,
+        users,
+        add,
+        gatherStream,
+        n,
+        this.gatheredBytes,
+        (b) => this.paramBytesOn(group, b),
       );
-      if (n === 1 || blocks.length === 0) return;
-      const reduceStream = d.reduce_stream ?? DEFAULT_COMM_STREAM;
-      const gatherStream = d.gather_stream ?? reduceStream;
-      const upd = updOf.get(group);
-      const blockSet = new Set(blocks);
-      // Weight-gradient ops (B or BW) of the region's blocks on this group, per block.
-      const grads = new Map<number, number[]>();
-      const users: number[] = []; // F and B/BI that need full parameters (ZeRO-3)
-      for (const i of computeOnGroup(dag, t, group)) {
-        const block = t.block[i]!;
-        if (!blockSet.has(block)) continue;
-        const op = t.op[i]!;
-        if (op === OP_B || op === OP_BW) {
-          let l = grads.get(block);
-          if (!l) grads.set(block, (l = []));
-          l.push(i);
-        }
-        if (op === OP_F || op === OP_B || op === OP_BI) users.push(i);
-      }
-      // Buckets in backward order (last block first), filled up to bucket_size bytes of gradients.
-      // ZeRO-3 keeps one block per bucket: its gradients must come back sharded in the layout of
-      // the block's own all-gathers (plan-format.md), or no member could gather its chunk again.
-      const buckets: number[][] = [];
-      let fill = 0;
-      for (const b of [...blocks].reverse()) {
-        const bytes = paramBytesOn(group, b);
-        const last = buckets[buckets.length - 1];
-        if (d.bucket_size !== undefined && zero < 3 && last && fill + bytes <= d.bucket_size) {
-          last.push(b);
-          fill += bytes;
-        } else {
-          buckets.push([b]);
-          fill = bytes;
-        }
-      }
-      const add: AddCollective = (op, id, block, like, stream, bytes) => {
-        const v = rows.add({ op: opCode(op), like, block, group, stream, directive: di, bytes, id });
-        if (mask !== null) subgroups.set(v, mask);
-        return v;
-      };
-      buckets.forEach((bucket, k) => {
-        const bytes = bucket.reduce((s, b) => s + paramBytesOn(group, b), 0);
-        const ops = bucket.flatMap((b) => grads.get(b) ?? []);
-        if (ops.length === 0) return;
-        const after: number[] = [];
-        if (zero <= 1) {
-          const op: CollectiveOp = zero === 0 ? 'ALL_REDUCE' : 'REDUCE_SCATTER';
-          const v = add(op, `${op}.grads.${tag}.k${k}`, bucket[0]!, -1, reduceStream, bytes);
-          for (const u of ops) edges.push(u, v);
-          after.push(v);
-        } else {
-          // One reduce-scatter per microbatch: gradients stay sharded between microbatches.
-          const perMb = new Map<string, number[]>();
-          for (const u of ops) {
-            const key = t.dims.map((c) => c[u]).join(',');
-            let l = perMb.get(key);
-            if (!l) perMb.set(key, (l = []));
-            l.push(u);
-          }
-          for (const list of perMb.values()) {
-            const like = list[0]!;
-            const v = add(
-              'REDUCE_SCATTER',
-              `REDUCE_SCATTER.grads.${tag}.k${k}${dimsSuffix(dag, t, like)}`,
-              bucket[0]!,
-              like,
-              reduceStream,
-              bytes,
-            );
-            for (const u of list) edges.push(u, v);
-            after.push(v);
-          }
-        }
-        if (upd === undefined) return;
-        for (const v of after) edges.push(v, upd);
-        if (zero === 1 || zero === 2) {
-          const ag = add('ALL_GATHER', `ALL_GATHER.params.${tag}.k${k}`, bucket[0]!, -1, gatherStream, bytes);
-          edges.push(upd, ag);
-        }
-      });
-      if (zero === 3)
-        gatherBeforeUse(dag, t, edges, inc, users, add, gatherStream, n, gatheredBytes, (b) =>
-          paramBytesOn(group, b),
-        );
+  }
+
+  /** Records which directive replicates each block of the part; a block replicated twice is refused. */
+  private claim({ path, group, blocks }: ReplicatedPart): void {
+    const members = this.dag.groups[group]!;
+    for (const b of blocks) {
+      const k = `${group}:${b}`;
+      const prev = this.covered.get(k);
+      if (prev)
+        throw new CompileError({
+          path: formatPath([...path, 'filter']),
+          message: `block ${b} (${this.dag.blocks[b]!.name}) on devices [${members.join(', ')}] is already replicated by ${prev}`,
+        });
+      this.covered.set(k, formatPath(path));
     }
-    const out = rows.table(gatheredBytes.size > 0 ? ['alloc', 'free'] : []);
-    for (const [i, g] of gatheredBytes) {
+  }
+
+  /**
+   * Weight-gradient ops (B or BW) of the blocks on this group, per block; and the F and B/BI that
+   * need full parameters (ZeRO-3).
+   */
+  private gradientOps(
+    group: number,
+    blocks: readonly number[],
+  ): { grads: Map<number, number[]>; users: number[] } {
+    const t = this.t;
+    const blockSet = new Set(blocks);
+    const grads = new Map<number, number[]>();
+    const users: number[] = [];
+    for (const i of computeOnGroup(this.dag, t, group)) {
+      const block = t.block[i]!;
+      if (!blockSet.has(block)) continue;
+      const op = t.op[i]!;
+      if (op === OP_B || op === OP_BW) {
+        let l = grads.get(block);
+        if (!l) grads.set(block, (l = []));
+        l.push(i);
+      }
+      if (op === OP_F || op === OP_B || op === OP_BI) users.push(i);
+    }
+    return { grads, users };
+  }
+
+  /**
+   * Buckets in backward order (last block first), filled up to `bucketSize` bytes of gradients.
+   * ZeRO-3 passes none and keeps one block per bucket: its gradients must come back sharded in
+   * the layout of the block's own all-gathers (plan-format.md), or no member could gather its
+   * chunk again.
+   */
+  private buckets(group: number, blocks: readonly number[], bucketSize: number | undefined): number[][] {
+    const buckets: number[][] = [];
+    let fill = 0;
+    for (const b of [...blocks].reverse()) {
+      const bytes = this.paramBytesOn(group, b);
+      const last = buckets[buckets.length - 1];
+      if (bucketSize !== undefined && last && fill + bytes <= bucketSize) {
+        last.push(b);
+        fill += bytes;
+      } else {
+        buckets.push([b]);
+        fill = bytes;
+      }
+    }
+    return buckets;
+  }
+
+  /** One bucket's gradient synchronisation, before the group's UPD, and ZeRO-1/2's gather after it. */
+  private synchronise(
+    s: {
+      bucket: number[];
+      k: number;
+      ops: number[];
+      bytes: number;
+      zero: 0 | 1 | 2 | 3;
+      tag: string;
+      reduceStream: string;
+      gatherStream: string;
+    },
+    add: AddCollective,
+    upd: number | undefined,
+  ): void {
+    const { bucket, k, ops, bytes, zero, tag } = s;
+    const { t, edges } = this;
+    const after: number[] = [];
+    if (zero <= 1) {
+      const op: CollectiveOp = zero === 0 ? 'ALL_REDUCE' : 'REDUCE_SCATTER';
+      const v = add(op, `${op}.grads.${tag}.k${k}`, bucket[0]!, -1, s.reduceStream, bytes);
+      for (const u of ops) edges.push(u, v);
+      after.push(v);
+    } else {
+      // One reduce-scatter per microbatch: gradients stay sharded between microbatches.
+      const perMb = new Map<string, number[]>();
+      for (const u of ops) {
+        const key = t.dims.map((c) => c[u]).join(',');
+        let l = perMb.get(key);
+        if (!l) perMb.set(key, (l = []));
+        l.push(u);
+      }
+      for (const list of perMb.values()) {
+        const like = list[0]!;
+        const id = `REDUCE_SCATTER.grads.${tag}.k${k}${dimsSuffix(this.dag, t, like)}`;
+        const v = add('REDUCE_SCATTER', id, bucket[0]!, like, s.reduceStream, bytes);
+        for (const u of list) edges.push(u, v);
+        after.push(v);
+      }
+    }
+    if (upd === undefined) return;
+    for (const v of after) edges.push(v, upd);
+    if (zero === 1 || zero === 2) {
+      const ag = add('ALL_GATHER', `ALL_GATHER.params.${tag}.k${k}`, bucket[0]!, -1, s.gatherStream, bytes);
+      edges.push(upd, ag);
+    }
+  }
+
+  /** The rewritten DAG: the added collectives, their edges, and ZeRO-3's gathered bytes on their users. */
+  result(ctx: PassContext): Dag {
+    const out = this.rows.table(this.gatheredBytes.size > 0 ? ['alloc', 'free'] : []);
+    for (const [i, g] of this.gatheredBytes) {
       out.alloc[i]! += g;
       out.free[i]! += g;
     }
+    const { dag, edges, regions, subgroups } = this;
     return rewritten(
       dag,
       ctx,
@@ -272,8 +373,8 @@ export const replicatePass: Pass = {
         : { edges: edges.list(), dataParallel: regions },
       out,
     );
-  },
-};
+  }
+}
 
 /**
  * ZeRO-3: an ALL_GATHER of the block's parameters before each F and B/BI. It is issued when the
