@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BUILD_DIR, build, buildState, builtEntries } from '../../../scripts/build.mjs';
-import { BIN, EXAMPLES, ROOT, type Run, stagecraftWithEnv } from './run.ts';
+import { BIN, EXAMPLES, ROOT, type Run, stagecraftWithEnv } from '../test/run.ts';
 
 const EXAMPLE = join(EXAMPLES, 'interleaved-1f1b-p4-v2-m8.json');
 const scratch = mkdtempSync(join(tmpdir(), 'stagecraft-build-'));

@@ -7,8 +7,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { HOSTILE_CASES } from './hostileFiles.ts';
-import { EXAMPLES, stagecraftWithin, TIMED_OUT } from './run.ts';
+import { HOSTILE_CASES } from '../test/hostileFiles.ts';
+import { EXAMPLES, stagecraftWithin, TIMED_OUT } from '../test/run.ts';
 
 /**
  * Each took from 25 s to past 300 s before, and takes 5 to 15 s now on a quiet machine (most of it
