@@ -26,6 +26,7 @@ export * from './plan/planColumns.ts';
 export * from './plan/planInstructions.ts';
 export * from './plan/planIssues.ts';
 export * from './plan/planLayout.ts';
+export * from './plan/planView.ts';
 export * from './plan/unitKind.ts';
 export * from './plan/validatePlan.ts';
 export * from './scheduleEdit.ts';

@@ -329,7 +329,7 @@ export function thinBand(band: DeviceBand): boolean {
 }
 
 export function labelOf(ev: TimelineEvent, plan: PlanIndex): string {
-  const members = ev.members?.map((m) => plan.byId.get(m)?.tags ?? {});
+  const members = ev.members?.map((m) => plan.instruction(m)?.tags ?? {});
   return mbLabel(ev, members);
 }
 
@@ -341,7 +341,7 @@ export function visibleTransfers(
   t1: number,
 ): [GanttLayout['ops'][number], GanttLayout['ops'][number]][] {
   const out: [GanttLayout['ops'][number], GanttLayout['ops'][number]][] = [];
-  for (const [send, recv] of plan.recvOf) {
+  for (const [send, recv] of plan.transfers) {
     const a = layout.ops[layout.byId.get(send) ?? -1];
     const b = layout.ops[layout.byId.get(recv) ?? -1];
     if (!a || !b) continue;
