@@ -5,6 +5,7 @@ export type {
   CompileOptions,
   CompileResult,
   ExpandedDirective,
+  NodeDiff,
   PassSnapshot,
 } from './driver/compileTypes.ts';
 export { compileIncremental, type IncrementalResult, type IncrementalState } from './driver/incremental.ts';
