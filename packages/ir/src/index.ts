@@ -4,6 +4,7 @@ export * from './clusterPresets.ts';
 export * from './commNodes.ts';
 export * from './dag.ts';
 export * from './dagTable.ts';
+export * from './design/designFacts.ts';
 export * from './design.ts';
 export * from './directive.ts';
 export * from './filter.ts';

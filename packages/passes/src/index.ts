@@ -1,4 +1,5 @@
 export type { Action, BuilderInput, BuiltSchedule, ScheduleBuilder, Slot } from './builders/builder.ts';
+export { microbatchesPerDirection, scheduleMicrobatches } from './builders/builder.ts';
 export { BUILDERS, getBuilder } from './builders/index.ts';
 export { compile } from './driver/compile.ts';
 export type {
@@ -13,7 +14,7 @@ export type { Pass, PassContext, PassInput } from './driver/pass.ts';
 export { DEFAULT_MAX_OPS, PASSES } from './driver/pipeline.ts';
 export * from './formats/index.ts';
 export { balancedCuts } from './model/annotate.ts';
-export { layersPerStage, lowerModel } from './model/lowerModel.ts';
+export { layersPerStage, lowerModel, modelBlockCount } from './model/lowerModel.ts';
 export {
   formatStageLayers,
   type LoweredTransformer,

@@ -19,6 +19,7 @@ import {
   type DesignResult,
   DIRECTIVE_OPS,
   type Directive,
+  deviceCount,
   type Filter,
   formatPath,
   type Issue,
@@ -33,7 +34,6 @@ import {
 } from '@stagecraft/ir';
 import { compile } from '../driver/compile.ts';
 import type { ExpandedDirective } from '../driver/compileTypes.ts';
-import { deviceCount } from '../model/cluster.ts';
 import { lowerModel } from '../model/lowerModel.ts';
 import { NodeIndex } from '../program/nodeIndex.ts';
 import { regionsOf } from '../program/region.ts';

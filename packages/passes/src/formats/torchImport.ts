@@ -12,12 +12,12 @@ import {
   type Design,
   type DesignResult,
   type Directive,
+  deviceCount,
   type Filter,
   type Issue,
   type Model,
 } from '@stagecraft/ir';
 import { compile } from '../driver/compile.ts';
-import { deviceCount } from '../model/cluster.ts';
 import { lowerModel, stageValues } from '../model/lowerModel.ts';
 import {
   cellActions,

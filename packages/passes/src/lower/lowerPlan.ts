@@ -23,6 +23,7 @@ import {
   CompiledLayout,
   type Dag,
   type DevicePlan,
+  deviceCount,
   lazyStream,
   type NodeTable,
   OP_SEND,
@@ -49,7 +50,6 @@ import {
 import { predecessors } from '../dag/adjacency.ts';
 import type { Units } from '../dag/topo.ts';
 import type { Pass } from '../driver/pass.ts';
-import { deviceCount } from '../model/cluster.ts';
 import { compactGroups } from './replicaLayout.ts';
 import { lazyRuntimeModel, runtimeBatch } from './runtimeModel.ts';
 import { computeCensus, microbatchTokens, trainingState } from './trainingState.ts';
