@@ -11,7 +11,7 @@ export function designSizeIssue(design: Design, maxOps: number): Issue | undefin
   const limit = maxOps.toLocaleString('en-US');
   const model = design.model;
   if (model.kind === 'synthetic') {
-    const blocks = 'stages' in model ? model.stages : model.blocks.length;
+    const blocks = modelBlockCount(model);
     if (2 * blocks > maxOps) {
       return {
         path: 'stages' in model ? 'design.model.stages' : 'design.model.blocks',
