@@ -5,8 +5,8 @@
  * megabyte string) and the main thread writes them to the socket as they are (no encoding, no
  * re-serialisation). Pure: no I/O, no threads.
  */
-import { type Dag, type DagNode, type Design, type Issue, nodeCount } from '@stagecraft/ir';
-import type { CompileResult, IncrementalState, PassSnapshot } from '@stagecraft/passes';
+import { type Dag, type Design, type Issue, nodeCount } from '@stagecraft/ir';
+import type { CompileResult, IncrementalState, NodeDiff, PassSnapshot } from '@stagecraft/passes';
 import { metricsReport, type SteadyState } from '@stagecraft/sim';
 import { runDesign, simulateRun, steadyRun } from '@stagecraft/workflow';
 import { nonFinitePath } from './designMagnitude.ts';
@@ -166,81 +166,22 @@ export function compileResponse(
 function passEntriesJson(snapshots: readonly PassSnapshot[], full: boolean, texts: NodeTexts): string {
   let current: Dag | undefined;
   const entries = snapshots.map((s) => {
-    const prev = current;
     const next = s.dag ?? current;
     current = next;
-    const diff = next && next !== prev ? nodeDiff(prev, next) : NO_DIFF;
+    // The pass manager records what each pass that changed the DAG did to it.
+    const diff = s.diff ?? NO_DIFF;
     const entry = JSON.stringify({
       pass: s.pass,
       ms: s.ms,
       nodes: next ? nodeCount(next) : 0,
       edges: next?.edges.from.length ?? 0,
-      ...diff,
+      added: diff.added,
+      removed: diff.removed,
+      changed: diff.changed,
     });
     return full && next ? `${entry.slice(0, -1)},"dag":${wireDagJson(next, texts)}}` : entry;
   });
   return `[${entries.join(',')}]`;
 }
 
-const NO_DIFF = { added: [], removed: [], changed: [] } as const;
-
-function nodeDiff(
-  prev: Dag | undefined,
-  next: Dag,
-): { added: string[]; removed: string[]; changed: string[] } {
-  const added: string[] = [];
-  const changed: string[] = [];
-  if (!prev) return { added: next.nodes.map((n) => n.id), removed: [], changed };
-  const p = prev.nodes;
-  const q = next.nodes;
-  // Passes keep the order of the nodes they do not add or drop: walk both lists side by side
-  // while the ids line up (node ids are unique in a DAG), the general case only past that point.
-  const m = Math.min(p.length, q.length);
-  let i = 0;
-  for (; i < m; i++) {
-    const a = p[i]!;
-    const b = q[i]!;
-    if (a === b) continue;
-    if (a.id !== b.id) break;
-    if (!sameFields(a, b)) changed.push(b.id);
-  }
-  if (i === m) {
-    for (let j = m; j < q.length; j++) added.push(q[j]!.id);
-    return { added, removed: p.slice(m).map((n) => n.id), changed };
-  }
-  const before = new Map<string, DagNode>();
-  for (let j = i; j < p.length; j++) before.set(p[j]!.id, p[j]!);
-  const seen = new Set<string>();
-  for (let j = i; j < q.length; j++) {
-    const n = q[j]!;
-    seen.add(n.id);
-    const old = before.get(n.id);
-    if (old === undefined) added.push(n.id);
-    // Passes share the nodes they do not rewrite, so an unchanged reference is an unchanged node.
-    else if (old !== n && !sameFields(old, n)) changed.push(n.id);
-  }
-  const removed: string[] = [];
-  for (let j = i; j < p.length; j++) if (!seen.has(p[j]!.id)) removed.push(p[j]!.id);
-  return { added, removed, changed };
-}
-
-/** Nodes are flat records of scalars, small arrays (dims) and small records (provenance). */
-function sameFields(a: object, b: object): boolean {
-  const ra = a as Record<string, unknown>;
-  const rb = b as Record<string, unknown>;
-  const keys = Object.keys(ra);
-  if (keys.length !== Object.keys(rb).length) return false;
-  for (const k of keys) {
-    const x = ra[k];
-    const y = rb[k];
-    if (x === y) continue;
-    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
-    if (Array.isArray(x) !== Array.isArray(y)) return false;
-    const kx = Object.keys(x);
-    if (kx.length !== Object.keys(y).length) return false;
-    for (const j of kx) {
-      if ((x as Record<string, unknown>)[j] !== (y as Record<string, unknown>)[j]) return false;
-    }
-  }
-  return true;
-}
+const NO_DIFF: NodeDiff = { added: [], removed: [], changed: [] };

@@ -4,13 +4,14 @@
  * preset's million nodes costs seconds and hundreds of MiB before those would), and an estimate
  * of ops the compile pool sorts large work from small by.
  */
-import { CLUSTER_PRESETS, type Design, type Issue, TRANSFORMER_PRESETS } from '@stagecraft/ir';
+import { type Design, deviceCount, type Issue, scheduleOpEstimate, scheduleRanks } from '@stagecraft/ir';
+import { modelBlockCount } from '@stagecraft/passes';
 
 export function designSizeIssue(design: Design, maxOps: number): Issue | undefined {
   const limit = maxOps.toLocaleString('en-US');
   const model = design.model;
   if (model.kind === 'synthetic') {
-    const blocks = 'stages' in model ? model.stages : model.blocks.length;
+    const blocks = modelBlockCount(model);
     if (2 * blocks > maxOps) {
       return {
         path: 'stages' in model ? 'design.model.stages' : 'design.model.blocks',
@@ -30,36 +31,16 @@ export function designSizeIssue(design: Design, maxOps: number): Issue | undefin
 }
 
 /**
- * About how many ops the design compiles to: per microbatch of each schedule, a forward and two
- * backward passes per block and a send and a receive each way between blocks (the compiler's own
- * estimate), plus one per hand-written directive. Only the order of magnitude matters.
+ * About how many ops the design compiles to: each schedule's estimate by the compiler's own rule
+ * (ir's scheduleOpEstimate) over the blocks the compiler lowers the model to, plus one per
+ * hand-written directive. Only the order of magnitude matters.
  */
 export function estimatedOps(design: Design): number {
-  const blocks = blockCount(design.model);
+  const blocks = modelBlockCount(design.model);
   let ops = 0;
   for (const d of design.directives) {
-    ops += d.op === 'schedule' ? d.microbatches * (3 * blocks + 4 * Math.max(0, blocks - 1)) : 1;
+    ops +=
+      d.op === 'schedule' ? scheduleOpEstimate(d.microbatches, blocks, scheduleRanks(d, design.cluster)) : 1;
   }
   return ops;
-}
-
-function blockCount(model: Design['model']): number {
-  if (model.kind === 'synthetic') return 'stages' in model ? model.stages : model.blocks.length;
-  const preset =
-    model.preset !== undefined && Object.hasOwn(TRANSFORMER_PRESETS, model.preset)
-      ? TRANSFORMER_PRESETS[model.preset]
-      : undefined;
-  const layers = (model.layers ?? preset?.layers ?? 1) + (model.mtpLayers ?? preset?.mtpLayers ?? 0);
-  // Attention and MLP per layer, and the embedding and the head.
-  return 2 * layers + 2;
-}
-
-/** Devices of a cluster in any form: a preset's nodes each hold its GPUs per node. */
-function deviceCount(c: Design['cluster']): number {
-  if ('kind' in c && c.kind === 'ideal') return c.devices;
-  if ('gpusPerNode' in c) return c.nodes * c.gpusPerNode;
-  if ('preset' in c && Object.hasOwn(CLUSTER_PRESETS, c.preset)) {
-    return c.nodes * CLUSTER_PRESETS[c.preset]!.gpusPerNode;
-  }
-  return c.nodes;
 }

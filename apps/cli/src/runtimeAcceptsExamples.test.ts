@@ -9,10 +9,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
+import { EXAMPLES, ROOT } from '../test/run.ts';
 import { pythonInterpreter } from './commands/run.ts';
 import { bufferIo } from './io.ts';
 import { main } from './main.ts';
-import { EXAMPLES, ROOT } from '../test/run.ts';
 
 const python = pythonInterpreter();
 const hasPython = spawnSync(python, ['-c', 'import json'], { stdio: 'ignore' }).status === 0;

@@ -3,7 +3,7 @@
  * and optimizer time, the overlap factor of F&B pairs, and the point-to-point link, over the
  * trace's steady steps (`steadySteps`).
  */
-import type { Dag, DagNode, Instruction, Plan } from '@stagecraft/ir';
+import { type Dag, type DagNode, type Instruction, type Plan, PlanView } from '@stagecraft/ir';
 import { fitDispatch } from './fitDispatch.ts';
 import { fitLink, type LinkFit, median } from './linearFit.ts';
 import { type MatchedSpan, type PlanMatch, steadySteps } from './matchPlan.ts';
@@ -68,7 +68,7 @@ export function fitCosts(plan: Plan, dag: Dag, match: PlanMatch, alignedClocks: 
       if (node && node.block >= 0) add(node.block, ins.op, s.endMs - s.startMs);
     } else if (ins.op === 'UPD') {
       shares ??= optimizerShares(plan, dag);
-      const group = shares.groupOf.get(s.device);
+      const group = shares.groupOf(s.device);
       const held = group === undefined ? undefined : shares.held.get(group);
       if (held) for (const [block, share] of held) add(block, 'UPD', (s.endMs - s.startMs) * share);
     }
@@ -175,12 +175,11 @@ function separateMs(fit: BlockFit | undefined, op: ComputeOp): number | undefine
  * Worked out once per fit: each device's group, and each group's blocks with their shares.
  */
 function optimizerShares(plan: Plan, dag: Dag) {
-  const groupOf = new Map<number, number>();
-  for (const d of plan.devices) {
-    if (d.group < 0) continue;
-    groupOf.set(d.device, d.group);
-    for (const r of d.replicas ?? []) groupOf.set(r, d.group);
-  }
+  const view = new PlanView(plan);
+  const groupOf = (device: number): number | undefined => {
+    const group = view.deviceOf(device)?.group ?? -1;
+    return group < 0 ? undefined : group;
+  };
   const blocksOf = new Map<number, Set<number>>();
   for (const n of dag.nodes) {
     if (n.kind !== 'compute' || n.op !== 'F' || n.block < 0) continue;

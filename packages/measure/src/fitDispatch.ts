@@ -7,7 +7,7 @@
  * or on another stream's op is the schedule's time, not dispatch). The simulator charges the fit
  * to every stream-occupying instruction (the cluster's `dispatchMs`).
  */
-import type { Instruction, Plan } from '@stagecraft/ir';
+import { type Instruction, type Plan, PlanView } from '@stagecraft/ir';
 import type { CostFit } from './fitCosts.ts';
 import type { MatchedSpan } from './matchPlan.ts';
 
@@ -30,13 +30,7 @@ export function fitDispatch(plan: Plan, spans: readonly MatchedSpan[]): CostFit 
  * plan order (both measured), everything it waits for ended by then.
  */
 export function dispatchGaps(plan: Plan, spans: readonly MatchedSpan[]): number[] {
-  const position = new Map<number, Map<string, number>>();
-  for (const d of plan.devices) {
-    const at = new Map<string, number>();
-    for (const s of d.streams) for (const [i, ins] of s.instructions.entries()) at.set(ins.id, i);
-    position.set(d.device, at);
-    for (const r of d.replicas ?? []) position.set(r, at);
-  }
+  const view = new PlanView(plan);
   const endOf = new Map<string, number>();
   const streams = new Map<string, MatchedSpan[]>();
   for (const s of spans) {
@@ -53,8 +47,8 @@ export function dispatchGaps(plan: Plan, spans: readonly MatchedSpan[]): number[
       const before = list[i - 1]!;
       const op = list[i]!;
       if (!OCCUPYING.has(before.instruction.op) || !OCCUPYING.has(op.instruction.op)) continue;
-      const at = position.get(op.device);
-      if (at?.get(op.instruction.id) !== (at?.get(before.instruction.id) ?? -2) + 1) continue;
+      const at = view.placesOf(op.device);
+      if (at?.get(op.instruction.id)?.index !== (at?.get(before.instruction.id)?.index ?? -2) + 1) continue;
       const waitsDone = waitsOf(op.instruction).every((id) => {
         const end = endOf.get(`${op.step}|${op.device}|${id}`);
         return end !== undefined && end <= before.endMs;

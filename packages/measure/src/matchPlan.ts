@@ -4,7 +4,7 @@
  * representative's instructions. What does not match is listed, never dropped silently: a typo
  * in a `record_function` name would otherwise read as a missing op.
  */
-import type { Instruction, Plan } from '@stagecraft/ir';
+import { type Instruction, type Plan, PlanView } from '@stagecraft/ir';
 import type { MeasuredStep } from './measuredStep.ts';
 
 export interface MatchedSpan {
@@ -27,20 +27,13 @@ export interface PlanMatch {
 }
 
 export function matchPlan(plan: Plan, measured: MeasuredStep): PlanMatch {
-  const programOf = new Map<number, Map<string, { stream: string; instruction: Instruction }>>();
-  for (const d of plan.devices) {
-    const byId = new Map<string, { stream: string; instruction: Instruction }>();
-    for (const s of d.streams)
-      for (const ins of s.instructions) byId.set(ins.id, { stream: s.stream, instruction: ins });
-    programOf.set(d.device, byId);
-    for (const r of d.replicas ?? []) programOf.set(r, byId);
-  }
+  const view = new PlanView(plan);
   const matched: MatchedSpan[] = [];
   const unmatched: { device: number; id: string }[] = [];
   const unknownDevices: number[] = [];
   const missing: { device: number; id: string }[] = [];
   for (const d of measured.devices) {
-    const program = programOf.get(d.device);
+    const program = view.placesOf(d.device);
     if (!program) {
       unknownDevices.push(d.device);
       continue;

@@ -4,7 +4,7 @@
  * user reads first when a schedule does not run as designed). Starts are compared from the
  * step's origin: the first start over all devices when their clocks agree, else each device's own.
  */
-import type { Plan } from '@stagecraft/ir';
+import { type Plan, PlanView } from '@stagecraft/ir';
 import type { Simulation } from '@stagecraft/sim';
 import { median, quantile } from './linearFit.ts';
 import type { MatchedSpan } from './matchPlan.ts';
@@ -40,11 +40,7 @@ export function replay(
   measuredStepMs: number,
   top = 20,
 ): Replay {
-  const representative = new Map<number, number>();
-  for (const d of plan.devices) {
-    representative.set(d.device, d.device);
-    for (const r of d.replicas ?? []) representative.set(r, d.device);
-  }
+  const view = new PlanView(plan);
   const predicted = new Map<string, { start: number; end: number }>();
   const firstPredicted = new Map<number, number>();
   for (const e of sim.timeline ?? []) {
@@ -74,7 +70,7 @@ export function replay(
   const errors: number[] = [];
   const divergences: Divergence[] = [];
   for (const e of byOp.values()) {
-    const dev = representative.get(e.device) ?? e.device;
+    const dev = view.deviceOf(e.device)?.device ?? e.device;
     const p = predicted.get(`${dev}|${e.id}`);
     if (!p) continue;
     const measuredMs = median(e.durs);

@@ -1,10 +1,12 @@
 export type { Action, BuilderInput, BuiltSchedule, ScheduleBuilder, Slot } from './builders/builder.ts';
+export { microbatchesPerDirection, scheduleMicrobatches } from './builders/builder.ts';
 export { BUILDERS, getBuilder } from './builders/index.ts';
 export { compile } from './driver/compile.ts';
 export type {
   CompileOptions,
   CompileResult,
   ExpandedDirective,
+  NodeDiff,
   PassSnapshot,
 } from './driver/compileTypes.ts';
 export { compileIncremental, type IncrementalResult, type IncrementalState } from './driver/incremental.ts';
@@ -12,7 +14,7 @@ export type { Pass, PassContext, PassInput } from './driver/pass.ts';
 export { DEFAULT_MAX_OPS, PASSES } from './driver/pipeline.ts';
 export * from './formats/index.ts';
 export { balancedCuts } from './model/annotate.ts';
-export { layersPerStage, lowerModel } from './model/lowerModel.ts';
+export { layersPerStage, lowerModel, modelBlockCount } from './model/lowerModel.ts';
 export {
   formatStageLayers,
   type LoweredTransformer,

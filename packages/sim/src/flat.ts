@@ -71,6 +71,8 @@ export interface Flat {
   partner: Int32Array;
   /** SEND/RECV: the peer device number (−1 elsewhere). */
   peer: Int32Array;
+  /** SEND/RECV: the device index of the peer's plan, a replica's being its representative's (−1 elsewhere). */
+  peerIndex: Int32Array;
   /** Collective → group; per group its member units (CSR), duration, op and devices. */
   collGroup: Int32Array;
   groupOff: Int32Array;
@@ -155,6 +157,7 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
     dep,
     partner: layout.partner,
     peer: times.peer,
+    peerIndex: layout.peerIndex,
     collGroup: layout.collGroup,
     groupOff,
     groupUnits: layout.groupUnits,

@@ -39,12 +39,6 @@ export class JobResources {
     );
     this.one = Array.from({ length: f.D }, (_, d) => [d]);
     const devNum = devices.map((d) => d.device);
-    // Replicas (groups lowered once) are simulated on their representative's index.
-    const devIndex = new Map<number, number>();
-    devices.forEach((d, i) => {
-      devIndex.set(d.device, i);
-      for (const r of d.replicas ?? []) devIndex.set(r, i);
-    });
     this.cls = new Uint8Array(N);
     this.peerDev = new Int32Array(N).fill(-1);
     const nodeOf = (d: number) => Math.floor(d / cost.gpusPerNode);
@@ -54,7 +48,8 @@ export class JobResources {
         const peer = f.peer[v]!;
         const here = devNum[unitDev[v]!]!;
         this.cls[v] = linkBetween(cost, here, peer) === cost.intraNode ? C_INTRA : C_INTER;
-        this.peerDev[v] = devIndex.get(peer) ?? -1;
+        // Replicas (groups lowered once) are simulated on their representative's index.
+        this.peerDev[v] = f.peerIndex[v]!;
       } else if (k === UNIT_COLLECTIVE) {
         const members = f.groupDevices[f.collGroup[v]!]!;
         const n0 = nodeOf(members[0] ?? 0);

@@ -7,10 +7,10 @@ import type { Design } from '@stagecraft/ir';
 import { useState } from 'react';
 import { setMeshLayoutAction } from '../core/actions.ts';
 import {
-  clusterDevices,
   currentMeshLayout,
   type MeshLayout,
   type MeshOrder,
+  meshClusterDevices,
   meshLayoutProblems,
   scheduleStages,
 } from '../core/meshLayout.ts';
@@ -34,7 +34,7 @@ function initialDraft(design: Design): Draft | null {
       sizes: now.sizes.join(', '),
       order: now.order,
     };
-  const devices = clusterDevices(design.cluster);
+  const devices = meshClusterDevices(design.cluster);
   const perStage = typeof devices === 'number' ? Math.max(1, Math.floor(devices / stages)) : 1;
   return { stages: String(stages), axes: 'dp, tp', sizes: `1, ${perStage}`, order: 'stage-blocks' };
 }

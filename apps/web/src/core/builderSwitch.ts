@@ -12,13 +12,14 @@ import {
   type ScheduleBuilderName,
   type ScheduleDirective,
   scheduleEditText,
+  scheduleRanks,
 } from '@stagecraft/ir';
-import { type BuilderInput, getBuilder } from '@stagecraft/passes';
+import { type BuilderInput, getBuilder, microbatchesPerDirection } from '@stagecraft/passes';
 import { type Outcome, refused } from './action.ts';
 import { type Adapted, adaptDirective } from './directiveAdaptation.ts';
 import { handOrders } from './handOrders.ts';
 import { withDirectives } from './program.ts';
-import { deviceCount, ppStages, recutModel, scheduleIndex } from './schedule.ts';
+import { ppStages, recutModel, scheduleIndex } from './schedule.ts';
 import { isScheduleName, scheduleName } from './scheduleName.ts';
 
 /** The directives an expanded schedule stands for: without the macro, they give way to the builder's. */
@@ -28,7 +29,7 @@ export function switchBuilder(design: Design, builder: ScheduleBuilderName, conf
   const b = getBuilder(builder);
   const at = scheduleIndex(design);
   const current = at >= 0 ? (design.directives[at] as ScheduleDirective) : undefined;
-  const ranks = current?.ranks ?? current?.groups?.length ?? deviceCount(design);
+  const ranks = scheduleRanks(current ?? {}, design.cluster);
   const chunks =
     b.fixedChunks ?? (current?.chunks && builder === current.builder ? current.chunks : b.defaultChunks);
   const changes: string[] = [];
@@ -95,8 +96,8 @@ export function switchBuilder(design: Design, builder: ScheduleBuilderName, conf
     builder,
     stagesBefore,
     stages,
-    microbatches: builder === 'dualpipe' ? input.microbatches / 2 : input.microbatches,
-    bidirectional: builder === 'dualpipe',
+    microbatches: microbatchesPerDirection(b, input.microbatches),
+    bidirectional: b.directions === 2,
     runsFusedB: (pp: number) => fused().has(pp),
   };
   const handNames = hand.map((i) => `directives[${i}]`).join(', ');

@@ -3,7 +3,7 @@
  * The compile worker runs it on every edit; it is plain code so tests and the benchmark run it too.
  */
 import { type Dag, type Issue, nodeCount, type Plan, parseDesign } from '@stagecraft/ir';
-import type { ExpandedDirective, IncrementalState } from '@stagecraft/passes';
+import type { ExpandedDirective, IncrementalState, NodeDiff } from '@stagecraft/passes';
 import type { Simulation } from '@stagecraft/sim';
 import { runDesign, simulateRun, steadyRun } from '@stagecraft/workflow';
 import { buildDagGraph, type DagGraph } from './dagGraph.ts';
@@ -48,7 +48,7 @@ export interface Compiled {
   dag: Dag;
   plan: Plan;
   program: ExpandedDirective[];
-  snapshots: { pass: string; dag?: Dag }[];
+  snapshots: { pass: string; dag?: Dag; diff?: NodeDiff }[];
   /** What the next compile of an edit of this design reuses. */
   incremental: IncrementalState;
 }
@@ -107,34 +107,14 @@ export function passGraph(
 ): DagGraph | undefined {
   const at = compiled.snapshots.findIndex((s) => s.pass === pass);
   if (at < 0) return undefined;
-  let dag: Dag | undefined;
-  let prev: Dag | undefined;
-  let own = false;
-  for (let i = at; i >= 0; i--) {
-    const s = compiled.snapshots[i]!;
-    if (!s.dag) continue;
-    if (!dag) {
-      dag = s.dag;
-      own = i === at;
-    } else {
-      prev = s.dag;
-      break;
-    }
-  }
-  if (!dag) return undefined;
-  const added = new Set<string>();
-  const changed = new Set<string>();
-  // Only a pass that produced this snapshot is credited with its differences.
-  if (own && prev) {
-    // Snapshots share unchanged nodes, so identity tells what the pass touched.
-    const before = new Map(prev.nodes.map((n) => [n.id, n]));
-    for (const n of dag.nodes) {
-      const b = before.get(n.id);
-      if (!b) added.add(n.id);
-      else if (b !== n) changed.add(n.id);
-    }
-  } else if (own && !prev) for (const n of dag.nodes) added.add(n.id);
-  return buildDagGraph(dag, { expanded, program: compiled.program, highlight: { added, changed } });
+  let shown: { dag?: Dag; diff?: NodeDiff } | undefined;
+  for (let i = at; i >= 0 && !shown; i--) if (compiled.snapshots[i]!.dag) shown = compiled.snapshots[i];
+  if (!shown?.dag) return undefined;
+  // Only a pass that produced this snapshot is credited with its differences, as the pass
+  // manager recorded them.
+  const own = shown === compiled.snapshots[at] ? shown.diff : undefined;
+  const highlight = { added: new Set(own?.added), changed: new Set(own?.changed) };
+  return buildDagGraph(shown.dag, { expanded, program: compiled.program, highlight });
 }
 
 export function layoutGraph(compiled: Compiled, expanded: ReadonlySet<string>): DagGraph {

@@ -13,7 +13,7 @@ import {
   SCHEDULE_BUILDERS,
   type ScheduleBuilderName,
 } from '@stagecraft/ir';
-import { getBuilder, lowerSchedule } from '@stagecraft/passes';
+import { getBuilder, lowerSchedule, scheduleMicrobatches } from '@stagecraft/passes';
 import { ppStages } from './schedule.ts';
 import { runningSlots, splitRegions } from './scheduleEdits.ts';
 
@@ -51,11 +51,11 @@ function* builderOrders(design: Design, ranks: number): Generator<string[][]> {
   const bidirectional = split('DIR') !== undefined;
   const regions = splitRegions(design);
   for (const builder of SCHEDULE_BUILDERS) {
-    if ((builder === 'dualpipe') !== bidirectional) continue;
-    const microbatches = bidirectional ? mb.num_microbatches * 2 : mb.num_microbatches;
+    const b = getBuilder(builder);
+    if ((b.directions === 2) !== bidirectional) continue;
+    const microbatches = scheduleMicrobatches(b, mb.num_microbatches);
     for (const chunks of chunkChoices(builder, stages, ranks)) {
       const input = { builder, ranks, microbatches, chunks, virtualStages: ranks * chunks };
-      const b = getBuilder(builder);
       if (b.check(input).length > 0) continue;
       const lowered = lowerSchedule(b.build(input), {
         regionsPerStage: stages / (ranks * chunks),

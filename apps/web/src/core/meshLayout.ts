@@ -7,9 +7,9 @@
  */
 import {
   type Cluster,
+  clusterDevices,
   DESIGN_FORMAT,
   type Design,
-  expandCluster,
   type MeshSpec,
   meshSchema,
   type ScheduleDirective,
@@ -52,10 +52,9 @@ export function meshGroups(layout: MeshLayout): MeshSpec[] {
 }
 
 /** Devices of a cluster, or why it has none to count (an unknown preset). */
-export function clusterDevices(cluster: Cluster): number | string {
-  const c = expandCluster(cluster);
-  if (!c.ok) return c.errors.map((e) => `cluster.${e.path}: ${e.message}`).join('; ');
-  return c.cluster.kind === 'ideal' ? c.cluster.devices : c.cluster.nodes * c.cluster.gpusPerNode;
+export function meshClusterDevices(cluster: Cluster): number | string {
+  const c = clusterDevices(cluster);
+  return c.ok ? c.devices : c.errors.map((e) => `cluster.${e.path}: ${e.message}`).join('; ');
 }
 
 /** What is wrong with a layout for this cluster, one line per problem naming the field. */
@@ -74,7 +73,7 @@ export function meshLayoutProblems(layout: MeshLayout, cluster: Cluster): string
     for (const issue of spec.error.issues) out.push(`axes: ${issue.message}`);
     return out;
   }
-  const devices = clusterDevices(cluster);
+  const devices = meshClusterDevices(cluster);
   if (typeof devices === 'string') return [devices];
   const perStage = layout.sizes.reduce((a, b) => a * b, 1);
   const needed = layout.stages * perStage;
@@ -96,7 +95,7 @@ function scheduleOf(design: Design): { at: number; schedule: ScheduleDirective }
 export function scheduleStages(design: Design): number | undefined {
   const found = scheduleOf(design);
   if (!found) return undefined;
-  const devices = clusterDevices(design.cluster);
+  const devices = meshClusterDevices(design.cluster);
   return found.schedule.ranks ?? found.schedule.groups?.length ?? (typeof devices === 'number' ? devices : 1);
 }
 

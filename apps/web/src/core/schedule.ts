@@ -8,14 +8,6 @@ import type { ExpandedDirective } from '@stagecraft/passes';
 import { type Outcome, refused } from './action.ts';
 import { withDirectives } from './program.ts';
 
-export function deviceCount(design: Design): number {
-  const c = design.cluster;
-  if ('kind' in c && c.kind === 'ideal') return c.devices;
-  if ('kind' in c && c.kind === 'custom') return c.nodes * c.gpusPerNode;
-  // Preset clusters: eight GPUs per node on every DGX-class preset.
-  return ('nodes' in c ? c.nodes : 1) * 8;
-}
-
 /** PP stages of the model, or undefined when they are not known without lowering it. */
 export function ppStages(model: Model): number | undefined {
   if (model.kind === 'synthetic' && 'stages' in model) return model.stages;

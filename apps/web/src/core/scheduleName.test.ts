@@ -1,11 +1,10 @@
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ScheduleDirective } from '@stagecraft/ir';
+import { type ScheduleDirective, scheduleRanks } from '@stagecraft/ir';
 import { getBuilder } from '@stagecraft/passes';
 import { describe, expect, test } from 'vitest';
 import { example } from '../../test/testDesigns.ts';
-import { deviceCount } from './schedule.ts';
 import { isScheduleName, scheduleName } from './scheduleName.ts';
 
 const examples = readdirSync(join(dirname(fileURLToPath(import.meta.url)), '../../../../examples'))
@@ -19,7 +18,7 @@ describe('names that follow the schedule', () => {
     for (const d of generated) {
       const s = d.directives.find((x): x is ScheduleDirective => x.op === 'schedule')!;
       const chunks = s.chunks ?? getBuilder(s.builder).defaultChunks;
-      const ranks = s.ranks ?? deviceCount(d);
+      const ranks = scheduleRanks(s, d.cluster);
       expect(scheduleName({ builder: s.builder, ranks, chunks, microbatches: s.microbatches })).toBe(d.name);
     }
   });

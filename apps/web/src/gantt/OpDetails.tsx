@@ -27,7 +27,7 @@ export function opDetailRows(
   directiveLabel?: ((index: number) => string | undefined) | undefined,
   id: string = op.id,
 ): [string, string][] {
-  const inst = plan.byId.get(id);
+  const inst = plan.instruction(id);
   const rows: [string, string][] = [
     ['device', `${op.device} · ${op.stream}`],
     ['time', `${formatMs(op.startMs)} → ${formatMs(op.endMs)} (${formatMs(op.endMs - op.startMs)})`],
@@ -116,7 +116,7 @@ export function SelectionDetails({ id, op, plan, flows, directiveLabel, onClose,
       aria-label="selected op"
     >
       <header>
-        <b>{op.members ? (plan.byId.get(id)?.op ?? op.op) : op.op}</b> <code>{id}</code>
+        <b>{op.members ? (plan.instruction(id)?.op ?? op.op) : op.op}</b> <code>{id}</code>
         <button
           type="button"
           onClick={onReveal}

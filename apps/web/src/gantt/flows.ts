@@ -16,7 +16,7 @@ export function flowsOf(layout: GanttLayout, plan: PlanIndex, id: string | null)
   const selected = layout.ops[layout.byId.get(id) ?? -1];
   if (!selected) return NONE;
   const pairs: [string, string][] = [];
-  const recvOf = plan.recvOf;
+  const recvOf = plan.transfers;
   const ids = selected.ev.members ?? [selected.ev.id];
   const mine = new Set(ids);
   for (const [send, recv] of recvOf) {
@@ -25,13 +25,13 @@ export function flowsOf(layout: GanttLayout, plan: PlanIndex, id: string | null)
       continue;
     }
     // The SEND waits for the op that produced what it sends; the consumer waits for the RECV.
-    const s = plan.byId.get(send);
+    const s = plan.instruction(send);
     if (s?.waits.some((w) => mine.has(w))) pairs.push([send, recv]);
   }
   const sendOf = new Map<string, string>();
   for (const [send, recv] of recvOf) sendOf.set(recv, send);
   for (const m of ids)
-    for (const w of plan.byId.get(m)?.waits ?? []) {
+    for (const w of plan.instruction(m)?.waits ?? []) {
       const send = sendOf.get(w);
       if (send !== undefined) pairs.push([send, w]);
     }

@@ -113,7 +113,7 @@ export function opMark(o: PlacedOp, box: Box, plan: PlanIndex): OpMark {
 }
 
 export function labelOf(ev: TimelineEvent, plan: PlanIndex): string {
-  const members = ev.members?.map((m) => plan.byId.get(m)?.tags ?? {});
+  const members = ev.members?.map((m) => plan.instruction(m)?.tags ?? {});
   return mbLabel(ev, members);
 }
 
@@ -180,7 +180,7 @@ export function transferMarks(
 /** SEND → RECV pairs whose span touches [t0, t1]. */
 export function visibleTransfers(layout: GanttLayout, plan: PlanIndex, t0: number, t1: number): Flow[] {
   const out: Flow[] = [];
-  for (const [send, recv] of plan.recvOf) {
+  for (const [send, recv] of plan.transfers) {
     const a = layout.ops[layout.byId.get(send) ?? -1];
     const b = layout.ops[layout.byId.get(recv) ?? -1];
     if (!a || !b) continue;

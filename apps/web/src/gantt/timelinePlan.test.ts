@@ -30,7 +30,7 @@ describe('plan outline', () => {
       );
       expect(count(outline)).toBeLessThan(count(plan));
       // The arrows: every SEND paired with its RECV as from the whole plan.
-      expect([...indexPlan(outline).recvOf]).toEqual([...indexPlan(plan).recvOf]);
+      expect([...indexPlan(outline).transfers]).toEqual([...indexPlan(plan).transfers]);
     },
   );
 });

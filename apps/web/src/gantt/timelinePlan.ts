@@ -3,8 +3,7 @@
  * the instructions it looks details up in. A Plan is one. So is an outline whose streams keep only
  * the instructions a first frame draws from, the plan's other instructions following later.
  */
-import type { GroupMesh, Instruction } from '@stagecraft/ir';
-import { transferPairs } from './planIndex.ts';
+import { type GroupMesh, type Instruction, PlanView } from '@stagecraft/ir';
 
 export interface TimelinePlan {
   readonly devices: readonly {
@@ -39,7 +38,7 @@ export function planOutline(plan: TimelinePlan): TimelinePlan {
         instructions: s.instructions.filter((i) => i.op === 'OVERLAP'),
       })),
     })),
-    transfers: transferPairs(plan),
+    transfers: new PlanView(plan).transfers,
   };
 }
 
@@ -53,7 +52,7 @@ export function meshGroupOf(
   device: number,
 ): { devices: readonly number[]; mesh: GroupMesh } | undefined {
   if (!plan.meshes || !plan.groups) return undefined;
-  const lane = plan.devices.find((d) => d.device === device || d.replicas?.includes(device));
+  const lane = new PlanView(plan).deviceOf(device);
   const group = lane?.group;
   if (group === undefined || group < 0) return undefined;
   const mesh = plan.meshes[group];

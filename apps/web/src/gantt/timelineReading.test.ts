@@ -48,7 +48,9 @@ describe('reading the timeline: ranges, search, flows and folded lanes', () => {
     const { sim, plan } = runExample('1f1b-p4-m8');
     const layout = layoutGantt(sim, plan);
     const index = indexPlan(plan);
-    const [send, recv] = [...index.recvOf].find(([s]) => layout.ops[layout.byId.get(s)!]!.ev.device === 1)!;
+    const [send, recv] = [...index.transfers].find(
+      ([s]) => layout.ops[layout.byId.get(s)!]!.ev.device === 1,
+    )!;
     expect(flowsOf(layout, index, send).map(([a, b]) => [a.ev.id, b.ev.id])).toEqual([[send, recv]]);
     expect(flowsOf(layout, index, recv).map(([a, b]) => [a.ev.id, b.ev.id])).toEqual([[send, recv]]);
     // Stage 1's forward of microbatch 0 receives from stage 0 and sends on to stage 2.

@@ -4,7 +4,12 @@
  * the same device plan. Numbers are usually dense, so an array answers; a Map only where not.
  */
 import type { IssueList } from './issueList.ts';
-import type { Plan } from './plan.ts';
+
+/** What the index reads of a device plan: its number and the replicas it stands for. */
+export interface NumberedDevice {
+  readonly device: number;
+  readonly replicas?: readonly number[];
+}
 
 export class DeviceIndex {
   private constructor(
@@ -13,8 +18,24 @@ export class DeviceIndex {
   ) {}
 
   /** The index of `plan`, or undefined (with the issues) when a device appears twice. */
-  static of(plan: Plan, issues: IssueList): DeviceIndex | undefined {
-    const devs = plan.devices;
+  static of(
+    plan: { readonly devices: readonly NumberedDevice[] },
+    issues: IssueList,
+  ): DeviceIndex | undefined {
+    const before = issues.count;
+    const index = DeviceIndex.build(plan.devices, issues);
+    return issues.count === before ? index : undefined;
+  }
+
+  /**
+   * The index of a plan read as it is, for readers that do not validate (measured runs, the web's
+   * timeline): a device listed twice is the first plan's.
+   */
+  static firstOf(plan: { readonly devices: readonly NumberedDevice[] }): DeviceIndex {
+    return DeviceIndex.build(plan.devices, undefined);
+  }
+
+  private static build(devs: readonly NumberedDevice[], issues: IssueList | undefined): DeviceIndex {
     let maxDevice = 0;
     for (const dp of devs) {
       if (dp.device > maxDevice) maxDevice = dp.device;
@@ -25,13 +46,12 @@ export class DeviceIndex {
       isDense ? new Int32Array(maxDevice + 1).fill(-1) : undefined,
       isDense ? undefined : new Map(),
     );
-    const before = issues.count;
     for (let di = 0; di < devs.length; di++) {
       const dp = devs[di]!;
       index.put(dp.device, di, issues);
       for (const r of dp.replicas ?? []) index.put(r, di, issues);
     }
-    return issues.count === before ? index : undefined;
+    return index;
   }
 
   /** The device plan running device number d, or −1 if the plan has none. */
@@ -40,8 +60,8 @@ export class DeviceIndex {
     return this.sparse!.get(d) ?? -1;
   }
 
-  private put(d: number, di: number, issues: IssueList): void {
-    if (this.indexOf(d) >= 0) issues.add(`devices[${di}].device`, `device ${d} appears twice`);
+  private put(d: number, di: number, issues: IssueList | undefined): void {
+    if (this.indexOf(d) >= 0) issues?.add(`devices[${di}].device`, `device ${d} appears twice`);
     else if (this.dense !== undefined) this.dense[d] = di;
     else this.sparse!.set(d, di);
   }

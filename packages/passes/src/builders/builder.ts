@@ -51,6 +51,12 @@ export interface ScheduleBuilder {
   readonly name: ScheduleBuilderName;
   /** One line for the palette and `--help`. */
   readonly summary: string;
+  /**
+   * Pipelines the schedule runs the model in, in opposite directions: 2 for DualPipe (two copies
+   * of the model, DeepSeek-V3 §3.2.1), which splits the schedule's microbatches evenly between
+   * them (BuilderInput.microbatches counts both); 1 for every other builder.
+   */
+  readonly directions: 1 | 2;
   readonly defaultChunks: number;
   /** Chunks the builder accepts; undefined means any positive number. */
   readonly fixedChunks?: number;
@@ -66,6 +72,16 @@ export interface ScheduleBuilder {
     placement(input: BuilderInput): BuiltSchedule['placement'];
     program(input: BuilderInput, rank: number): readonly Slot[];
   };
+}
+
+/** Microbatches each pipeline direction runs of a schedule's `microbatches`. */
+export function microbatchesPerDirection(builder: ScheduleBuilder, microbatches: number): number {
+  return microbatches / builder.directions;
+}
+
+/** The schedule's microbatches when each of its directions runs `perDirection`. */
+export function scheduleMicrobatches(builder: ScheduleBuilder, perDirection: number): number {
+  return perDirection * builder.directions;
 }
 
 export type { Directive, Filter };

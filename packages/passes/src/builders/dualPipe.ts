@@ -1,4 +1,9 @@
-import type { BuilderInput, BuilderProblem, ScheduleBuilder } from './builder.ts';
+import {
+  type BuilderInput,
+  type BuilderProblem,
+  microbatchesPerDirection,
+  type ScheduleBuilder,
+} from './builder.ts';
 import { type ChunkId, dualPipeSteps } from './dualPipeSteps.ts';
 import { dualPipePlacement } from './placement.ts';
 import { assertBuildable, commonProblems } from './problems.ts';
@@ -15,6 +20,7 @@ import { assertBuildable, commonProblems } from './problems.ts';
 export const dualPipe: ScheduleBuilder = {
   name: 'dualpipe',
   summary: 'DualPipe: two model copies in opposite directions, overlapped F&B; 2× parameters',
+  directions: 2,
   defaultChunks: 1,
   fixedChunks: 1,
   check(input) {
@@ -34,7 +40,7 @@ export const dualPipe: ScheduleBuilder = {
       return dualPipeSteps({
         vRanks,
         h: Math.min(rank, ranks - 1 - rank),
-        microbatches: microbatches / 2,
+        microbatches: microbatchesPerDirection(dualPipe, microbatches),
         chunk0: firstHalf ? down : up,
         chunk1: firstHalf ? up : down,
       });

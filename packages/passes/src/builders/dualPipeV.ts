@@ -11,6 +11,7 @@ import { assertBuildable, commonProblems } from './problems.ts';
 export const dualPipeV: ScheduleBuilder = {
   name: 'dualpipev',
   summary: 'DualPipeV: DualPipe in a V on half the devices; overlapped F&B, one model copy',
+  directions: 1,
   defaultChunks: 2,
   fixedChunks: 2,
   check(input) {

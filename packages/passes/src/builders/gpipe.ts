@@ -12,6 +12,7 @@ import { assertBuildable, commonProblems } from './problems.ts';
 export const gpipe: ScheduleBuilder = {
   name: 'gpipe',
   summary: 'GPipe: all forwards, then all backwards (flush); m activations stashed',
+  directions: 1,
   defaultChunks: 1,
   fixedChunks: 1,
   check(input) {

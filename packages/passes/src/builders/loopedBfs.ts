@@ -13,6 +13,7 @@ import { assertBuildable, commonProblems } from './problems.ts';
 export const loopedBfs: ScheduleBuilder = {
   name: 'looped-bfs',
   summary: 'Looped BFS: loop placement, breadth-first over chunks (GPipe per chunk)',
+  directions: 1,
   defaultChunks: 2,
   check(input) {
     return commonProblems(loopedBfs, input);

@@ -9,6 +9,7 @@ export const vHalfActivations = (ranks: number) => Math.floor((ranks + 2) / 2);
 export const vHalf: ScheduleBuilder = {
   name: 'v-half',
   summary: 'V-Half: V placement, half of 1F1B activation memory ((p+2)//2 microbatches)',
+  directions: 1,
   defaultChunks: 2,
   fixedChunks: 2,
   check(input) {

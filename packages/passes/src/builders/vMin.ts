@@ -9,6 +9,7 @@ export const vMinActivations = (ranks: number) => Math.floor((ranks + 4) / 3);
 export const vMin: ScheduleBuilder = {
   name: 'v-min',
   summary: 'V-Min: V placement, a third of 1F1B activation memory ((p+4)//3 microbatches)',
+  directions: 1,
   defaultChunks: 2,
   fixedChunks: 2,
   check(input) {

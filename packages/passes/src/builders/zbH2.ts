@@ -16,6 +16,7 @@ import { assertBuildable, commonProblems } from './problems.ts';
 export const zbH2: ScheduleBuilder = {
   name: 'zb-h2',
   summary: 'Zero Bubble H2: extra warm-up forwards, BW fills every bubble; up to 2p−1 activations',
+  directions: 1,
   defaultChunks: 1,
   fixedChunks: 1,
   check(input) {

@@ -13,6 +13,7 @@ import { assertBuildable, commonProblems } from './problems.ts';
 export const zbv: ScheduleBuilder = {
   name: 'zbv',
   summary: 'Zero Bubble V: two chunks per rank in a V, split backward; p activations',
+  directions: 1,
   defaultChunks: 2,
   fixedChunks: 2,
   check(input) {

@@ -17,11 +17,20 @@ export interface ExpandedDirective {
   path: PathSegment[];
 }
 
+/** What a pass did to the DAG, by node id (changed: the fields of the node of that id differ). */
+export interface NodeDiff {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly changed: readonly string[];
+}
+
 export interface PassSnapshot {
   pass: string;
   ms: number;
   /** DAG after the pass (absent for passes that do not change the DAG, or with keepSnapshots off). */
   dag?: Dag;
+  /** With `dag`: the nodes the pass added, removed or changed (passDiff.ts), read on demand. */
+  readonly diff?: NodeDiff;
 }
 
 export type CompileResult =

@@ -21,6 +21,7 @@ import {
 import type { Partition } from '../passes/partition.ts';
 import type { StreamOrder } from '../passes/streamOrder.ts';
 import type { CompileOptions, ExpandedDirective, PassSnapshot } from './compileTypes.ts';
+import { ChangedSnapshot } from './passDiff.ts';
 
 export interface PassContext {
   readonly design: Design;
@@ -76,9 +77,12 @@ export function runPass(pass: Pass, dag: Dag, ctx: PassContext, snapshots: PassS
   const t0 = now();
   try {
     const next = pass.run(dag, ctx);
-    const snap: PassSnapshot = { pass: pass.name, ms: now() - t0 };
-    if (ctx.options.keepSnapshots && next !== dag) snap.dag = next;
-    snapshots.push(snap);
+    const ms = now() - t0;
+    snapshots.push(
+      ctx.options.keepSnapshots && next !== dag
+        ? new ChangedSnapshot(pass.name, ms, dag, next)
+        : { pass: pass.name, ms },
+    );
     return { ok: true, dag: next };
   } catch (e) {
     snapshots.push({ pass: pass.name, ms: now() - t0 });

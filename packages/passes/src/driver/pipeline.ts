@@ -29,6 +29,7 @@ import { validatePlanPass } from '../passes/validatePlanPass.ts';
 import { mergeSubgroupDirectives } from '../program/subgroupDirectives.ts';
 import type { CompileResult, PassSnapshot } from './compileTypes.ts';
 import { type Pass, type PassContext, type PassOutcome, runPass } from './pass.ts';
+import { ChangedSnapshot } from './passDiff.ts';
 
 export const DEFAULT_MAX_OPS = 2_000_000;
 
@@ -72,7 +73,11 @@ export function expandAndBuild(ctx: PassContext, snapshots: PassSnapshot[], buil
   const tb = now();
   const dag = buildDag(blocks);
   const ms = now() - tb;
-  snapshots.push(ctx.options.keepSnapshots ? { pass: 'build-dag', ms, dag } : { pass: 'build-dag', ms });
+  snapshots.push(
+    ctx.options.keepSnapshots
+      ? new ChangedSnapshot('build-dag', ms, undefined, dag)
+      : { pass: 'build-dag', ms },
+  );
   return dag;
 }
 

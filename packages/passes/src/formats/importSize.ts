@@ -2,12 +2,10 @@
  * An imported schedule's size, judged from the few numbers a file states (its largest stage,
  * microbatch and device, the model's layers) before any block, op or device is built: a 28-byte
  * CSV naming microbatch 9,999,999 or a Piper `place` on device 999,999,999 once took minutes and
- * gigabytes to fail. The estimate is the compiler's own (expandSchedule.ts): per microbatch, F, BI
- * and BW of each block and a SEND and a RECV each way between consecutive blocks.
+ * gigabytes to fail. The estimate is the compiler's own (ir's design facts, `scheduleOpEstimate`).
  */
-import { type Cluster, CompileError, type Issue, type Model, TRANSFORMER_PRESETS } from '@stagecraft/ir';
+import { type Cluster, clusterDevices as countDevices, type Issue, scheduleOpEstimate } from '@stagecraft/ir';
 import { DEFAULT_MAX_OPS } from '../driver/pipeline.ts';
-import { deviceCount } from '../model/cluster.ts';
 
 export interface ImportSize {
   /** Blocks (PP regions) the schedule runs, and where the file states them. */
@@ -26,7 +24,9 @@ export function importSizeIssue(size: ImportSize, maxOps = DEFAULT_MAX_OPS): Iss
       path: devices.path,
       message: `${n(devices.count)} devices are more than the op limit of ${n(maxOps)} allows`,
     };
-  const ops = microbatches.count * (3 * blocks.count + 4 * Math.max(0, blocks.count - 1));
+  // Without a stated device count the blocks are taken to sit on devices of their own (the most
+  // transfers the schedule can need).
+  const ops = scheduleOpEstimate(microbatches.count, blocks.count, devices?.count ?? blocks.count);
   if (ops > maxOps) {
     const at = blocks.count >= microbatches.count ? blocks : microbatches;
     return {
@@ -37,26 +37,8 @@ export function importSizeIssue(size: ImportSize, maxOps = DEFAULT_MAX_OPS): Iss
   return undefined;
 }
 
-/**
- * Blocks a model lowers to, without lowering it: a synthetic model's stages or blocks; a
- * transformer's two per layer (attention and MLP) and the embedding and head.
- */
-export function modelBlockCount(model: Model): number {
-  if (model.kind === 'synthetic') return 'stages' in model ? model.stages : model.blocks.length;
-  const preset =
-    model.preset !== undefined && Object.hasOwn(TRANSFORMER_PRESETS, model.preset)
-      ? TRANSFORMER_PRESETS[model.preset]
-      : undefined;
-  const layers = (model.layers ?? preset?.layers ?? 1) + (model.mtpLayers ?? preset?.mtpLayers ?? 0);
-  return 2 * layers + 2;
-}
-
 /** Devices of a given cluster; one that cannot be counted counts 0 here and fails compile's own check. */
 export function clusterDevices(cluster: Cluster): number {
-  try {
-    return deviceCount(cluster);
-  } catch (e) {
-    if (e instanceof CompileError) return 0;
-    throw e;
-  }
+  const r = countDevices(cluster);
+  return r.ok ? r.devices : 0;
 }

@@ -19,6 +19,7 @@ import {
   type DesignResult,
   DIRECTIVE_OPS,
   type Directive,
+  deviceCount,
   type Filter,
   formatPath,
   type Issue,
@@ -34,12 +35,11 @@ import {
 } from '@stagecraft/ir';
 import { compile } from '../driver/compile.ts';
 import type { ExpandedDirective } from '../driver/compileTypes.ts';
-import { deviceCount } from '../model/cluster.ts';
-import { lowerModel } from '../model/lowerModel.ts';
+import { lowerModel, modelBlockCount } from '../model/lowerModel.ts';
 import { NodeIndex } from '../program/nodeIndex.ts';
 import { regionsOf } from '../program/region.ts';
 import { splitHalves } from '../program/splitHalves.ts';
-import { clusterDevices, importSizeIssue, modelBlockCount } from './importSize.ts';
+import { clusterDevices, importSizeIssue } from './importSize.ts';
 
 export type PiperResult = { ok: true; text: string; program: Directive[] } | { ok: false; errors: Issue[] };
 

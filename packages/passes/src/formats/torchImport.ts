@@ -12,15 +12,15 @@ import {
   type Design,
   type DesignResult,
   type Directive,
+  deviceCount,
   type Filter,
   type Issue,
   IssueList,
   type Model,
 } from '@stagecraft/ir';
 import { compile } from '../driver/compile.ts';
-import { deviceCount } from '../model/cluster.ts';
-import { lowerModel, stageValues } from '../model/lowerModel.ts';
-import { clusterDevices, importSizeIssue, modelBlockCount } from './importSize.ts';
+import { lowerModel, modelBlockCount, stageValues } from '../model/lowerModel.ts';
+import { clusterDevices, importSizeIssue } from './importSize.ts';
 import {
   cellActions,
   cellPath,

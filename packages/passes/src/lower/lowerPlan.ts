@@ -24,6 +24,7 @@ import {
   type Dag,
   type Design,
   type DevicePlan,
+  deviceCount,
   lazyStream,
   type NodeTable,
   OP_SEND,
@@ -51,7 +52,6 @@ import {
 import { predecessors } from '../dag/adjacency.ts';
 import type { Units } from '../dag/topo.ts';
 import type { Pass, PassContext } from '../driver/pass.ts';
-import { deviceCount } from '../model/cluster.ts';
 import { compactGroups } from './replicaLayout.ts';
 import { lazyRuntimeModel, runtimeBatch } from './runtimeModel.ts';
 import { computeCensus, microbatchTokens, trainingState } from './trainingState.ts';

@@ -1,6 +1,7 @@
 /** The model as a chain of blocks with tags and per-microbatch costs: what the DAG is built from. */
-import type { BlockInfo, Model } from '@stagecraft/ir';
+import { type BlockInfo, type Model, resolveTransformer } from '@stagecraft/ir';
 import { lowerTransformer, type StageLayers } from './lowerTransformer.ts';
+import { transformerBlockCount } from './transformerBlocks.ts';
 
 export function lowerModel(model: Model): BlockInfo[] {
   if (model.kind === 'transformer') return lowerTransformer(model).blocks;
@@ -31,6 +32,17 @@ export function lowerModel(model: Model): BlockInfo[] {
     if (b.topK !== undefined) block.topK = b.topK;
     return block;
   });
+}
+
+/**
+ * How many blocks `lowerModel` makes of the model, counted without lowering it (a size judged
+ * before compiling): 0 for a transformer whose configuration does not resolve (its compile
+ * refuses it at once).
+ */
+export function modelBlockCount(model: Model): number {
+  if (model.kind === 'synthetic') return 'stages' in model ? model.stages : model.blocks.length;
+  const r = resolveTransformer(model);
+  return r.ok ? transformerBlockCount(r.config) : 0;
 }
 
 /**

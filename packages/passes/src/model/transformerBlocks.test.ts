@@ -1,6 +1,12 @@
-import { gemmFlops, resolveTransformer, type TransformerConfig, type TransformerModel } from '@stagecraft/ir';
+import {
+  gemmFlops,
+  resolveTransformer,
+  TRANSFORMER_PRESET_NAMES,
+  type TransformerConfig,
+  type TransformerModel,
+} from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
-import { parameterCounts, transformerUnits } from './transformerBlocks.ts';
+import { parameterCounts, transformerBlockCount, transformerUnits } from './transformerBlocks.ts';
 
 function config(model: Omit<TransformerModel, 'kind'>): TransformerConfig {
   const r = resolveTransformer({ kind: 'transformer', ...model });
@@ -186,5 +192,34 @@ describe('blocks carry the GEMMs their FLOPs come from', () => {
       { m: (4096 * 8) / 128, n: 2 * 768, k: 2048, count: 128 },
       { m: (4096 * 8) / 128, n: 2048, k: 768, count: 128 },
     ]);
+  });
+});
+
+describe('transformerBlockCount counts the blocks transformerUnits makes', () => {
+  const made = (c: TransformerConfig) => transformerUnits(c).reduce((n, u) => n + u.blocks.length, 0);
+
+  it.each(TRANSFORMER_PRESET_NAMES)('%s', (preset) => {
+    const c = config({ preset });
+    expect(transformerBlockCount(c)).toBe(made(c));
+  });
+
+  it.each([
+    ['dense layers first, MTP modules on MoE layers', { preset: 'deepseek-v3', layers: 5, mtpLayers: 2 }],
+    [
+      'shared experts',
+      { preset: 'qwen3-30b-a3b', layers: 3, moe: { sharedExperts: 1, sharedExpertFfnHidden: 64 } },
+    ],
+    [
+      'every layer dense, the MTP module MoE',
+      { preset: 'deepseek-v3', layers: 2, mtpLayers: 1, moe: { denseLayers: 2 } },
+    ],
+    ['a dense model with MTP', { preset: 'llama3-8b', layers: 2, mtpLayers: 1 }],
+  ] as const)('%s', (_, model) => {
+    const c = config(model as Omit<TransformerModel, 'kind'>);
+    expect(transformerBlockCount(c)).toBe(made(c));
+  });
+
+  it('counts a model too large to lower without lowering it', () => {
+    expect(transformerBlockCount(config({ preset: 'llama3-8b', layers: 1e12 }))).toBe(2e12 + 2);
   });
 });

@@ -209,6 +209,16 @@ function denseMlp(x: Ctx, layer: number, name: string): TransformerBlock {
   });
 }
 
+/** Blocks of an MoE layer's feed-forward (moeBlocks): the router, the shared experts if any, the routed experts. */
+function moeBlockCount(moe: Required<NonNullable<TransformerConfig['moe']>>): number {
+  return moe.sharedExperts > 0 ? 3 : 2;
+}
+
+/** Whether decoder layer `layer` (MTP modules' layers numbered after the model's) is an MoE layer. */
+function isMoeLayer(c: TransformerConfig, layer: number): boolean {
+  return c.moe !== undefined && layer >= c.moe.denseLayers;
+}
+
 function moeBlocks(x: Ctx, layer: number, prefix: string): TransformerBlock[] {
   const { c, t, e } = x;
   const h = c.hidden;
@@ -266,9 +276,7 @@ function moeBlocks(x: Ctx, layer: number, prefix: string): TransformerBlock[] {
 }
 
 function decoderLayer(x: Ctx, layer: number, prefix: string): TransformerBlock[] {
-  const moe = x.c.moe;
-  const ffn =
-    moe && layer >= moe.denseLayers ? moeBlocks(x, layer, prefix) : [denseMlp(x, layer, `${prefix} mlp`)];
+  const ffn = isMoeLayer(x.c, layer) ? moeBlocks(x, layer, prefix) : [denseMlp(x, layer, `${prefix} mlp`)];
   return [attention(x, layer, `${prefix} attention`), ...ffn];
 }
 
@@ -349,6 +357,18 @@ export function transformerUnits(c: TransformerConfig): TransformerUnit[] {
     blocks: [{ ...last, params: headParams, activeParams: headParams, outputBytes: 0 }],
   });
   return units;
+}
+
+/**
+ * How many blocks transformerUnits makes, counted without making them (a size judged before
+ * compiling, for any number of layers): the embedding, per decoder layer its attention and its
+ * MLP or MoE blocks, per MTP module a projection, a decoder layer and a head, and the head.
+ */
+export function transformerBlockCount(c: TransformerConfig): number {
+  const decoderLayers = c.layers + c.mtpLayers;
+  const moeLayers = c.moe ? Math.max(0, decoderLayers - c.moe.denseLayers) : 0;
+  const ffnBlocks = decoderLayers - moeLayers + (c.moe ? moeLayers * moeBlockCount(c.moe) : 0);
+  return 1 + decoderLayers + ffnBlocks + 2 * c.mtpLayers + 1;
 }
 
 export interface ParameterCounts {

@@ -7,6 +7,7 @@
 import {
   CompileError,
   type Directive,
+  deviceCount,
   formatPath,
   type Issue,
   type MeshSpec,
@@ -16,12 +17,13 @@ import {
   PASS_NAMES,
   type PathSegment,
   type ScheduleDirective,
+  scheduleOpEstimate,
+  scheduleRanks,
 } from '@stagecraft/ir';
 import type { BuilderInput, BuiltSchedule, ScheduleBuilder, Slot } from '../builders/builder.ts';
 import { getBuilder } from '../builders/index.ts';
 import type { ExpandedDirective } from '../driver/compileTypes.ts';
 import type { PassContext } from '../driver/pass.ts';
-import { deviceCount } from '../model/cluster.ts';
 import { stageValues } from '../model/lowerModel.ts';
 import { isEnabled } from '../program/program.ts';
 import { applyScheduleEdits } from './scheduleEdits.ts';
@@ -64,7 +66,7 @@ function expandSchedule(
       message: "a schedule needs the model's blocks tagged PP (no block has tag PP)",
     });
   }
-  const ranks = d.ranks ?? d.groups?.length ?? devices;
+  const ranks = scheduleRanks(d, ctx.design.cluster);
   const chunks = d.chunks ?? builder.defaultChunks;
   if (builder.fixedChunks !== undefined && chunks !== builder.fixedChunks) {
     throw new CompileError({
@@ -116,10 +118,8 @@ function expandSchedule(
       problems.map((p: { field: string; message: string }) => ({ path: at(p.field), message: p.message })),
     );
   }
-  // Per microbatch: up to three passes per block (F, BI, BW) and, between consecutive blocks on
-  // different ranks, a SEND and a RECV each way. Refusing here, before anything is built, keeps
-  // an oversized design from costing time and memory.
-  const estimate = d.microbatches * (3 * blockCount + (ranks > 1 ? 4 * (blockCount - 1) : 0));
+  // Refusing here, before anything is built, keeps an oversized design from costing time and memory.
+  const estimate = scheduleOpEstimate(d.microbatches, blockCount, ranks);
   if (estimate > ctx.options.maxOps) {
     throw new CompileError({
       path: at('microbatches'),
@@ -130,7 +130,7 @@ function expandSchedule(
   const schedule: Schedule = builder.byRank
     ? new RankedSchedule(builder.byRank, input, ranks)
     : new BuiltPrograms(builder.build(input));
-  const bidirectional = d.builder === 'dualpipe';
+  const bidirectional = builder.directions === 2;
   const lowered = lowerSchedule(schedule, {
     regionsPerStage: stages.length / virtualStages,
     stages,

@@ -6,12 +6,9 @@
  * group (the producer of its gradient) could start, or when this backward's own inputs are ready
  * if its gradient comes from another group.
  */
-import { EDGE_DATA, OP_B, OP_BI, OP_F, OP_OFFLOAD, OP_RELOAD, OP_UPD, tableOf } from '@stagecraft/ir';
-import { inEdges, outEdges } from '../dag/adjacency.ts';
-import { EdgeColumns } from '../dag/edgeColumns.ts';
-import { RowAppend } from '../dag/rowAppend.ts';
+import { EDGE_DATA, OP_B, OP_BI, OP_F, OP_OFFLOAD, OP_RELOAD, OP_UPD } from '@stagecraft/ir';
+import { DagRewrite } from '../dag/dagRewrite.ts';
 import { type Pass, rewritten } from '../driver/pass.ts';
-import { directivesOf } from '../program/program.ts';
 import { stashedForwards } from '../program/stashedForwards.ts';
 
 export const DEFAULT_OFFLOAD_STREAM = 'offload';
@@ -20,13 +17,9 @@ export const offloadPass: Pass = {
   name: 'offload',
   reads: ['offload'],
   run(dag, ctx) {
-    const list = directivesOf(ctx.program, 'offload');
-    if (list.length === 0) return dag;
-    const t = tableOf(dag);
-    const rows = new RowAppend(t, 'offload');
-    const edges = new EdgeColumns(dag.edges);
-    const out = outEdges(t.length, dag.edges);
-    const inc = inEdges(t.length, dag.edges);
+    const rewrite = DagRewrite.of(dag, ctx, 'offload', 'offload');
+    if (rewrite === undefined) return dag;
+    const { t, rows, edges, out, inc, directives: list } = rewrite;
     const e = dag.edges;
     for (const { f, d, provenance } of stashedForwards(
       dag,

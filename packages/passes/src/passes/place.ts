@@ -8,6 +8,7 @@
 import {
   CompileError,
   type Dag,
+  deviceCount,
   editable,
   formatPath,
   type GroupMesh,
@@ -22,7 +23,6 @@ import {
   withColumns,
 } from '@stagecraft/ir';
 import { type Pass, type PassContext, rewritten } from '../driver/pass.ts';
-import { deviceCount } from '../model/cluster.ts';
 import { NodeIndex } from '../program/nodeIndex.ts';
 import { directivesOf } from '../program/program.ts';
 

@@ -5,34 +5,18 @@
  * stash, which the backward frees as before. RECOMPUTE waits for everything else the backward
  * waits for, so it runs late (when the gradient arrives) rather than right after the forward.
  */
-import {
-  EDGE_DATA,
-  type NodeTable,
-  OP_ALL_GATHER,
-  OP_B,
-  OP_BI,
-  OP_BW,
-  OP_RECOMPUTE,
-  tableOf,
-} from '@stagecraft/ir';
-import { inEdges, outEdges } from '../dag/adjacency.ts';
-import { EdgeColumns } from '../dag/edgeColumns.ts';
-import { RowAppend } from '../dag/rowAppend.ts';
+import { EDGE_DATA, type NodeTable, OP_ALL_GATHER, OP_B, OP_BI, OP_BW, OP_RECOMPUTE } from '@stagecraft/ir';
+import { DagRewrite } from '../dag/dagRewrite.ts';
 import { type Pass, rewritten } from '../driver/pass.ts';
-import { directivesOf } from '../program/program.ts';
 import { stashedForwards } from '../program/stashedForwards.ts';
 
 export const recomputePass: Pass = {
   name: 'recompute',
   reads: ['recompute'],
   run(dag, ctx) {
-    const list = directivesOf(ctx.program, 'recompute');
-    if (list.length === 0) return dag;
-    const t = tableOf(dag);
-    const rows = new RowAppend(t, 'recompute');
-    const edges = new EdgeColumns(dag.edges);
-    const out = outEdges(t.length, dag.edges);
-    const inc = inEdges(t.length, dag.edges);
+    const rewrite = DagRewrite.of(dag, ctx, 'recompute', 'recompute');
+    if (rewrite === undefined) return dag;
+    const { t, rows, edges, out, inc, directives: list } = rewrite;
     const e = dag.edges;
     // The edits to existing rows, applied once the table exists: memory effects and provenance.
     const alloc = new Map<number, number>();

@@ -22,6 +22,7 @@ import {
   CompileError,
   type Dag,
   type DataParallelRegion,
+  deviceCount,
   EDGE_DATA,
   formatPath,
   type NodeTable,
@@ -39,7 +40,6 @@ import { inEdges } from '../dag/adjacency.ts';
 import { EdgeColumns } from '../dag/edgeColumns.ts';
 import { RowAppend } from '../dag/rowAppend.ts';
 import { type Pass, type PassContext, rewritten } from '../driver/pass.ts';
-import { deviceCount } from '../model/cluster.ts';
 import { NodeIndex } from '../program/nodeIndex.ts';
 import { directivesOf } from '../program/program.ts';
 import { dimsSuffix, familyOf, nodeFamily, regionsOf } from '../program/region.ts';

@@ -20,13 +20,9 @@ import {
   OP_ALL_TO_ALL,
   type PathSegment,
   resolveTransformer,
-  tableOf,
 } from '@stagecraft/ir';
-import { inEdges, outEdges } from '../dag/adjacency.ts';
-import { EdgeColumns } from '../dag/edgeColumns.ts';
-import { RowAppend } from '../dag/rowAppend.ts';
+import { DagRewrite } from '../dag/dagRewrite.ts';
 import { type Pass, rewritten } from '../driver/pass.ts';
-import { directivesOf } from '../program/program.ts';
 import { nodeFamily } from '../program/region.ts';
 import { regionDirectives } from '../program/regionDirectives.ts';
 
@@ -34,16 +30,12 @@ export const shardPass: Pass = {
   name: 'shard',
   reads: ['shard'],
   run(dag, ctx) {
-    const shards = directivesOf(ctx.program, 'shard');
-    if (shards.length === 0) return dag;
-    const t = tableOf(dag);
-    const rows = new RowAppend(t, 'shard');
-    const edges = new EdgeColumns(dag.edges);
+    const rewrite = DagRewrite.of(dag, ctx, 'shard', 'shard');
+    if (rewrite === undefined) return dag;
+    const { t, rows, edges, inc, out, directives: shards } = rewrite;
     const blocks: BlockInfo[] = dag.blocks.slice();
     const scaled = new Map<number, number>();
     const e = dag.edges;
-    const inc = inEdges(t.length, e);
-    const out = outEdges(t.length, e);
     // Group and family of a node, or of an all-to-all this pass added (its region's).
     const groupOf = (i: number) => (i < t.length ? t.group[i]! : addedGroup[i - t.length]!);
     const familyOfNode = (i: number) => (i < t.length ? nodeFamily(t, i) : addedFamily[i - t.length]!);

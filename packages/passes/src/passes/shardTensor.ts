@@ -17,12 +17,9 @@ import {
   nodeIdOf,
   OP_ALL_REDUCE,
   OP_UPD,
-  tableOf,
 } from '@stagecraft/ir';
-import { EdgeColumns } from '../dag/edgeColumns.ts';
-import { RowAppend } from '../dag/rowAppend.ts';
+import { DagRewrite } from '../dag/dagRewrite.ts';
 import { type Pass, rewritten } from '../driver/pass.ts';
-import { directivesOf } from '../program/program.ts';
 import { familyOf, nodeFamily } from '../program/region.ts';
 import { regionDirectives } from '../program/regionDirectives.ts';
 
@@ -30,11 +27,9 @@ export const shardTensorPass: Pass = {
   name: 'shard-tensor',
   reads: ['shard_tensor'],
   run(dag, ctx) {
-    const list = directivesOf(ctx.program, 'shard_tensor');
-    if (list.length === 0) return dag;
-    const t = tableOf(dag);
-    const rows = new RowAppend(t, 'shard-tensor');
-    const edges = new EdgeColumns(dag.edges);
+    const rewrite = DagRewrite.of(dag, ctx, 'shard_tensor', 'shard-tensor');
+    if (rewrite === undefined) return dag;
+    const { t, rows, edges, directives: list } = rewrite;
     const blocks: BlockInfo[] = dag.blocks.slice();
     const degree = new Map<number, number>();
     const e = dag.edges;

@@ -4,9 +4,15 @@
  * boundary), and the provenance and stream of the collectives it adds. Yielded one directive at a
  * time, so a directive's errors still come before the next one is resolved.
  */
-import { type Dag, type DirectiveOf, type PathSegment, type Provenance, tableOf } from '@stagecraft/ir';
+import {
+  type Dag,
+  type DirectiveOf,
+  deviceCount,
+  type PathSegment,
+  type Provenance,
+  tableOf,
+} from '@stagecraft/ir';
 import type { PassContext } from '../driver/pass.ts';
-import { deviceCount } from '../model/cluster.ts';
 import { DEFAULT_COMM_STREAM } from '../passes/replicate.ts';
 import { NodeIndex } from './nodeIndex.ts';
 import { familyOf, type Region, regionsOf } from './region.ts';

@@ -1,4 +1,9 @@
-import type { BuilderInput, ScheduleBuilder } from '../../src/builders/builder.ts';
+import {
+  type BuilderInput,
+  microbatchesPerDirection,
+  type ScheduleBuilder,
+} from '../../src/builders/builder.ts';
+import { getBuilder } from '../../src/builders/index.ts';
 
 /** The input the `schedule` macro would hand a builder; chunks default to the builder's own. */
 export function inputFor(
@@ -12,5 +17,5 @@ export function inputFor(
 
 /** Microbatches each stage sees: dualpipe splits them between its two directions. */
 export function microbatchesPerStage(input: BuilderInput): number {
-  return input.builder === 'dualpipe' ? input.microbatches / 2 : input.microbatches;
+  return microbatchesPerDirection(getBuilder(input.builder), input.microbatches);
 }
