@@ -2,7 +2,6 @@ import type { Instruction, Plan, PlanColumns, PlanLayout } from '@stagecraft/ir'
 import {
   compiledLayoutOf,
   IssueList,
-  layoutFromColumns,
   layoutFromObjects,
   provesLayout,
   UNIT_COLLECTIVE,
@@ -16,6 +15,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { exampleDesigns } from '../../../test/repoFiles.ts';
 import { compile } from '../src/driver/compile.ts';
+import { layoutFromColumns } from '../src/lower/layoutFromColumns.ts';
 
 const examples = await exampleDesigns();
 

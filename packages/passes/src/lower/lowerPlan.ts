@@ -17,9 +17,7 @@
 import {
   type ArraySource,
   attachCompiledLayout,
-  blockOpKernels,
   COST_STRIDE,
-  CollectiveMembers,
   CompiledLayout,
   type Dag,
   type DevicePlan,
@@ -28,13 +26,9 @@ import {
   OP_SEND,
   OP_UPD,
   type OpKernels,
-  opFlops,
-  opMs,
-  overlapMs,
   PLAN_FORMAT,
   PLAN_FORMAT_MESHES,
   type Plan,
-  PlanInstructions,
   type StreamPlan,
   subgroupsOf,
   tableOf,
@@ -44,15 +38,17 @@ import {
   UNIT_RECV,
   UNIT_SEND,
   type UnitCosts,
-  unitKindOfOp,
 } from '@stagecraft/ir';
 import { predecessors } from '../dag/adjacency.ts';
 import type { Units } from '../dag/topo.ts';
 import type { Pass } from '../driver/pass.ts';
 import { deviceCount } from '../model/cluster.ts';
+import { CollectiveMembers } from './collectiveMembers.ts';
+import { blockOpKernels, opFlops, opMs, overlapMs, PlanInstructions } from './planInstructions.ts';
 import { compactGroups } from './replicaLayout.ts';
 import { lazyRuntimeModel, runtimeBatch } from './runtimeModel.ts';
 import { computeCensus, microbatchTokens, trainingState } from './trainingState.ts';
+import { unitKindOfOp } from './unitKindOfOp.ts';
 
 export const lowerPlanPass: Pass = {
   name: 'lower-plan',

@@ -1,5 +1,6 @@
-import { CompileError, layoutFromColumns, provesLayout, validatePlan } from '@stagecraft/ir';
+import { CompileError, provesLayout, validatePlan } from '@stagecraft/ir';
 import type { Pass } from '../driver/pass.ts';
+import { layoutFromColumns } from '../lower/layoutFromColumns.ts';
 
 /** The last pass: a plan that fails validation is a compile error, never output. */
 export const validatePlanPass: Pass = {
