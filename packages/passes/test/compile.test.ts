@@ -1,6 +1,6 @@
 import { type Instruction, type Plan, planOpCount } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
-import { compile } from '../src/driver/compile.ts';
+import { compile } from '../src/compile/compile.ts';
 import { manualTwoStage, synthetic } from './designs.ts';
 
 const computeOrder = (plan: Plan, device: number): string[] =>

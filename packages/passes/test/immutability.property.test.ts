@@ -16,8 +16,8 @@ import {
 } from '@stagecraft/ir';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import { PASSES } from '../src/compile/pipeline.ts';
 import type { PassContext } from '../src/driver/pass.ts';
-import { PASSES } from '../src/driver/pipeline.ts';
 import { lowerModel, stageValues } from '../src/model/lowerModel.ts';
 import { buildDag } from '../src/passes/buildDag.ts';
 import { expandProgram } from '../src/passes/expandSchedule.ts';

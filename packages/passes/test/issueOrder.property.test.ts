@@ -8,10 +8,10 @@
 import type { Design, Directive, Instruction, SyntheticBlock } from '@stagecraft/ir';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import { compile } from '../src/compile/compile.ts';
 import { predecessors } from '../src/dag/adjacency.ts';
 import { eagerIssueOrder, exactIssueOrder } from '../src/dag/issueKeys.ts';
 import { topoOrderOf } from '../src/dag/topo.ts';
-import { compile } from '../src/driver/compile.ts';
 import { partitionOf } from '../src/passes/partition.ts';
 
 const V_BUILDERS = new Set(['interleaved-1f1b', 'zbv', 'dualpipev']);

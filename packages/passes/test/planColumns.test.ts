@@ -14,7 +14,7 @@ import {
 } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { exampleDesigns } from '../../../test/repoFiles.ts';
-import { compile } from '../src/driver/compile.ts';
+import { compile } from '../src/compile/compile.ts';
 import { layoutFromColumns } from '../src/lower/layoutFromColumns.ts';
 
 const examples = await exampleDesigns();

@@ -1,7 +1,7 @@
 import type { Design, Instruction, Plan } from '@stagecraft/ir';
 import { PLAN_FORMAT } from '@stagecraft/ir';
 import { expect, test } from 'vitest';
-import { compile } from '../src/driver/compile.ts';
+import { compile } from '../src/compile/compile.ts';
 import { loadPlan } from '../src/formats/loadPlan.ts';
 
 /** PP2 × DP2 with ZeRO-2, two microbatches: every kind of instruction a runtime must place. */

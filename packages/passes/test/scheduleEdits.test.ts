@@ -2,8 +2,8 @@ import type { Design, Directive, Filter, ScheduleEdit } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { compactDesign, expandedDesign, type SplitSchedule } from '../../../test/splitBackwardDesigns.ts';
 import { BUILDERS } from '../src/builders/index.ts';
-import { compile } from '../src/driver/compile.ts';
-import { compileIncremental } from '../src/driver/incremental.ts';
+import { compile } from '../src/compile/compile.ts';
+import { compileIncremental } from '../src/compile/incremental.ts';
 import { exportPiperProgram } from '../src/formats/piperProgram.ts';
 import { compiled, computeOrder } from './designs.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compactDesign, expandedDesign, type SplitSchedule } from '../../../test/splitBackwardDesigns.ts';
 import { BUILDERS } from '../src/builders/index.ts';
-import { compile } from '../src/driver/compile.ts';
-import { compileIncremental } from '../src/driver/incremental.ts';
+import { compile } from '../src/compile/compile.ts';
+import { compileIncremental } from '../src/compile/incremental.ts';
 import { compiled, computeOrder, manualTwoStage, synthetic } from './designs.ts';
 
 const cases: SplitSchedule[] = Object.values(BUILDERS).flatMap((b) =>

@@ -18,9 +18,8 @@ import {
   type Plan,
   withParts,
 } from '@stagecraft/ir';
-import type { Partition } from '../passes/partition.ts';
-import type { StreamOrder } from '../passes/streamOrder.ts';
 import type { CompileOptions, ExpandedDirective, PassSnapshot } from './compileTypes.ts';
+import type { Partition, StreamOrder } from './lanes.ts';
 
 export interface PassContext {
   readonly design: Design;

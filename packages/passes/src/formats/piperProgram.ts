@@ -31,7 +31,7 @@ import {
   parseJsonText,
   subgroupsOf,
 } from '@stagecraft/ir';
-import { compile } from '../driver/compile.ts';
+import { compile } from '../compile/compile.ts';
 import type { ExpandedDirective } from '../driver/compileTypes.ts';
 import { deviceCount } from '../model/cluster.ts';
 import { lowerModel } from '../model/lowerModel.ts';

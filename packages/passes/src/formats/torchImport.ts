@@ -16,7 +16,7 @@ import {
   type Issue,
   type Model,
 } from '@stagecraft/ir';
-import { compile } from '../driver/compile.ts';
+import { compile } from '../compile/compile.ts';
 import { deviceCount } from '../model/cluster.ts';
 import { lowerModel, stageValues } from '../model/lowerModel.ts';
 import {

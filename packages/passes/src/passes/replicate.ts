@@ -41,10 +41,8 @@ import { RowAppend } from '../dag/rowAppend.ts';
 import { type Pass, rewritten } from '../driver/pass.ts';
 import { deviceCount } from '../model/cluster.ts';
 import { NodeIndex } from '../program/nodeIndex.ts';
-import { directivesOf } from '../program/program.ts';
+import { DEFAULT_COMM_STREAM, directivesOf } from '../program/program.ts';
 import { dimsSuffix, familyOf, nodeFamily, regionsOf } from '../program/region.ts';
-
-export const DEFAULT_COMM_STREAM = 'compute';
 
 /** Adds a collective of the region's group and directive; returns its node index. */
 type AddCollective = (

@@ -7,8 +7,8 @@
 import { type Dag, type DirectiveOf, type PathSegment, type Provenance, tableOf } from '@stagecraft/ir';
 import type { PassContext } from '../driver/pass.ts';
 import { deviceCount } from '../model/cluster.ts';
-import { DEFAULT_COMM_STREAM } from '../passes/replicate.ts';
 import { NodeIndex } from './nodeIndex.ts';
+import { DEFAULT_COMM_STREAM } from './program.ts';
 import { familyOf, type Region, regionsOf } from './region.ts';
 
 export interface RegionDirective<K extends 'shard' | 'shard_tensor'> {

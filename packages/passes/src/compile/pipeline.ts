@@ -5,6 +5,8 @@
  * so what a pass finds in the context is what the passes before it in this list left there.
  */
 import { type Dag, now, planOpCount } from '@stagecraft/ir';
+import type { CompileResult, PassSnapshot } from '../driver/compileTypes.ts';
+import { type Pass, type PassContext, type PassOutcome, runPass } from '../driver/pass.ts';
 import { lowerPlanPass } from '../lower/lowerPlan.ts';
 import { lowerModel, stageValues } from '../model/lowerModel.ts';
 import { buildDag } from '../passes/buildDag.ts';
@@ -27,8 +29,6 @@ import { streamOrderPass } from '../passes/streamOrder.ts';
 import { streamsPass } from '../passes/streams.ts';
 import { validatePlanPass } from '../passes/validatePlanPass.ts';
 import { mergeSubgroupDirectives } from '../program/subgroupDirectives.ts';
-import type { CompileResult, PassSnapshot } from './compileTypes.ts';
-import { type Pass, type PassContext, type PassOutcome, runPass } from './pass.ts';
 
 export const DEFAULT_MAX_OPS = 2_000_000;
 
