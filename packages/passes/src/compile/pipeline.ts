@@ -6,7 +6,7 @@
  */
 import { type Dag, now, planOpCount } from '@stagecraft/ir';
 import type { CompileResult, PassSnapshot } from '../driver/compileTypes.ts';
-import { type Pass, type PassContext, type PassOutcome, runPass } from '../driver/pass.ts';
+import { type ContextState, type Pass, type PassContext, type PassOutcome, runPass } from '../driver/pass.ts';
 import { lowerPlanPass } from '../lower/lowerPlan.ts';
 import { lowerModel, stageValues } from '../model/lowerModel.ts';
 import { buildDag } from '../passes/buildDag.ts';
@@ -86,11 +86,9 @@ export interface PassStep {
 }
 
 /**
- * What passes leave in the context for later passes (partition, stream order, plan, …). Not the
- * scratch: it is lent to one compile, and a compile resuming here runs on its own.
+ * What passes left in the context (partition, stream order, plan, …). Not the scratch: it is lent
+ * to one compile, and a compile resuming here runs on its own.
  */
-export type ContextState = Omit<PassContext, 'design' | 'options' | 'program' | 'scratch'>;
-
 function contextState(ctx: PassContext): ContextState {
   const { design: _d, options: _o, program: _p, scratch: _s, ...state } = ctx;
   return state;

@@ -53,7 +53,8 @@ import { unitKindOfOp } from './unitKindOfOp.ts';
 export const lowerPlanPass: Pass = {
   name: 'lower-plan',
   // The plan carries the design's name.
-  reads: ['name'],
+  reads: ['name', 'partition', 'streamOrder'],
+  writes: ['plan', 'planOps', 'planColumns'],
   run(dag, ctx) {
     const order = ctx.streamOrder;
     // The pipeline runs stream-order right before this pass: lanes of another DAG are a bug there.

@@ -19,6 +19,7 @@ export const DEFAULT_OFFLOAD_STREAM = 'offload';
 export const offloadPass: Pass = {
   name: 'offload',
   reads: ['offload'],
+  writes: [],
   run(dag, ctx) {
     const list = directivesOf(ctx.program, 'offload');
     if (list.length === 0) return dag;

@@ -10,6 +10,7 @@ import type { Pass } from '../driver/pass.ts';
 export const partitionPass: Pass = {
   name: 'partition',
   reads: [],
+  writes: ['partition'],
   run(dag, ctx) {
     ctx.partition = partitionOf(dag);
     return dag;

@@ -25,6 +25,7 @@ import { stashedForwards } from '../program/stashedForwards.ts';
 export const recomputePass: Pass = {
   name: 'recompute',
   reads: ['recompute'],
+  writes: [],
   run(dag, ctx) {
     const list = directivesOf(ctx.program, 'recompute');
     if (list.length === 0) return dag;

@@ -72,6 +72,7 @@ export const replicatePass: Pass = {
   // The shard directives too: expert blocks are left out of data parallelism; and shard_tensor's,
   // which divide a block's parameters among the members of a tensor-parallel sub-group.
   reads: ['replicate', 'shard', 'shard_tensor'],
+  writes: [],
   run(dag, ctx) {
     const reps = directivesOf(ctx.program, 'replicate');
     if (reps.length === 0) return dag;

@@ -33,6 +33,7 @@ import { regionDirectives } from '../program/regionDirectives.ts';
 export const shardPass: Pass = {
   name: 'shard',
   reads: ['shard'],
+  writes: [],
   run(dag, ctx) {
     const shards = directivesOf(ctx.program, 'shard');
     if (shards.length === 0) return dag;

@@ -29,6 +29,7 @@ import { regionDirectives } from '../program/regionDirectives.ts';
 export const shardTensorPass: Pass = {
   name: 'shard-tensor',
   reads: ['shard_tensor'],
+  writes: [],
   run(dag, ctx) {
     const list = directivesOf(ctx.program, 'shard_tensor');
     if (list.length === 0) return dag;

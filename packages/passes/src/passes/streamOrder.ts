@@ -15,7 +15,8 @@ import type { Pass } from '../driver/pass.ts';
 
 export const streamOrderPass: Pass = {
   name: 'stream-order',
-  reads: [],
+  reads: ['partition'],
+  writes: ['streamOrder'],
   run(dag, ctx) {
     const partition = ctx.partition;
     // The pipeline runs partition right before this pass: lanes of another DAG are a bug there.
