@@ -7,6 +7,7 @@ export default defineConfig({
       'packages/*/test/**/*.test.ts',
       'apps/*/src/**/*.test.{ts,tsx}',
       'apps/*/test/**/*.test.{ts,tsx}',
+      'test/**/*.test.ts',
     ],
     testTimeout: 30_000,
     pool: 'threads',
