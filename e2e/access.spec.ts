@@ -3,7 +3,7 @@
  * a label on every input, and a model form that suggests exactly the presets that exist.
  */
 import { expect, type Page, test } from '@playwright/test';
-import { TRANSFORMER_PRESET_NAMES } from '../packages/ir/src/transformerPresets.ts';
+import { TRANSFORMER_PRESET_NAMES } from '../packages/ir/src/design/transformerPresets.ts';
 import { openApp, settled } from './app.ts';
 
 test.beforeEach(async ({ page }) => {

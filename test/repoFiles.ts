@@ -22,6 +22,7 @@ export interface NodeFs {
   existsSync(path: string): boolean;
   readFileSync(path: string, encoding: 'utf8'): string;
   readdirSync(path: string): string[];
+  statSync(path: string): { isDirectory(): boolean };
 }
 
 const NODE_FS = 'node:fs';

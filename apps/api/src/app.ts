@@ -11,6 +11,7 @@ import { formatBytes, type Limits, withLimits } from './limits.ts';
 import type { CompilePool } from './pool/compilePool.ts';
 import { ResultCache } from './resultCache.ts';
 import { compileRoutes } from './routes/compile.ts';
+import type { AppContext } from './routes/context.ts';
 import { designRoutes } from './routes/designs.ts';
 import { exportRoutes } from './routes/export.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -32,14 +33,6 @@ export interface AppOptions {
    * sets them, so a web page whose name was rebound to 127.0.0.1 cannot reach it (DNS rebinding).
    */
   allowedHosts?: readonly string[];
-}
-
-export interface AppContext {
-  store: DesignStore;
-  pool: CompilePool;
-  limits: Limits;
-  cache: ResultCache;
-  startedAt: number;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {

@@ -10,8 +10,8 @@ import { exportFile } from './exportFile.ts';
 
 const compiled = vi.hoisted(() => [] as Design[]);
 
-vi.mock('../../../packages/passes/src/driver/compile.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../../packages/passes/src/driver/compile.ts')>();
+vi.mock('../../../packages/passes/src/compile/compile.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../../packages/passes/src/compile/compile.ts')>();
   return {
     ...actual,
     compile: (...args: Parameters<typeof actual.compile>) => {

@@ -11,11 +11,14 @@ import {
   parseCalibrateArgs,
 } from './commands/calibrate.ts';
 import { COMPARE_OPTIONS, COMPARE_USAGE, type CompareCommand, parseCompareArgs } from './commands/compare.ts';
+import type { CompileCommand } from './commands/compile.ts';
 import { EXPORT_OPTIONS, EXPORT_USAGE, type ExportCommand, parseExportArgs } from './commands/export.ts';
 import { IMPORT_OPTIONS, IMPORT_USAGE, type ImportCommand, parseImportArgs } from './commands/import.ts';
 import { parseRunArgs, RUN_OPTIONS, RUN_USAGE, type RunCommand } from './commands/run.ts';
+import type { SimulateCommand } from './commands/simulate.ts';
+import type { ValidateCommand } from './commands/validate.ts';
 import { describeAmbiguousValue, joinNegativeValues } from './dashValues.ts';
-import type { InputOptions } from './inputFile.ts';
+import type { GlobalOptions } from './inputFile.ts';
 
 export const COMMANDS = [
   'validate',
@@ -29,18 +32,12 @@ export const COMMANDS = [
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
-/** Options every command takes. */
-export interface GlobalOptions extends InputOptions {
-  /** Op limit passed to the compiler. */
-  maxOps?: number;
-}
-
 export type Command =
   | { kind: 'help'; command?: CommandName }
   | { kind: 'version' }
-  | ({ kind: 'validate'; design: string } & GlobalOptions)
-  | ({ kind: 'compile'; design: string; output?: string } & GlobalOptions)
-  | ({ kind: 'simulate'; design: string; json: boolean; width?: number; steps?: number } & GlobalOptions)
+  | (ValidateCommand & GlobalOptions)
+  | (CompileCommand & GlobalOptions)
+  | (SimulateCommand & GlobalOptions)
   | (ExportCommand & GlobalOptions)
   | (ImportCommand & GlobalOptions)
   | (CompareCommand & GlobalOptions)

@@ -81,3 +81,9 @@ export function readInputFile(file: string, maxBytes = DEFAULT_MAX_INPUT_BYTES):
     closeSync(fd);
   }
 }
+
+/** Options every command takes. */
+export interface GlobalOptions extends InputOptions {
+  /** Op limit passed to the compiler. */
+  maxOps?: number;
+}

@@ -2,8 +2,8 @@
 import { basename, extname } from 'node:path';
 import { type Design, type Issue, parseDesignText } from '@stagecraft/ir';
 import { type DesignRun, runDesign } from '@stagecraft/workflow';
-import type { GlobalOptions } from './args.ts';
 import { errorLine } from './format.ts';
+import type { GlobalOptions } from './inputFile.ts';
 import { type InputOptions, readInputFile } from './inputFile.ts';
 import type { Io } from './io.ts';
 

@@ -1,9 +1,9 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { designIdFromHash } from './api/autosave.ts';
 import { App } from './components/App.tsx';
 import { openSaved } from './components/DesignsDialog.tsx';
 import { DEFAULT_EXAMPLE, defaultDesign } from './examples.ts';
+import { designIdFromHash } from './store/autosave.ts';
 import { autosave, startStore, useStore } from './store/index.ts';
 import './styles.css';
 

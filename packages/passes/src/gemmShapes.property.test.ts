@@ -6,7 +6,7 @@
 import { type Design, gemmFlops, type Instruction } from '@stagecraft/ir';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { compile } from './driver/compile.ts';
+import { compile } from './compile/compile.ts';
 
 /** One layer over n GPUs: experts sharded n ways, and attention, head and embedding n-way tensor parallel when `tp`. */
 function design(n: number, ep: boolean, tp: boolean): Design {

@@ -16,8 +16,8 @@ import {
 } from '@stagecraft/ir';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import { PASSES } from './compile/pipeline.ts';
 import type { PassContext } from './driver/pass.ts';
-import { PASSES } from './driver/pipeline.ts';
 import { lowerModel, stageValues } from './model/lowerModel.ts';
 import { buildDag } from './passes/buildDag.ts';
 import { expandProgram } from './passes/expandSchedule.ts';

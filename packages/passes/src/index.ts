@@ -1,7 +1,9 @@
 export type { Action, BuilderInput, BuiltSchedule, ScheduleBuilder, Slot } from './builders/builder.ts';
 export { microbatchesPerDirection, scheduleMicrobatches } from './builders/builder.ts';
 export { BUILDERS, getBuilder } from './builders/index.ts';
-export { compile } from './driver/compile.ts';
+export { compile } from './compile/compile.ts';
+export { compileIncremental, type IncrementalResult, type IncrementalState } from './compile/incremental.ts';
+export { DEFAULT_MAX_OPS, PASSES } from './compile/pipeline.ts';
 export type {
   CompileOptions,
   CompileResult,
@@ -9,9 +11,7 @@ export type {
   NodeDiff,
   PassSnapshot,
 } from './driver/compileTypes.ts';
-export { compileIncremental, type IncrementalResult, type IncrementalState } from './driver/incremental.ts';
 export type { Pass, PassContext, PassInput } from './driver/pass.ts';
-export { DEFAULT_MAX_OPS, PASSES } from './driver/pipeline.ts';
 export * from './formats/index.ts';
 export { balancedCuts } from './model/annotate.ts';
 export { layersPerStage, lowerModel, modelBlockCount } from './model/lowerModel.ts';

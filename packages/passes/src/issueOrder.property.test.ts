@@ -8,10 +8,10 @@
 import type { Design, Directive, Instruction, SyntheticBlock } from '@stagecraft/ir';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import { compile } from './compile/compile.ts';
 import { predecessors } from './dag/adjacency.ts';
 import { eagerIssueOrder, exactIssueOrder } from './dag/issueKeys.ts';
 import { topoOrderOf } from './dag/topo.ts';
-import { compile } from './driver/compile.ts';
 import { partitionOf } from './passes/partition.ts';
 
 const V_BUILDERS = new Set(['interleaved-1f1b', 'zbv', 'dualpipev']);

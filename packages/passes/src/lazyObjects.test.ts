@@ -15,7 +15,7 @@ import {
   validatePlan,
 } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
-import { compile } from './driver/compile.ts';
+import { compile } from './compile/compile.ts';
 
 function interleaved(m: number): Design {
   return {

@@ -2,7 +2,7 @@ import type { Design, Instruction, Plan } from '@stagecraft/ir';
 import { validatePlan } from '@stagecraft/ir';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { compile } from './driver/compile.ts';
+import { compile } from './compile/compile.ts';
 
 function dualPipeV(p: number, m: number): Plan {
   const design: Design = {

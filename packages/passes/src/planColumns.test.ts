@@ -2,7 +2,6 @@ import type { Instruction, Plan, PlanColumns, PlanLayout } from '@stagecraft/ir'
 import {
   compiledLayoutOf,
   IssueList,
-  layoutFromColumns,
   layoutFromObjects,
   provesLayout,
   UNIT_COLLECTIVE,
@@ -15,7 +14,8 @@ import {
 } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { exampleDesigns } from '../../../test/repoFiles.ts';
-import { compile } from './driver/compile.ts';
+import { compile } from './compile/compile.ts';
+import { layoutFromColumns } from './lower/layoutFromColumns.ts';
 
 const examples = await exampleDesigns();
 

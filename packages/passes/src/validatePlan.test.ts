@@ -2,7 +2,7 @@ import type { Design, Instruction, Plan } from '@stagecraft/ir';
 import { IssueList, layoutFromObjects, provesLayout, validatePlan } from '@stagecraft/ir';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compile } from './driver/compile.ts';
+import { compile } from './compile/compile.ts';
 
 function design(builder: string, p: number, m: number, extra: Partial<Record<string, unknown>> = {}): Design {
   const chunks =

@@ -1,6 +1,6 @@
 /** Small designs for tests: a synthetic model with uniform costs on an ideal cluster. */
 import type { Design, Directive, Instruction, Plan } from '@stagecraft/ir';
-import { compile } from '../src/driver/compile.ts';
+import { compile } from '../src/compile/compile.ts';
 
 export function synthetic(
   directives: Directive[],

@@ -9,8 +9,8 @@ import { compareDesigns, exportDesign, exportRun, runDesign } from './index.ts';
 
 const calls = vi.hoisted(() => ({ compiled: [] as Design[], simulated: 0 }));
 
-vi.mock('../../passes/src/driver/compile.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../passes/src/driver/compile.ts')>();
+vi.mock('../../passes/src/compile/compile.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../passes/src/compile/compile.ts')>();
   return {
     ...actual,
     compile: (...args: Parameters<typeof actual.compile>) => {
@@ -19,8 +19,8 @@ vi.mock('../../passes/src/driver/compile.ts', async (importOriginal) => {
     },
   };
 });
-vi.mock('../../passes/src/driver/incremental.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../passes/src/driver/incremental.ts')>();
+vi.mock('../../passes/src/compile/incremental.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../passes/src/compile/incremental.ts')>();
   return {
     ...actual,
     compileIncremental: (...args: Parameters<typeof actual.compileIncremental>) => {

@@ -4,13 +4,13 @@
  * options before; otherwise from the worker pool.
  */
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.ts';
 import { contentHash } from '../canonical.ts';
 import { BRIEF_INCLUDE, type CompileInclude, DEFAULT_INCLUDE, omittedParts } from '../compileResponse.ts';
 import { estimatedOps } from '../designSize.ts';
 import { ApiError } from '../errors.ts';
 import { retryAfterOf } from '../pool/compilePool.ts';
 import { compilableDesign, compileBodySchema, parseBody } from '../schemas.ts';
+import type { AppContext } from './context.ts';
 
 export function compileRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/compile', async (req, reply) => {

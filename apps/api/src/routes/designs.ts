@@ -1,7 +1,6 @@
 /** Saved designs and their version history (`/api/designs`). */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.ts';
 import { DESIGN_ID, type QuotaExceeded } from '../designStore.ts';
 import { ApiError } from '../errors.ts';
 import {
@@ -12,6 +11,7 @@ import {
   putDesignBodySchema,
   versionNumber,
 } from '../schemas.ts';
+import type { AppContext } from './context.ts';
 
 interface IdParams {
   id: string;

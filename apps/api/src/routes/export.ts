@@ -1,10 +1,10 @@
 /** `POST /api/export`: the compiled design as a file an existing engine or viewer reads. */
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.ts';
 import { estimatedOps } from '../designSize.ts';
 import { ApiError } from '../errors.ts';
 import { retryAfterOf } from '../pool/compilePool.ts';
 import { compilableDesign, exportBodySchema, parseBody } from '../schemas.ts';
+import type { AppContext } from './context.ts';
 
 export function exportRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/export', async (req, reply) => {

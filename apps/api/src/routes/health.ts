@@ -1,7 +1,7 @@
 /** `GET /api/health`: the service is up, and what it runs on. */
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.ts';
+import type { AppContext } from './context.ts';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }

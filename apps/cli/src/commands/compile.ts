@@ -1,7 +1,7 @@
 /** `stagecraft compile <design> [-o plan.json]`: the stagecraft/plan@2 document. */
 import { formatStageLayers, layersPerStage } from '@stagecraft/passes';
-import type { Command } from '../args.ts';
 import { formatCount, formatMs } from '../format.ts';
+import type { GlobalOptions } from '../inputFile.ts';
 import type { Io } from '../io.ts';
 import { compileDesign, loadDesign } from '../load.ts';
 import { writeOutput } from './output.ts';
@@ -9,7 +9,13 @@ import { writeOutput } from './output.ts';
 /** Above this many ops a plan is written without indentation: it is for programs, not eyes. */
 const INDENT_LIMIT = 100_000;
 
-export function compilePlan(cmd: Extract<Command, { kind: 'compile' }>, io: Io): number {
+export interface CompileCommand {
+  kind: 'compile';
+  design: string;
+  output?: string;
+}
+
+export function compilePlan(cmd: CompileCommand & GlobalOptions, io: Io): number {
   const design = loadDesign(cmd.design, io, cmd);
   if (!design) return 1;
   const run = compileDesign(design, cmd.design, cmd, io);

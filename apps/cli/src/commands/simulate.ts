@@ -2,15 +2,23 @@
 import { formatStageLayers, layersPerStage } from '@stagecraft/passes';
 import { metricsReport, renderAsciiTimeline, type SteadyState } from '@stagecraft/sim';
 import { simulateRun, steadyRun } from '@stagecraft/workflow';
-import type { Command } from '../args.ts';
 import { simulationSummary } from '../format.ts';
+import type { GlobalOptions } from '../inputFile.ts';
 import type { Io } from '../io.ts';
 import { compileDesign, loadDesign, reportIssues } from '../load.ts';
 
 /** Designs up to this many ops get an ASCII timeline in the readable summary. */
 export const TIMELINE_MAX_OPS = 2_000;
 
-export function simulate(cmd: Extract<Command, { kind: 'simulate' }>, io: Io, columns?: number): number {
+export interface SimulateCommand {
+  kind: 'simulate';
+  design: string;
+  json: boolean;
+  width?: number;
+  steps?: number;
+}
+
+export function simulate(cmd: SimulateCommand & GlobalOptions, io: Io, columns?: number): number {
   const design = loadDesign(cmd.design, io, cmd);
   if (!design) return 1;
   const run = compileDesign(design, cmd.design, cmd, io);

@@ -4,9 +4,9 @@
  * `useStore` and `autosave`.
  */
 import type { Design } from '@stagecraft/ir';
-import { type Autosave, createAutosave } from '../api/autosave.ts';
 import type { WorkerRequest } from '../workerProtocol.ts';
 import { type AppStore, createAppStore } from './appStore.ts';
+import { type Autosave, createAutosave } from './autosave.ts';
 import { connectMeasured } from './measured.ts';
 import { Recompute } from './recompute.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import type { Cluster } from '../cluster.ts';
-import { CompileError } from '../issue.ts';
+import { CompileError } from '../issue/issue.ts';
+import type { Cluster } from './cluster.ts';
 import { clusterDevices, deviceCount, scheduleOpEstimate, scheduleRanks } from './designFacts.ts';
 
 const custom: Cluster = {

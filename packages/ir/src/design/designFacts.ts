@@ -3,10 +3,11 @@
  * once: how many devices its cluster has, how many ranks a schedule runs on, and about how many
  * ops a schedule compiles to.
  */
-import type { Cluster } from '../cluster.ts';
-import { expandCluster } from '../clusterPresets.ts';
-import type { ScheduleDirective } from '../directive.ts';
-import { CompileError, type Issue } from '../issue.ts';
+
+import { CompileError, type Issue } from '../issue/issue.ts';
+import type { Cluster } from './cluster.ts';
+import { expandCluster } from './clusterPresets.ts';
+import type { ScheduleDirective } from './directive.ts';
 
 /**
  * Devices of a cluster: an ideal cluster's count, else nodes × GPUs per node (a preset's GPUs

@@ -2,12 +2,13 @@
  * What ties a compiled plan to the layout validation proved on its columns, as a field a reader
  * can see: `plan.compiled` (non-enumerable, so JSON, spreads and structured clones leave it
  * behind: a copy of a plan is read from its objects). The plan's lowered streams hold the same
- * object and tell it when their instructions are first read or replaced (planInstructions.ts):
+ * object and tell it when their instructions are first read or replaced (lazyStream.ts):
  * from then on the caller may edit instruction objects in place, which the layout would not
  * see, so it is dropped, and the plan is read from its objects like any loaded plan.
  */
+
+import { loweredStreamOf } from './lazyStream.ts';
 import type { Plan } from './plan.ts';
-import { loweredStreamOf } from './planInstructions.ts';
 import type { PlanLayout } from './planLayout.ts';
 
 export class CompiledLayout {

@@ -3,7 +3,7 @@
  * in thousands (every wait for a renamed instruction), and its reader needs the first few. The
  * count goes on past the cap, so a check can still ask whether anything was found.
  */
-import type { Issue } from '../issue.ts';
+import type { Issue } from '../issue/issue.ts';
 
 /**
  * Issues a file reader lists before it only counts: the API answers with as many (apps/api's

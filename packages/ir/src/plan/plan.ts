@@ -17,12 +17,17 @@
  * @2, byte for byte what they were.
  */
 import { z } from 'zod';
-import { type Cluster, customClusterSchema, idealClusterSchema, presetClusterSchema } from '../cluster.ts';
-import type { Issue } from '../issue.ts';
-import { parseJsonText } from '../json.ts';
-import { opKernelsSchema } from '../kernels.ts';
-import { groupMeshSchema } from '../mesh.ts';
-import { fromZod } from '../zodIssues.ts';
+import {
+  type Cluster,
+  customClusterSchema,
+  idealClusterSchema,
+  presetClusterSchema,
+} from '../design/cluster.ts';
+import { opKernelsSchema } from '../design/kernels.ts';
+import { groupMeshSchema } from '../design/mesh.ts';
+import type { Issue } from '../issue/issue.ts';
+import { parseJsonText } from '../issue/json.ts';
+import { fromZod } from '../issue/zodIssues.ts';
 import type { CompiledLayout } from './compiledLayout.ts';
 
 export const PLAN_FORMAT = 'stagecraft/plan@2';

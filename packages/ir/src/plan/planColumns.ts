@@ -2,7 +2,7 @@
  * A compiled plan as integer columns, in the plan's own order of instructions (device by device as
  * `plan.devices` lists them, stream by stream, position by position): what lowering knows of each
  * unit while it builds the plan, so that nothing after it re-derives those facts from the plan's
- * objects, resolving every wait id by string comparison. layoutFromColumns.ts reads them into the
+ * objects, resolving every wait id by string comparison. passes/lower/layoutFromColumns.ts reads them into the
  * plan's layout (the one structure validation and the simulator read); the simulator also reads
  * what units cost from them.
  *
@@ -10,7 +10,7 @@
  * proved on them (compiledLayout.ts). A compiled plan is a value; code that edits one edits a
  * copy, or the plan is read from its objects from then on.
  */
-import type { OpKernels } from '../kernels.ts';
+import type { OpKernels } from '../design/kernels.ts';
 
 export interface PlanColumns {
   /** Units, global streams (every device's, in order), device plans. */
@@ -45,7 +45,7 @@ export interface PlanColumns {
   /**
    * What the units' nodes cost, so that neither validation nor the simulator reads the
    * instruction objects (which a compiled plan makes only when something reads them): the DAG's
-   * own columns (ir/nodeTable.ts), read through `node`, and the model's costs per op.
+   * own columns (dag/nodeTable.ts), read through `node`, and the model's costs per op.
    */
   readonly costs: UnitCosts;
   /** OVERLAP units by unit: their members (DAG nodes) and duration (NaN where the model gives none). */

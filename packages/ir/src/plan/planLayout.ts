@@ -5,7 +5,7 @@
  * RECV; and the collective groups. Validation (validatePlan.ts), its diagnosis (planIssues.ts)
  * and the simulator's setup all read this, and do not know how it was built:
  *
- * - layoutFromColumns.ts builds it from the columns lowering wrote (a compiled plan: no instruction
+ * - passes/lower/layoutFromColumns.ts builds it from the columns lowering wrote (a compiled plan: no instruction
  *   object is made);
  * - layoutFromObjects.ts builds it from instruction objects (a plan loaded from a file or edited),
  *   resolving every id and reporting what does not resolve.

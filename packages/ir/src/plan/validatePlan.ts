@@ -9,7 +9,7 @@
  * instruction object; any other plan on the layout of its objects (`validatePlan`).
  */
 
-import type { Issue } from '../issue.ts';
+import type { Issue } from '../issue/issue.ts';
 import { type ArraySource, FRESH } from '../memory/arrayPool.ts';
 import { IssueList } from './issueList.ts';
 import { layoutFromObjects } from './layoutFromObjects.ts';
@@ -38,7 +38,7 @@ export function validatePlan(plan: Plan, options: number | ValidateOptions = {})
 }
 
 /**
- * True when a compiled plan's layout (layoutFromColumns.ts) keeps every rule; false when its plan
+ * True when a compiled plan's layout (passes/lower/layoutFromColumns.ts) keeps every rule; false when its plan
  * must be validated from its objects to say what is wrong. Ids are unique by construction.
  */
 export function provesLayout(layout: PlanLayout, scratch: ArraySource = FRESH): boolean {

@@ -18,22 +18,16 @@ import {
   type Plan,
   withParts,
 } from '@stagecraft/ir';
-import type { Partition } from '../passes/partition.ts';
-import type { StreamOrder } from '../passes/streamOrder.ts';
 import type { CompileOptions, ExpandedDirective, PassSnapshot } from './compileTypes.ts';
+import type { Partition, StreamOrder } from './lanes.ts';
 import { ChangedSnapshot } from './passDiff.ts';
 
-export interface PassContext {
-  readonly design: Design;
-  readonly options: Required<CompileOptions>;
-  /**
-   * Where a pass takes arrays it uses only while it runs (lent for the compile: ir/arrayPool.ts).
-   * Nothing taken here may be left in the DAG or the context, an incremental compile keeps both,
-   * unless it names the scratch it was lent from and its reader checks that against its own.
-   */
-  readonly scratch: ArraySource;
-  /** The program after macro expansion; set by `expand-schedule`. */
-  program: ExpandedDirective[];
+/**
+ * What passes leave in the context for later passes: a pass declares the fields it sets
+ * (`Pass.writes`) and the ones it reads (`Pass.reads`), and each is set by a pass before the
+ * passes that read it (passContract.ts checks both).
+ */
+export interface ContextState {
   /** Ops of each device group by stream; set by `partition`. */
   partition?: Partition;
   /** Per device group and stream, the execution order; set by `stream-order`. */
@@ -46,22 +40,43 @@ export interface PassContext {
   planColumns?: { readonly plan: Plan; readonly columns: PlanColumns };
 }
 
+export type ContextField = keyof ContextState;
+
+export interface PassContext extends ContextState {
+  readonly design: Design;
+  readonly options: Required<CompileOptions>;
+  /**
+   * Where a pass takes arrays it uses only while it runs (lent for the compile: ir/arrayPool.ts).
+   * Nothing taken here may be left in the DAG or the context, an incremental compile keeps both,
+   * unless it names the scratch it was lent from and its reader checks that against its own.
+   */
+  readonly scratch: ArraySource;
+  /** The program after macro expansion; set by `expand-schedule`, before the first pass. */
+  program: ExpandedDirective[];
+}
+
 /**
- * What a pass reads of the design besides its input DAG and what earlier passes left in the
- * context: directive kinds of the expanded program (each with its index and path), and `name`,
- * the design's name. The model, the cluster and the op limit are not listed: every pass may read
+ * What a pass reads besides its input DAG: directive kinds of the expanded program (each with its
+ * index and path), `name`, the design's name, and what earlier passes left in the context
+ * (`ContextField`). The model, the cluster and the op limit are not listed: every pass may read
  * them, and a change there compiles from scratch.
  */
-export type PassInput = DirectiveOp | 'name';
+export type PassInput = DirectiveOp | 'name' | ContextField;
 
 export interface Pass {
   readonly name: string;
   /**
    * Everything the pass reads (`PassInput`): an incremental compile reruns it, and every pass
-   * after it, only when one of these changed. Too short a list gives stale plans; the property
+   * after it, only when one of these changed (a context field changes only when an earlier pass
+   * reran, which reruns this one too). Too short a list gives stale plans; the property
    * test of `compileIncremental` compares with full compiles after random edits.
    */
   readonly reads: readonly PassInput[];
+  /**
+   * The context fields the pass sets (`ContextState`), none for most: a later pass may read only
+   * what an earlier one declares here.
+   */
+  readonly writes: readonly ContextField[];
   /** Returns the DAG after the pass; returning the input means the pass changed nothing. */
   run(dag: Dag, ctx: PassContext): Dag;
 }

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { compactDesign, expandedDesign, type SplitSchedule } from '../../../../test/splitBackwardDesigns.ts';
 import { compiled, computeOrder, manualTwoStage, synthetic } from '../../test/designs.ts';
 import { BUILDERS } from '../builders/index.ts';
-import { compile } from './compile.ts';
-import { compileIncremental } from './incremental.ts';
+import { compile } from '../compile/compile.ts';
+import { compileIncremental } from '../compile/incremental.ts';
 
 const cases: SplitSchedule[] = Object.values(BUILDERS).flatMap((b) =>
   [{ PP: 1 }, { PP: '*' as const }].flatMap((split) =>

@@ -5,7 +5,7 @@
  * gigabytes to fail. The estimate is the compiler's own (ir's design facts, `scheduleOpEstimate`).
  */
 import { type Cluster, clusterDevices as countDevices, type Issue, scheduleOpEstimate } from '@stagecraft/ir';
-import { DEFAULT_MAX_OPS } from '../driver/pipeline.ts';
+import { DEFAULT_MAX_OPS } from '../compile/pipeline.ts';
 
 export interface ImportSize {
   /** Blocks (PP regions) the schedule runs, and where the file states them. */

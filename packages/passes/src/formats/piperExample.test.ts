@@ -4,7 +4,7 @@
  */
 import { expect, test } from 'vitest';
 import { exampleDesigns } from '../../../../test/repoFiles.ts';
-import { compile } from '../driver/compile.ts';
+import { compile } from '../compile/compile.ts';
 import { importPiper } from './piperProgram.ts';
 
 const example = (await exampleDesigns()).find((e) => e.file === 'piper-pp2-dp2-ep2.json')!.design;

@@ -2,7 +2,7 @@ import type { Design, Filter } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { compactDesign } from '../../../../test/splitBackwardDesigns.ts';
 import { synthetic } from '../../test/designs.ts';
-import { compile } from '../driver/compile.ts';
+import { compile } from '../compile/compile.ts';
 import { executedPlan, exportPiperProgram, importPiper } from './piperProgram.ts';
 
 function exported(design: Design) {

@@ -33,7 +33,7 @@ import {
   parseJsonText,
   subgroupsOf,
 } from '@stagecraft/ir';
-import { compile } from '../driver/compile.ts';
+import { compile } from '../compile/compile.ts';
 import type { ExpandedDirective } from '../driver/compileTypes.ts';
 import { lowerModel, modelBlockCount } from '../model/lowerModel.ts';
 import { NodeIndex } from '../program/nodeIndex.ts';

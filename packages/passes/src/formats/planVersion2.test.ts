@@ -1,7 +1,7 @@
 import type { Design, Instruction, Plan } from '@stagecraft/ir';
 import { PLAN_FORMAT } from '@stagecraft/ir';
 import { expect, test } from 'vitest';
-import { compile } from '../driver/compile.ts';
+import { compile } from '../compile/compile.ts';
 import { loadPlan } from './loadPlan.ts';
 
 /** PP2 × DP2 with ZeRO-2, two microbatches: every kind of instruction a runtime must place. */

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { readFixture, TORCH_INTERLEAVED_ORDERS } from '../../../../test/repoFiles.ts';
-import { compile } from '../driver/compile.ts';
+import { compile } from '../compile/compile.ts';
 import { exportTorchCsv } from './torchExport.ts';
 import { importTorchCsv } from './torchImport.ts';
 

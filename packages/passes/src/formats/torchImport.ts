@@ -18,7 +18,7 @@ import {
   IssueList,
   type Model,
 } from '@stagecraft/ir';
-import { compile } from '../driver/compile.ts';
+import { compile } from '../compile/compile.ts';
 import { lowerModel, modelBlockCount, stageValues } from '../model/lowerModel.ts';
 import { clusterDevices, importSizeIssue } from './importSize.ts';
 import {

@@ -17,9 +17,7 @@
 import {
   type ArraySource,
   attachCompiledLayout,
-  blockOpKernels,
   COST_STRIDE,
-  CollectiveMembers,
   CompiledLayout,
   type Dag,
   type Design,
@@ -30,14 +28,10 @@ import {
   OP_SEND,
   OP_UPD,
   type OpKernels,
-  opFlops,
-  opMs,
-  overlapMs,
   PLAN_FORMAT,
   PLAN_FORMAT_MESHES,
   type Plan,
   type PlanColumns,
-  PlanInstructions,
   type StreamPlan,
   subgroupsOf,
   tableOf,
@@ -47,14 +41,16 @@ import {
   UNIT_RECV,
   UNIT_SEND,
   type UnitCosts,
-  unitKindOfOp,
 } from '@stagecraft/ir';
 import { predecessors } from '../dag/adjacency.ts';
 import type { Units } from '../dag/topo.ts';
 import type { Pass, PassContext } from '../driver/pass.ts';
+import { CollectiveMembers } from './collectiveMembers.ts';
+import { blockOpKernels, opFlops, opMs, overlapMs, PlanInstructions } from './planInstructions.ts';
 import { compactGroups } from './replicaLayout.ts';
 import { lazyRuntimeModel, runtimeBatch } from './runtimeModel.ts';
 import { computeCensus, microbatchTokens, trainingState } from './trainingState.ts';
+import { unitKindOfOp } from './unitKindOfOp.ts';
 
 type Partition = NonNullable<PassContext['partition']>;
 type StreamOrder = NonNullable<PassContext['streamOrder']>;
@@ -63,7 +59,8 @@ type Census = ReturnType<typeof computeCensus>;
 export const lowerPlanPass: Pass = {
   name: 'lower-plan',
   // The plan carries the design's name.
-  reads: ['name'],
+  reads: ['name', 'partition', 'streamOrder'],
+  writes: ['plan', 'planOps', 'planColumns'],
   run(dag, ctx) {
     const order = ctx.streamOrder;
     // The pipeline runs stream-order right before this pass: lanes of another DAG are a bug there.

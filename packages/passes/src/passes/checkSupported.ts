@@ -10,6 +10,7 @@ export const checkSupportedPass: Pass = {
   name: 'check-supported',
   // The model and the cluster only, which every pass may read.
   reads: [],
+  writes: [],
   run(dag, ctx) {
     const { model, cluster } = ctx.design;
     if (model.kind === 'transformer' && 'kind' in cluster && cluster.kind === 'ideal')

@@ -9,6 +9,7 @@ import { NodeIndex } from '../program/nodeIndex.ts';
 export const insertOptimizerStepPass: Pass = {
   name: 'insert-optimizer-step',
   reads: [],
+  writes: [],
   run(dag, ctx) {
     const t = tableOf(dag);
     const groups = dag.groups.length;

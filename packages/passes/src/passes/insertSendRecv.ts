@@ -33,6 +33,7 @@ export const DEFAULT_P2P_STREAM = 'p2p';
 export const insertSendRecvPass: Pass = {
   name: 'insert-send-recv',
   reads: [],
+  writes: [],
   run(dag, ctx) {
     const e = dag.edges;
     const t = tableOf(dag);

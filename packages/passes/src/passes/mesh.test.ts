@@ -2,7 +2,7 @@ import { type Directive, parseDesign } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { nodeFs, repositoryRoot } from '../../../../test/repoFiles.ts';
 import { compiled, errorsOf, moeDesign } from '../../test/parallelDesigns.ts';
-import { compileIncremental } from '../driver/incremental.ts';
+import { compileIncremental } from '../compile/incremental.ts';
 
 const mesh = (start = 0) => ({ axes: ['dp', 'tp'], shape: [2, 2], start });
 const onMeshes = (...directives: Directive[]) =>

@@ -7,15 +7,16 @@
  * if its gradient comes from another group.
  */
 import { EDGE_DATA, OP_B, OP_BI, OP_F, OP_OFFLOAD, OP_RELOAD, OP_UPD } from '@stagecraft/ir';
-import { DagRewrite } from '../dag/dagRewrite.ts';
 import { type Pass, rewritten } from '../driver/pass.ts';
 import { stashedForwards } from '../program/stashedForwards.ts';
+import { DagRewrite } from './dagRewrite.ts';
 
 export const DEFAULT_OFFLOAD_STREAM = 'offload';
 
 export const offloadPass: Pass = {
   name: 'offload',
   reads: ['offload'],
+  writes: [],
   run(dag, ctx) {
     const rewrite = DagRewrite.of(dag, ctx, 'offload', 'offload');
     if (rewrite === undefined) return dag;

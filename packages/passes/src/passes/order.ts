@@ -42,6 +42,7 @@ const DIRECT_EDGE_LIMIT = 4;
 export const orderPass: Pass = {
   name: 'order',
   reads: ['order', 'split_backward'],
+  writes: [],
   run(dag, ctx) {
     const orders = directivesOf(ctx.program, 'order');
     if (orders.length === 0) return dag;

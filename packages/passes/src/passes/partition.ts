@@ -4,27 +4,13 @@
  * them, so the grouping is computed here once, as one integer per node.
  */
 import { CompileError, type Dag, nodeIdOf, OP_ORDER_SOURCE, tableOf } from '@stagecraft/ir';
+import type { Lane, Partition } from '../driver/lanes.ts';
 import type { Pass } from '../driver/pass.ts';
-
-export interface Lane {
-  readonly group: number;
-  readonly stream: string;
-}
-
-export interface Partition {
-  /** The DAG this partition is of. */
-  readonly dag: Dag;
-  /** Lane of each node (index into `lanes`); -1 for control nodes, which are not lowered. */
-  readonly laneOf: Int32Array;
-  /** Lanes in order of their first node in the DAG. */
-  readonly lanes: readonly Lane[];
-  /** Per group, its lane indices. */
-  readonly groupLanes: readonly (readonly number[])[];
-}
 
 export const partitionPass: Pass = {
   name: 'partition',
   reads: [],
+  writes: ['partition'],
   run(dag, ctx) {
     ctx.partition = partitionOf(dag);
     return dag;

@@ -29,6 +29,7 @@ import { directivesOf } from '../program/program.ts';
 export const placePass: Pass = {
   name: 'place',
   reads: ['place'],
+  writes: [],
   run(dag, ctx) {
     const places = directivesOf(ctx.program, 'place');
     const devices = deviceCount(ctx.design.cluster);

@@ -6,13 +6,14 @@
  * waits for, so it runs late (when the gradient arrives) rather than right after the forward.
  */
 import { EDGE_DATA, type NodeTable, OP_ALL_GATHER, OP_B, OP_BI, OP_BW, OP_RECOMPUTE } from '@stagecraft/ir';
-import { DagRewrite } from '../dag/dagRewrite.ts';
 import { type Pass, rewritten } from '../driver/pass.ts';
 import { stashedForwards } from '../program/stashedForwards.ts';
+import { DagRewrite } from './dagRewrite.ts';
 
 export const recomputePass: Pass = {
   name: 'recompute',
   reads: ['recompute'],
+  writes: [],
   run(dag, ctx) {
     const rewrite = DagRewrite.of(dag, ctx, 'recompute', 'recompute');
     if (rewrite === undefined) return dag;

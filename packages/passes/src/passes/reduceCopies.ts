@@ -25,6 +25,7 @@ export const COPIES_STREAM = 'compute';
 export const reduceCopiesPass: Pass = {
   name: 'reduce-copies',
   reads: [],
+  writes: [],
   run(dag, ctx) {
     const t = tableOf(dag);
     // Groups making weight gradients of each block: the first in a column, any others in a set

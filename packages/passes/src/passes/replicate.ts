@@ -41,10 +41,8 @@ import { EdgeColumns } from '../dag/edgeColumns.ts';
 import { RowAppend } from '../dag/rowAppend.ts';
 import { type Pass, type PassContext, rewritten } from '../driver/pass.ts';
 import { NodeIndex } from '../program/nodeIndex.ts';
-import { directivesOf } from '../program/program.ts';
+import { DEFAULT_COMM_STREAM, directivesOf } from '../program/program.ts';
 import { dimsSuffix, familyOf, nodeFamily, regionsOf } from '../program/region.ts';
-
-export const DEFAULT_COMM_STREAM = 'compute';
 
 /** Adds a collective of the region's group and directive; returns its node index. */
 type AddCollective = (
@@ -74,6 +72,7 @@ export const replicatePass: Pass = {
   // The shard directives too: expert blocks are left out of data parallelism; and shard_tensor's,
   // which divide a block's parameters among the members of a tensor-parallel sub-group.
   reads: ['replicate', 'shard', 'shard_tensor'],
+  writes: [],
   run(dag, ctx) {
     const reps = directivesOf(ctx.program, 'replicate');
     if (reps.length === 0) return dag;

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { compactDesign, expandedDesign, type SplitSchedule } from '../../../../test/splitBackwardDesigns.ts';
 import { compiled, computeOrder } from '../../test/designs.ts';
 import { BUILDERS } from '../builders/index.ts';
-import { compile } from '../driver/compile.ts';
-import { compileIncremental } from '../driver/incremental.ts';
+import { compile } from '../compile/compile.ts';
+import { compileIncremental } from '../compile/incremental.ts';
 import { exportPiperProgram } from '../formats/piperProgram.ts';
 
 /** The compact design with `edits` on its schedule. */

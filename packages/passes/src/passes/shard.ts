@@ -21,14 +21,15 @@ import {
   type PathSegment,
   resolveTransformer,
 } from '@stagecraft/ir';
-import { DagRewrite } from '../dag/dagRewrite.ts';
 import { type Pass, rewritten } from '../driver/pass.ts';
 import { nodeFamily } from '../program/region.ts';
 import { regionDirectives } from '../program/regionDirectives.ts';
+import { DagRewrite } from './dagRewrite.ts';
 
 export const shardPass: Pass = {
   name: 'shard',
   reads: ['shard'],
+  writes: [],
   run(dag, ctx) {
     const rewrite = DagRewrite.of(dag, ctx, 'shard', 'shard');
     if (rewrite === undefined) return dag;

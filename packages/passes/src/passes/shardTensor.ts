@@ -18,14 +18,15 @@ import {
   OP_ALL_REDUCE,
   OP_UPD,
 } from '@stagecraft/ir';
-import { DagRewrite } from '../dag/dagRewrite.ts';
 import { type Pass, rewritten } from '../driver/pass.ts';
 import { familyOf, nodeFamily } from '../program/region.ts';
 import { regionDirectives } from '../program/regionDirectives.ts';
+import { DagRewrite } from './dagRewrite.ts';
 
 export const shardTensorPass: Pass = {
   name: 'shard-tensor',
   reads: ['shard_tensor'],
+  writes: [],
   run(dag, ctx) {
     const rewrite = DagRewrite.of(dag, ctx, 'shard_tensor', 'shard-tensor');
     if (rewrite === undefined) return dag;

@@ -25,6 +25,7 @@ export const splitPass: Pass = {
   // The places too, but only to size the table's room for transfers: a place edit leaves the
   // result as it was, so it need not rerun this pass.
   reads: ['split'],
+  writes: [],
   run(dag, ctx) {
     let out = dag;
     // Data crosses device groups only when places put blocks on more than one.

@@ -28,6 +28,7 @@ export const splitBackwardPass: Pass = {
   name: 'split-backward',
   // Piper's rule: an order naming BI or BW splits that backward.
   reads: ['split_backward', 'order'],
+  writes: [],
   run(dag, ctx) {
     const explicit = directivesOf(ctx.program, 'split_backward');
     const orders = directivesOf(ctx.program, 'order');

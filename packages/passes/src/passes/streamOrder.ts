@@ -7,35 +7,16 @@
  * into one topological order (so no lane waits on a later unit of another: no deadlock), in which
  * a channel's RECVs follow its SENDs; its numbering is the ranks plan validation checks.
  */
-import { type ArraySource, CompileError, type Dag, nodeIdOf } from '@stagecraft/ir';
-import { type Predecessors, predecessors } from '../dag/adjacency.ts';
+import { CompileError, nodeIdOf } from '@stagecraft/ir';
+import { predecessors } from '../dag/adjacency.ts';
 import { issueOrder } from '../dag/issueKeys.ts';
-import { topoOrderOf, type Units } from '../dag/topo.ts';
+import { topoOrderOf } from '../dag/topo.ts';
 import type { Pass } from '../driver/pass.ts';
-
-export interface StreamOrder {
-  /** The DAG this order is of. */
-  readonly dag: Dag;
-  readonly units: Units;
-  /** Units (representative node indices) of lane l in execution order: `laneUnits[laneOff[l] .. laneOff[l+1]-1]`. */
-  readonly laneOff: Int32Array;
-  readonly laneUnits: Int32Array;
-  /**
-   * A number per unit of those that grows along every edge and down every lane (its place in one
-   * topological order of the DAG that runs every lane in its order).
-   */
-  readonly laneRank: Float64Array;
-  /**
-   * The DAG's predecessor lists, built for the issue keys and read again by lower-plan. Lent from
-   * the compile's scratch (`lentFrom`): valid only in that compile. An incremental compile that
-   * keeps this order and reruns lower-plan alone sees another scratch and builds them again.
-   */
-  readonly predecessors: { readonly lists: Predecessors; readonly lentFrom: ArraySource };
-}
 
 export const streamOrderPass: Pass = {
   name: 'stream-order',
-  reads: [],
+  reads: ['partition'],
+  writes: ['streamOrder'],
   run(dag, ctx) {
     const partition = ctx.partition;
     // The pipeline runs partition right before this pass: lanes of another DAG are a bug there.

@@ -7,6 +7,7 @@ import { directivesOf } from '../program/program.ts';
 export const streamsPass: Pass = {
   name: 'streams',
   reads: ['stream'],
+  writes: [],
   run(dag, ctx) {
     const specs = directivesOf(ctx.program, 'stream');
     if (specs.length === 0) return dag;

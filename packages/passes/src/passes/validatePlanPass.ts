@@ -1,10 +1,12 @@
-import { CompileError, layoutFromColumns, provesLayout, validatePlan } from '@stagecraft/ir';
+import { CompileError, provesLayout, validatePlan } from '@stagecraft/ir';
 import type { Pass } from '../driver/pass.ts';
+import { layoutFromColumns } from '../lower/layoutFromColumns.ts';
 
 /** The last pass: a plan that fails validation is a compile error, never output. */
 export const validatePlanPass: Pass = {
   name: 'validate-plan',
-  reads: [],
+  reads: ['plan', 'planColumns'],
+  writes: [],
   run(dag, ctx) {
     const plan = ctx.plan!;
     // A compiled plan is proven on the layout of the columns lowering made, without reading its

@@ -1,6 +1,6 @@
 import { type Dag, type Design, type Filter, nodeTags } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
-import { compile } from '../driver/compile.ts';
+import { compile } from '../compile/compile.ts';
 import { NodeIndex } from './nodeIndex.ts';
 
 function design(

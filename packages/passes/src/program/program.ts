@@ -1,6 +1,9 @@
 import type { Directive, DirectiveOf, DirectiveOp, PathSegment } from '@stagecraft/ir';
 import type { ExpandedDirective } from '../driver/compileTypes.ts';
 
+/** The stream a collective a directive adds runs on when the directive names none. */
+export const DEFAULT_COMM_STREAM = 'compute';
+
 /** Directives of one kind from the expanded program, with their index in it. */
 export function directivesOf<K extends DirectiveOp>(
   program: readonly ExpandedDirective[],

@@ -13,8 +13,8 @@ import {
   tableOf,
 } from '@stagecraft/ir';
 import type { PassContext } from '../driver/pass.ts';
-import { DEFAULT_COMM_STREAM } from '../passes/replicate.ts';
 import { NodeIndex } from './nodeIndex.ts';
+import { DEFAULT_COMM_STREAM } from './program.ts';
 import { familyOf, type Region, regionsOf } from './region.ts';
 
 export interface RegionDirective<K extends 'shard' | 'shard_tensor'> {

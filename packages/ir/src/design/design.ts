@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { formatPath, type Issue, type PathSegment } from '../issue/issue.ts';
+import { parseJsonText } from '../issue/json.ts';
+import { fromZod } from '../issue/zodIssues.ts';
 import { type Cluster, customClusterSchema, idealClusterSchema, presetClusterSchema } from './cluster.ts';
 import { DIRECTIVE_OPS, type Directive, type DirectiveOp, directiveSchemas } from './directive.ts';
-import { formatPath, type Issue, type PathSegment } from './issue.ts';
-import { parseJsonText } from './json.ts';
 import { type Model, syntheticBlocksSchema, syntheticStagesSchema, transformerSchema } from './model.ts';
-import { fromZod } from './zodIssues.ts';
 
 /**
  * The format this version writes. Every design it writes says @3, whether or not it uses what @3

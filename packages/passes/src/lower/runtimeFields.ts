@@ -3,8 +3,9 @@
  * works on and which blocks' gradients or parameters a collective carries. They exist so a runtime
  * never parses ids (docs/plan-format.md); the ids stay labels.
  */
-import { type Dag, EDGE_DATA } from '../dag.ts';
 import {
+  type Dag,
+  EDGE_DATA,
   kindOfCode,
   type NodeTable,
   OP_ALL_GATHER,
@@ -17,8 +18,8 @@ import {
   OP_RECV,
   OP_REDUCE_SCATTER,
   OP_UPD,
-} from '../nodeTable.ts';
-import type { PlanTensor } from './plan.ts';
+  type PlanTensor,
+} from '@stagecraft/ir';
 
 /** The flat row-major index of node i over the DAG's split dimensions (an unsplit one counts as 0). */
 export function microbatchOf(dag: Dag, t: NodeTable, i: number): number {

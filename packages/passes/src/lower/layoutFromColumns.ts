@@ -7,15 +7,22 @@
  * transfer names may have different numbers here), so the answer is no layout and the plan is
  * read from its objects, which names what is wrong.
  */
-import { type ArraySource, FRESH } from '../memory/arrayPool.ts';
-import { NODE_OPS } from '../nodeTable.ts';
-import { type CollectiveFacts, groupCollectives } from './collectiveGroups.ts';
-import { DeviceIndex } from './deviceIndex.ts';
-import { IssueList } from './issueList.ts';
-import type { CollectiveInstruction, Plan } from './plan.ts';
-import type { PlanColumns } from './planColumns.ts';
-import { assembleLayout, type PlanLayout, type UnitPlacement } from './planLayout.ts';
-import { pairTransfers } from './transferPairs.ts';
+import {
+  type ArraySource,
+  assembleLayout,
+  type CollectiveFacts,
+  type CollectiveInstruction,
+  DeviceIndex,
+  FRESH,
+  groupCollectives,
+  IssueList,
+  NODE_OPS,
+  type Plan,
+  type PlanColumns,
+  type PlanLayout,
+  pairTransfers,
+  type UnitPlacement,
+} from '@stagecraft/ir';
 
 /** `scratch`: where the build's own arrays come from; the layout's are fresh (a compiled plan keeps them). */
 export function layoutFromColumns(

@@ -3,8 +3,8 @@
  * keeping nothing for a next compile (so with snapshots off no DAG outlives its pass).
  */
 import { CompileError, type Dag, type Design, lend, now } from '@stagecraft/ir';
-import type { CompileOptions, CompileResult, PassSnapshot } from './compileTypes.ts';
-import type { PassContext } from './pass.ts';
+import type { CompileOptions, CompileResult, PassSnapshot } from '../driver/compileTypes.ts';
+import type { PassContext } from '../driver/pass.ts';
 import { compiledResult, DEFAULT_MAX_OPS, expandAndBuild, runPipeline } from './pipeline.ts';
 
 export function compile(design: Design, options: CompileOptions = {}): CompileResult {

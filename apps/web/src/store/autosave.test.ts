@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { example } from '../../test/testDesigns.ts';
 import { openDesignAction, renameAction, updateDirectiveAction } from '../core/actions.ts';
-import { autosave, initStore, useStore } from '../store/index.ts';
+import { autosave, initStore, useStore } from './index.ts';
 
 const saveSoon = () => autosave.saveSoon();
 const exampleOpened = (file: string | null) => autosave.exampleOpened(file);

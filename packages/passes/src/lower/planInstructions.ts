@@ -11,13 +11,16 @@
  * peers) and each other rank's copy shares every instruction but its SENDs and RECVs.
  */
 
-import type { ComputeOp, Dag, Provenance } from '../dag.ts';
-import { nodeIdOf, tableOf, transferOf } from '../dagTable.ts';
-import { type OpKernels, opKernels } from '../kernels.ts';
 import {
+  type CollectiveInstruction,
+  type ComputeInstruction,
+  type ComputeOp,
+  type Dag,
+  type Instruction,
   kindOfCode,
   NODE_OPS,
   type NodeTable,
+  nodeIdOf,
   OP_B,
   OP_BI,
   OP_BW,
@@ -25,89 +28,16 @@ import {
   OP_RECOMPUTE,
   OP_SEND,
   OP_UPD,
-} from '../nodeTable.ts';
+  type OpKernels,
+  opKernels,
+  type P2PInstruction,
+  type PlanTensor,
+  type Provenance,
+  tableOf,
+  transferOf,
+} from '@stagecraft/ir';
 import { CollectiveMembers, collectiveKey } from './collectiveMembers.ts';
-import type { CompiledLayout } from './compiledLayout.ts';
-import type {
-  CollectiveInstruction,
-  ComputeInstruction,
-  Instruction,
-  P2PInstruction,
-  PlanTensor,
-  StreamPlan,
-} from './plan.ts';
 import { collectiveParams, collectiveTensors, microbatchOf } from './runtimeFields.ts';
-
-/**
- * Where a lowered stream's instructions come from: global stream `stream` of the group's first
- * lowering, as the device of `rank` runs it. A stream holds it (in its non-enumerable `lowered`
- * field) until its instructions are first read or replaced, and then tells `compiled`.
- */
-export interface LoweredStream {
-  readonly program: PlanInstructions;
-  readonly stream: number;
-  readonly rank: number;
-  readonly compiled: CompiledLayout;
-}
-
-type LazyStream = StreamPlan & { lowered: LoweredStream | undefined };
-
-/** What a compiled plan's stream is made from while its instructions were never read (nor replaced). */
-export function loweredStreamOf(sp: StreamPlan): LoweredStream | undefined {
-  return (sp as Partial<LazyStream>).lowered;
-}
-
-/** True for a compiled plan's stream whose instructions were never read (nor replaced). */
-export function isUnread(sp: StreamPlan): boolean {
-  return loweredStreamOf(sp) !== undefined;
-}
-
-/**
- * A stream plan whose `instructions` are made from `lowered` when first read; writing them
- * replaces them as for any plan. Fields keep the order of an eagerly built one (stream,
- * instructions, priority, smFraction), so both serialise to the same text. The accessor is one
- * pair of functions shared by all streams, added to a fresh object, so every stream plan keeps one
- * fast hidden class (JSON and the readers of a plan walk thousands of them).
- */
-export function lazyStream(
-  stream: string,
-  lowered: LoweredStream,
-  spec: { priority?: number | undefined; smFraction?: number | undefined } | undefined,
-): StreamPlan {
-  const sp = { stream } as LazyStream;
-  Object.defineProperty(sp, 'instructions', {
-    get: instructionsOfStream,
-    set: replaceInstructions,
-    enumerable: true,
-    configurable: true,
-  });
-  if (spec?.priority !== undefined) sp.priority = spec.priority;
-  if (spec?.smFraction !== undefined) sp.smFraction = spec.smFraction;
-  Object.defineProperty(sp, 'lowered', { value: lowered, writable: true });
-  return sp;
-}
-
-function instructionsOfStream(this: LazyStream): Instruction[] {
-  const { program, stream, rank } = this.lowered!;
-  const list = program.stream(stream, rank);
-  settle(this, list);
-  return list;
-}
-
-function replaceInstructions(this: LazyStream, list: Instruction[]): void {
-  settle(this, list);
-}
-
-function settle(sp: LazyStream, list: Instruction[]): void {
-  sp.lowered?.compiled.streamRead();
-  sp.lowered = undefined;
-  Object.defineProperty(sp, 'instructions', {
-    value: list,
-    writable: true,
-    enumerable: true,
-    configurable: true,
-  });
-}
 
 type Tags = Record<string, number | string>;
 
@@ -374,11 +304,6 @@ export class PlanInstructions {
     this.tagCache.set(key, tags);
     return tags;
   }
-}
-
-/** The devices of collective i: its group's, unless the DAG said otherwise. */
-export function collectiveDevices(dag: Dag, t: NodeTable, i: number): readonly number[] {
-  return t.devices.get(i) ?? dag.groups[t.group[i]!] ?? [];
 }
 
 /** Milliseconds of a compute op where the model gives them (synthetic models): B is BI + BW. */

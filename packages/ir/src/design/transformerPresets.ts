@@ -4,7 +4,7 @@
  * in docs/cost-model.md, "Models and clusters").
  */
 import type { z } from 'zod';
-import { formatPath, type Issue, type PathSegment } from './issue.ts';
+import { formatPath, type Issue, type PathSegment } from '../issue/issue.ts';
 import type { Mla, Moe, TransformerModel } from './model.ts';
 
 export type Dtype = NonNullable<TransformerModel['dtype']>;

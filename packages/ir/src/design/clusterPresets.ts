@@ -4,8 +4,8 @@
  * the compiler and the simulator read.
  */
 import type { z } from 'zod';
+import type { Issue } from '../issue/issue.ts';
 import type { CustomCluster, IdealCluster, PresetCluster } from './cluster.ts';
-import type { Issue } from './issue.ts';
 
 export type ClusterNodePreset = Omit<CustomCluster, 'kind' | 'nodes'>;
 

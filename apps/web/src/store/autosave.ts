@@ -5,9 +5,10 @@
  * even after opening the example again) is a new version of that one, not another copy.
  * An autosave is made for one store and keeps what it remembers (the pending save, the forks) with it.
  */
+
+import { saveDesign } from '../api/designsApi.ts';
 import { designProblems, issuesText } from '../core/directiveCheck.ts';
-import type { AppStore } from '../store/appStore.ts';
-import { saveDesign } from './designsApi.ts';
+import type { AppStore } from './appStore.ts';
 
 const DEBOUNCE_MS = 800;
 

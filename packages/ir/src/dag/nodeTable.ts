@@ -10,8 +10,8 @@
  * after each pass costs only what the pass changed.
  */
 
+import { copied, headroom, lengthened, newColumn, shortened } from '../memory/columns.ts';
 import type { DagNode, NodeOp } from './dag.ts';
-import { copied, headroom, lengthened, newColumn, shortened } from './memory/columns.ts';
 
 /** Op of each code: a row's `op` indexes this list. */
 export const NODE_OPS = [

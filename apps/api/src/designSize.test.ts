@@ -1,8 +1,8 @@
 import { scheduleOpEstimate, scheduleRanks } from '@stagecraft/ir';
 import { lowerModel } from '@stagecraft/passes';
 import { describe, expect, test } from 'vitest';
-import { estimatedOps } from '../src/designSize.ts';
-import { example } from './harness.ts';
+import { example } from '../test/harness.ts';
+import { estimatedOps } from './designSize.ts';
 
 describe('estimatedOps', () => {
   test.each(['deepseek-v3-pp16-ep128-dualpipe', 'qwen3-30b-a3b-pp4-ep8-1f1b', 'llama3-8b-dgx-h100-pp4-1f1b'])(

@@ -2,10 +2,9 @@
  * The kernels a compute op launches: its GEMMs by shape, how many other kernels it launches and the
  * dtype its GEMMs run in. The cost model times a GEMM by a roofline of its shape (docs/cost-model.md,
  * "Compute by GEMM shape"); a total FLOP count cannot tell a thin expert GEMM from a big dense one.
- * Blocks carry their forward GEMMs; the backward's are derived here, one place for the rule.
+ * Blocks carry their forward GEMMs; the backward's are derived from them by op (dag/opKernels.ts).
  */
 import { z } from 'zod';
-import { OP_B, OP_BI, OP_BW, OP_F, OP_RECOMPUTE } from './nodeTable.ts';
 
 /**
  * C[m × n] = A[m × k] · B[k × n], `count` independent problems of that shape in one launch (a
@@ -46,38 +45,4 @@ export function gemmFlops(gemms: readonly Gemm[]): number {
   let f = 0;
   for (const g of gemms) f += 2 * g.m * g.n * g.k * (g.count ?? 1);
   return f;
-}
-
-const plain = (g: BlockGemm): Gemm =>
-  g.count === undefined ? { m: g.m, n: g.n, k: g.k } : { m: g.m, n: g.n, k: g.k, count: g.count };
-
-/** Input gradient dA[m × k] = dC[m × n] · Bᵀ. */
-function inputGrad(g: BlockGemm): Gemm {
-  return g.count === undefined ? { m: g.m, n: g.k, k: g.n } : { m: g.m, n: g.k, k: g.n, count: g.count };
-}
-
-/** Weight gradient dB[k × n] = Aᵀ · dC: its reduction runs over the m tokens. */
-function weightGrad(g: BlockGemm): Gemm {
-  return g.count === undefined ? { m: g.k, n: g.n, k: g.m } : { m: g.k, n: g.n, k: g.m, count: g.count };
-}
-
-/** The kernels of compute op `code` (F, B, BI, BW, RECOMPUTE) of a block; undefined for UPD. */
-export function opKernels(k: BlockKernels, code: number): OpKernels | undefined {
-  const { gemms, otherLaunches: o, dtype } = k;
-  switch (code) {
-    case OP_F:
-    case OP_RECOMPUTE:
-      return { gemms: gemms.map(plain), otherLaunches: o.F, dtype };
-    case OP_BI:
-      return { gemms: gemms.map(inputGrad), otherLaunches: o.BI, dtype };
-    case OP_BW:
-      return { gemms: gemms.map(weightGrad), otherLaunches: o.BW, dtype };
-    case OP_B:
-      return {
-        gemms: [...gemms.map(inputGrad), ...gemms.map(weightGrad)],
-        otherLaunches: o.BI + o.BW,
-        dtype,
-      };
-  }
-  return undefined;
 }

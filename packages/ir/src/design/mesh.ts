@@ -7,7 +7,6 @@
  * member issues every collective of its program in one order, so every sub-group's members do too.
  */
 import { z } from 'zod';
-import type { Dag } from './dag.ts';
 
 const axisName = z
   .string()
@@ -249,11 +248,4 @@ export function sameMesh(a: GroupMesh | null | undefined, b: GroupMesh | null | 
 /** "dp2×tp8" for messages. */
 export function meshName(mesh: GroupMesh): string {
   return mesh.axes.map((a, k) => `${a}${mesh.shape[k]}`).join('×');
-}
-
-/** Members that split a tensor-parallel region's blocks: its group, or a sub-group along its mesh axes. */
-export function tensorParallelDegree(dag: Dag, region: { group: number; mask?: number }): number {
-  const mesh = dag.meshes?.[region.group];
-  if (region.mask === undefined || !mesh) return dag.groups[region.group]?.length ?? 1;
-  return subgroupSize(mesh, region.mask);
 }

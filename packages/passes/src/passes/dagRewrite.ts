@@ -6,11 +6,11 @@
  */
 import type { Dag, DirectiveOp, NodeTable } from '@stagecraft/ir';
 import { tableOf } from '@stagecraft/ir';
+import { type Adjacency, inEdges, outEdges } from '../dag/adjacency.ts';
+import { EdgeColumns } from '../dag/edgeColumns.ts';
+import { RowAppend } from '../dag/rowAppend.ts';
 import type { PassContext } from '../driver/pass.ts';
 import { directivesOf } from '../program/program.ts';
-import { type Adjacency, inEdges, outEdges } from './adjacency.ts';
-import { EdgeColumns } from './edgeColumns.ts';
-import { RowAppend } from './rowAppend.ts';
 
 export class DagRewrite<K extends DirectiveOp> {
   readonly t: NodeTable;

@@ -9,8 +9,13 @@
  * DAG it declares itself (`Pass.reads`).
  */
 import { type ArraySource, CompileError, type Dag, type Design, lend, now } from '@stagecraft/ir';
-import type { CompileOptions, CompileResult, ExpandedDirective, PassSnapshot } from './compileTypes.ts';
-import type { Pass, PassContext } from './pass.ts';
+import type {
+  CompileOptions,
+  CompileResult,
+  ExpandedDirective,
+  PassSnapshot,
+} from '../driver/compileTypes.ts';
+import type { Pass, PassContext } from '../driver/pass.ts';
 import {
   compiledResult,
   DEFAULT_MAX_OPS,

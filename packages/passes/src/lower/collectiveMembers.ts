@@ -5,10 +5,7 @@
  * over the rank's sub-group along them: one shared array per sub-group, with the index and label
  * that make its `collective` key its own (`ALL_REDUCE.tp.F.b3.mb0[dp=1]`).
  */
-import type { Dag } from '../dag.ts';
-import { subgroupLabel, subgroupOf } from '../mesh.ts';
-import type { NodeTable } from '../nodeTable.ts';
-import { collectiveDevices } from './planInstructions.ts';
+import { type Dag, type NodeTable, subgroupLabel, subgroupOf } from '@stagecraft/ir';
 
 export interface Members {
   readonly devices: readonly number[];
@@ -64,4 +61,9 @@ export class CollectiveMembers {
 /** The `collective` key of node i's instruction with id `id` among `m`. */
 export function collectiveKey(id: string, m: Members): string {
   return m.index < 0 ? id : `${id}[${m.label}]`;
+}
+
+/** The devices of collective i: its group's, unless the DAG said otherwise. */
+export function collectiveDevices(dag: Dag, t: NodeTable, i: number): readonly number[] {
+  return t.devices.get(i) ?? dag.groups[t.group[i]!] ?? [];
 }

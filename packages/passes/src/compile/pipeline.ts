@@ -5,6 +5,9 @@
  * so what a pass finds in the context is what the passes before it in this list left there.
  */
 import { type Dag, now, planOpCount } from '@stagecraft/ir';
+import type { CompileResult, PassSnapshot } from '../driver/compileTypes.ts';
+import { type ContextState, type Pass, type PassContext, type PassOutcome, runPass } from '../driver/pass.ts';
+import { ChangedSnapshot } from '../driver/passDiff.ts';
 import { lowerPlanPass } from '../lower/lowerPlan.ts';
 import { lowerModel, stageValues } from '../model/lowerModel.ts';
 import { buildDag } from '../passes/buildDag.ts';
@@ -27,9 +30,6 @@ import { streamOrderPass } from '../passes/streamOrder.ts';
 import { streamsPass } from '../passes/streams.ts';
 import { validatePlanPass } from '../passes/validatePlanPass.ts';
 import { mergeSubgroupDirectives } from '../program/subgroupDirectives.ts';
-import type { CompileResult, PassSnapshot } from './compileTypes.ts';
-import { type Pass, type PassContext, type PassOutcome, runPass } from './pass.ts';
-import { ChangedSnapshot } from './passDiff.ts';
 
 export const DEFAULT_MAX_OPS = 2_000_000;
 
@@ -91,11 +91,9 @@ export interface PassStep {
 }
 
 /**
- * What passes leave in the context for later passes (partition, stream order, plan, …). Not the
- * scratch: it is lent to one compile, and a compile resuming here runs on its own.
+ * What passes left in the context (partition, stream order, plan, …). Not the scratch: it is lent
+ * to one compile, and a compile resuming here runs on its own.
  */
-export type ContextState = Omit<PassContext, 'design' | 'options' | 'program' | 'scratch'>;
-
 function contextState(ctx: PassContext): ContextState {
   const { design: _d, options: _o, program: _p, scratch: _s, ...state } = ctx;
   return state;

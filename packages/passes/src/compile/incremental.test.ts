@@ -1,8 +1,8 @@
 import { type Dag, type Design, type Directive, tableOf } from '@stagecraft/ir';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import type { CompileResult } from '../driver/compileTypes.ts';
 import { compile } from './compile.ts';
-import type { CompileResult } from './compileTypes.ts';
 import { compileIncremental, type IncrementalState } from './incremental.ts';
 
 function clone<T>(v: T): T {

@@ -5,11 +5,11 @@
  * pass costs only what that pass changed.
  */
 
+import type { PassName } from '../design/filter.ts';
+import type { BlockKernels } from '../design/kernels.ts';
+import type { GroupMesh } from '../design/mesh.ts';
+import { lengthened, newColumn, shortened } from '../memory/columns.ts';
 import type { DagRows } from './dagTable.ts';
-import type { PassName } from './filter.ts';
-import type { BlockKernels } from './kernels.ts';
-import { lengthened, newColumn, shortened } from './memory/columns.ts';
-import type { GroupMesh } from './mesh.ts';
 
 export type ComputeOp = 'F' | 'B' | 'BI' | 'BW' | 'RECOMPUTE' | 'UPD';
 export type P2POp = 'SEND' | 'RECV';

@@ -1,0 +1,40 @@
+/**
+ * The kernels each compute op of a block launches, derived from the block's forward GEMMs by the
+ * op's code (nodeTable.ts): one place for the backward's rule (design/kernels.ts holds the shapes).
+ */
+import type { BlockGemm, BlockKernels, Gemm, OpKernels } from '../design/kernels.ts';
+import { OP_B, OP_BI, OP_BW, OP_F, OP_RECOMPUTE } from './nodeTable.ts';
+
+const plain = (g: BlockGemm): Gemm =>
+  g.count === undefined ? { m: g.m, n: g.n, k: g.k } : { m: g.m, n: g.n, k: g.k, count: g.count };
+
+/** Input gradient dA[m × k] = dC[m × n] · Bᵀ. */
+function inputGrad(g: BlockGemm): Gemm {
+  return g.count === undefined ? { m: g.m, n: g.k, k: g.n } : { m: g.m, n: g.k, k: g.n, count: g.count };
+}
+
+/** Weight gradient dB[k × n] = Aᵀ · dC: its reduction runs over the m tokens. */
+function weightGrad(g: BlockGemm): Gemm {
+  return g.count === undefined ? { m: g.k, n: g.n, k: g.m } : { m: g.k, n: g.n, k: g.m, count: g.count };
+}
+
+/** The kernels of compute op `code` (F, B, BI, BW, RECOMPUTE) of a block; undefined for UPD. */
+export function opKernels(k: BlockKernels, code: number): OpKernels | undefined {
+  const { gemms, otherLaunches: o, dtype } = k;
+  switch (code) {
+    case OP_F:
+    case OP_RECOMPUTE:
+      return { gemms: gemms.map(plain), otherLaunches: o.F, dtype };
+    case OP_BI:
+      return { gemms: gemms.map(inputGrad), otherLaunches: o.BI, dtype };
+    case OP_BW:
+      return { gemms: gemms.map(weightGrad), otherLaunches: o.BW, dtype };
+    case OP_B:
+      return {
+        gemms: [...gemms.map(inputGrad), ...gemms.map(weightGrad)],
+        otherLaunches: o.BI + o.BW,
+        dtype,
+      };
+  }
+  return undefined;
+}
