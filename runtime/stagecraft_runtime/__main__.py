@@ -1,16 +1,25 @@
 """`python3 -m stagecraft_runtime plan.json … [--steps n] [--dtype float32|float64] [--json]`.
-Under torchrun (RANK and WORLD_SIZE set) this process is one device of the run; otherwise it
-launches one process per device on this machine and compares with the single-device reference."""
+Under torchrun (RANK and WORLD_SIZE set) this process is one device of the run, after checking
+that the devices agree (agreement.py); otherwise it launches one process per device on this
+machine and compares with the single-device reference. Ctrl-C ends it with one line."""
 import argparse
 import json
 import os
 import sys
 
-from .backend import BackendError
 from .plan import PlanError
 
 
 def main(argv=None):
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        # Also while torch loads; the launcher's cleanup has stopped the workers on the way out.
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv):
     ap = argparse.ArgumentParser(prog="python3 -m stagecraft_runtime")
     ap.add_argument("plans", nargs="+")
     ap.add_argument("--steps", type=int, default=3)
@@ -22,18 +31,25 @@ def main(argv=None):
     ap.add_argument("--backend", choices=["auto", "gloo", "nccl"], default="auto",
                     help="nccl with CUDA tensors on cuda:<LOCAL_RANK>, gloo on the CPU; auto: nccl when CUDA is there")
     ap.add_argument("--trace", action="store_true", help="record every instruction's start and end")
+    ap.add_argument("--oversubscribe", action="store_true",
+                    help="start more processes than the machine has CPUs (GPUs with NCCL)")
+    ap.add_argument("--keep", action="store_true", help="keep the run's folder (devices' files), and print its path")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--options", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     opts = json.loads(a.options) if a.options else {
         "steps": a.steps, "dtype": a.dtype, "width": a.width, "seed": a.seed, "timeout": a.timeout, "trace": a.trace,
-        "json": a.json, "backend": a.backend,
+        "json": a.json, "backend": a.backend, "oversubscribe": a.oversubscribe, "keep": a.keep,
     }
+    from .backend import BackendError
+
     try:
         if a.worker is not None or "RANK" in os.environ and "WORLD_SIZE" in os.environ:
             from .worker import main as worker_main
 
             rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+            if a.worker is None:
+                _check_under_torchrun(a.plans, world)
             worker_main(rank, world, a.plans, opts, a.worker)
             return 0
         import signal
@@ -62,6 +78,23 @@ def main(argv=None):
     except Exception as e:  # one line naming what failed, never a stack trace for the user
         print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
+
+
+def _check_under_torchrun(plans, world):
+    """What `stagecraft run` proves before launching, proven in every process torchrun started:
+    a plan whose devices cannot agree is refused by all of them at once, naming the instruction."""
+    from .agreement import check_agreement
+    from .plan import device_count, load
+
+    for path in plans:
+        plan = load(path)
+        need = device_count(plan)
+        if need != world:
+            raise PlanError(f"{path}: the plan runs on {need} devices, and torchrun started {world} (WORLD_SIZE)")
+        try:
+            check_agreement(plan, world)
+        except PlanError as e:
+            raise PlanError(f"{path}: {e}") from None
 
 
 if __name__ == "__main__":
