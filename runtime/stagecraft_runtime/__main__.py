@@ -41,15 +41,21 @@ def _main(argv):
         "steps": a.steps, "dtype": a.dtype, "width": a.width, "seed": a.seed, "timeout": a.timeout, "trace": a.trace,
         "json": a.json, "backend": a.backend, "oversubscribe": a.oversubscribe, "keep": a.keep,
     }
+    under_torchrun = a.worker is None and "RANK" in os.environ and "WORLD_SIZE" in os.environ
+    if under_torchrun:
+        # Before torch loads: every process refuses at once, none joins a group its peers never will.
+        try:
+            _check_under_torchrun(a.plans, int(os.environ["WORLD_SIZE"]))
+        except PlanError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
     from .backend import BackendError
 
     try:
-        if a.worker is not None or "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        if a.worker is not None or under_torchrun:
             from .worker import main as worker_main
 
             rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-            if a.worker is None:
-                _check_under_torchrun(a.plans, world)
             worker_main(rank, world, a.plans, opts, a.worker)
             return 0
         import signal
