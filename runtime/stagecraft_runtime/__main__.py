@@ -62,8 +62,9 @@ def _main(argv):
 
         from .launch import LaunchError, die_with_parent, launch
 
-        # The launcher goes when whatever started it goes (`stagecraft run` killed), and its
-        # workers with it.
+        # The launcher goes when whatever started it goes (`stagecraft run` killed or past its
+        # limit), and its workers with it: SIGTERM unwinds through the launcher's cleanup.
+        signal.signal(signal.SIGTERM, _stopped)
         die_with_parent(signal.SIGTERM)
         try:
             results = launch(a.plans, opts)
@@ -84,6 +85,10 @@ def _main(argv):
     except Exception as e:  # one line naming what failed, never a stack trace for the user
         print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
+
+
+def _stopped(_sig, _frame):
+    raise SystemExit(143)  # 128 + SIGTERM, as a shell reports it
 
 
 def _check_under_torchrun(plans, world):

@@ -55,7 +55,7 @@ def launch(plans, opts):
     except BaseException as e:
         if isinstance(e, LaunchError):
             raise LaunchError(f"{e} (the run's files are kept in {out_dir})") from None
-        if not isinstance(e, KeyboardInterrupt) or opts.get("keep"):
+        if not isinstance(e, (KeyboardInterrupt, SystemExit)) or opts.get("keep"):
             raise
         shutil.rmtree(out_dir, ignore_errors=True)
         raise

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pythonInterpreter } from '@stagecraft/launch';
 import { afterEach, describe, expect, test } from 'vitest';
-import { pythonInterpreter } from '../src/commands/run.ts';
 import { EXAMPLES, ROOT, stagecraft, tempFile, tempPath } from './run.ts';
 
 const PLAN = join(ROOT, 'runtime/tests/plans/1f1b-p4-m8.json');
