@@ -138,7 +138,7 @@ def check_memory(plan, opts, world, backend_name, available=None):
         )
         raise LaunchError(
             f"{what} with --hidden {width} and microbatchSize {plan['batch']['microbatchSize']}, "
-            f"more than the {_gib(host)} of memory available: lower --hidden or the batch"
+            f"more than the {_gib(host)} of memory available: lower --hidden, the batch or the model"
         )
 
 
