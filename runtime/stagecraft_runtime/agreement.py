@@ -3,7 +3,7 @@
 every SEND has its RECV on the peer (and the other way round), every member of a collective's
 `devices` issues it. Under torchrun nobody ran the CLI first: without these a one-sided
 collective ends only by the no-progress timeout, blamed on whichever device waited."""
-from .mesh import replica_program
+from .mesh import mesh_of, own_subgroup
 from .plan import COLLECTIVES, PlanError, device_program
 
 
@@ -16,43 +16,55 @@ def _instructions(program):
                 yield f"streams[{s}].instructions[{k}].members[{m}]", member
 
 
-def rank_programs(plan, world):
-    """(rank, index of its entry in plan.devices, program, peer map) of every running device, a
-    replica with its own sub-groups and peers."""
-    index = {id(dev): d for d, dev in enumerate(plan["devices"])}
-    for rank in range(world):
-        program, peer_of = device_program(plan, rank)
-        if program is None or program.get("group", -1) < 0:
+def listed_devices(plan, world):
+    """(index in plan.devices, device entry, the ranks running it) of every device that runs: a
+    group lowered once is one entry run by its member and its `replicas`."""
+    for d, dev in enumerate(plan["devices"]):
+        if dev.get("group", -1) < 0:
             continue
-        d = index[id(program)]
-        if program["device"] != rank:
-            program = replica_program(program, plan, rank)
-        yield rank, d, program, peer_of
+        ranks = [dev["device"], *(dev.get("replicas") or [])]
+        yield d, dev, [r for r in ranks if r < world]
 
 
 def check_agreement(plan, world):
-    """Raises PlanError naming the first instruction (device, path, id) the others cannot match."""
+    """Raises PlanError naming the first instruction (device, path, id) the others cannot match.
+    A replica's program is its entry's, read in place (never copied: the DeepSeek-V3 examples have
+    2,048 ranks), each collective over the replica's own sub-group (mesh.replica_program)."""
     sends, recvs, collectives = {}, {}, {}
-    for rank, d, program, peer_of in rank_programs(plan, world):
-        ids = {ins["id"] for _path, ins in _instructions(program)}
-        for path, ins in _instructions(program):
-            where = f"devices[{d}].{path} ({ins['id']}, device {rank})"
+    for d, dev, ranks in listed_devices(plan, world):
+        listed = list(_instructions(dev))
+        ids = {ins["id"] for _path, ins in listed}
+        for path, ins in listed:
             for w in ins.get("waits", []):
                 if w not in ids:
-                    raise PlanError(f"{where}.waits: {w} is not an instruction of device {rank}")
-            op = ins["op"]
-            if op in ("SEND", "RECV"):
-                peer = peer_of(ins["peer"])
-                if not 0 <= peer < world or peer == rank:
-                    raise PlanError(f"{where}.peer: {ins['peer']} is not another device of the run")
-                mine, key = (sends, (rank, peer, ins["transfer"])) if op == "SEND" else (recvs, (peer, rank, ins["transfer"]))
-                mine.setdefault(key, []).append(where)
-            elif op in COLLECTIVES:
+                    raise PlanError(f"devices[{d}].{path} ({ins['id']}, device {dev['device']}).waits: "
+                                    f"{w} is not an instruction of device {dev['device']}")
+        group, mesh = mesh_of(plan, dev["device"])
+        for rank in ranks:
+            _program, peer_of = device_program(plan, rank)
+            subgroups = {}
+            for path, ins in listed:
+                op = ins["op"]
+                if op not in ("SEND", "RECV") and op not in COLLECTIVES:
+                    continue
+                where = f"devices[{d}].{path} ({ins['id']}, device {rank})"
+                if op in ("SEND", "RECV"):
+                    peer = peer_of(ins["peer"])
+                    if not 0 <= peer < world or peer == rank:
+                        raise PlanError(f"{where}.peer: {ins['peer']} is not another device of the run")
+                    if op == "SEND":
+                        sends.setdefault((rank, peer, ins["transfer"]), []).append(where)
+                    else:
+                        recvs.setdefault((peer, rank, ins["transfer"]), []).append(where)
+                    continue
                 members = tuple(ins["devices"])
+                if rank != dev["device"] and mesh is not None and all(m in group for m in members):
+                    if members not in subgroups:
+                        subgroups[members] = tuple(own_subgroup(list(members), group, mesh, rank))
+                    members = subgroups[members]
                 if rank not in members:
                     raise PlanError(f"{where}.devices: {list(members)} does not include the device itself")
-                key = (ins.get("collective", ins["id"]), members)
-                collectives.setdefault(key, {}).setdefault(rank, where)
+                collectives.setdefault((ins.get("collective", ins["id"]), members), {}).setdefault(rank, where)
     for key in sends.keys() | recvs.keys():
         src, dst, transfer = key
         s, r = sends.get(key, []), recvs.get(key, [])

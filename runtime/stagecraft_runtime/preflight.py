@@ -4,7 +4,7 @@ available memory, and a batch header that agrees with the instructions (the sing
 loops over the header's microbatches and replicas). Each refusal gives its numbers."""
 import os
 
-from .agreement import rank_programs
+from .agreement import listed_devices
 from .plan import COLLECTIVES
 
 GIB = 1024**3
@@ -93,9 +93,9 @@ def tensors_needed(plan, width, dtype_bytes, world):
     blocks = range(len(plan["model"]["blocks"]))
     data = 2 * plan["batch"]["microbatchSize"] * ROWS * width
     per_device = {}
-    for rank, _d, program, _peer in rank_programs(plan, world):
+    for _d, dev, ranks in listed_devices(plan, world):
         held, stash = set(), 0
-        for stream in program["streams"]:
+        for stream in dev["streams"]:
             for ins in stream["instructions"]:
                 for m in ins.get("members", [ins]):
                     if "block" in m:
@@ -104,7 +104,9 @@ def tensors_needed(plan, width, dtype_bytes, world):
                         held.update(m.get("params", []))
                     if m["op"] == "F":
                         stash += block_activations(plan, m["block"], width) + data
-        per_device[rank] = (4 * sum(block_params(plan, b, width) for b in held) + stash) * dtype_bytes
+        need = (4 * sum(block_params(plan, b, width) for b in held) + stash) * dtype_bytes
+        for rank in ranks:  # a group's replicas hold what its listed member holds
+            per_device[rank] = need
     reference = 4 * sum(block_params(plan, b, width) for b in blocks)
     reference += sum(block_activations(plan, b, width) for b in blocks) + data
     return per_device, reference * dtype_bytes
