@@ -123,8 +123,11 @@ describe.runIf(hasTorch && unix)('run ends with one line', () => {
   test(
     'a loss that becomes Infinity is reported as divergence',
     async () => {
+      // A failed run keeps its folder: here, not in the machine's temp folder.
+      const runs = tempPath('diverged-runs');
+      mkdirSync(runs);
       const r = await stagecraftWithEnv(
-        {},
+        { TMPDIR: runs },
         DEADLINE_MS,
         'run',
         plan('1f1b-p4-m8', (p) => (p.batch.lossScale = 1e39)),
