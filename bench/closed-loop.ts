@@ -1,8 +1,8 @@
 /**
  * The closed loop on this machine (issue 21, docs/measured.md "The closed loop"): run 1F1B on the
  * runtime, calibrate the design from its measured trace, predict five other schedules with the
- * calibrated costs, then run those and compare. Everything goes through the CLI's own commands
- * (`stagecraft run`, `stagecraft calibrate`) in this process, as runtime-overhead.ts does; two
+ * calibrated costs, then run those and compare. Runs go through the launcher `stagecraft run` uses
+ * (@stagecraft/launch) and calibration through `stagecraft calibrate`, in this process; two
  * ranks, each pinned to its own core with one torch thread (STAGECRAFT_RUNTIME_CPUS, docs/runtime.md).
  * Every schedule runs several times, interleaved, so run-to-run noise is measured, not guessed;
  * other processes only ever add time, so each schedule's fastest run is reported beside its median.
@@ -11,13 +11,14 @@
  *   npx tsx bench/closed-loop.ts [--hidden 896] [--reps 4] [--steps 3] [--calibration-runs 3] [--cpus 0,1] [--quiet 0.3] [--quiet-wait 90]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Design, parseDesignText } from '@stagecraft/ir';
+import { launchRuntime, measuredTrace } from '@stagecraft/launch';
 import { compareMeasured, readTrace, stepTimesMs } from '@stagecraft/measure';
+import { compile } from '@stagecraft/passes';
 import { runDesign, simulateRun } from '@stagecraft/workflow';
 import { calibrateCommand } from '../apps/cli/src/commands/calibrate.ts';
-import { runCommand } from '../apps/cli/src/commands/run.ts';
 import { bufferIo } from '../apps/cli/src/io.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -81,21 +82,19 @@ function waitForQuiet(): void {
 function run(s: string, tag: string): { trace: string; stepMs: number } {
   waitForQuiet();
   const trace = join(OUT, `${s}-${tag}.trace.json`);
-  const io = bufferIo();
-  const code = runCommand(
-    {
-      kind: 'run',
-      input: designFile(s),
-      steps,
-      dtype: 'float32',
-      json: true,
-      trace,
-      hidden,
-      backend: 'gloo',
-    },
-    io,
-  );
-  if (code !== 0) throw new Error(`${s}: ${io.stderr}`);
+  const parsed = parseDesignText(readFileSync(designFile(s), 'utf8'));
+  if (!parsed.ok) throw new Error(`${s}: ${parsed.errors[0]!.message}`);
+  const compiled = compile(parsed.design);
+  if (!compiled.ok) throw new Error(`${s}: ${compiled.errors[0]!.message}`);
+  const outcome = launchRuntime(compiled.plan, {
+    steps,
+    dtype: 'float32',
+    trace: true,
+    hidden,
+    backend: 'gloo',
+  });
+  if (outcome.kind !== 'done' || !outcome.result.trace) throw new Error(`${s}: ${JSON.stringify(outcome)}`);
+  writeFileSync(trace, JSON.stringify(measuredTrace(compiled.plan, outcome.result.trace)));
   const read = readTrace(readFileSync(trace, 'utf8'), trace);
   if (!read.ok) throw new Error(`${s}: the trace does not read`);
   return { trace, stepMs: stepTimesMs(read.step).at(-1)! };

@@ -1,17 +1,26 @@
 """`python3 -m stagecraft_runtime plan.json … [--steps n] [--dtype float32|float64] [--json]`.
-Under torchrun (RANK and WORLD_SIZE set) this process is one device of the run; otherwise it
-launches one process per device on this machine and compares with the single-device reference.
-`--check` only reads each plan and says whether this runtime accepts it, starting no process."""
+Under torchrun (RANK and WORLD_SIZE set) this process is one device of the run, after checking
+that the devices agree (agreement.py); otherwise it launches one process per device on this
+machine and compares with the single-device reference. `--check` only reads each plan and says
+whether this runtime accepts it, starting no process. Ctrl-C ends it with one line."""
 import argparse
 import json
 import os
 import sys
 
-from .backend import BackendError
 from .plan import PlanError
 
 
 def main(argv=None):
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        # Also while torch loads; the launcher's cleanup has stopped the workers on the way out.
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv):
     ap = argparse.ArgumentParser(prog="python3 -m stagecraft_runtime")
     ap.add_argument("plans", nargs="+")
     ap.add_argument("--steps", type=int, default=3)
@@ -26,19 +35,32 @@ def main(argv=None):
     ap.add_argument("--reference-batch", help="the design's batch as JSON {microbatches, microbatchSize, replicas}: "
                     "the reference runs it instead of the one read off the plan's instructions")
     ap.add_argument("--check", action="store_true", help="accept or refuse each plan without running it")
+    ap.add_argument("--oversubscribe", action="store_true",
+                    help="start more processes than the machine has CPUs (GPUs with NCCL)")
+    ap.add_argument("--keep", action="store_true", help="keep the run's folder (devices' files), and print its path")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--options", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     opts = json.loads(a.options) if a.options else {
         "steps": a.steps, "dtype": a.dtype, "width": a.width, "seed": a.seed, "timeout": a.timeout, "trace": a.trace,
-        "json": a.json, "backend": a.backend,
+        "json": a.json, "backend": a.backend, "oversubscribe": a.oversubscribe, "keep": a.keep,
     }
     if a.reference_batch:
         opts["referenceBatch"] = json.loads(a.reference_batch)
+    if a.check:
+        return _check(a.plans)
+    under_torchrun = a.worker is None and "RANK" in os.environ and "WORLD_SIZE" in os.environ
+    if under_torchrun:
+        # Before torch loads: every process refuses at once, none joins a group its peers never will.
+        try:
+            _check_under_torchrun(a.plans, int(os.environ["WORLD_SIZE"]))
+        except PlanError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+    from .backend import BackendError
+
     try:
-        if a.check:
-            return _check(a.plans)
-        if a.worker is not None or "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        if a.worker is not None or under_torchrun:
             from .worker import main as worker_main
 
             rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
@@ -48,8 +70,9 @@ def main(argv=None):
 
         from .launch import LaunchError, die_with_parent, launch
 
-        # The launcher goes when whatever started it goes (`stagecraft run` killed), and its
-        # workers with it.
+        # The launcher goes when whatever started it goes (`stagecraft run` killed or past its
+        # limit), and its workers with it: SIGTERM unwinds through the launcher's cleanup.
+        signal.signal(signal.SIGTERM, _stopped)
         die_with_parent(signal.SIGTERM)
         try:
             results = launch(a.plans, opts)
@@ -97,6 +120,27 @@ def _check(paths):
             refused += 1
             print(f"error: {path}: {e}", flush=True)
     return 1 if refused else 0
+
+
+def _stopped(_sig, _frame):
+    raise SystemExit(143)  # 128 + SIGTERM, as a shell reports it
+
+
+def _check_under_torchrun(plans, world):
+    """What `stagecraft run` proves before launching, proven in every process torchrun started:
+    a plan whose devices cannot agree is refused by all of them at once, naming the instruction."""
+    from .agreement import check_agreement
+    from .plan import device_count, load
+
+    for path in plans:
+        plan = load(path)
+        need = device_count(plan)
+        if need != world:
+            raise PlanError(f"{path}: the plan runs on {need} devices, and torchrun started {world} (WORLD_SIZE)")
+        try:
+            check_agreement(plan, world)
+        except PlanError as e:
+            raise PlanError(f"{path}: {e}") from None
 
 
 if __name__ == "__main__":

@@ -1,8 +1,12 @@
-"""Runs plans on one machine: one process per device on 127.0.0.1 with a free port, watched so that
-a process that fails or dies ends the whole run at once (its error named, the others stopped, no
-orphans), then the single-device reference and the comparison."""
+"""Runs plans on one machine: checked first (preflight.py, agreement.py), then one process per
+device on 127.0.0.1 with a free port, watched so that a process that fails or dies ends the whole
+run at once (its error named, the others stopped, no orphans), then the single-device reference
+and the comparison. The run's folder goes when the run succeeds; a failed run keeps it (its path
+in the error) for the devices' error files."""
 import json
+import math
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -13,12 +17,16 @@ import time
 import torch
 
 from . import backend
+from .agreement import check_agreement
 from .plan import device_count, load
+from .preflight import LaunchError, preflight
 from .verdict import judge
 
+__all__ = ["LaunchError", "launch", "die_with_parent"]
 
-class LaunchError(Exception):
-    pass
+# Where the package was imported from: workers start there, so `-m stagecraft_runtime` finds the
+# same code whether it was installed (`pip install -e runtime`) or run from a checkout.
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def free_port():
@@ -28,14 +36,37 @@ def free_port():
 
 
 def launch(plans, opts):
+    plans = [os.path.abspath(p) for p in plans]
     loaded = [load(p) for p in plans]
     # Refused here, before any process starts (NCCL asked for on a machine without CUDA).
-    backend.from_environment(opts.get("backend", "auto"))
+    chosen = backend.from_environment(opts.get("backend", "auto"))
     cpus = _pinned_cpus()
     world = max(device_count(p) for p in loaded)
+    for path, plan in zip(plans, loaded):
+        try:
+            preflight(plan, opts, world, chosen.name)
+            check_agreement(plan, world)
+        except LaunchError as e:
+            raise LaunchError(f"{os.path.basename(path)}: {e}") from None
     out_dir = tempfile.mkdtemp(prefix="stagecraft-run-")
+    try:
+        out = _run(plans, loaded, opts, world, cpus, out_dir)
+    except BaseException as e:
+        if isinstance(e, LaunchError):
+            raise LaunchError(f"{e} (the run's files are kept in {out_dir})") from None
+        if not isinstance(e, (KeyboardInterrupt, SystemExit)) or opts.get("keep"):
+            raise
+        shutil.rmtree(out_dir, ignore_errors=True)
+        raise
+    if opts.get("keep"):
+        print(f"the run's files are kept in {out_dir}", file=sys.stderr)
+    else:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    return out
+
+
+def _run(plans, loaded, opts, world, cpus, out_dir):
     env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(world))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(__file__)), env.get("PYTHONPATH")]))
     args = [sys.executable, "-m", "stagecraft_runtime", "--worker", out_dir, "--options", json.dumps(opts), *plans]
     procs = []
     for r in range(world):
@@ -49,13 +80,51 @@ def launch(plans, opts):
             rank_args = ["taskset", "-c", cpus[r % len(cpus)], *args]
             rank_env["OMP_NUM_THREADS"] = "1"
         procs.append((subprocess.Popen(rank_args, env=rank_env, stdout=subprocess.DEVNULL, stderr=err,
-                                       preexec_fn=_die_with_launcher), err))
-    _watch(procs, opts.get("timeout", 30.0) * 4 + 60 * len(plans))
+                                       cwd=PACKAGE_ROOT, preexec_fn=_die_with_launcher), err))
+    limit = opts.get("timeout", 30.0) * 4 + 60 * len(plans)
+    _watch(procs, limit)
     out = []
     for pi, plan in enumerate(loaded):
         ranks = [torch.load(os.path.join(out_dir, f"plan{pi}.rank{r}.pt")) for r in range(world)]
-        out.append(report(plan, ranks, opts))
+        with _deadline(limit, "the single-device reference"):
+            result = report(plan, ranks, opts)
+        _check_finite(result, plan, plans[pi])
+        out.append(result)
     return out
+
+
+def _check_finite(result, plan, path):
+    """A loss that became Infinity or NaN is a diverged run, said as such (JSON has no Infinity)."""
+    for key, who in (("loss", "the run"), ("referenceLoss", "the single-device reference")):
+        for step, loss in enumerate(result[key]):
+            if not math.isfinite(loss):
+                raise LaunchError(
+                    f"{os.path.basename(path)}: {who} diverged: its loss is {loss} at step {step} "
+                    f"(batch.lossScale {plan['batch']['lossScale']})"
+                )
+
+
+class _deadline:
+    """Ends what runs inside after `seconds` with a LaunchError naming it (SIGALRM: main thread only)."""
+
+    def __init__(self, seconds, what):
+        self.seconds, self.what = seconds, what
+
+    def _fire(self, _sig, _frame):
+        raise LaunchError(f"{self.what} did not end within {self.seconds:.0f} s")
+
+    def __enter__(self):
+        try:
+            self.previous = signal.signal(signal.SIGALRM, self._fire)
+        except ValueError:  # not the main thread: the caller's own limits apply
+            self.previous = None
+            return
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
 
 
 def die_with_parent(sig):

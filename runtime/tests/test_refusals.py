@@ -50,11 +50,11 @@ def test_a_process_that_throws_ends_the_run_within_30_s_naming_the_device_and_in
     import time
 
     p = plan()
-    # An F of a microbatch the batch lacks makes device 1 raise on its first step.
+    # An F of a microbatch whose input has not come yet makes device 1 raise on its first step.
     for ins in p["devices"][1]["streams"][0]["instructions"]:
         if ins["op"] == "F":
             ins["block"] = 1
-            ins["microbatch"] = 99
+            ins["microbatch"] = 7
             break
     path = tmp_path / "broken.json"
     path.write_text(json.dumps(p))
@@ -74,9 +74,9 @@ def test_a_process_killed_mid_step_ends_the_run_at_once_naming_it(monkeypatch):
     assert time.monotonic() - start < 30
 
 
-def test_a_collective_a_member_never_reaches_times_out_naming_the_group_and_the_missing_member(tmp_path):
+def test_a_collective_a_member_never_issues_is_refused_before_launch_naming_the_group_and_the_missing_member(tmp_path):
     p = plan("pp2-dp2")
-    # Device 3 loses its gradient all-reduce: device 1 waits in it for a member that never comes.
+    # Device 3 loses its gradient all-reduce: device 1 would wait in it for a member that never comes.
     gone = set()
     for stream in p["devices"][3]["streams"]:
         gone |= {i["id"] for i in stream["instructions"] if i["op"] == "ALL_REDUCE"}
@@ -86,7 +86,8 @@ def test_a_collective_a_member_never_reaches_times_out_naming_the_group_and_the_
             i["waits"] = [w for w in i["waits"] if w not in gone]
     path = tmp_path / "lost.json"
     path.write_text(json.dumps(p))
-    with pytest.raises(LaunchError, match=r"device 1 .*collective \S+ over devices \[1, 3\] never reached by device\(s\) \[3\]"):
+    with pytest.raises(PlanError, match=r"devices\[1\]\.streams\[\d\]\.instructions\[\d+\] \(ALL_REDUCE\S+, device 1\): "
+                                         r"collective \S+ over devices \[1, 3\] is never issued by device\(s\) \[3\]"):
         launch([str(path)], {"steps": 1, "timeout": 3})
 
 
@@ -135,11 +136,11 @@ def test_a_run_whose_starter_is_killed_mid_run_leaves_no_launcher_or_worker_behi
     import sys
     import time
 
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(HERE))
+    env = dict(os.environ)
     plan_file = os.path.join(HERE, "plans", "1f1b-p4-m8.json")
     command = shlex.join([sys.executable, "-m", "stagecraft_runtime", plan_file, "--steps", "1000"])
     starter = subprocess.Popen(["sh", "-c", f"{command}; true"], env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+                               stderr=subprocess.DEVNULL, cwd=os.path.dirname(HERE))
     try:
         deadline = time.monotonic() + 60
         launchers, workers = [], []

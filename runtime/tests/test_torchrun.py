@@ -23,9 +23,11 @@ def test_processes_started_as_torchrun_would_train_as_one_device():
     procs = []
     for rank in range(4):
         env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE="4", MASTER_ADDR="127.0.0.1",
-                   MASTER_PORT=str(port), PYTHONPATH=os.path.dirname(HERE))
+                   MASTER_PORT=str(port))
         cmd = [sys.executable, "-m", "stagecraft_runtime", plan_path, "--steps", "2", "--json"]
-        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        # From the package's folder, as `python -m` finds it in a checkout (or anywhere once installed).
+        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                      cwd=os.path.dirname(HERE)))
     outs = []
     try:
         for p in procs:

@@ -142,6 +142,8 @@ const OPTIONS = {
   dtype: { type: 'string' },
   hidden: { type: 'string' },
   backend: { type: 'string' },
+  oversubscribe: { type: 'boolean' },
+  keep: { type: 'boolean' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -229,6 +231,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     'dtype',
     'hidden',
     'backend',
+    'oversubscribe',
+    'keep',
   ] as const) {
     if (values[opt] !== undefined && !COMMAND_OPTIONS[name].includes(opt)) {
       return fail(`${name} does not take --${opt}`);

@@ -8,9 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pythonInterpreter } from '@stagecraft/launch';
 import { afterAll, expect, test } from 'vitest';
 import { EXAMPLES, ROOT } from '../test/run.ts';
-import { pythonInterpreter } from './commands/run.ts';
 import { bufferIo } from './io.ts';
 import { main } from './main.ts';
 
@@ -73,7 +73,7 @@ test.skipIf(!hasTorch)(
   () => {
     const runnable = compiled.filter((p) => worldOf(p) <= RUNNABLE_WORLD);
     expect(runnable.length).toBeGreaterThan(10);
-    const r = runtime(['--json', '--steps', '2', '--dtype', 'float64', ...runnable]);
+    const r = runtime(['--json', '--steps', '2', '--dtype', 'float64', '--oversubscribe', ...runnable]);
     expect(r.stderr).toBe('');
     const results = r.stdout
       .trim()

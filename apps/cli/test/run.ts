@@ -22,12 +22,18 @@ export function stagecraft(...args: string[]): Promise<Run> {
 /** Exit status of a run stopped for taking too long, as timeout(1) reports it. */
 export const TIMED_OUT = 124;
 
+/**
+ * The environment of every CLI run here: no debug stacks, and runs of the 4-device test plans
+ * allowed on a machine with fewer CPUs (CI has 2), which `stagecraft run` otherwise refuses.
+ */
+const TEST_ENV = { STAGECRAFT_DEBUG: '', STAGECRAFT_RUNTIME_OVERSUBSCRIBE: '1' };
+
 /** Runs the CLI, stopping it after `ms` (0: never), so a command that hangs fails its test. */
 export function stagecraftWithin(ms: number, ...args: string[]): Promise<Run> {
   return stagecraftWithEnv({}, ms, ...args);
 }
 
-/** Runs the CLI with `env` added to the environment (STAGECRAFT_FROM_SOURCES, say). */
+/** stagecraftWithin with `env` over the test environment (a value '' removes a variable's effect). */
 export function stagecraftWithEnv(env: Record<string, string>, ms: number, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
@@ -39,7 +45,7 @@ export function stagecraftWithEnv(env: Record<string, string>, ms: number, ...ar
         maxBuffer: 64 * 1024 * 1024,
         timeout: ms,
         killSignal: 'SIGKILL',
-        env: { ...process.env, STAGECRAFT_DEBUG: '', ...env },
+        env: { ...process.env, ...TEST_ENV, ...env },
       },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : error.killed ? TIMED_OUT : 1) : 0;
@@ -58,7 +64,7 @@ export function stagecraftWritingTo(stdout: number | 'closed pipe', ...args: str
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: ROOT,
       stdio: ['ignore', stdout === 'closed pipe' ? 'pipe' : stdout, 'pipe'],
-      env: { ...process.env, STAGECRAFT_DEBUG: '' },
+      env: { ...process.env, ...TEST_ENV },
       timeout: 30_000,
       killSignal: 'SIGKILL',
     });

@@ -6,18 +6,23 @@
  * tensors when not. The plan is validated here (`loadPlan`) before any process starts, so a plan
  * that cannot run never launches one.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
 import { type Plan, parseDesignText } from '@stagecraft/ir';
+import {
+  checkOutputFile,
+  type DeviceMemory,
+  type LaunchOutcome,
+  launchRuntime,
+  measuredTrace,
+  type RuntimeResult,
+} from '@stagecraft/launch';
 import { loadPlan } from '@stagecraft/passes';
-import { chromeTrace, simulate, type TimelineEvent } from '@stagecraft/sim';
+import { simulate } from '@stagecraft/sim';
 import { errorLine } from '../format.ts';
 import type { InputOptions } from '../inputFile.ts';
 import type { Io } from '../io.ts';
 import { compileDesign, readText, reportIssues } from '../load.ts';
+import { describeSystemError } from '../systemErrors.ts';
 import type { OptionValues } from './output.ts';
 
 export interface RunCommand {
@@ -31,11 +36,24 @@ export interface RunCommand {
   hidden?: number;
   /** torch.distributed backend: auto (NCCL on CUDA when there, else gloo), gloo or nccl. */
   backend: 'auto' | 'gloo' | 'nccl';
+  /** Start more processes than the machine has CPUs (GPUs with NCCL). */
+  oversubscribe?: boolean;
+  /** Keep the run's folders and name them. */
+  keep?: boolean;
 }
 
-export const RUN_OPTIONS = ['json', 'steps', 'dtype', 'trace', 'hidden', 'backend'] as const;
+export const RUN_OPTIONS = [
+  'json',
+  'steps',
+  'dtype',
+  'trace',
+  'hidden',
+  'backend',
+  'oversubscribe',
+  'keep',
+] as const;
 
-export const RUN_USAGE = `Usage: stagecraft run <design | plan.json> [--steps <n>] [--dtype float32|float64] [--hidden <n>] [--backend auto|gloo|nccl] [--json] [--trace <file>]
+export const RUN_USAGE = `Usage: stagecraft run <design | plan.json> [--steps <n>] [--dtype float32|float64] [--hidden <n>] [--backend auto|gloo|nccl] [--json] [--trace <file>] [--oversubscribe] [--keep]
 
 Runs the plan for real: one PyTorch process per device on 127.0.0.1, small MLP blocks, the
 same data and seed as a single-device reference run, then compares them: every tensor each
@@ -47,6 +65,9 @@ instructions), never the plan's header. A design is compiled
 first; a plan file (hand-edited or not) runs as it is, after the same validation as "compile".
 A design on device meshes (plan@3) runs each collective among its sub-group of the mesh.
 Needs python3 with torch: /usr/bin/python3, or the interpreter in STAGECRAFT_PYTHON.
+Refused before anything starts: more devices than this machine has CPUs (GPUs with NCCL), or
+tensors (from the plan's sizes and --hidden) larger than its available memory. Ctrl-C stops
+the run and says "interrupted".
 
 Options:
   --steps <n>        training steps (default 3)
@@ -65,6 +86,10 @@ Options:
                      state it held (ZeRO's shards show here)
   --trace <file>     write the last step's measured start and end of every instruction as a
                      Chrome trace, with the ids and tracks of "export --format chrome-trace"
+                     (checked before the run starts)
+  --oversubscribe    start one process per device even when there are more devices than CPUs
+  --keep             keep the run's folders (the plan, the devices' files) and print where;
+                     a failed run keeps the devices' files and names the folder anyway
 
 Example:
   stagecraft run examples/1f1b-p4-m8.json --json`;
@@ -102,6 +127,8 @@ export function parseRunArgs(
     backend,
     json: values.json === true,
   };
+  if (values.oversubscribe === true) command.oversubscribe = true;
+  if (values.keep === true) command.keep = true;
   // --trace is the one file run writes (calibrate reads several: the option takes many).
   const given = values.trace;
   if (given !== undefined) {
@@ -122,141 +149,97 @@ export function parseRunArgs(
   return { ok: true, command };
 }
 
-/** The repository's runtime/ directory, from this file's place in apps/cli/src/commands. */
-const RUNTIME_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../runtime');
-
-/** The interpreter with torch: STAGECRAFT_PYTHON, else Debian's /usr/bin/python3, else python3. */
-export function pythonInterpreter(): string {
-  const env = process.env.STAGECRAFT_PYTHON;
-  if (env) return env;
-  return existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
-}
-
-interface RuntimeResult {
-  devices: number;
-  steps: number;
-  loss: number[];
-  referenceLoss: number[];
-  maxAbsDiff: number;
-  maxRelDiff: number;
-  tolerance: number;
-  equal: boolean;
-  worst: WorstTensor[];
-  stepMs: number[];
-  backend: string;
-  memory: DeviceMemory[];
-  trace?: Record<string, [stream: string, id: string, start: number, end: number][]> | null;
-}
-
-/** A tensor that differs from the reference beyond the tolerance (device null: the whole run's loss). */
-interface WorstTensor {
-  device: number | null;
-  tensor: string;
-  step: number;
-  difference: number | null;
-  absolute: number | null;
-  problem?: string;
-}
-
-/** Bytes a device held in the last step, measured on its tensors (docs/runtime.md). */
-interface DeviceMemory {
-  device: number;
-  params: number;
-  grads: number;
-  optimizer: number;
-  paramsPeak: number;
-}
-
 export function runCommand(cmd: RunCommand & InputOptions, io: Io): number {
   const text = readText(cmd.input, io, cmd);
   if (text === undefined) return 1;
+  if (cmd.trace !== undefined) {
+    const unwritable = checkOutputFile(cmd.trace);
+    if (unwritable !== undefined) {
+      io.err(errorLine({ path: cmd.trace, message: unwritable }));
+      return 1;
+    }
+  }
   const planned = planOf(text, cmd, io);
   if (!planned) return 1;
   const { plan, fromDesign } = planned;
   const predicted = simulate(plan, { keepTimeline: false });
   const predictedStepMs = predicted.ok ? predicted.sim.makespanMs : null;
 
-  const dir = mkdtempSync(join(tmpdir(), 'stagecraft-run-'));
-  try {
-    const planFile = join(dir, 'plan.json');
-    writeFileSync(planFile, JSON.stringify(plan));
-    const python = pythonInterpreter();
-    const args = [
-      '-m',
-      'stagecraft_runtime',
-      planFile,
-      '--json',
-      '--steps',
-      String(cmd.steps),
-      '--dtype',
-      cmd.dtype,
-      '--backend',
-      cmd.backend,
-    ];
-    if (cmd.trace) args.push('--trace');
-    if (cmd.hidden !== undefined) args.push('--width', String(cmd.hidden));
-    if (fromDesign && plan.batch) {
-      // The reference runs the design's batch; a plan file's is read off its instructions.
-      const { microbatches, microbatchSize, replicas } = plan.batch;
-      args.push('--reference-batch', JSON.stringify({ microbatches, microbatchSize, replicas }));
-    }
-    const env = {
-      ...process.env,
-      PYTHONPATH: [RUNTIME_DIR, process.env.PYTHONPATH].filter(Boolean).join(':'),
-    };
-    const r = spawnSync(python, args, { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-    if (r.error) {
-      io.err(
-        errorLine({
-          path: python,
-          message: `cannot start the Python runtime (${r.error.message}); install python3 with torch (Debian: apt-get install python3-torch) or set STAGECRAFT_PYTHON`,
-        }),
-      );
-      return 1;
-    }
-    // Exit 1 with results on stdout is the verdict "not equal", reported below with its figures.
-    const last = r.stdout.trim().split('\n').pop() ?? '';
-    if (r.status !== 0 && !(r.status === 1 && last.startsWith('{'))) {
-      const lines = (r.stderr ?? '').split('\n').filter((l) => l.trim() !== '');
-      const named = lines.filter((l) => l.startsWith('error'));
-      const missingTorch = lines.some((l) => /No module named 'torch'/.test(l));
-      io.err(
-        missingTorch
-          ? errorLine({
-              path: python,
-              message:
-                'has no torch; install it (Debian: apt-get install python3-torch) or set STAGECRAFT_PYTHON',
-            })
-          : (named[named.length - 1] ??
-              `error: the runtime exited with ${r.status}: ${lines[lines.length - 1] ?? ''}`),
-      );
-      return 1;
-    }
-    const result = JSON.parse(last) as RuntimeResult;
-    if (cmd.trace && result.trace)
+  const outcome = launchRuntime(plan, {
+    steps: cmd.steps,
+    dtype: cmd.dtype,
+    backend: cmd.backend,
+    trace: cmd.trace !== undefined,
+    ...(cmd.hidden !== undefined ? { hidden: cmd.hidden } : {}),
+    ...(cmd.oversubscribe ? { oversubscribe: true } : {}),
+    ...(cmd.keep ? { keep: true } : {}),
+    // The reference runs the design's batch; a plan file's is read off its instructions.
+    ...(fromDesign && plan.batch
+      ? {
+          referenceBatch: {
+            microbatches: plan.batch.microbatches,
+            microbatchSize: plan.batch.microbatchSize,
+            replicas: plan.batch.replicas,
+          },
+        }
+      : {}),
+  });
+  if (outcome.kind !== 'done') {
+    io.err(outcomeLine(outcome));
+    return outcome.kind === 'interrupted' ? 130 : 1;
+  }
+  for (const note of outcome.notes) io.err(note);
+  const result = outcome.result;
+  const report = {
+    devices: result.devices,
+    steps: result.steps,
+    loss: result.loss,
+    referenceLoss: result.referenceLoss,
+    maxAbsDiff: result.maxAbsDiff,
+    maxRelDiff: result.maxRelDiff,
+    tolerance: result.tolerance,
+    equal: result.equal,
+    worst: result.worst,
+    stepMs: result.stepMs,
+    predictedStepMs,
+    backend: result.backend,
+    memory: result.memory,
+  };
+  if (cmd.json) io.out(JSON.stringify(report));
+  else io.out(runSummary(plan.name, report));
+  if (cmd.trace && result.trace) {
+    try {
       writeFileSync(cmd.trace, JSON.stringify(measuredTrace(plan, result.trace)));
-    const report = {
-      devices: result.devices,
-      steps: result.steps,
-      loss: result.loss,
-      referenceLoss: result.referenceLoss,
-      maxAbsDiff: result.maxAbsDiff,
-      maxRelDiff: result.maxRelDiff,
-      tolerance: result.tolerance,
-      equal: result.equal,
-      worst: result.worst,
-      stepMs: result.stepMs,
-      predictedStepMs,
-      backend: result.backend,
-      memory: result.memory,
-    };
-    if (cmd.json) io.out(JSON.stringify(report));
-    else io.out(runSummary(plan.name, report));
-    if (result.equal) return 0;
-    io.err(notEqual(result));
-    return 1;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    } catch (e) {
+      // Checked before the run; a disk that filled meanwhile still leaves the run's report above.
+      io.err(errorLine({ path: cmd.trace, message: describeSystemError(e, 'write') }));
+      return 1;
+    }
+  }
+  if (result.equal) return 0;
+  io.err(notEqual(result));
+  return 1;
+}
+
+/** One line for a run that did not finish with a result. */
+function outcomeLine(o: Exclude<LaunchOutcome, { kind: 'done' }>): string {
+  switch (o.kind) {
+    case 'failed':
+      return `error: ${o.message}`;
+    case 'no-python':
+      return errorLine({
+        path: o.python,
+        message: `cannot start the Python runtime (${o.reason}); install python3 with torch (Debian: apt-get install python3-torch) or set STAGECRAFT_PYTHON`,
+      });
+    case 'no-torch':
+      return errorLine({
+        path: o.python,
+        message: 'has no torch; install it (Debian: apt-get install python3-torch) or set STAGECRAFT_PYTHON',
+      });
+    case 'interrupted':
+      return 'interrupted';
+    case 'timed-out':
+      return `error: the runtime did not end within ${Math.round(o.limitMs / 1000)} s and was stopped`;
   }
 }
 
@@ -303,45 +286,6 @@ function planOf(
   }
   const run = compileDesign(parsed.design, cmd.input, cmd, io);
   return run ? { plan: run.compiled.plan, fromDesign: true } : undefined;
-}
-
-/**
- * The measured step as the predicted export draws it: the same processes (devices), threads
- * (streams) and ids, times from the run's shared monotonic clock, starting at the earliest start.
- */
-export function measuredTrace(
-  plan: Plan,
-  trace: Record<string, [string, string, number, number][]>,
-): ReturnType<typeof chromeTrace> {
-  const byId = new Map<string, Plan['devices'][number]['streams'][number]['instructions'][number]>();
-  for (const d of plan.devices)
-    for (const s of d.streams) for (const i of s.instructions) byId.set(`${d.device}|${i.id}`, i);
-  let origin = Number.POSITIVE_INFINITY;
-  for (const events of Object.values(trace)) for (const e of events) origin = Math.min(origin, e[2]);
-  const timeline: TimelineEvent[] = [];
-  let end = 0;
-  for (const [rank, events] of Object.entries(trace))
-    for (const [stream, id, start, stop] of events) {
-      const ins = byId.get(`${rank}|${id}`);
-      if (!ins) continue;
-      const ev: TimelineEvent = {
-        device: Number(rank),
-        stream,
-        id,
-        op: ins.op,
-        startMs: (start - origin) * 1000,
-        endMs: (stop - origin) * 1000,
-        tags: ins.tags,
-      };
-      if (ins.op === 'OVERLAP') ev.members = ins.members.map((m) => m.id);
-      if (ins.op === 'SEND' || ins.op === 'RECV') ev.peer = ins.peer;
-      if ('bytes' in ins) ev.bytes = ins.bytes;
-      timeline.push(ev);
-      end = Math.max(end, ev.endMs);
-    }
-  timeline.sort((a, b) => a.startMs - b.startMs);
-  const sim = { makespanMs: end, timeline } as unknown as Parameters<typeof chromeTrace>[1];
-  return chromeTrace(plan, sim);
 }
 
 function runSummary(

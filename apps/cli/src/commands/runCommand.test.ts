@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pythonInterpreter } from '@stagecraft/launch';
 import { afterEach, describe, expect, test } from 'vitest';
 import { EXAMPLES, ROOT, stagecraft, tempFile, tempPath } from '../../test/run.ts';
-import { pythonInterpreter } from './run.ts';
 
 const PLAN = join(ROOT, 'runtime/tests/plans/1f1b-p4-m8.json');
 const hasTorch =
