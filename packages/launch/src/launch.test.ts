@@ -49,6 +49,9 @@ describe("the runtime's answer", () => {
       referenceLoss: [1],
       maxAbsDiff: 0,
       maxRelDiff: 0,
+      tolerance: 1e-9,
+      equal: false,
+      worst: [{ device: 1, tensor: 'gradient of blocks [0]', step: 0, difference: 0.5, absolute: 0.1 }],
       stepMs: [3],
       backend: 'gloo',
       memory: [{ device: 0, params: 1, grads: 1, optimizer: 2, paramsPeak: 1 }],
@@ -58,6 +61,9 @@ describe("the runtime's answer", () => {
     expect(RuntimeResultSchema.safeParse({ ...ok, loss: ['Infinity'] }).success).toBe(false);
     const { memory: _gone, ...noMemory } = ok;
     expect(RuntimeResultSchema.safeParse(noMemory).success).toBe(false);
+    // A result without its verdict cannot be read as "equal".
+    const { equal: _verdict, ...noVerdict } = ok;
+    expect(RuntimeResultSchema.safeParse(noVerdict).success).toBe(false);
   });
 });
 
