@@ -47,17 +47,26 @@ def own_subgroup(devices, group, mesh, rank):
 
 def replica_program(program, plan, rank):
     """The representative's program with each collective over `rank`'s own sub-group, its key
-    naming `rank`'s shared coordinates (what a timeout reports)."""
+    naming `rank`'s shared coordinates (what a timeout reports). One reaching outside the group
+    (DualPipe's copies) runs among the members of `rank`'s place in every group it spans, as a
+    SEND/RECV's peer is: the devices holding the same data replica."""
     group, mesh = mesh_of(plan, rank)
-    if mesh is None:
+    if group is None:
+        return program
+    if mesh is None and not _reaches_outside(program, group):
         return program
     program = copy.deepcopy(program)
-    mine = coords(group.index(rank), mesh["shape"])
+    r = group.index(rank)
+    mine = coords(r, mesh["shape"]) if mesh is not None else None
     for stream in program["streams"]:
         for ins in stream["instructions"]:
             for m in ins.get("members", [ins]):
-                # One reaching outside the group (DualPipe's copies) has no place on its mesh.
-                if m["op"] in COLLECTIVES and all(d in group for d in m["devices"]):
+                if m["op"] in COLLECTIVES and not all(d in group for d in m["devices"]):
+                    m["devices"] = sorted(_group_of(plan, d)[r] for d in m["devices"])
+                    if m.get("collective", m["id"]) != m["id"]:
+                        label = ",".join(f"{x}={c}" for x, c in zip(mesh["axes"], mine)) if mesh else f"rank={r}"
+                        m["collective"] = f"{m['id']}[{label}]"
+                elif m["op"] in COLLECTIVES and mesh is not None:
                     listed = m["devices"]
                     m["devices"] = own_subgroup(listed, group, mesh, rank)
                     if m.get("collective", m["id"]) != m["id"]:
@@ -66,6 +75,15 @@ def replica_program(program, plan, rank):
                         label = ",".join(shared)
                         m["collective"] = f"{m['id']}[{label}]"
     return program
+
+
+def _reaches_outside(program, group):
+    return any(m["op"] in COLLECTIVES and not all(d in group for d in m["devices"])
+               for s in program["streams"] for ins in s["instructions"] for m in ins.get("members", [ins]))
+
+
+def _group_of(plan, device):
+    return next(g for g in plan["groups"] if device in g)
 
 
 def _varying_axes(devices, group, shape):

@@ -97,6 +97,17 @@ def one_member_of_a_collective_dropped():
     return delete(plan("pp2-dp2"), [2], "ALL_REDUCE.grads.d0.k0")
 
 
+def dualpipe_copies_summed_over_the_replicas_too():
+    """DualPipe on dp2 groups with the copies' all-reduce over all 4 devices, as the compiler once
+    emitted it: each gradient then counts every replica's copies on top of the replicas' own sum."""
+    p = plan("dualpipe-p2-dp2-zero1")
+    for d in range(4):
+        for i in stream(p, d, "compute"):
+            if i["id"].startswith("ALL_REDUCE.copies"):
+                i["devices"], i["collective"] = [0, 1, 2, 3], i["id"]
+    return p
+
+
 # Corruption -> what stops it: "refused" before launch, or "verdict" after running.
 CORRUPTIONS = {
     gradient_all_reduce_duplicated: "verdict",
@@ -108,6 +119,7 @@ CORRUPTIONS = {
     microbatches_swapped: "verdict",
     backward_half_deleted: "verdict",
     one_member_of_a_collective_dropped: "refused",
+    dualpipe_copies_summed_over_the_replicas_too: "verdict",
 }
 NAMES = {f: f.__name__.replace("_", " ") for f in CORRUPTIONS}
 
@@ -119,19 +131,18 @@ def write(p, directory, name):
     return path
 
 
-# Compiled from a valid design, and still wrong: DualPipe's copies all-reduce on groups of more
-# than one device runs over all their members (the compiler models the per-member pairs as one
-# collective, packages/passes/src/passes/reduceCopies.ts), summing the data-parallel replicas too,
-# and nothing orders it before ZeRO's reduce-scatter.
-KNOWN_WRONG = ["dualpipe-p2-dp2-zero1"]
+# Compiled from valid designs, and wrong until the copies' all-reduce paired the members of each
+# data replica (issue 28): DualPipe on data-parallel groups, ZeRO-1 and plain. Beside the
+# corruptions, in the same launch, they must pass the verdict the corruptions fail.
+ONCE_WRONG = ["dualpipe-p2-dp2-zero1", "dualpipe-p2-dp2"]
 
 
 @pytest.fixture(scope="module")
 def verdicts(tmp_path_factory):
     directory = str(tmp_path_factory.mktemp("corrupted"))
     ran = [f for f, stop in CORRUPTIONS.items() if stop == "verdict"]
-    paths = [write(f(), directory, NAMES[f]) for f in ran] + [os.path.join(HERE, "plans", f"{n}.json") for n in KNOWN_WRONG]
-    return dict(zip(ran + KNOWN_WRONG, launch(paths, {"steps": 1, "dtype": "float64", "timeout": 30})))
+    paths = [write(f(), directory, NAMES[f]) for f in ran] + [os.path.join(HERE, "plans", f"{n}.json") for n in ONCE_WRONG]
+    return dict(zip(ran + ONCE_WRONG, launch(paths, {"steps": 1, "dtype": "float64", "timeout": 30})))
 
 
 @pytest.mark.parametrize("corruption", [f for f, s in CORRUPTIONS.items() if s == "verdict"], ids=NAMES.get)
@@ -156,7 +167,7 @@ def test_the_uncorrupted_plans_pass_the_verdict_in_the_same_launch_settings(tmp_
         assert r["equal"] and r["maxRelDiff"] <= 1e-12, r
 
 
-@pytest.mark.xfail(strict=True, reason="DualPipe copies on data-parallel groups: the compiler's copies all-reduce spans the replicas")
-@pytest.mark.parametrize("name", KNOWN_WRONG)
+@pytest.mark.parametrize("name", ONCE_WRONG)
 def test_dualpipe_on_data_parallel_groups_trains_like_one_device(verdicts, name):
-    assert verdicts[name]["equal"], verdicts[name]["worst"]
+    r = verdicts[name]
+    assert r["equal"] and r["maxRelDiff"] <= 1e-12, r["worst"]

@@ -47,6 +47,9 @@ def test_every_member_of_an_expert_parallel_mesh_reads_its_own_data():
 
 
 MESH_PLANS = ["mesh-dp2-tp2", "mesh-dp2-tp2-zero1", "mesh-pp2-dp2", "mesh-dp2-ep2"]
+# DualPipe's copies reach across groups: a replica pairs with the member of its rank in the other
+# group (on a mesh and on a flat group).
+COPIES_PLANS = ["dualpipe-p2-dp2-zero1", "dualpipe-p2-dp2"]
 
 
 def collectives(program):
@@ -59,7 +62,7 @@ def collectives(program):
     ]
 
 
-@pytest.mark.parametrize("name", MESH_PLANS)
+@pytest.mark.parametrize("name", MESH_PLANS + COPIES_PLANS)
 def test_a_replica_of_a_group_lowered_once_runs_what_the_compiler_lists_for_it_when_lowering_every_device(name):
     p = plan(name)
     programs = {d["device"]: d for d in p["devices"]}

@@ -20,6 +20,45 @@ function design(builder: 'dualpipe' | 'dualpipev', p: number): Design {
   };
 }
 
+/**
+ * DualPipe on 2 ranks whose groups are data parallel over 2 devices each (a dp2 mesh, or a flat
+ * group of 2), gradients all-reduced or ZeRO-sharded, as runtime/tests/designs/dualpipe-p2-dp2-zero1.json.
+ */
+function dataParallelDesign(
+  mesh: boolean,
+  shard: 'none' | 'shard_optimizer' | 'shard_grads' = 'shard_optimizer',
+): Design {
+  const groups = mesh
+    ? [
+        { axes: ['dp'], shape: [2], start: 0 },
+        { axes: ['dp'], shape: [2], start: 2 },
+      ]
+    : [
+        [0, 1],
+        [2, 3],
+      ];
+  const replicate = mesh
+    ? [{ op: 'replicate', filter: {}, axis: 'dp', reduce_stream: 'dp' }]
+    : [
+        { op: 'replicate', filter: {}, devices: [0, 1], reduce_stream: 'dp' },
+        { op: 'replicate', filter: {}, devices: [2, 3], reduce_stream: 'dp' },
+      ];
+  return {
+    format: DESIGN_FORMAT,
+    name: 'dualpipe on dp2 groups',
+    model: { kind: 'synthetic', stages: 2, costs: { F: 1, BI: 1, BW: 1 }, paramBytes: GIB },
+    cluster: { preset: 'dgx-h100', nodes: 1 },
+    directives: [
+      { op: 'schedule', builder: 'dualpipe', ranks: 2, microbatches: 4, groups },
+      ...replicate.map((r) => (shard === 'none' ? r : { ...r, [shard]: true })),
+    ],
+  } as Design;
+}
+
+function instructionsOf(plan: ReturnType<typeof compiled>, device: number) {
+  return plan.devices.find((d) => d.device === device)!.streams.flatMap((s) => s.instructions);
+}
+
 function compiled(d: Design) {
   const c = compile(d, { keepSnapshots: false });
   if (!c.ok) throw new Error(c.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
@@ -66,4 +105,61 @@ describe("DualPipe's two model copies", () => {
     const ops = plan.devices.flatMap((d) => d.streams.flatMap((s) => s.instructions.map((i) => i.op)));
     expect(ops).not.toContain('ALL_REDUCE');
   });
+
+  for (const mesh of [true, false])
+    it(`pair member r of one ${mesh ? 'dp2 mesh' : 'flat group of 2'} with member r of the other, never the replicas`, () => {
+      const plan = compiled(dataParallelDesign(mesh));
+      const label = (r: number) => (mesh ? `dp=${r}` : `rank=${r}`);
+      for (const [device, pair, r] of [
+        [0, [0, 2], 0],
+        [1, [1, 3], 1],
+        [2, [0, 2], 0],
+        [3, [1, 3], 1],
+      ] as const) {
+        const copies = instructionsOf(plan, device).filter(
+          (i) => i.op === 'ALL_REDUCE' && i.id.startsWith('ALL_REDUCE.copies'),
+        ) as CollectiveInstruction[];
+        expect(copies).toHaveLength(1);
+        expect(copies[0]!.devices).toEqual(pair);
+        expect(copies[0]!.collective).toBe(`ALL_REDUCE.copies.d0-d2[${label(r)}]`);
+      }
+    });
+
+  for (const shard of ['none', 'shard_optimizer'] as const)
+    it(`sum the copies before the replicas' gradient ${shard === 'none' ? 'all-reduce' : 'reduce-scatter (ZeRO-1)'}`, () => {
+      const plan = compiled(dataParallelDesign(true, shard));
+      for (const device of [0, 1, 2, 3]) {
+        const all = instructionsOf(plan, device);
+        const copies = all.find((i) => i.id.startsWith('ALL_REDUCE.copies'))!;
+        const gradients = all.filter(
+          (i) => (i.op === 'REDUCE_SCATTER' || i.op === 'ALL_REDUCE') && i !== copies && 'params' in i,
+        );
+        expect(gradients.length).toBeGreaterThan(0);
+        for (const g of gradients) expect(g.waits).toContain(copies.id);
+      }
+    });
+
+  it('costs each pair as a 2-GPU all-reduce of the copies', () => {
+    const plan = compiled(dataParallelDesign(true));
+    const s = simulate(plan);
+    if (!s.ok) throw new Error(s.errors.map((e) => e.message).join('\n'));
+    const cost = resolveCluster(plan.cluster);
+    if (!cost.ok || cost.cost.kind !== 'custom') throw new Error('a real cluster');
+    const events = s.sim.timeline!.filter(
+      (e) => e.op === 'ALL_REDUCE' && e.id.startsWith('ALL_REDUCE.copies'),
+    );
+    expect(events).toHaveLength(4);
+    // Both stages on every device, 1 GiB of gradients each: 2 GiB between 2 GPUs, not 4.
+    const expected = allReduceMs(2, 2 * GIB, cost.cost.intraNode);
+    for (const e of events) expect(e.endMs - e.startMs).toBeCloseTo(expected, 6);
+  });
+
+  for (const field of ['shard_grads'] as const)
+    it(`refuses ${field} on data-parallel copies, naming the directive`, () => {
+      const c = compile(dataParallelDesign(true, field), { keepSnapshots: false });
+      expect(c.ok).toBe(false);
+      if (c.ok) return;
+      expect(c.errors[0]!.path).toBe(`directives[1].${field}`);
+      expect(c.errors[0]!.message).toMatch(/DualPipe copy on devices \[0, 1\].*shard_optimizer/);
+    });
 });

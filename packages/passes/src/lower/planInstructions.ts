@@ -160,12 +160,13 @@ export class PlanInstructions {
 
   /**
    * The group's program with the SEND/RECV peers of the member of `rank`, and its own sub-group for
-   * a collective over mesh axes.
+   * a collective over mesh axes or its own pair for one across groups.
    */
   private withPeersOfRank(proto: Instruction[], s: number, rank: number): Instruction[] {
     const out = proto.slice();
     const u0 = this.p.streamStart[s]!;
-    const bySubgroup = this.p.dag.subgroups !== undefined;
+    // Over mesh axes, or across groups (DualPipe's copies pair the members of each rank).
+    const bySubgroup = this.p.dag.subgroups !== undefined || this.p.dag.jointCollectives !== undefined;
     for (let k = 0; k < out.length; k++) {
       const ins = out[k]!;
       if (ins.op === 'SEND' || ins.op === 'RECV') {

@@ -1,4 +1,4 @@
-import { type Dag, emptyEdges, p2pNode } from '@stagecraft/ir';
+import { collectiveNode, type Dag, emptyEdges, p2pNode } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { COMPACT_ABOVE, compactGroups } from './replicaLayout.ts';
 
@@ -34,5 +34,29 @@ describe('groups lowered once', () => {
 
   it('not while the per-device plan is small', () => {
     expect(compactGroups(dag([range(0, 8), range(8, 8)]), cluster, [10, 10])).toBe(false);
+  });
+
+  it("not when a collective across groups (DualPipe's copies) pairs ranks over different links", () => {
+    // Groups [0..5] and [8..13] never exchange data; their copies pair member r with member r:
+    // ranks 0–5 all cross nodes, so lowered once; [0..5] with [6..11]: ranks 0–1 stay in node 0.
+    const copies = (groups: number[][]): Dag => ({
+      ...dag(groups),
+      nodes: groups.map((_, g) =>
+        collectiveNode({
+          op: 'ALL_REDUCE',
+          id: `ALL_REDUCE.copies.on.${g}`,
+          block: 0,
+          dims: [],
+          group: g,
+          stream: 'compute',
+          provenance: { pass: 'reduce-copies', directive: null },
+          devices: groups.flat(),
+          bytes: 1,
+        }),
+      ),
+      jointCollectives: [[0, 1]],
+    });
+    expect(compactGroups(copies([range(0, 6), range(8, 6)]), cluster, [big * 2, big * 2])).toBe(true);
+    expect(compactGroups(copies([range(0, 6), range(6, 6)]), cluster, [big * 2, big * 2])).toBe(false);
   });
 });

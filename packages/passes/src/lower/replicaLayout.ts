@@ -42,13 +42,22 @@ export function compactGroups(dag: Dag, cluster: Cluster, instructionsPerGroup: 
     const key = `${t.group[i]}>${t.peer[i]}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const a = dag.groups[t.group[i]!]!;
-    const b = dag.groups[t.peer[i]!]!;
-    const same = (r: number) => Math.floor(a[r]! / perNode) === Math.floor(b[r]! / perNode);
-    const first = same(0);
-    for (let r = 1; r < a.length; r++) if (same(r) !== first) return false;
+    if (!ranksAlike(dag.groups[t.group[i]!]!, dag.groups[t.peer[i]!]!, perNode)) return false;
+  }
+  // A collective across groups (DualPipe's copies) pairs member r of each: timed on rank 0's pair.
+  for (const nodes of dag.jointCollectives ?? []) {
+    const first = dag.groups[t.group[nodes[0]!]!]!;
+    for (const v of nodes.slice(1)) if (!ranksAlike(first, dag.groups[t.group[v]!]!, perNode)) return false;
   }
   return subgroupsSymmetric(dag, t, perNode);
+}
+
+/** Whether member r of `a` reaches member r of `b` over the same kind of link for every r. */
+function ranksAlike(a: readonly number[], b: readonly number[], perNode: number): boolean {
+  const same = (r: number) => Math.floor(a[r]! / perNode) === Math.floor(b[r]! / perNode);
+  const first = same(0);
+  for (let r = 1; r < a.length; r++) if (same(r) !== first) return false;
+  return true;
 }
 
 /**

@@ -4,16 +4,36 @@
  * optimizer step, or a runtime trains two diverging models. Generally: a block whose weight
  * gradients (B or BW) are made on several groups has a copy on each, and those groups all-reduce
  * the copies' gradients before their UPD. One ALL_REDUCE per set of groups sharing blocks, of the
- * gradient bytes a device holds for them (after expert and tensor sharding and ZeRO-2/3, as the
- * memory model counts them), over the devices of all those groups: one node per group, on its
- * compute stream after its last backward, which `dag.jointCollectives` makes one collective.
+ * gradient bytes a device holds for them (after expert and tensor sharding, as the memory model
+ * counts them): one node per group, on its compute stream after its last backward, which
+ * `dag.jointCollectives` makes one collective.
  *
- * For groups of one device (DualPipe's usual ranks) that is exactly the 2-member all-reduce; a
- * group of k devices pairs member r with member r of the other group in a runtime (k concurrent
- * 2-member all-reduces), which this models as one all-reduce over the 2k devices: an upper bound
- * on its time (docs/cost-model.md, Known gaps).
+ * On groups of more than one device (data parallel, as DeepSeek-V3 runs DualPipe) member r of one
+ * group pairs with member r of the other, the member holding the same data replica (mesh
+ * coordinates): k concurrent 2-member all-reduces (collectiveMembers.ts), never one over the
+ * replicas as well. That is DualPipe's own: `DualPipe(modules, process_group=…)` runs within one
+ * pipeline's process group, and its example sums each copy's gradient with the one of rank
+ * P−1−r of that group (github.com/deepseek-ai/DualPipe, examples/example_dualpipe.py, "Check
+ * grads"). The pair sums before the data-parallel gradient collective of the same blocks (an
+ * all-reduce, or ZeRO-1's reduce-scatter, which leaves each member only its chunk): that collective
+ * then sums the replicas of the summed copies. ZeRO-2/3 reduce-scatter every microbatch's
+ * gradients, so no member ever holds a whole gradient to pair: refused, naming the directive.
  */
-import { OP_ALL_REDUCE, OP_B, OP_BW, OP_UPD, tableOf, withEntries } from '@stagecraft/ir';
+import {
+  CompileError,
+  type Dag,
+  EDGE_DATA,
+  EDGE_TEMPORAL,
+  formatPath,
+  type NodeTable,
+  OP_ALL_REDUCE,
+  OP_B,
+  OP_BW,
+  OP_REDUCE_SCATTER,
+  OP_UPD,
+  tableOf,
+  withEntries,
+} from '@stagecraft/ir';
 import { EdgeColumns } from '../dag/edgeColumns.ts';
 import { RowAppend } from '../dag/rowAppend.ts';
 import { type Pass, rewritten } from '../driver/pass.ts';
@@ -24,7 +44,8 @@ export const COPIES_STREAM = 'compute';
 
 export const reduceCopiesPass: Pass = {
   name: 'reduce-copies',
-  reads: [],
+  // The replicate directives: a refusal names the one sharding gradients.
+  reads: ['replicate'],
   writes: [],
   run(dag, ctx) {
     const t = tableOf(dag);
@@ -61,6 +82,7 @@ export const reduceCopiesPass: Pass = {
       e.blocks.push(b);
     }
     if (sets.size === 0) return dag;
+    const gradientCollectives = dataParallelReductions(dag, t);
     const updOf = new Map<number, number>();
     for (let i = 0; i < t.length; i++) if (t.op[i] === OP_UPD) updOf.set(t.group[i]!, i);
     const rows = new RowAppend(t, 'reduce-copies');
@@ -68,6 +90,7 @@ export const reduceCopiesPass: Pass = {
     const joint: (readonly number[])[] = [...(dag.jointCollectives ?? [])];
     const explicit: [number, readonly number[]][] = [];
     for (const { groups, blocks } of sets.values()) {
+      refuseShardedGradients(dag, groups, blocks, ctx.program);
       const devices = groups.flatMap((g) => dag.groups[g]!).sort((a, c) => a - c);
       const name = `ALL_REDUCE.copies.${groups.map((g) => `d${dag.groups[g]![0]}`).join('-')}`;
       const bytes = trainingState(dag, groups[0]!, blocks).grads;
@@ -86,6 +109,9 @@ export const reduceCopiesPass: Pass = {
         explicit.push([v, devices]);
         const upd = updOf.get(g);
         if (upd !== undefined) edges.push(v, upd);
+        // Before the replicas sum: the pair sums the copies of one replica first.
+        for (const [c, b] of gradientCollectives.get(g) ?? [])
+          if (blocks.includes(b)) edges.push(v, c, 0, EDGE_TEMPORAL);
         return v;
       });
       const blockSet = new Set(blocks);
@@ -104,3 +130,52 @@ export const reduceCopiesPass: Pass = {
     return rewritten(dag, ctx, { edges: edges.list(), jointCollectives: joint }, out);
   },
 };
+
+/**
+ * Per group, its data-parallel gradient collectives of a whole step (all-reduce or ZeRO-1
+ * reduce-scatter: fed by backwards of its own group, split along no microbatch dimension, which
+ * leaves out tensor-parallel reductions), each with a block it carries.
+ */
+function dataParallelReductions(dag: Dag, t: NodeTable): Map<number, [number, number][]> {
+  const out = new Map<number, [number, number][]>();
+  const seen = new Set<string>();
+  const { from, to, kind } = dag.edges;
+  for (let e = 0; e < from.length; e++) {
+    if (kind[e] !== EDGE_DATA) continue;
+    const u = from[e]!;
+    const v = to[e]!;
+    if (t.op[u] !== OP_B && t.op[u] !== OP_BW) continue;
+    if (t.op[v] !== OP_ALL_REDUCE && t.op[v] !== OP_REDUCE_SCATTER) continue;
+    const g = t.group[v]!;
+    if (t.group[u] !== g || t.dims.some((c) => c[v]! >= 0)) continue;
+    const key = `${v}:${t.block[u]}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    let list = out.get(g);
+    if (!list) out.set(g, (list = []));
+    list.push([v, t.block[u]!]);
+  }
+  return out;
+}
+
+/** Copies on data-parallel groups whose gradients ZeRO-2/3 shard every microbatch: nothing to pair. */
+function refuseShardedGradients(
+  dag: Dag,
+  groups: readonly number[],
+  blocks: readonly number[],
+  program: readonly { path: readonly (string | number)[] }[],
+): void {
+  for (const r of dag.dataParallel ?? []) {
+    if (r.zero < 2 || !groups.includes(r.group) || (r.degree ?? dag.groups[r.group]!.length) < 2) continue;
+    const b = r.blocks.find((x) => blocks.includes(x));
+    if (b === undefined) continue;
+    const field = r.zero >= 3 ? 'shard_params' : 'shard_grads';
+    throw new CompileError({
+      path: formatPath([...(program[r.directive]?.path ?? ['directives']), field]),
+      message:
+        `block ${b} (${dag.blocks[b]!.name}) has a DualPipe copy on devices [${dag.groups[r.group]!.join(', ')}], ` +
+        `whose two copies must sum whole gradients before the data-parallel reduction; ${field} reduce-scatters ` +
+        "every microbatch's gradients, so none is whole: use shard_optimizer (ZeRO-1) with DualPipe",
+    });
+  }
+}
