@@ -244,6 +244,7 @@ class Device:
         # SENDs and RECVs issued and watched by nobody yet: the loop waits on one itself where the
         # plan waits for it and nothing else can run, else hands them to inflight's threads.
         self.unwatched = {}  # id -> (ins, finish, start, stream, work)
+        self.issued = set()
         streams = [{"name": s["stream"], "list": s["instructions"], "pos": 0, "busy": None} for s in self.program["streams"]]
         total = sum(len(s["list"]) for s in streams)
         last = time.monotonic()
@@ -262,6 +263,7 @@ class Device:
                     continue
                 s["pos"] += 1
                 progress = True
+                self.issued.add(ins["id"])
                 if self._issue(ins, s["name"], t0):
                     s["busy"] = ins["id"]
                     s["busy_ins"] = ins
@@ -306,7 +308,7 @@ class Device:
     def _needed(self, streams):
         if not self.unwatched:
             return None
-        return inflight.worth_blocking_on(self._blocking(streams), self.unwatched)
+        return inflight.worth_blocking_on(self._blocking(streams), self.unwatched, self.issued)
 
     def _wait_here(self, i, streams, last):
         """Waits in the loop for the SEND or RECV `i` (one thread switch fewer than a waiter's

@@ -63,13 +63,18 @@ class InFlight:
             self.wake.set()
 
 
-def worth_blocking_on(blocking, unwatched):
+def worth_blocking_on(blocking, unwatched, issued):
     """The communication among `unwatched` that the loop may block on, or None. `blocking`: per
-    stream that has instructions left, the ids keeping it from issuing its head. One that every
-    such stream waits for (or any, once every stream has issued its last instruction) holds back
-    nothing the device could issue meanwhile; a wait on one of two alternatives could deadlock,
-    the other's completion letting go a SEND the first depends on."""
+    stream that has instructions left, the ids keeping it from issuing its head; `issued`: the ids
+    issued so far. A stream waiting for an instruction not issued yet can only move after another
+    stream has, so it is left out. One communication that every other stream waits for (or any,
+    once every stream has issued its last instruction) holds back nothing the device could issue
+    meanwhile; a wait on one of two alternatives could deadlock, the other's completion letting go
+    a SEND the first depends on."""
     if not blocking:
         return next(iter(unwatched), None)
-    common = set.intersection(*blocking)
+    direct = [ids for ids in blocking if ids <= issued]
+    if not direct:
+        return None
+    common = set.intersection(*direct)
     return next((i for i in unwatched if i in common), None)

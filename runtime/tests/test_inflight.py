@@ -63,20 +63,26 @@ def test_a_failure_is_handed_to_the_loop_with_its_tag_and_runs_what_comes_first(
 
 def test_the_loop_blocks_on_what_every_stream_waits_for():
     # compute waits for RECV.a; comm's head waits for RECV.a and SEND.b
-    assert worth_blocking_on([{"RECV.a"}, {"RECV.a", "SEND.b"}], {"RECV.a": 0, "SEND.b": 1}) == "RECV.a"
+    issued = {"RECV.a", "SEND.b"}
+    assert worth_blocking_on([{"RECV.a"}, {"RECV.a", "SEND.b"}], {"RECV.a": 0, "SEND.b": 1}, issued) == "RECV.a"
+
+
+def test_a_stream_waiting_for_compute_not_issued_yet_does_not_stand_in_the_way():
+    # 1F1B's comm stream: its SEND waits for the F that waits for the RECV the compute stream needs
+    assert worth_blocking_on([{"RECV.a"}, {"F.b1.mb0"}], {"RECV.a": 0}, {"RECV.a"}) == "RECV.a"
 
 
 def test_the_loop_never_blocks_on_one_of_two_alternatives():
     # compute waits for RECV.a, comm for RECV.b: either may come first, and what follows it may be
     # the SEND the other's peer waits for.
-    assert worth_blocking_on([{"RECV.a"}, {"RECV.b"}], {"RECV.a": 0, "RECV.b": 1}) is None
+    assert worth_blocking_on([{"RECV.a"}, {"RECV.b"}], {"RECV.a": 0, "RECV.b": 1}, {"RECV.a", "RECV.b"}) is None
 
 
 def test_the_loop_never_blocks_on_what_a_waiter_thread_already_watches():
     # a collective (watched by a thread) is what every stream waits for
-    assert worth_blocking_on([{"ALL_REDUCE.g"}], {"SEND.x": 0}) is None
+    assert worth_blocking_on([{"ALL_REDUCE.g"}], {"SEND.x": 0}, {"ALL_REDUCE.g", "SEND.x"}) is None
 
 
 def test_once_every_stream_has_issued_everything_any_communication_left_may_be_waited():
-    assert worth_blocking_on([], {"SEND.x": 0, "SEND.y": 1}) == "SEND.x"
-    assert worth_blocking_on([], {}) is None
+    assert worth_blocking_on([], {"SEND.x": 0, "SEND.y": 1}, {"SEND.x", "SEND.y"}) == "SEND.x"
+    assert worth_blocking_on([], {}, set()) is None
