@@ -241,8 +241,9 @@ class Device:
         self.memory = {}
         self.done = set()
         self.errors = []
-        # SENDs and RECVs issued and watched by nobody yet: the loop waits on one itself where the
-        # plan waits for it and nothing else can run, else hands them to inflight's threads.
+        # SENDs and RECVs issued since the loop was last idle: when it is, it waits on one itself
+        # where the plan waits for it and nothing else can run, and hands the rest to inflight's
+        # threads (no thread hand-off while there is compute to issue).
         self.unwatched = {}  # id -> (ins, finish, start, stream, work)
         self.issued = set()
         streams = [{"name": s["stream"], "list": s["instructions"], "pos": 0, "busy": None} for s in self.program["streams"]]
@@ -272,15 +273,17 @@ class Device:
             if progress:
                 last = time.monotonic()
                 continue
+            # Idle: the messages issued since the last time are watched from now on (so a trace
+            # still records each when the loop first hears it arrived), but the one every stream
+            # waits for, which the loop waits on itself.
             needed = self._needed(streams)
+            for i in [i for i in self.unwatched if i != needed]:
+                ins, finish, start, stream, work = self.unwatched.pop(i)
+                self.waiters.watch(work, (ins, finish, start, stream))
             if needed is not None:
                 self._wait_here(needed, streams, last)
                 last = time.monotonic()
                 continue
-            for i in set().union(*self._blocking(streams)):
-                if i in self.unwatched:
-                    ins, finish, start, stream, work = self.unwatched.pop(i)
-                    self.waiters.watch(work, (ins, finish, start, stream))
             if time.monotonic() - last > self.timeout:
                 raise RunError(self._stuck(streams))
             # Nothing can start until something in flight finishes: sleep until a waiter says so.
