@@ -2,16 +2,22 @@
  * The runtime's overhead per instruction: each design runs on PyTorch (`stagecraft run --trace`),
  * then the plan is simulated again with every compute instruction costing exactly what it measured
  * and communication free (ideal cluster), which gives the critical path of measured compute. The
- * wall step minus that path, over the most instructions any device issues, is what the runtime
- * adds per instruction (loop, waits, Python, gloo's ~110 µs messages). Not a test: it asserts nothing.
+ * median wall step (steps 2–9 of 9) minus that path (the last step's), over the most instructions
+ * any device issues, is what the runtime adds per instruction (loop, waits, Python, gloo's ~110 µs
+ * messages). The same F and B in a plain
+ * loop on one process (bench/runtime-plain-loop.py), timed in the same run, give the machine's
+ * speed of the moment: the ratio of the two is what a shared machine's load does not move as much.
+ * The load average is printed before and after. Not a test: it asserts nothing.
  *
  *   npx tsx bench/runtime-overhead.ts [design …]    # default: 1F1B, ZB-H1 and DualPipeV on 4 ranks
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Instruction, Plan } from '@stagecraft/ir';
 import { parseDesignText } from '@stagecraft/ir';
-import { launchRuntime, measuredTrace } from '@stagecraft/launch';
+import { launchRuntime, measuredTrace, pythonInterpreter, RUNTIME_DIR } from '@stagecraft/launch';
 import { compile } from '@stagecraft/passes';
 import { simulate } from '@stagecraft/sim';
 
@@ -21,11 +27,39 @@ const files = designs.length
   ? designs
   : ['1f1b-p4-m8.json', 'zb-h1-p4-m8.json', 'dualpipev-p4-m10.json'].map((f) => join(ROOT, 'examples', f));
 
+/** The plain loop's µs per instruction, with the interpreter and runtime the CLI would use. */
+function plainLoopUs(plan: Plan, scratch: string): number {
+  const file = join(scratch, 'plan.json');
+  writeFileSync(file, JSON.stringify(plan));
+  const r = spawnSync(
+    pythonInterpreter(),
+    [join(ROOT, 'bench', 'runtime-plain-loop.py'), file, '16', 'float32', '5'],
+    {
+      encoding: 'utf8',
+      // A script outside the package: it finds the checkout's runtime through PYTHONPATH.
+      env: { ...process.env, PYTHONPATH: [RUNTIME_DIR, process.env.PYTHONPATH].filter(Boolean).join(':') },
+    },
+  );
+  if (r.status !== 0) throw new Error(`plain loop: ${r.stderr || r.error?.message}`);
+  return Number(r.stdout.trim());
+}
+
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
+/** Steps per run: the first (process groups connecting, caches) is left out, the median of the
+ * rest taken, so one step a busy neighbour delayed does not decide the figure. */
+const STEPS = 9;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
 const COMPUTE = new Set(['F', 'B', 'BI', 'BW', 'RECOMPUTE', 'UPD', 'OVERLAP', 'OFFLOAD', 'RELOAD']);
 
 console.log(
-  'design | wall step ms | critical path of measured compute ms | max instructions per device | overhead per instruction µs',
+  'design | median wall step ms | critical path of measured compute ms | max instructions per device | overhead per instruction µs | plain loop µs per instruction | overhead / plain loop',
 );
+console.log(`load average (1, 5, 15 min) before: ${load()}`);
 for (const file of files) {
   const parsed = parseDesignText(readFileSync(file, 'utf8'));
   if (!parsed.ok) throw new Error(`${file}: ${parsed.errors[0]!.message}`);
@@ -34,7 +68,7 @@ for (const file of files) {
   const plan = JSON.parse(JSON.stringify(compiled.plan)) as Plan;
   // Four ranks on however many cores there are: the overhead is what this measures.
   const outcome = launchRuntime(compiled.plan, {
-    steps: 5,
+    steps: STEPS,
     dtype: 'float32',
     backend: 'auto',
     trace: true,
@@ -43,9 +77,12 @@ for (const file of files) {
   if (outcome.kind !== 'done') throw new Error(`${file}: ${JSON.stringify(outcome)}`);
   const { stepMs, trace } = outcome.result;
   if (!trace) throw new Error(`${file}: the runtime returned no trace`);
-  const wall = stepMs[stepMs.length - 1]!;
+  const wall = median(stepMs.slice(1));
   const measured = new Map<string, number>();
   const events = measuredTrace(compiled.plan, trace).traceEvents;
+  const scratch = mkdtempSync(join(tmpdir(), 'runtime-overhead-'));
+  const plain = plainLoopUs(plan, scratch);
+  rmSync(scratch, { recursive: true, force: true });
   for (const e of events as {
     ph: string;
     pid: number;
@@ -73,6 +110,7 @@ for (const file of files) {
   const critical = sim.sim.makespanMs;
   const per = ((wall - critical) / most) * 1000;
   console.log(
-    `${parsed.design.name} | ${wall.toFixed(2)} | ${critical.toFixed(2)} | ${most} | ${per.toFixed(0)}`,
+    `${parsed.design.name} | ${wall.toFixed(2)} | ${critical.toFixed(2)} | ${most} | ${per.toFixed(0)} | ${plain.toFixed(0)} | ${(per / plain).toFixed(2)}`,
   );
 }
+console.log(`load average (1, 5, 15 min) after: ${load()}`);

@@ -4,6 +4,7 @@ native collectives the backend has (NCCL and torch ≥ 2 have reduce-scatter and
 one tensor; gloo on torch 1.13 has neither, so collectives.py builds them from all_reduce and the
 list all_gather), where OFFLOAD puts a stash, and how a time is read (a GPU works asynchronously:
 the clock is read after synchronizing). The executor, the blocks and the plan rules never ask."""
+import datetime
 from dataclasses import dataclass, field
 
 import torch
@@ -43,9 +44,14 @@ class Backend:
         if self.cuda:
             torch.cuda.synchronize(self.device)
 
-    def wait(self, work):
-        """Blocks until a communication has really finished (on NCCL, `wait` only orders the stream)."""
-        work.wait()
+    def wait(self, work, timeout=None):
+        """Blocks until a communication has really finished (on NCCL, `wait` only orders the stream).
+        With `timeout` (seconds) it raises once that has passed; gloo then aborts the process
+        group, so a timeout is for a run that is failing anyway."""
+        if timeout is None:
+            work.wait()
+        else:
+            work.wait(datetime.timedelta(seconds=timeout))
         self.sync()
 
     def to_host(self, t):

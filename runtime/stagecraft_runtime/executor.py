@@ -1,8 +1,10 @@
 """One device's step: its streams run by the plan's rules (docs/plan-format.md). A single loop
 issues the head of every stream once the instruction before it has finished (a RECV releases its
 stream when posted) and its waits have; compute runs in the loop, SENDs, RECVs and collectives run
-asynchronously on torch.distributed and a waiter thread marks each finished. Nothing here reads an
-id's text: blocks, microbatches, tensors and parameters come from the instructions' @2 fields."""
+asynchronously on torch.distributed (isend, irecv, async_op) and inflight.py's waiter threads mark
+each finished, so compute and communication overlap as far as the plan's waits allow. Nothing
+here reads an id's text: blocks, microbatches, tensors and parameters come from the instructions'
+@2 fields."""
 import os
 import signal
 import threading
@@ -11,7 +13,7 @@ import time
 import torch
 import torch.distributed as dist
 
-from . import backend, collectives, zero
+from . import backend, collectives, inflight, zero
 from .mesh import region_devices
 from .model import Adam
 from .plan import COLLECTIVES, COMPUTE
@@ -65,8 +67,12 @@ class Device:
         self.trace = trace
         # Where members note each collective they reached, so a timeout can name who never did.
         self.store = store
+        # Waiter threads note collectives reached while the loop may be reading the notes: one
+        # client, one request at a time.
+        self.store_lock = threading.Lock()
         self.prefix = prefix
         self.adam = Adam()
+        self.waiters = inflight.InFlight(lambda work: backend.current.wait(work))
         # Fault injection for tests and drills: STAGECRAFT_RUNTIME_KILL="<device>:<instruction id>"
         # kills this process (SIGKILL, no goodbye) when it issues that instruction.
         # What this device last issued, in a small file the launcher reads if the process dies
@@ -234,10 +240,12 @@ class Device:
         self.loss = 0.0
         self.memory = {}
         self.done = set()
-        self.lock = threading.Lock()
-        self.wake = threading.Event()
-        self.finished = []  # (ins, finish) completed asynchronously, applied by the loop
         self.errors = []
+        # SENDs and RECVs issued since the loop was last idle: when it is, it waits on one itself
+        # where the plan waits for it and nothing else can run, and hands the rest to inflight's
+        # threads (no thread hand-off while there is compute to issue).
+        self.unwatched = {}  # id -> (ins, finish, start, stream, work)
+        self.issued = set()
         streams = [{"name": s["stream"], "list": s["instructions"], "pos": 0, "busy": None} for s in self.program["streams"]]
         total = sum(len(s["list"]) for s in streams)
         last = time.monotonic()
@@ -256,6 +264,7 @@ class Device:
                     continue
                 s["pos"] += 1
                 progress = True
+                self.issued.add(ins["id"])
                 if self._issue(ins, s["name"], t0):
                     s["busy"] = ins["id"]
                     s["busy_ins"] = ins
@@ -263,16 +272,64 @@ class Device:
                 raise self.errors[0]
             if progress:
                 last = time.monotonic()
-            else:
-                if time.monotonic() - last > self.timeout:
-                    raise RunError(self._stuck(streams))
-                # Nothing can start until something in flight finishes: sleep until a waiter says so.
-                self.wake.wait(0.002)
-                self.wake.clear()
+                continue
+            # Idle: the messages issued since the last time are watched from now on (so a trace
+            # still records each when the loop first hears it arrived), but the one every stream
+            # waits for, which the loop waits on itself.
+            needed = self._needed(streams)
+            for i in [i for i in self.unwatched if i != needed]:
+                ins, finish, start, stream, work = self.unwatched.pop(i)
+                self.waiters.watch(work, (ins, finish, start, stream))
+            if needed is not None:
+                self._wait_here(needed, streams, last)
+                last = time.monotonic()
+                continue
+            if time.monotonic() - last > self.timeout:
+                raise RunError(self._stuck(streams))
+            # Nothing can start until something in flight finishes: sleep until a waiter says so.
+            self.waiters.wake.wait(0.002)
+            self.waiters.wake.clear()
         params, _, optimizer = self._held()
         self.memory["params"] = params
         self.memory["optimizer"] = optimizer
         return self.loss
+
+    def _blocking(self, streams):
+        """Per unfinished stream, the ids not finished yet that keep it from issuing its head."""
+        out = []
+        for s in streams:
+            if s["busy"] is not None and s["busy"] not in self.done:
+                out.append({s["busy"]})
+            elif s["pos"] < len(s["list"]):
+                ins = s["list"][s["pos"]]
+                waits = set(ins["waits"])
+                for m in ins.get("members", []):
+                    waits.update(m["waits"])
+                out.append(waits - self.done)
+        return out
+
+    def _needed(self, streams):
+        if not self.unwatched:
+            return None
+        return inflight.worth_blocking_on(self._blocking(streams), self.unwatched, self.issued)
+
+    def _wait_here(self, i, streams, last):
+        """Waits in the loop for the SEND or RECV `i` (one thread switch fewer than a waiter's
+        handing it over), no longer than the no-progress timeout allows."""
+        ins, finish, start, stream, work = self.unwatched.pop(i)
+        left = self.timeout - (time.monotonic() - last)
+        try:
+            backend.current.wait(work, max(left, 0.001))
+        except Exception as e:  # noqa: BLE001 - a timeout is named by what stands still, else the failure
+            if time.monotonic() - last >= self.timeout:
+                raise RunError(self._stuck(streams, also=f"{stream}: {i} in flight")) from e
+            raise RunError(f"device {self.rank}: {i} ({ins['op']}) failed: {e}") from e
+        try:
+            finish()
+        except Exception as e:
+            raise RunError(f"device {self.rank}: {i} ({ins['op']}) failed: {type(e).__name__}: {e}") from e
+        self._record(ins, start, stream)
+        self.done.add(i)
 
     def _ready(self, ins):
         waits = list(ins["waits"])
@@ -283,13 +340,14 @@ class Device:
     def _reached_key(self, ins, rank):
         return f"{self.prefix}/step{self.step_index}/{ins['collective']}/{rank}"
 
-    def _stuck(self, streams):
-        heads = []
+    def _stuck(self, streams, also=None):
+        heads = [also] if also else []
         for s in streams:
             if s["busy"] is not None:
                 ins = s["busy_ins"]
                 if ins["op"] in COLLECTIVES and self.store is not None:
-                    missing = [d for d in ins["devices"] if self.store.add(self._reached_key(ins, d), 0) == 0]
+                    with self.store_lock:
+                        missing = [d for d in ins["devices"] if self.store.add(self._reached_key(ins, d), 0) == 0]
                     heads.append(
                         f"{s['name']}: collective {ins['collective']} over devices {ins['devices']} "
                         f"never reached by device(s) {missing}"
@@ -303,13 +361,15 @@ class Device:
         return f"device {self.rank}: no progress for {self.timeout:.0f} s; " + "; ".join(heads)
 
     def _drain(self):
-        with self.lock:
-            ready, self.finished = self.finished, []
-        for ins, finish, start, stream in ready:
+        ready = self.waiters.take()
+        for (ins, finish, start, stream), error in ready:
             try:
+                if error is not None:
+                    raise error
                 finish()
             except Exception as e:  # noqa: BLE001 - named and re-raised by the loop
                 self.errors.append(RunError(f"device {self.rank}: {ins['id']} ({ins['op']}) failed: {e}"))
+                continue
             self._record(ins, start, stream)
             self.done.add(ins["id"])
         return bool(ready)
@@ -318,23 +378,9 @@ class Device:
         if self.trace is not None:
             self.trace.append((stream, ins["id"], start, time.perf_counter()))
 
-    def _later(self, ins, stream, work, finish):
-        """Marks `ins` finished (after `finish`) once `work` completes, from a waiter thread."""
-        start = time.perf_counter()
-
-        def wait():
-            try:
-                backend.current.wait(work)
-            except Exception as e:  # noqa: BLE001
-                with self.lock:
-                    self.errors.append(RunError(f"device {self.rank}: {ins['id']} ({ins['op']}) failed: {e}"))
-                self.wake.set()
-                return
-            with self.lock:
-                self.finished.append((ins, finish, start, stream))
-            self.wake.set()
-
-        threading.Thread(target=wait, daemon=True).start()
+    def _later(self, ins, stream, work, finish, before=None):
+        """Marks `ins` finished (after `finish`, run by the loop) once `work` completes."""
+        self.waiters.watch(work, (ins, finish, time.perf_counter(), stream), before)
 
     def _issue(self, ins, stream, t0):
         """Issues one instruction; True when it keeps its stream busy until it finishes."""
@@ -364,7 +410,7 @@ class Device:
             if op == "SEND":
                 t = self._tensor_to_send(ins["tensor"])
                 work = dist.isend(t.contiguous(), self.peer_of(ins["peer"]), tag=self.tags[ins["transfer"]])
-                self._later(ins, stream, work, lambda: None)
+                self.unwatched[ins["id"]] = (ins, lambda: None, time.perf_counter(), stream, work)
                 # Rule 4 makes a SEND eager: it never waits for its receiver. Gloo's send completes
                 # only once the peer has posted the receive, so holding the stream until then would
                 # turn the plan's eager SENDs into a rendezvous (and deadlock V-shaped schedules).
@@ -372,13 +418,18 @@ class Device:
             if op == "RECV":
                 buf = torch.empty(self.setup.sample_rows(), self.setup.width, dtype=self.setup.dtype, device=self.setup.device)
                 work = dist.irecv(buf, self.peer_of(ins["peer"]), tag=self.tags[ins["transfer"]])
-                self._later(ins, stream, work, lambda: self._received(ins["tensor"], buf))
+                self.unwatched[ins["id"]] = (ins, lambda: self._received(ins["tensor"], buf), time.perf_counter(), stream, work)
                 return False
             if op in COLLECTIVES:
-                if self.store is not None:
-                    self.store.add(self._reached_key(ins, self.rank), 1)
                 work, finish = self._collective(ins, stream)
-                self._later(ins, stream, work, finish)
+                reached = None
+                if self.store is not None:
+                    key = self._reached_key(ins, self.rank)
+
+                    def reached():
+                        with self.store_lock:
+                            self.store.add(key, 1)
+                self._later(ins, stream, work, finish, reached)
                 return True
         except RunError:
             raise
