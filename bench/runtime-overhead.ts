@@ -37,7 +37,7 @@ function plainLoopUs(plan: Plan, scratch: string): number {
     {
       encoding: 'utf8',
       // A script outside the package: it finds the checkout's runtime through PYTHONPATH.
-      env: { ...process.env, PYTHONPATH: [RUNTIME_DIR, process.env.PYTHONPATH].filter(Boolean).join(':') },
+      env: { ...process.env, PYTHONPATH: RUNTIME_DIR },
     },
   );
   if (r.status !== 0) throw new Error(`plain loop: ${r.stderr || r.error?.message}`);
