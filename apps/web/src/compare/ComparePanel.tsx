@@ -71,20 +71,6 @@ export function ComparePanel({
     0,
     shown.findIndex((v) => v.id === baseline),
   );
-  const rows = compareRows(
-    shown.map((v) => v.sim),
-    base,
-  );
-
-  const deviceRows = rows.filter((r) => r.device !== undefined).length;
-  const [devicesOpen, setDevicesOpen] = useState(false);
-  // Compact (three or four variants): the per-device rows start folded too, to keep all in view.
-  const foldAt = compact ? 1 : DEVICE_ROWS_UNFOLDED;
-  const foldDevices = deviceRows > foldAt && !devicesOpen;
-  const sync = useMemo(() => createViewSync(), []);
-  const domainMs = Math.max(0, ...shown.map((v) => v.sim.makespanMs));
-  // One memory scale for all, so the strips compare by height.
-  const memoryScaleBytes = Math.max(0, ...shown.flatMap((v) => v.sim.devices.map((d) => d.peakMemoryBytes)));
   if (shown.length === 0) {
     return (
       <section data-testid="compare" style={{ font: '13px system-ui, sans-serif', padding: 12 }}>
@@ -100,100 +86,165 @@ export function ComparePanel({
           another.
         </p>
       )}
-      <table
-        data-testid="compare-table"
-        style={{ borderCollapse: 'collapse', margin: '8px 0', fontVariantNumeric: 'tabular-nums' }}
-      >
-        <thead>
-          <tr>
-            <th style={{ ...th, textAlign: 'left' }}>metric</th>
-            {shown.map((v, i) => (
-              <th key={v.id} style={th} data-variant={v.id}>
-                <VariantHeading
-                  variant={v}
-                  isBaseline={i === base}
-                  {...(onBaseline ? { onBaseline: () => onBaseline(v.id) } : {})}
-                  {...(onRename ? { onRename: (name: string) => onRename(v.id, name) } : {})}
-                  {...(onRemove ? { onRemove: () => onRemove(v.id) } : {})}
-                />
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) =>
-            row.device !== undefined && foldDevices ? null : (
-              <tr key={row.key} data-metric={row.key}>
-                <th style={{ ...td, textAlign: 'left', fontWeight: 400 }}>{row.label}</th>
-                {row.cells.map((c, i) => (
-                  <td
-                    key={shown[i]!.id}
-                    data-variant={shown[i]!.id}
-                    data-verdict={c.verdict}
-                    data-best={c.best || undefined}
-                    style={{ ...td, ...VERDICT_STYLE[c.verdict], ...(c.best ? BEST_STYLE : {}) }}
-                  >
-                    {c.best && (
-                      <span className="best-mark" title="best of this row">
-                        <span aria-hidden="true">★</span>
-                        <span style={VISUALLY_HIDDEN}>best: </span>{' '}
-                      </span>
-                    )}
-                    {formatValue(row, c.value)}
-                    {c.delta !== undefined && c.verdict !== 'same' && (
-                      <span data-delta style={{ marginLeft: 6, fontSize: 11 }}>
-                        {formatDelta(row, c)}
-                      </span>
-                    )}
-                  </td>
-                ))}
-              </tr>
-            ),
-          )}
-          {deviceRows > foldAt && (
-            <tr>
-              <td colSpan={shown.length + 1} style={{ ...td, textAlign: 'left' }}>
-                <button
-                  type="button"
-                  data-testid="compare-device-rows"
-                  aria-expanded={devicesOpen}
-                  onClick={() => setDevicesOpen((open) => !open)}
-                  style={{
-                    border: 'none',
-                    background: 'none',
-                    cursor: 'pointer',
-                    color: '#1c7ed6',
-                    padding: 0,
-                  }}
-                >
-                  {devicesOpen ? 'hide' : 'show'} peak memory of each of the {deviceRows} devices
-                </button>
-              </td>
-            </tr>
-          )}
-        </tbody>
-      </table>
+      <CompareTable
+        shown={shown}
+        base={base}
+        compact={compact}
+        {...(onBaseline ? { onBaseline } : {})}
+        {...(onRename ? { onRename } : {})}
+        {...(onRemove ? { onRemove } : {})}
+      />
       <GanttLegend />
-      {shown.map((v) => (
-        <figure key={v.id} data-variant={v.id} style={{ margin: compact ? '2px 0' : '8px 0' }}>
-          <figcaption style={{ fontWeight: 600, margin: compact ? '2px 0' : '4px 0' }}>
-            {v.name} · {formatMs(v.sim.makespanMs)}
-          </figcaption>
-          <Gantt
-            sim={v.sim}
-            plan={v.plan}
-            domainMs={domainMs}
-            memoryScaleBytes={memoryScaleBytes}
-            viewSync={sync}
-            compact={compact}
-            {...(width !== undefined ? { width } : {})}
-            {...(memoryCapacityBytes ? { memoryCapacityBytes } : {})}
-            {...(showArrows !== undefined ? { showArrows } : {})}
-          />
-        </figure>
-      ))}
+      <AlignedTimelines
+        shown={shown}
+        compact={compact}
+        {...(width !== undefined ? { width } : {})}
+        {...(memoryCapacityBytes ? { memoryCapacityBytes } : {})}
+        {...(showArrows !== undefined ? { showArrows } : {})}
+      />
     </section>
   );
+}
+
+/** The step's metrics, one column per variant against the baseline, the device rows foldable. */
+function CompareTable({
+  shown,
+  base,
+  compact,
+  onBaseline,
+  onRename,
+  onRemove,
+}: Pick<ComparePanelProps, 'onBaseline' | 'onRename' | 'onRemove'> & {
+  shown: readonly CompareVariant[];
+  base: number;
+  compact: boolean;
+}) {
+  const rows = compareRows(
+    shown.map((v) => v.sim),
+    base,
+  );
+  const deviceRows = rows.filter((r) => r.device !== undefined).length;
+  const [devicesOpen, setDevicesOpen] = useState(false);
+  // Compact (three or four variants): the per-device rows start folded too, to keep all in view.
+  const foldAt = compact ? 1 : DEVICE_ROWS_UNFOLDED;
+  const foldDevices = deviceRows > foldAt && !devicesOpen;
+  return (
+    <table
+      data-testid="compare-table"
+      style={{ borderCollapse: 'collapse', margin: '8px 0', fontVariantNumeric: 'tabular-nums' }}
+    >
+      <thead>
+        <tr>
+          <th style={{ ...th, textAlign: 'left' }}>metric</th>
+          {shown.map((v, i) => (
+            <th key={v.id} style={th} data-variant={v.id}>
+              <VariantHeading
+                variant={v}
+                isBaseline={i === base}
+                {...(onBaseline ? { onBaseline: () => onBaseline(v.id) } : {})}
+                {...(onRename ? { onRename: (name: string) => onRename(v.id, name) } : {})}
+                {...(onRemove ? { onRemove: () => onRemove(v.id) } : {})}
+              />
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) =>
+          row.device !== undefined && foldDevices ? null : (
+            <MetricRowCells key={row.key} row={row} shown={shown} />
+          ),
+        )}
+        {deviceRows > foldAt && (
+          <tr>
+            <td colSpan={shown.length + 1} style={{ ...td, textAlign: 'left' }}>
+              <button
+                type="button"
+                data-testid="compare-device-rows"
+                aria-expanded={devicesOpen}
+                onClick={() => setDevicesOpen((open) => !open)}
+                style={{
+                  border: 'none',
+                  background: 'none',
+                  cursor: 'pointer',
+                  color: '#1c7ed6',
+                  padding: 0,
+                }}
+              >
+                {devicesOpen ? 'hide' : 'show'} peak memory of each of the {deviceRows} devices
+              </button>
+            </td>
+          </tr>
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+/** One metric's row: each variant's value, its difference from the baseline, the best starred. */
+function MetricRowCells({ row, shown }: { row: MetricRow; shown: readonly CompareVariant[] }) {
+  return (
+    <tr data-metric={row.key}>
+      <th style={{ ...td, textAlign: 'left', fontWeight: 400 }}>{row.label}</th>
+      {row.cells.map((c, i) => (
+        <td
+          key={shown[i]!.id}
+          data-variant={shown[i]!.id}
+          data-verdict={c.verdict}
+          data-best={c.best || undefined}
+          style={{ ...td, ...VERDICT_STYLE[c.verdict], ...(c.best ? BEST_STYLE : {}) }}
+        >
+          {c.best && (
+            <span className="best-mark" title="best of this row">
+              <span aria-hidden="true">★</span>
+              <span style={VISUALLY_HIDDEN}>best: </span>{' '}
+            </span>
+          )}
+          {formatValue(row, c.value)}
+          {c.delta !== undefined && c.verdict !== 'same' && (
+            <span data-delta style={{ marginLeft: 6, fontSize: 11 }}>
+              {formatDelta(row, c)}
+            </span>
+          )}
+        </td>
+      ))}
+    </tr>
+  );
+}
+
+/** The variants' timelines on one time axis and one memory scale, zoom and pan moving them together. */
+function AlignedTimelines({
+  shown,
+  compact,
+  memoryCapacityBytes,
+  width,
+  showArrows,
+}: Pick<ComparePanelProps, 'memoryCapacityBytes' | 'width' | 'showArrows'> & {
+  shown: readonly CompareVariant[];
+  compact: boolean;
+}) {
+  const sync = useMemo(() => createViewSync(), []);
+  const domainMs = Math.max(0, ...shown.map((v) => v.sim.makespanMs));
+  // One memory scale for all, so the strips compare by height.
+  const memoryScaleBytes = Math.max(0, ...shown.flatMap((v) => v.sim.devices.map((d) => d.peakMemoryBytes)));
+  return shown.map((v) => (
+    <figure key={v.id} data-variant={v.id} style={{ margin: compact ? '2px 0' : '8px 0' }}>
+      <figcaption style={{ fontWeight: 600, margin: compact ? '2px 0' : '4px 0' }}>
+        {v.name} · {formatMs(v.sim.makespanMs)}
+      </figcaption>
+      <Gantt
+        sim={v.sim}
+        plan={v.plan}
+        domainMs={domainMs}
+        memoryScaleBytes={memoryScaleBytes}
+        viewSync={sync}
+        compact={compact}
+        {...(width !== undefined ? { width } : {})}
+        {...(memoryCapacityBytes ? { memoryCapacityBytes } : {})}
+        {...(showArrows !== undefined ? { showArrows } : {})}
+      />
+    </figure>
+  ));
 }
 
 /** Read by screen readers, not drawn. */

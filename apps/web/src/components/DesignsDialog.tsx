@@ -86,93 +86,40 @@ export function OpenDialog({ onClose }: { onClose: () => void }) {
   );
 }
 
+interface SavedRowEvents {
+  onRenamed(name: string, version: number): void;
+  onDeleted(): void;
+  onProblem(message: string | null): void;
+}
+
 /** One saved design: open it, rename it (a new version under the new name) or delete it (asked first). */
 function SavedRow({
   design: d,
   onOpen,
-  onRenamed,
-  onDeleted,
-  onProblem,
-}: {
+  ...events
+}: SavedRowEvents & {
   design: DesignSummary;
   onOpen(): void;
-  onRenamed(name: string, version: number): void;
-  onDeleted(): void;
-  onProblem(message: string | null): void;
 }) {
   const [mode, setMode] = useState<'view' | 'rename' | 'delete'>('view');
   const [name, setName] = useState(d.name);
   const rename = async () => {
-    const next = name.trim();
-    if (next === '' || next === d.name) {
-      setMode('view');
-      return;
-    }
-    const s = useStore.getState();
-    if (s.designId === d.id) {
-      // The open design: renaming is an edit of it (undoable, saved as its next version).
-      if (s.dispatch(renameAction, { name: next })) onRenamed(next, d.version);
-      setMode('view');
-      return;
-    }
-    const r = await renameSaved(d.id, next);
-    if (!r.ok) onProblem(`could not rename ${d.id}: ${r.message}`);
-    else {
-      onProblem(null);
-      onRenamed(next, r.value.version);
-    }
+    await renameSavedRow(d, name.trim(), events);
     setMode('view');
   };
   const remove = async () => {
-    const r = await deleteDesign(d.id);
-    if (!r.ok) {
-      onProblem(`could not delete ${d.id}: ${r.message}`);
-      setMode('view');
-      return;
-    }
-    onProblem(null);
-    autosave.designDeleted(d.id);
-    const s = useStore.getState();
-    if (s.designId === d.id) {
-      // The design stays in the editor, unsaved: its next edit saves it as a new design.
-      autosave.exampleOpened(null);
-      s.setSave({ designId: null, savedVersion: null, saveStatus: 'clean', saveMessage: '' });
-      history.replaceState(null, '', location.pathname);
-    }
-    onDeleted();
+    if (!(await deleteSavedRow(d, events))) setMode('view');
   };
   return (
     <li className="saved-row" data-testid={`saved-row-${d.id}`}>
       {mode === 'rename' ? (
-        <form
-          className="saved-rename"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void rename();
-          }}
-        >
-          <input
-            data-testid={`rename-input-${d.id}`}
-            aria-label={`new name of ${d.name}`}
-            value={name}
-            // biome-ignore lint/a11y/noAutofocus: the rename field opens on the user's click and is what they type in
-            autoFocus
-            onChange={(e) => setName(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Escape') {
-                // Cancels the rename, not the dialog.
-                e.stopPropagation();
-                setMode('view');
-              }
-            }}
-          />
-          <button type="submit" data-testid={`rename-ok-${d.id}`}>
-            Rename
-          </button>
-          <button type="button" onClick={() => setMode('view')}>
-            Cancel
-          </button>
-        </form>
+        <SavedRenameForm
+          design={d}
+          name={name}
+          onName={setName}
+          onSubmit={() => void rename()}
+          onCancel={() => setMode('view')}
+        />
       ) : (
         <button type="button" className="saved-open" data-testid={`saved-${d.id}`} onClick={onOpen}>
           <b>{d.name}</b> <span>v{d.version}</span>
@@ -197,34 +144,140 @@ function SavedRow({
         </span>
       ) : (
         mode === 'view' && (
-          <>
-            <button
-              type="button"
-              className="saved-action"
-              data-testid={`rename-${d.id}`}
-              aria-label={`rename ${d.name}`}
-              title="rename"
-              onClick={() => {
-                setName(d.name);
-                setMode('rename');
-              }}
-            >
-              ✎
-            </button>
-            <button
-              type="button"
-              className="saved-action"
-              data-testid={`delete-${d.id}`}
-              aria-label={`delete ${d.name}`}
-              title="delete"
-              onClick={() => setMode('delete')}
-            >
-              🗑
-            </button>
-          </>
+          <SavedRowActions
+            design={d}
+            onRename={() => {
+              setName(d.name);
+              setMode('rename');
+            }}
+            onDelete={() => setMode('delete')}
+          />
         )
       )}
     </li>
+  );
+}
+
+/**
+ * Renames a saved design to `next` (trimmed); an empty or unchanged name renames nothing. The open
+ * design is renamed by an edit, any other on the server.
+ */
+async function renameSavedRow(d: DesignSummary, next: string, events: SavedRowEvents): Promise<void> {
+  if (next === '' || next === d.name) return;
+  const s = useStore.getState();
+  if (s.designId === d.id) {
+    // The open design: renaming is an edit of it (undoable, saved as its next version).
+    if (s.dispatch(renameAction, { name: next })) events.onRenamed(next, d.version);
+    return;
+  }
+  const r = await renameSaved(d.id, next);
+  if (!r.ok) events.onProblem(`could not rename ${d.id}: ${r.message}`);
+  else {
+    events.onProblem(null);
+    events.onRenamed(next, r.value.version);
+  }
+}
+
+/** Deletes a saved design; false when the server refused (the problem is reported). */
+async function deleteSavedRow(d: DesignSummary, events: SavedRowEvents): Promise<boolean> {
+  const r = await deleteDesign(d.id);
+  if (!r.ok) {
+    events.onProblem(`could not delete ${d.id}: ${r.message}`);
+    return false;
+  }
+  events.onProblem(null);
+  autosave.designDeleted(d.id);
+  const s = useStore.getState();
+  if (s.designId === d.id) {
+    // The design stays in the editor, unsaved: its next edit saves it as a new design.
+    autosave.exampleOpened(null);
+    s.setSave({ designId: null, savedVersion: null, saveStatus: 'clean', saveMessage: '' });
+    history.replaceState(null, '', location.pathname);
+  }
+  events.onDeleted();
+  return true;
+}
+
+/** A saved row's new name being typed: Enter renames, Escape or Cancel leaves the row as it was. */
+function SavedRenameForm({
+  design: d,
+  name,
+  onName,
+  onSubmit,
+  onCancel,
+}: {
+  design: DesignSummary;
+  name: string;
+  onName(name: string): void;
+  onSubmit(): void;
+  onCancel(): void;
+}) {
+  return (
+    <form
+      className="saved-rename"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+    >
+      <input
+        data-testid={`rename-input-${d.id}`}
+        aria-label={`new name of ${d.name}`}
+        value={name}
+        // biome-ignore lint/a11y/noAutofocus: the rename field opens on the user's click and is what they type in
+        autoFocus
+        onChange={(e) => onName(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            // Cancels the rename, not the dialog.
+            e.stopPropagation();
+            onCancel();
+          }
+        }}
+      />
+      <button type="submit" data-testid={`rename-ok-${d.id}`}>
+        Rename
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </form>
+  );
+}
+
+/** The shown row's rename and delete buttons. */
+function SavedRowActions({
+  design: d,
+  onRename,
+  onDelete,
+}: {
+  design: DesignSummary;
+  onRename(): void;
+  onDelete(): void;
+}) {
+  return (
+    <>
+      <button
+        type="button"
+        className="saved-action"
+        data-testid={`rename-${d.id}`}
+        aria-label={`rename ${d.name}`}
+        title="rename"
+        onClick={onRename}
+      >
+        ✎
+      </button>
+      <button
+        type="button"
+        className="saved-action"
+        data-testid={`delete-${d.id}`}
+        aria-label={`delete ${d.name}`}
+        title="delete"
+        onClick={onDelete}
+      >
+        🗑
+      </button>
+    </>
   );
 }
 

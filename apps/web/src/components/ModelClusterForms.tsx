@@ -3,8 +3,10 @@ import {
   CLUSTER_PRESET_NAMES,
   type Cluster,
   type Model,
+  type SyntheticStagesModel,
   TRANSFORMER_PRESET_NAMES,
   TRANSFORMER_PRESETS,
+  type TransformerModel,
 } from '@stagecraft/ir';
 import { setClusterAction, setModelAction } from '../core/actions.ts';
 import { useStore } from '../store/index.ts';
@@ -188,135 +190,149 @@ export function ModelForm() {
   return (
     <section className="panel form" data-testid="model-form">
       <h2>Model</h2>
-      <label className="field">
-        <span className="field-label">kind</span>
-        <select
-          data-testid="model-kind"
-          value={kind}
-          onChange={(e) => {
-            const k = e.target.value;
-            if (k === 'stages')
-              update({
-                kind: 'synthetic',
-                stages: 4,
-                costs: { F: 1, BI: 1, BW: 1 },
-                activationBytes: 256 * MIB,
-                paramBytes: 1024 * MIB,
-                outputBytes: 16 * MIB,
-              });
-            else if (k === 'transformer')
-              update({ kind: 'transformer', preset: 'llama3-8b', annotate: { PP: 4 } });
-          }}
-        >
-          <option value="stages">synthetic: identical stages</option>
-          <option value="blocks" disabled={kind !== 'blocks'}>
-            synthetic: explicit blocks
-          </option>
-          <option value="transformer">transformer</option>
-        </select>
-      </label>
-      {model.kind === 'synthetic' && 'stages' in model && (
-        <>
-          <Row
-            label="stages"
-            testid="model-stages"
-            value={model.stages}
-            parse={positiveInt(false)}
-            onCommit={(v) => update({ ...model, stages: v as number })}
-          />
-          {(['F', 'BI', 'BW', 'FandB', 'UPD'] as const).map((k) => (
-            <Row
-              key={k}
-              label={`${k} ms`}
-              testid={`model-cost-${k}`}
-              value={model.costs[k]}
-              parse={nonNeg(k === 'FandB' || k === 'UPD')}
-              onCommit={(v) => update({ ...model, costs: set(model.costs, k, v) })}
-            />
-          ))}
-          {(['activationBytes', 'paramBytes', 'outputBytes'] as const).map((k) => (
-            <Row
-              key={k}
-              label={`${k.replace('Bytes', '')} MiB`}
-              testid={`model-${k}`}
-              value={model[k] === undefined ? undefined : model[k]! / MIB}
-              parse={nonNeg(true)}
-              onCommit={(v) => update(set(model, k, v === undefined ? undefined : (v as number) * MIB))}
-            />
-          ))}
-        </>
-      )}
+      <ModelKindSelect kind={kind} update={update} />
+      {model.kind === 'synthetic' && 'stages' in model && <StagesModelFields model={model} update={update} />}
       {model.kind === 'synthetic' && 'blocks' in model && (
         <p className="hint">
           {model.blocks.length} blocks with their own tags and costs (edit the design file for these).
         </p>
       )}
-      {model.kind === 'transformer' && (
-        <>
-          <PresetRow
-            id="model-presets"
-            presets={MODEL_PRESETS}
-            testid="model-preset"
-            value={model.preset}
-            onCommit={(v) => update(set(model, 'preset', v))}
-          />
-          {(
-            [
-              'layers',
-              'hidden',
-              'ffnHidden',
-              'heads',
-              'kvHeads',
-              'vocab',
-              'seqLen',
-              'microbatchSize',
-            ] as const
-          ).map((k) => (
-            <Row
-              key={k}
-              label={k}
-              testid={`model-${k}`}
-              value={model[k]}
-              placeholder={presetValue(model.preset, k)}
-              parse={positiveInt(true)}
-              onCommit={(v) => update(set(model, k, v))}
-            />
-          ))}
-          <label className="field">
-            <span className="field-label">dtype</span>
-            <select
-              data-testid="model-dtype"
-              value={model.dtype ?? ''}
-              onChange={(e) => update(set(model, 'dtype', e.target.value || undefined))}
-            >
-              <option value="">preset default</option>
-              {['bf16', 'fp16', 'fp32', 'fp8'].map((d) => (
-                <option key={d}>{d}</option>
-              ))}
-            </select>
-          </label>
-          <Row
-            label="PP stages"
-            testid="model-annotate-PP"
-            value={model.annotate?.PP}
-            parse={positiveInt(true)}
-            onCommit={(v) => update({ ...model, annotate: set(model.annotate ?? {}, 'PP', v) })}
-          />
-          {(['EP', 'TP'] as const).map((k) => (
-            <label className="field" key={k}>
-              <span className="field-label">tag {k}</span>
-              <input
-                type="checkbox"
-                checked={model.annotate?.[k] === true}
-                onChange={(e) =>
-                  update({ ...model, annotate: set(model.annotate ?? {}, k, e.target.checked || undefined) })
-                }
-              />
-            </label>
-          ))}
-        </>
-      )}
+      {model.kind === 'transformer' && <TransformerModelFields model={model} update={update} />}
     </section>
+  );
+}
+
+/** The model's kind: switching it starts the new kind from a small working default. */
+function ModelKindSelect({
+  kind,
+  update,
+}: {
+  kind: 'stages' | 'blocks' | 'transformer';
+  update: (m: Model) => void;
+}) {
+  return (
+    <label className="field">
+      <span className="field-label">kind</span>
+      <select
+        data-testid="model-kind"
+        value={kind}
+        onChange={(e) => {
+          const k = e.target.value;
+          if (k === 'stages')
+            update({
+              kind: 'synthetic',
+              stages: 4,
+              costs: { F: 1, BI: 1, BW: 1 },
+              activationBytes: 256 * MIB,
+              paramBytes: 1024 * MIB,
+              outputBytes: 16 * MIB,
+            });
+          else if (k === 'transformer')
+            update({ kind: 'transformer', preset: 'llama3-8b', annotate: { PP: 4 } });
+        }}
+      >
+        <option value="stages">synthetic: identical stages</option>
+        <option value="blocks" disabled={kind !== 'blocks'}>
+          synthetic: explicit blocks
+        </option>
+        <option value="transformer">transformer</option>
+      </select>
+    </label>
+  );
+}
+
+/** A synthetic model of identical stages: their count, each pass's cost and the tensors' sizes. */
+function StagesModelFields({ model, update }: { model: SyntheticStagesModel; update: (m: Model) => void }) {
+  return (
+    <>
+      <Row
+        label="stages"
+        testid="model-stages"
+        value={model.stages}
+        parse={positiveInt(false)}
+        onCommit={(v) => update({ ...model, stages: v as number })}
+      />
+      {(['F', 'BI', 'BW', 'FandB', 'UPD'] as const).map((k) => (
+        <Row
+          key={k}
+          label={`${k} ms`}
+          testid={`model-cost-${k}`}
+          value={model.costs[k]}
+          parse={nonNeg(k === 'FandB' || k === 'UPD')}
+          onCommit={(v) => update({ ...model, costs: set(model.costs, k, v) })}
+        />
+      ))}
+      {(['activationBytes', 'paramBytes', 'outputBytes'] as const).map((k) => (
+        <Row
+          key={k}
+          label={`${k.replace('Bytes', '')} MiB`}
+          testid={`model-${k}`}
+          value={model[k] === undefined ? undefined : model[k]! / MIB}
+          parse={nonNeg(true)}
+          onCommit={(v) => update(set(model, k, v === undefined ? undefined : (v as number) * MIB))}
+        />
+      ))}
+    </>
+  );
+}
+
+/** A transformer: its preset, the shape fields that override it, dtype and the pipeline annotations. */
+function TransformerModelFields({ model, update }: { model: TransformerModel; update: (m: Model) => void }) {
+  return (
+    <>
+      <PresetRow
+        id="model-presets"
+        presets={MODEL_PRESETS}
+        testid="model-preset"
+        value={model.preset}
+        onCommit={(v) => update(set(model, 'preset', v))}
+      />
+      {(
+        ['layers', 'hidden', 'ffnHidden', 'heads', 'kvHeads', 'vocab', 'seqLen', 'microbatchSize'] as const
+      ).map((k) => (
+        <Row
+          key={k}
+          label={k}
+          testid={`model-${k}`}
+          value={model[k]}
+          placeholder={presetValue(model.preset, k)}
+          parse={positiveInt(true)}
+          onCommit={(v) => update(set(model, k, v))}
+        />
+      ))}
+      <label className="field">
+        <span className="field-label">dtype</span>
+        <select
+          data-testid="model-dtype"
+          value={model.dtype ?? ''}
+          onChange={(e) => update(set(model, 'dtype', e.target.value || undefined))}
+        >
+          <option value="">preset default</option>
+          {['bf16', 'fp16', 'fp32', 'fp8'].map((d) => (
+            <option key={d}>{d}</option>
+          ))}
+        </select>
+      </label>
+      <Row
+        label="PP stages"
+        testid="model-annotate-PP"
+        value={model.annotate?.PP}
+        parse={positiveInt(true)}
+        onCommit={(v) => update({ ...model, annotate: set(model.annotate ?? {}, 'PP', v) })}
+      />
+      {(['EP', 'TP'] as const).map((k) => (
+        <label className="field" key={k}>
+          <span className="field-label">tag {k}</span>
+          <input
+            type="checkbox"
+            checked={model.annotate?.[k] === true}
+            onChange={(e) =>
+              update({ ...model, annotate: set(model.annotate ?? {}, k, e.target.checked || undefined) })
+            }
+          />
+        </label>
+      ))}
+    </>
   );
 }
 

@@ -7,6 +7,7 @@
 import { useMemo } from 'react';
 import { applyCalibrationAction } from '../core/actions.ts';
 import { formatMs } from '../core/format.ts';
+import type { MeasuredOverlay } from '../core/measuredOverlay.ts';
 import { measuredSimulation } from '../core/measuredSimulation.ts';
 import { Gantt } from '../gantt/Gantt.tsx';
 import { compiledOfResult } from '../store/current.ts';
@@ -16,14 +17,15 @@ import { clearMeasured, measuredViewSync, useMeasured } from '../store/measured.
 /** Rows of the divergence list: the ones worth reading first. */
 const DIVERGENCES_SHOWN = 12;
 
+/** The worker's overlay that read, as the pane shows it. */
+type Overlay = MeasuredOverlay & { ok: true };
+
 const pct = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFixed(1)}%` : '—');
 
 export function MeasuredPane() {
   const overlay = useMeasured((s) => s.overlay);
-  const status = useMeasured((s) => s.status);
   const result = useStore((s) => s.result);
   const plan = useStore((s) => compiledOfResult(s)?.plan ?? s.result?.plan ?? null);
-  const dispatch = useStore((s) => s.dispatch);
   const target = useStore((s) => s.target);
   const setTarget = useStore((s) => s.setTarget);
   const sim = useMemo(
@@ -37,9 +39,7 @@ export function MeasuredPane() {
     [overlay, plan],
   );
   if (!overlay || !result || !plan || !sim) return null;
-  const r = overlay.replay;
   const domainMs = Math.max(result.simulation.makespanMs, overlay.timeline.makespanMs);
-  const calibrated = overlay.calibrated;
   // A row's instruction selected on both timelines, as a click on the op would select it.
   const select = (id: string) => {
     const ev = result.simulation.timeline?.find((e) => e.id === id);
@@ -47,50 +47,7 @@ export function MeasuredPane() {
   };
   return (
     <section className="measured-pane" data-testid="measured-pane" aria-label="Measured against predicted">
-      <div className="timeline-tools">
-        <span className="timeline-title">Measured</span>
-        <span
-          data-testid="measured-step"
-          data-measured-ms={r.measuredStepMs}
-          data-predicted-ms={r.predictedStepMs}
-        >
-          step {formatMs(r.predictedStepMs)} predicted → {formatMs(r.measuredStepMs)} measured (
-          {pct(r.stepErrorPct)})
-        </span>
-        <span data-testid="measured-op-error">
-          op error p50 {pct(r.opErrorPct.p50).replace('+', '')} · p90 {pct(r.opErrorPct.p90).replace('+', '')}{' '}
-          · max {pct(r.opErrorPct.max).replace('+', '')} ({r.opErrorPct.ops} ops)
-        </span>
-        <span className="hint">
-          {overlay.files.join(', ')}
-          {overlay.alignedClocks ? '' : ' (per-rank clocks: each device from its own start)'}
-          {overlay.unmatched.length > 0 ? ` · ${overlay.unmatched.length} spans not in the plan` : ''}
-          {status === 'computing' ? ' · comparing…' : ''}
-        </span>
-        <button
-          type="button"
-          data-testid="apply-calibration"
-          disabled={!calibrated}
-          title={
-            calibrated
-              ? `predicts ${formatMs(calibrated.predictedStepMs)} with the measured costs`
-              : (overlay.calibrationError ?? 'nothing to calibrate')
-          }
-          onClick={() =>
-            calibrated &&
-            dispatch(applyCalibrationAction, {
-              model: calibrated.model,
-              cluster: calibrated.cluster,
-              files: overlay.files,
-            })
-          }
-        >
-          Apply calibration
-        </button>
-        <button type="button" data-testid="measured-clear" onClick={clearMeasured}>
-          Remove
-        </button>
-      </div>
+      <MeasuredTools overlay={overlay} />
       <div className="measured-body">
         <div className="measured-lanes" data-testid="measured-lanes">
           <Gantt
@@ -103,47 +60,115 @@ export function MeasuredPane() {
             onSelect={(id) => (id ? select(id) : setTarget(null))}
           />
         </div>
-        <table className="measured-divergences" data-testid="divergences">
-          <caption>Most divergent (predicted → measured)</caption>
-          <thead>
-            <tr>
-              <th scope="col">device</th>
-              <th scope="col">instruction</th>
-              <th scope="col">start</th>
-              <th scope="col">duration</th>
-            </tr>
-          </thead>
-          <tbody>
-            {r.divergences.slice(0, DIVERGENCES_SHOWN).map((d) => (
-              <tr
-                key={`${d.device}|${d.id}`}
-                data-testid="divergence"
-                data-op-id={d.id}
-                data-device={d.device}
-              >
-                <td>{d.device}</td>
-                <td>
-                  <button
-                    type="button"
-                    className="measured-op"
-                    aria-pressed={target?.id === d.id}
-                    title="select it on both timelines"
-                    onClick={() => select(d.id)}
-                  >
-                    <code>{d.id}</code>
-                  </button>
-                </td>
-                <td>
-                  {formatMs(d.predictedStartMs)} → {formatMs(d.measuredStartMs)}
-                </td>
-                <td>
-                  {formatMs(d.predictedMs)} → {formatMs(d.measuredMs)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DivergenceTable
+          divergences={overlay.replay.divergences}
+          selected={target?.id ?? null}
+          onSelect={select}
+        />
       </div>
     </section>
+  );
+}
+
+/** The pane's bar: the step and op errors, the traces compared, and the calibration and remove buttons. */
+function MeasuredTools({ overlay }: { overlay: Overlay }) {
+  const status = useMeasured((s) => s.status);
+  const dispatch = useStore((s) => s.dispatch);
+  const r = overlay.replay;
+  const calibrated = overlay.calibrated;
+  return (
+    <div className="timeline-tools">
+      <span className="timeline-title">Measured</span>
+      <span
+        data-testid="measured-step"
+        data-measured-ms={r.measuredStepMs}
+        data-predicted-ms={r.predictedStepMs}
+      >
+        step {formatMs(r.predictedStepMs)} predicted → {formatMs(r.measuredStepMs)} measured (
+        {pct(r.stepErrorPct)})
+      </span>
+      <span data-testid="measured-op-error">
+        op error p50 {pct(r.opErrorPct.p50).replace('+', '')} · p90 {pct(r.opErrorPct.p90).replace('+', '')} ·
+        max {pct(r.opErrorPct.max).replace('+', '')} ({r.opErrorPct.ops} ops)
+      </span>
+      <span className="hint">
+        {overlay.files.join(', ')}
+        {overlay.alignedClocks ? '' : ' (per-rank clocks: each device from its own start)'}
+        {overlay.unmatched.length > 0 ? ` · ${overlay.unmatched.length} spans not in the plan` : ''}
+        {status === 'computing' ? ' · comparing…' : ''}
+      </span>
+      <button
+        type="button"
+        data-testid="apply-calibration"
+        disabled={!calibrated}
+        title={
+          calibrated
+            ? `predicts ${formatMs(calibrated.predictedStepMs)} with the measured costs`
+            : (overlay.calibrationError ?? 'nothing to calibrate')
+        }
+        onClick={() =>
+          calibrated &&
+          dispatch(applyCalibrationAction, {
+            model: calibrated.model,
+            cluster: calibrated.cluster,
+            files: overlay.files,
+          })
+        }
+      >
+        Apply calibration
+      </button>
+      <button type="button" data-testid="measured-clear" onClick={clearMeasured}>
+        Remove
+      </button>
+    </div>
+  );
+}
+
+/** The instructions whose start or duration diverge most, each selectable on both timelines. */
+function DivergenceTable({
+  divergences,
+  selected,
+  onSelect,
+}: {
+  divergences: Overlay['replay']['divergences'];
+  selected: string | null;
+  onSelect(id: string): void;
+}) {
+  return (
+    <table className="measured-divergences" data-testid="divergences">
+      <caption>Most divergent (predicted → measured)</caption>
+      <thead>
+        <tr>
+          <th scope="col">device</th>
+          <th scope="col">instruction</th>
+          <th scope="col">start</th>
+          <th scope="col">duration</th>
+        </tr>
+      </thead>
+      <tbody>
+        {divergences.slice(0, DIVERGENCES_SHOWN).map((d) => (
+          <tr key={`${d.device}|${d.id}`} data-testid="divergence" data-op-id={d.id} data-device={d.device}>
+            <td>{d.device}</td>
+            <td>
+              <button
+                type="button"
+                className="measured-op"
+                aria-pressed={selected === d.id}
+                title="select it on both timelines"
+                onClick={() => onSelect(d.id)}
+              >
+                <code>{d.id}</code>
+              </button>
+            </td>
+            <td>
+              {formatMs(d.predictedStartMs)} → {formatMs(d.measuredStartMs)}
+            </td>
+            <td>
+              {formatMs(d.predictedMs)} → {formatMs(d.measuredMs)}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
