@@ -26,6 +26,17 @@ describe('input bounds of /api/compile', () => {
     expect(performance.now() - t0).toBeLessThan(1_000);
   });
 
+  test("a transformer's layers count as the blocks they lower to against the op limit", async () => {
+    const base = example('llama3-8b-dgx-h100-pp4-1f1b');
+    const design = { ...base, model: { ...base.model, layers: 10_000_000 } };
+    const t0 = performance.now();
+    const res = await post(t.app, '/api/compile', { design });
+    expect(res.statusCode).toBe(413);
+    expect(errorOf(res).path).toBe('design.model.layers');
+    expect(errorOf(res).message).toMatch(/^20,000,002 blocks make at least 40,000,004 ops, over the limit/);
+    expect(performance.now() - t0).toBeLessThan(1_000);
+  });
+
   for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
     test(`"${name}" is an unknown cluster preset and an unknown model preset`, async () => {
       const base = example('llama3-8b-dgx-h100-pp4-1f1b');

@@ -1,9 +1,9 @@
 /** Request bodies and parameters, parsed once at the edge into typed values or a 400 naming the path. */
 import { type Design, fromZod, type Issue, parseDesign } from '@stagecraft/ir';
+import { designSizeIssue } from '@stagecraft/passes';
 import { MAX_STEPS } from '@stagecraft/sim';
 import { z } from 'zod';
 import { magnitudeIssues } from './designMagnitude.ts';
-import { designSizeIssue } from './designSize.ts';
 import { DESIGN_ID } from './designStore.ts';
 import { ApiError, underPath } from './errors.ts';
 

@@ -167,6 +167,46 @@ describe.concurrent('stagecraft validate', () => {
   });
 });
 
+/** A design of a few hundred bytes that one number makes too large to build. */
+const HUGE_LAYERS = {
+  format: 'stagecraft/design@1',
+  model: { kind: 'transformer', preset: 'llama3-8b', microbatchSize: 1, layers: 1e7, annotate: { PP: 4 } },
+  cluster: { kind: 'ideal', devices: 4 },
+  directives: [{ op: 'schedule', builder: '1f1b', ranks: 4, microbatches: 8 }],
+};
+
+describe.concurrent('a design too large to build', () => {
+  const huge = tempFile(HUGE_LAYERS, 'huge-layers.json');
+  test.each([
+    ['compile', [huge, '-o', tempPath('huge-plan.json')]],
+    ['export', [huge, '--format', 'plan']],
+    ['compare', [DEFAULT_EXAMPLE, huge]],
+    ['calibrate', [huge, '--trace', tempPath('no-trace.json')]],
+    ['run', [huge]],
+  ])('`%s` refuses it at the field before building it', async (command, args) => {
+    const r = await stagecraft(command, ...args);
+    expectRejected(r, 'design.model.layers');
+    expect(r.stderr).toMatch(/blocks make at least [\d,]+ ops, over the limit of 2,000,000$/m);
+  });
+
+  test.each(['validate', 'simulate', 'compare', 'export', 'calibrate'])(
+    '`%s` takes its limit from --max-ops',
+    async (command) => {
+      const rest =
+        command === 'export'
+          ? ['--format', 'plan']
+          : command === 'calibrate'
+            ? ['--trace', tempPath('t.json')]
+            : [];
+      const r = await stagecraft(command, DEFAULT_EXAMPLE, ...rest, '--max-ops', '7');
+      expectRejected(r, 'design.model.stages');
+      expect(r.stderr).toMatch(
+        /^error: design\.model\.stages: 4 blocks make at least 8 ops, over the limit of 7$/m,
+      );
+    },
+  );
+});
+
 describe.concurrent('stagecraft simulate', () => {
   test('--json prints exactly one JSON object with the contract fields', async () => {
     const r = await stagecraft('simulate', DEFAULT_EXAMPLE, '--json');

@@ -45,6 +45,71 @@ function measured(command: 'calibrate' | 'compare', file: string, text: () => st
   return (dir, examples) => [command, join(examples, '1f1b-p4-m8.json'), flag, write(dir, file, text())];
 }
 
+/**
+ * A design of a few hundred bytes whose one number makes it too large to build, for `command`:
+ * refused by its size before the model is lowered or the cluster expanded.
+ */
+function hugeDesign(
+  command: 'validate' | 'simulate',
+  file: string,
+  model: string,
+  cluster: string,
+): HostileCase['make'] {
+  return (dir) => [
+    command,
+    write(
+      dir,
+      `${command}-${file}`,
+      `{"format":"stagecraft/design@1","model":${model},"cluster":${cluster},"directives":[{"op":"schedule","builder":"1f1b","ranks":4,"microbatches":8}]}`,
+    ),
+  ];
+}
+
+const SYNTHETIC = '{"kind":"synthetic","stages":4,"costs":{"F":1,"BI":1,"BW":1}}';
+const FOUR_DEVICES = '{"kind":"ideal","devices":4}';
+
+/** The four designs of a few hundred bytes, each under `validate` and `simulate`. */
+const HUGE_DESIGNS: HostileCase[] = (['validate', 'simulate'] as const).flatMap((command) => [
+  {
+    name: `design with \`stages: 1e8\` (\`${command}\`)`,
+    make: hugeDesign(
+      command,
+      'stages.json',
+      '{"kind":"synthetic","stages":1e8,"costs":{"F":1,"BI":1,"BW":1}}',
+      FOUR_DEVICES,
+    ),
+    firstLine:
+      /^error: design\.model\.stages: 100,000,000 blocks make at least 200,000,000 ops, over the limit of 2,000,000$/,
+    maxLines: 1,
+  },
+  {
+    name: `transformer with \`layers: 1e7\` (\`${command}\`)`,
+    make: hugeDesign(
+      command,
+      'layers.json',
+      '{"kind":"transformer","preset":"llama3-8b","microbatchSize":1,"layers":1e7,"annotate":{"PP":4}}',
+      FOUR_DEVICES,
+    ),
+    firstLine:
+      /^error: design\.model\.layers: [\d,]+ blocks make at least [\d,]+ ops, over the limit of 2,000,000$/,
+    maxLines: 1,
+  },
+  {
+    name: `ideal cluster of \`devices: 1e9\` (\`${command}\`)`,
+    make: hugeDesign(command, 'devices.json', SYNTHETIC, '{"kind":"ideal","devices":1e9}'),
+    firstLine:
+      /^error: design\.cluster\.devices: 1,000,000,000 devices are more than the op limit of 2,000,000 allows$/,
+    maxLines: 1,
+  },
+  {
+    name: `preset cluster of \`nodes: 1e8\` (\`${command}\`)`,
+    make: hugeDesign(command, 'nodes.json', SYNTHETIC, '{"preset":"dgx-h100","nodes":1e8}'),
+    firstLine:
+      /^error: design\.cluster\.nodes: 800,000,000 devices are more than the op limit of 2,000,000 allows$/,
+    maxLines: 1,
+  },
+]);
+
 /** Issues listed before only their count: the first hundred and one line counting them all. */
 const CAPPED = 101;
 
@@ -212,4 +277,5 @@ export const HOSTILE_CASES: HostileCase[] = [
       /^error: .*stages\.csv: row 6, column "stage": the design has no pipeline stage 4 \(no block is tagged PP=4\)$/,
     maxLines: CAPPED,
   },
+  ...HUGE_DESIGNS,
 ];

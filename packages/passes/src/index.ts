@@ -2,6 +2,7 @@ export type { Action, BuilderInput, BuiltSchedule, ScheduleBuilder, Slot } from 
 export { microbatchesPerDirection, scheduleMicrobatches } from './builders/builder.ts';
 export { BUILDERS, getBuilder } from './builders/index.ts';
 export { compile } from './compile/compile.ts';
+export { designSizeIssue, estimatedOps } from './compile/designSize.ts';
 export { compileIncremental, type IncrementalResult, type IncrementalState } from './compile/incremental.ts';
 export { DEFAULT_MAX_OPS, PASSES } from './compile/pipeline.ts';
 export type {

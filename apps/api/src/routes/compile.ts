@@ -3,10 +3,11 @@
  * Answers come from the content-hash cache when the same design was compiled with the same
  * options before; otherwise from the worker pool.
  */
+
+import { estimatedOps } from '@stagecraft/passes';
 import type { FastifyInstance } from 'fastify';
 import { contentHash } from '../canonical.ts';
 import { BRIEF_INCLUDE, type CompileInclude, DEFAULT_INCLUDE, omittedParts } from '../compileResponse.ts';
-import { estimatedOps } from '../designSize.ts';
 import { ApiError } from '../errors.ts';
 import { retryAfterOf } from '../pool/compilePool.ts';
 import { compilableDesign, compileBodySchema, parseBody } from '../schemas.ts';

@@ -1,6 +1,7 @@
 /** `POST /api/export`: the compiled design as a file an existing engine or viewer reads. */
+
+import { estimatedOps } from '@stagecraft/passes';
 import type { FastifyInstance } from 'fastify';
-import { estimatedOps } from '../designSize.ts';
 import { ApiError } from '../errors.ts';
 import { retryAfterOf } from '../pool/compilePool.ts';
 import { compilableDesign, exportBodySchema, parseBody } from '../schemas.ts';

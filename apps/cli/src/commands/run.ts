@@ -21,7 +21,7 @@ import { simulate } from '@stagecraft/sim';
 import { errorLine } from '../format.ts';
 import type { InputOptions } from '../inputFile.ts';
 import type { Io } from '../io.ts';
-import { compileDesign, readText, reportIssues } from '../load.ts';
+import { compileDesign, readText, reportIssues, sizedDesign } from '../load.ts';
 import { describeSystemError } from '../systemErrors.ts';
 import type { OptionValues } from './output.ts';
 
@@ -284,7 +284,8 @@ function planOf(
     reportIssues(parsed.errors, cmd.input, io);
     return undefined;
   }
-  const run = compileDesign(parsed.design, cmd.input, cmd, io);
+  const design = sizedDesign(parsed.design, cmd.input, cmd, io);
+  const run = design && compileDesign(design, cmd.input, cmd, io);
   return run ? { plan: run.compiled.plan, fromDesign: true } : undefined;
 }
 
