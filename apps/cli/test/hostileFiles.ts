@@ -153,7 +153,7 @@ export const HOSTILE_CASES: HostileCase[] = [
     name: 'Piper `place` on PP 1,000,000',
     make: imported('pp.json', 'piper', () => '[{"op":"place","filter":{"PP":1000000},"devices":[0]}]'),
     firstLine:
-      /^error: .*pp\.json: directives\[0\]\.filter\.PP: 1,000,001 stages × 1 microbatches would make about 7,000,003 ops, over the limit of 2,000,000$/,
+      /^error: .*pp\.json: directives\[0\]\.filter\.PP: 1,000,001 stages × 1 microbatches would make about 3,000,003 ops, over the limit of 2,000,000$/,
     maxLines: 1,
   },
   {
