@@ -3,7 +3,7 @@
 every SEND has its RECV on the peer (and the other way round), every member of a collective's
 `devices` issues it. Under torchrun nobody ran the CLI first: without these a one-sided
 collective ends only by the no-progress timeout, blamed on whichever device waited."""
-from .mesh import mesh_of, own_subgroup
+from .mesh import mesh_of, replica_members
 from .plan import COLLECTIVES, PlanError, device_program
 
 
@@ -58,9 +58,9 @@ def check_agreement(plan, world):
                         recvs.setdefault((peer, rank, ins["transfer"]), []).append(where)
                     continue
                 members = tuple(ins["devices"])
-                if rank != dev["device"] and mesh is not None and all(m in group for m in members):
+                if rank != dev["device"] and group is not None:
                     if members not in subgroups:
-                        subgroups[members] = tuple(own_subgroup(list(members), group, mesh, rank))
+                        subgroups[members] = tuple(replica_members(members, plan, group, mesh, rank))
                     members = subgroups[members]
                 if rank not in members:
                     raise PlanError(f"{where}.devices: {list(members)} does not include the device itself")

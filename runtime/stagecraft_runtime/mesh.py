@@ -62,19 +62,33 @@ def replica_program(program, plan, rank):
         for ins in stream["instructions"]:
             for m in ins.get("members", [ins]):
                 if m["op"] in COLLECTIVES and not all(d in group for d in m["devices"]):
-                    m["devices"] = sorted(_group_of(plan, d)[r] for d in m["devices"])
+                    m["devices"] = replica_members(m["devices"], plan, group, mesh, rank)
                     if m.get("collective", m["id"]) != m["id"]:
                         label = ",".join(f"{x}={c}" for x, c in zip(mesh["axes"], mine)) if mesh else f"rank={r}"
                         m["collective"] = f"{m['id']}[{label}]"
                 elif m["op"] in COLLECTIVES and mesh is not None:
                     listed = m["devices"]
-                    m["devices"] = own_subgroup(listed, group, mesh, rank)
+                    m["devices"] = replica_members(listed, plan, group, mesh, rank)
                     if m.get("collective", m["id"]) != m["id"]:
                         varies = _varying_axes(listed, group, mesh["shape"])
                         shared = [f"{x}={mine[a]}" for a, x in enumerate(mesh["axes"]) if a not in varies]
                         label = ",".join(shared)
                         m["collective"] = f"{m['id']}[{label}]"
     return program
+
+
+def replica_members(devices, plan, group, mesh, rank):
+    """The members `rank`, a replica of its group's representative, runs a collective listed over
+    `devices` with: the devices at its place in each group the collective spans when it reaches
+    outside the group (DualPipe's copies, paired by data replica), else its own sub-group on a
+    mesh, else the list itself. The one rule the executor (replica_program) and the agreement
+    check before launching (agreement.py) both follow."""
+    if not all(d in group for d in devices):
+        r = group.index(rank)
+        return sorted(_group_of(plan, d)[r] for d in devices)
+    if mesh is not None:
+        return own_subgroup(list(devices), group, mesh, rank)
+    return list(devices)
 
 
 def _reaches_outside(program, group):

@@ -168,11 +168,11 @@ def test_a_run_leaves_no_folder_behind_and_a_failed_one_keeps_its_folder_naming_
     launch([os.path.join(HERE, "plans", "1f1b-p4-m8.json")], {"steps": 1})
     assert os.listdir(tmp_path) == []
     p = plan()
-    p["batch"]["lossScale"] = 1e39  # past float32's largest value: the loss is Infinity
+    p["batch"]["lossScale"] = 1e39  # past float32's largest value (float64, the default, holds it): Infinity
     path = tmp_path / "diverging.json"
     path.write_text(json.dumps(p))
     with pytest.raises(LaunchError, match=r"diverging\.json: the run diverged: its loss is inf at step 0 \(batch\.lossScale 1e\+39\) \(the run's files are kept in (\S+)\)") as e:
-        launch([str(path)], {"steps": 1})
+        launch([str(path)], {"steps": 1, "dtype": "float32"})
     kept = e.value.args[0].rsplit(" ", 1)[1].rstrip(")")
     assert os.path.isdir(kept) and os.listdir(kept)
 
