@@ -6,16 +6,23 @@ whether this runtime accepts it, starting no process. Ctrl-C ends it with one li
 import argparse
 import json
 import os
+import signal
 import sys
 
+from .interrupts import interrupted
 from .plan import PlanError
 
 
 def main(argv=None):
     try:
         return _main(argv)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as e:
+        if not interrupted(e):
+            raise
         # Also while torch loads; the launcher's cleanup has stopped the workers on the way out.
+        # A second report of the same Ctrl-C (torch's C++ code may leave it pending) must not end
+        # the exit with a traceback or a death by SIGINT.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("interrupted", file=sys.stderr)
         return 130
 
@@ -64,10 +71,7 @@ def _main(argv):
             from .worker import main as worker_main
 
             rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-            worker_main(rank, world, a.plans, opts, a.worker)
-            return 0
-        import signal
-
+            return worker_main(rank, world, a.plans, opts, a.worker)
         from .launch import LaunchError, die_with_parent, launch
 
         # The launcher goes when whatever started it goes (`stagecraft run` killed or past its
@@ -93,6 +97,8 @@ def _main(argv):
         print(f"error: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # one line naming what failed, never a stack trace for the user
+        if interrupted(e):
+            raise
         print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
 

@@ -188,7 +188,7 @@ def test_ctrl_c_ends_the_run_with_one_line_and_no_process_left(tmp_path):
     env = dict(os.environ, TMPDIR=str(tmp_path))
     proc = subprocess.Popen([sys.executable, "-m", "stagecraft_runtime", os.path.join(HERE, "plans", "1f1b-p4-m8.json"),
                              "--steps", "1000"], env=env, cwd=os.path.dirname(HERE), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_interruptible)
     try:
         deadline = time.monotonic() + 90
         while not _workers_started(tmp_path) and time.monotonic() < deadline:
@@ -204,6 +204,12 @@ def test_ctrl_c_ends_the_run_with_one_line_and_no_process_left(tmp_path):
     assert proc.returncode == 130
     assert out == ""
     assert os.listdir(tmp_path) == []  # the run's folder went too
+
+
+def _interruptible():
+    """Ctrl-C's default action back for the run: a shell that started the tests in the background
+    (or a CI runner) may have left SIGINT ignored, which a child inherits."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _workers_started(tmp):
