@@ -44,6 +44,11 @@ class Device:
                     if m.op == "RECOMPUTE":
                         self.recomputed.add(m.key)
             held.update(getattr(ins, "params", ()))
+        # The compute whose start is when the gradients kept between microbatches are measured.
+        self.reads_gradients = {
+            ins.id for ins in self.program.instructions()
+            if any(m.op in BACKWARD_OPS or m.op == "UPD" for m in (ins.members if isinstance(ins, Overlap) else (ins,)))
+        }
         self.acts = Activations(setup.blocks, held)
         self.slices = TensorSlices(plan, rank, self.acts)
         if setup.loss_block in self.slices:
@@ -87,7 +92,7 @@ class Device:
 
     def compute(self, ins, done):
         members = ins.members if isinstance(ins, Overlap) else (ins,)
-        if any(m.op in BACKWARD_OPS or m.op == "UPD" for m in members):
+        if ins.id in self.reads_gradients:
             # What a backward adds to or UPD reads: the gradients kept between microbatches.
             params, grads, _ = self._held()
             self.memory["grads"] = max(self.memory.get("grads", 0), grads)

@@ -1,8 +1,9 @@
 """The issue loop of one device's step, by the plan's rules (docs/plan-format.md): the head of every
 stream is issued once the instruction before it has finished (a SEND and a RECV release their
 stream when posted) and its waits have. Compute runs in the loop; SENDs, RECVs and collectives are
-started by the backend and complete asynchronously, watched by inflight.py's waiter threads, so
-compute and communication overlap as far as the plan's waits allow. Written against a small
+started by the backend and complete asynchronously: the loop waits on one itself when it is idle
+and every stream waits for that one, inflight.py's waiter threads watch the others, so compute and
+communication overlap as far as the plan's waits allow. Written against a small
 backend protocol (`DeviceBackend`): torch.distributed in executor.py, an in-process fake in the
 tests."""
 from __future__ import annotations
@@ -73,10 +74,10 @@ class Scheduler:
             self.trace.clear()  # the measured trace is the last step's
         self.done = done = set()
         self.errors = []
-        # SENDs and RECVs issued since the loop was last idle: when it is, it waits on one itself
+        # Communications issued since the loop was last idle: when it is, it waits on one itself
         # where the plan waits for it and nothing else can run, and hands the rest to inflight's
         # threads (no thread hand-off while there is compute to issue).
-        self.unwatched = {}  # id -> (ins, finish, start, stream, work)
+        self.unwatched = {}  # id -> (ins, finish, start, stream, work, before)
         self.issued = set()
         streams = self.streams = [_Stream(s.name, s.instructions) for s in self.program.streams]
         last = time.monotonic()
@@ -113,8 +114,8 @@ class Scheduler:
             # waits for, which the loop waits on itself.
             needed = self._needed()
             for i in [i for i in self.unwatched if i != needed]:
-                ins, finish, start, stream, work = self.unwatched.pop(i)
-                self.waiters.watch(work, (ins, finish, start, stream))
+                ins, finish, start, stream, work, before = self.unwatched.pop(i)
+                self.waiters.watch(work, (ins, finish, start, stream), before)
             if needed is not None:
                 self._wait_here(needed, last)
                 last = time.monotonic()
@@ -141,11 +142,12 @@ class Scheduler:
                 # only once the peer has posted the receive, so holding the stream until then would
                 # turn the plan's eager SENDs into a rendezvous (and deadlock V-shaped schedules).
                 work, finish = self.backend.send(ins) if isinstance(ins, Send) else self.backend.recv(ins)
-                self.unwatched[ins.id] = (ins, finish, time.perf_counter(), stream, work)
+                self.unwatched[ins.id] = (ins, finish, time.perf_counter(), stream, work, None)
                 return False
+            # A collective holds its stream until it completes (rule 6).
             work, finish = self.backend.collective(ins)
             before = self.diagnostics.reached(ins, self.step) if self.diagnostics is not None else None
-            self.waiters.watch(work, (ins, finish, time.perf_counter(), stream), before)
+            self.unwatched[ins.id] = (ins, finish, time.perf_counter(), stream, work, before)
             return True
         except RunError:
             raise
@@ -168,11 +170,13 @@ class Scheduler:
         return inflight.worth_blocking_on(self._blocking(), self.unwatched, self.issued)
 
     def _wait_here(self, i, last):
-        """Waits in the loop for the SEND or RECV `i` (one thread switch fewer than a waiter's
+        """Waits in the loop for the communication `i` (one thread switch fewer than a waiter's
         handing it over), no longer than the no-progress timeout allows."""
-        ins, finish, start, stream, work = self.unwatched.pop(i)
+        ins, finish, start, stream, work, before = self.unwatched.pop(i)
         left = self.timeout - (time.monotonic() - last)
         try:
+            if before is not None:
+                before()
             self.backend.wait(work, max(left, 0.001))
         except Exception as e:  # noqa: BLE001 - a timeout is named by what stands still, else the failure
             if time.monotonic() - last >= self.timeout:
