@@ -60,6 +60,10 @@ class Device:
         blocks = {b: setup.block(b, self.slices.slice_of(b), self.experts.owned(b)) for b in sorted(held)}
         self.params = BlockParameters(blocks, setup.dtype, setup.device, self.slices.slices)
         self.blocks = blocks
+        # Read per instruction, so looked up once: the Parameter objects stay (ZeRO-3 swaps their
+        # storage), and which experts block each block routes for.
+        self.parameters = {b: list(mod.parameters()) for b, mod in blocks.items()}
+        self.routes_for = {b: setup.router_of(b) for b in blocks}
         self.zero = ShardedParameters(self.params, self.program, program, rank, self._group,
                                       exclude=set(self.slices.slices) | set(self.experts.ep))
         self.memory = {}
@@ -193,7 +197,7 @@ class Device:
         if setup.experts_of(b):
             return self._experts_forward(key)
         spec = setup.blocks[b]
-        routed = setup.router_of(b)
+        routed = self.routes_for[b]
         k = setup.blocks[routed].get("topK") or 1 if routed is not None else 0
         if recompute:
             inputs = acts.stash[key]["inputs"]
@@ -250,7 +254,7 @@ class Device:
         # BI and BW may come in either order (an OVERLAP may list BW first): the graph is kept
         # until both have run.
         retain = op != "B" and not {"BI", "BW"} <= halves
-        params = list(self.blocks[b].parameters())
+        params = self.parameters[b]
         inputs = [x for x in st["inputs"] if x.requires_grad]
         wrt = (inputs if op in ("B", "BI") else []) + (params if op in ("B", "BW") else [])
         grads = torch.autograd.grad(out, wrt, grad_outputs=grad, retain_graph=retain) if wrt else []

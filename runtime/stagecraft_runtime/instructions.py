@@ -63,22 +63,23 @@ class Overlap:
 
 
 @dataclass(frozen=True)
-class Send:
+class Transfer:
+    """One side of a point-to-point message: the tensor, the other rank of this run, its tag."""
+
     id: str
     tensor: TensorRef
-    peer: int  # the rank of this run that receives it
+    peer: int
     tag: int
     waits: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Send(Transfer):
     op: str = "SEND"
 
 
 @dataclass(frozen=True)
-class Recv:
-    id: str
-    tensor: TensorRef
-    peer: int  # the rank of this run that sends it
-    tag: int
-    waits: Tuple[str, ...]
+class Recv(Transfer):
     op: str = "RECV"
 
 
