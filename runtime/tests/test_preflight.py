@@ -227,3 +227,29 @@ def _issued(path):
             return f.read(1) not in (b"", b"\0")
     except OSError:
         return False
+
+
+def lowered_once(name="mesh-dp2-tp2"):
+    """The mesh plan as a group lowered once: device 0's program, run by 1, 2 and 3 as replicas."""
+    p = plan(name)
+    p["devices"] = [dict(p["devices"][0], replicas=[1, 2, 3])]
+    return p
+
+
+def test_a_group_lowered_once_agrees_and_a_replica_left_out_of_its_own_sub_group_is_refused():
+    p = lowered_once()
+    check_agreement(p, 4)
+    for stream in p["devices"][0]["streams"]:
+        for ins in stream["instructions"]:
+            if ins["id"] == "ALL_REDUCE.tp.F.b0.mb0":
+                ins["devices"] = [0, 3]  # across both axes: every member computes [0, 3]
+    with pytest.raises(PlanError, match=r"devices\[0\]\.streams\[\d\]\.instructions\[\d+\] \(ALL_REDUCE\.tp\.F\.b0\.mb0, "
+                                        r"device 1\)\.devices: \[0, 3\] does not include the device itself"):
+        check_agreement(p, 4)
+
+
+def test_a_replica_whose_sub_group_member_is_not_in_the_run_is_refused_naming_it():
+    p = lowered_once()
+    with pytest.raises(PlanError, match=r"\(ALL_REDUCE\.grads\.d0\.k0, device 0\): collective ALL_REDUCE\.grads\.d0\.k0\[tp=0\] "
+                                        r"over devices \[0, 2\] is never issued by device\(s\) \[2\]"):
+        check_agreement(p, 2)  # devices 2 and 3 not started
