@@ -3,14 +3,10 @@ Under torchrun (RANK and WORLD_SIZE set) this process is one device of the run, 
 that the devices agree (agreement.py); otherwise it launches one process per device on this
 machine and compares with the single-device reference. `--check` only reads each plan and says
 whether this runtime accepts it, starting no process. Ctrl-C ends it with one line."""
-import argparse
-import json
-import os
-import signal
 import sys
 
+# Nothing else is imported before `main`'s try: a Ctrl-C while modules load is one line too.
 from .interrupts import interrupted
-from .plan import PlanError
 
 
 def main(argv=None):
@@ -22,12 +18,21 @@ def main(argv=None):
         # Also while torch loads; the launcher's cleanup has stopped the workers on the way out.
         # A second report of the same Ctrl-C (torch's C++ code may leave it pending) must not end
         # the exit with a traceback or a death by SIGINT.
+        import signal
+
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("interrupted", file=sys.stderr)
         return 130
 
 
 def _main(argv):
+    import argparse
+    import json
+    import os
+    import signal
+
+    from .plan import PlanError
+
     ap = argparse.ArgumentParser(prog="python3 -m stagecraft_runtime")
     ap.add_argument("plans", nargs="+")
     ap.add_argument("--steps", type=int, default=3)
@@ -115,7 +120,7 @@ def not_equal(r):
 
 def _check(paths):
     """One line per plan: `ok: <path>` or `error: <path>: <why>`; exit 1 when any is refused."""
-    from .plan import load
+    from .plan import PlanError, load
 
     refused = 0
     for path in paths:
@@ -136,7 +141,7 @@ def _check_under_torchrun(plans, world):
     """What `stagecraft run` proves before launching, proven in every process torchrun started:
     a plan whose devices cannot agree is refused by all of them at once, naming the instruction."""
     from .agreement import check_agreement
-    from .plan import device_count, load
+    from .plan import PlanError, device_count, load
 
     for path in plans:
         plan = load(path)

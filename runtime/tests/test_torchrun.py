@@ -82,7 +82,7 @@ def test_a_loss_that_is_not_finite_under_torchrun_is_named_by_step_and_device(tm
     assert all(err == "" for _code, _out, err in results[1:])
 
 
-@pytest.mark.parametrize("after", [1.0, 8.0])  # while torch loads or the group forms; mid-run
+@pytest.mark.parametrize("after", [0.3, 1.0, 8.0])  # while modules load, torch loads or the group forms; mid-run
 def test_ctrl_c_under_torchrun_ends_every_process_with_one_line(after):
     results = as_torchrun(os.path.join(HERE, "plans", "1f1b-p4-m8.json"), "--steps", "100000", interrupt_after=after)
     assert results == [(130, "", "interrupted\n")] * 4
