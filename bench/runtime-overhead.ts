@@ -12,7 +12,7 @@
  *   npx tsx bench/runtime-overhead.ts [design …]    # default: 1F1B, ZB-H1 and DualPipeV on 4 ranks
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Instruction, Plan } from '@stagecraft/ir';

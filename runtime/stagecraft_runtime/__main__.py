@@ -3,24 +3,36 @@ Under torchrun (RANK and WORLD_SIZE set) this process is one device of the run, 
 that the devices agree (agreement.py); otherwise it launches one process per device on this
 machine and compares with the single-device reference. `--check` only reads each plan and says
 whether this runtime accepts it, starting no process. Ctrl-C ends it with one line."""
-import argparse
-import json
-import os
 import sys
 
-from .plan import PlanError
+# Nothing else is imported before `main`'s try: a Ctrl-C while modules load is one line too.
+from .interrupts import interrupted
 
 
 def main(argv=None):
     try:
         return _main(argv)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as e:
+        if not interrupted(e):
+            raise
         # Also while torch loads; the launcher's cleanup has stopped the workers on the way out.
+        # A second report of the same Ctrl-C (torch's C++ code may leave it pending) must not end
+        # the exit with a traceback or a death by SIGINT.
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("interrupted", file=sys.stderr)
         return 130
 
 
 def _main(argv):
+    import argparse
+    import json
+    import os
+    import signal
+
+    from .plan import PlanError
+
     ap = argparse.ArgumentParser(prog="python3 -m stagecraft_runtime")
     ap.add_argument("plans", nargs="+")
     ap.add_argument("--steps", type=int, default=3)
@@ -64,10 +76,7 @@ def _main(argv):
             from .worker import main as worker_main
 
             rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-            worker_main(rank, world, a.plans, opts, a.worker)
-            return 0
-        import signal
-
+            return worker_main(rank, world, a.plans, opts, a.worker)
         from .launch import LaunchError, die_with_parent, launch
 
         # The launcher goes when whatever started it goes (`stagecraft run` killed or past its
@@ -93,6 +102,8 @@ def _main(argv):
         print(f"error: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # one line naming what failed, never a stack trace for the user
+        if interrupted(e):
+            raise
         print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
 
@@ -109,7 +120,7 @@ def not_equal(r):
 
 def _check(paths):
     """One line per plan: `ok: <path>` or `error: <path>: <why>`; exit 1 when any is refused."""
-    from .plan import load
+    from .plan import PlanError, load
 
     refused = 0
     for path in paths:
@@ -130,7 +141,7 @@ def _check_under_torchrun(plans, world):
     """What `stagecraft run` proves before launching, proven in every process torchrun started:
     a plan whose devices cannot agree is refused by all of them at once, naming the instruction."""
     from .agreement import check_agreement
-    from .plan import device_count, load
+    from .plan import PlanError, device_count, load
 
     for path in plans:
         plan = load(path)

@@ -1,9 +1,9 @@
 """Communications in flight on one device, issued with their work handles (isend, irecv,
 async_op) while the executor's loop goes on issuing compute (docs/plan-format.md rules 3, 4 and
 6: a RECV is posted, a SEND is eager, a collective ends when its work does). When the loop is idle
-and the plan waits for one SEND or RECV before anything else can run, the loop blocks on its work
-itself (`worth_blocking_on`): gloo's thread wakes the loop directly. Other messages, and
-collectives, are watched by a waiter thread here that wakes the loop when they complete.
+and the plan waits for one communication before anything else can run, the loop blocks on its work
+itself (`worth_blocking_on`): gloo's thread wakes the loop directly. Other communications are
+watched by a waiter thread here that wakes the loop when they complete.
 
 Why threads that block on `work.wait()`, not polling `work.is_completed()` from the loop: gloo's
 point-to-point work is marked complete only by a call to `wait` (checked on torch 1.13; an async

@@ -159,3 +159,44 @@ def data_slot(plan, rank):
     i = position([c[a] for a in axes], [shape[a] for a in axes])
     others_zero = all(c[a] == 0 for a in range(len(shape)) if a not in axes)
     return i % replicas, others_zero and i < replicas
+
+
+class SubGroups:
+    """`replica_members` for many ranks of one group, the group's positions, coordinates and each
+    listed collective's varying axes computed once (the agreement check asks for every rank of a
+    8,192-device plan, where recomputing them per rank made it quadratic)."""
+
+    def __init__(self, plan, group, mesh):
+        self.plan = plan
+        self.group = group
+        self.mesh = mesh
+        self.position = {d: i for i, d in enumerate(group)}
+        self.shape = mesh["shape"] if mesh is not None else None
+        self.coords = [coords(i, self.shape) for i in range(len(group))] if mesh is not None else None
+        self.listed = {}  # devices -> (varying axes, the listed members' coordinates)
+        self.group_of = None  # device -> its group, for collectives reaching outside this one
+
+    def members(self, devices, rank):
+        pos = self.position
+        if not all(d in pos for d in devices):
+            if self.group_of is None:
+                self.group_of = {d: g for g in self.plan["groups"] for d in g}
+            r = pos[rank]
+            return sorted(self.group_of[d][r] for d in devices)
+        if self.mesh is None:
+            return list(devices)
+        key = tuple(devices)
+        found = self.listed.get(key)
+        if found is None:
+            listed = [self.coords[pos[d]] for d in devices]
+            varies = [a for a in range(len(self.shape)) if any(c[a] != listed[0][a] for c in listed)]
+            found = self.listed[key] = (varies, listed)
+        varies, listed = found
+        at = list(self.coords[pos[rank]])
+        out = []
+        for c in listed:
+            for a in varies:
+                at[a] = c[a]
+            out.append(self.group[position(at, self.shape)])
+        return out
+

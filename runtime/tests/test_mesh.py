@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from stagecraft_runtime.mesh import data_slot, own_subgroup, replica_program
+from stagecraft_runtime.mesh import SubGroups, data_slot, own_subgroup, replica_members, replica_program
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -70,3 +70,17 @@ def test_a_replica_of_a_group_lowered_once_runs_what_the_compiler_lists_for_it_w
         for rank in group[1:]:
             assert collectives(programs[rank])
             assert collectives(replica_program(programs[group[0]], p, rank)) == collectives(programs[rank]), rank
+
+
+def test_sub_groups_computed_once_per_group_are_those_each_replica_computes_alone():
+    # A 2 x 3 x 2 mesh plus a 12-member flat group: collectives along each set of axes, the whole
+    # group, and one reaching into the other group (DualPipe's copies, paired by index).
+    group, flat = list(range(10, 22)), list(range(30, 42))
+    mesh = {"axes": ["dp", "pp", "tp"], "shape": [2, 3, 2]}
+    p = {"groups": [group, flat], "meshes": [mesh, None]}
+    listed = [[10, 11], [10, 16], [10, 11, 16, 17], [10, 12, 14], group, [10, 30]]
+    for g, m in ((group, mesh), (flat, None)):
+        once = SubGroups(p, g, m)
+        for devices in listed if m is not None else [[30, 31], [30, 10]]:
+            for rank in g:
+                assert once.members(devices, rank) == replica_members(devices, p, g, m, rank), (devices, rank)

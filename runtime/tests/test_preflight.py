@@ -188,7 +188,7 @@ def test_ctrl_c_ends_the_run_with_one_line_and_no_process_left(tmp_path):
     env = dict(os.environ, TMPDIR=str(tmp_path))
     proc = subprocess.Popen([sys.executable, "-m", "stagecraft_runtime", os.path.join(HERE, "plans", "1f1b-p4-m8.json"),
                              "--steps", "1000"], env=env, cwd=os.path.dirname(HERE), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_interruptible)
     try:
         deadline = time.monotonic() + 90
         while not _workers_started(tmp_path) and time.monotonic() < deadline:
@@ -206,6 +206,12 @@ def test_ctrl_c_ends_the_run_with_one_line_and_no_process_left(tmp_path):
     assert os.listdir(tmp_path) == []  # the run's folder went too
 
 
+def _interruptible():
+    """Ctrl-C's default action back for the run: a shell that started the tests in the background
+    (or a CI runner) may have left SIGINT ignored, which a child inherits."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _workers_started(tmp):
     """Whether every worker of the run in `tmp` has issued an instruction (its status file)."""
     for run in os.listdir(tmp):
@@ -221,3 +227,29 @@ def _issued(path):
             return f.read(1) not in (b"", b"\0")
     except OSError:
         return False
+
+
+def lowered_once(name="mesh-dp2-tp2"):
+    """The mesh plan as a group lowered once: device 0's program, run by 1, 2 and 3 as replicas."""
+    p = plan(name)
+    p["devices"] = [dict(p["devices"][0], replicas=[1, 2, 3])]
+    return p
+
+
+def test_a_group_lowered_once_agrees_and_a_replica_left_out_of_its_own_sub_group_is_refused():
+    p = lowered_once()
+    check_agreement(p, 4)
+    for stream in p["devices"][0]["streams"]:
+        for ins in stream["instructions"]:
+            if ins["id"] == "ALL_REDUCE.tp.F.b0.mb0":
+                ins["devices"] = [0, 3]  # across both axes: every member computes [0, 3]
+    with pytest.raises(PlanError, match=r"devices\[0\]\.streams\[\d\]\.instructions\[\d+\] \(ALL_REDUCE\.tp\.F\.b0\.mb0, "
+                                        r"device 1\)\.devices: \[0, 3\] does not include the device itself"):
+        check_agreement(p, 4)
+
+
+def test_a_replica_whose_sub_group_member_is_not_in_the_run_is_refused_naming_it():
+    p = lowered_once()
+    with pytest.raises(PlanError, match=r"\(ALL_REDUCE\.grads\.d0\.k0, device 0\): collective ALL_REDUCE\.grads\.d0\.k0\[tp=0\] "
+                                        r"over devices \[0, 2\] is never issued by device\(s\) \[2\]"):
+        check_agreement(p, 2)  # devices 2 and 3 not started
