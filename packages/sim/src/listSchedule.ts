@@ -136,9 +136,14 @@ class StreamSweep {
     const { S, streamStart } = this.f;
     const head = this.head;
     let progressed = true;
+    // Rounds alternate direction: data flows both ways along a pipeline (forwards to higher
+    // devices, backwards to lower), and a chain against the sweep's direction moves one stream
+    // per round. The times do not depend on the order units are placed in.
+    let forward = true;
     while (progressed) {
       progressed = false;
-      for (let s = 0; s < S; s++) {
+      for (let i = 0; i < S; i++) {
+        const s = forward ? i : S - 1 - i;
         const last = streamStart[s + 1]!;
         const from = head[s]!;
         let v = from;
@@ -148,6 +153,7 @@ class StreamSweep {
           progressed = true;
         }
       }
+      forward = !forward;
     }
     return this.done;
   }
