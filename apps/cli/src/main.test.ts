@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'vitest';
+import { asksForUsage } from './bin.ts';
+import { GLOBAL_USAGE } from './globalUsage.ts';
 import { bufferIo } from './io.ts';
 import { main } from './main.ts';
 
@@ -42,4 +44,18 @@ describe('main', () => {
   test('a command given after a bad option still gets its own hint', () => {
     expect(run('--fast', 'compile', 'd.json').stderr).toMatch(/run "stagecraft compile --help"/);
   });
+});
+
+describe('the usage the bin prints without loading main', () => {
+  test.each([[['--help']], [['-h']], [['help']]])('%j: what main prints for it', (argv) => {
+    expect(asksForUsage(argv)).toBe(true);
+    expect(run(...argv)).toEqual({ code: 0, stdout: `${GLOBAL_USAGE}\n`, stderr: '' });
+  });
+
+  test.each([[[]], [['help', 'simulate']], [['simulate', '--help']], [['--help', '--version']]])(
+    '%j goes to main',
+    (argv) => {
+      expect(asksForUsage(argv)).toBe(false);
+    },
+  );
 });

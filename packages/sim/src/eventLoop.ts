@@ -52,7 +52,11 @@ export interface LoopOptions {
  * their target, and closures made afresh by every run would be new targets each time.
  */
 export class EventLoop {
+  /** Unfinished dependencies of each unit: stream predecessor + waits, counted down. */
   private readonly dep: Int32Array;
+  /** Who waits for each unit (CSR): the reverse of the plan's waits. */
+  private readonly succOff: Int32Array;
+  private readonly succ: Int32Array;
   private readonly start: Float64Array;
   private readonly end: Float64Array;
   private readonly state: Uint8Array;
@@ -98,8 +102,10 @@ export class EventLoop {
     this.collectiveIsOneJob = pace.collectiveIsOneJob;
     this.now = queue.now;
     this.end = queue.end;
-    this.dep = arrays.int32(N);
-    this.dep.set(f.dep);
+    this.dep = dependencyCounts(f, arrays);
+    this.succOff = arrays.int32(N + 1);
+    this.succ = arrays.int32(f.waitOff[N]!);
+    waitersOf(f, this.succOff, this.succ, arrays);
     this.start = arrays.float64(N);
     this.state = arrays.uint8(N);
     this.wire = arrays.uint8(N);
@@ -317,7 +323,7 @@ export class EventLoop {
     const dep = this.dep;
     if (k !== UNIT_RECV && next < f.N && f.unitStream[next] === f.unitStream[v] && --dep[next]! === 0)
       this.ready(next);
-    const { succOff, succ } = f;
+    const { succOff, succ } = this;
     for (let j = succOff[v]!; j < succOff[v + 1]!; j++) {
       const x = succ[j]!;
       if (--dep[x]! === 0) this.ready(x);
@@ -325,8 +331,38 @@ export class EventLoop {
   }
 }
 
+// The loop's own setup, made only when the loop runs (the stream sweep needs neither). Each pass
+// over every unit is a function of its own, with nothing after its loop: code compiled while a
+// loop of a function called once per simulation runs has no feedback for what follows the loop,
+// bails out there on every call and is dropped at full collections, the loops then running
+// unoptimised until compiled again (in a process that compiles between simulations, setup took up
+// to 20 ms longer at the bench's target).
+
+/** Unfinished dependencies of each unit before the run: stream predecessor + waits. */
+function dependencyCounts(f: Flat, arrays: ArraySource): Int32Array {
+  const { N, S, streamStart, waitOff } = f;
+  const dep = arrays.int32(N);
+  for (let st = 0; st < S; st++)
+    for (let v = streamStart[st]!; v < streamStart[st + 1]!; v++)
+      dep[v] = waitOff[v + 1]! - waitOff[v]! + (v > streamStart[st]! ? 1 : 0);
+  return dep;
+}
+
+/** Who waits for each unit (CSR, into `succOff` and `succ`): the reverse of the layout's waits. */
+function waitersOf(f: Flat, succOff: Int32Array, succ: Int32Array, arrays: ArraySource): void {
+  const { N, waitOff, waitTgt } = f;
+  const w = waitOff[N]!;
+  for (let j = 0; j < w; j++) succOff[waitTgt[j]! + 1]!++;
+  for (let v = 0; v < N; v++) succOff[v + 1]! += succOff[v]!;
+  // Lent, not sliced: a slice would be fresh memory, zeroed and collected on every run.
+  const fill = arrays.int32(N);
+  fill.set(succOff.subarray(0, N));
+  for (let v = 0; v < N; v++)
+    for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) succ[fill[waitTgt[j]!]!++] = v;
+}
+
 /** Whether some SEND or collective of the run takes time (dispatch included). */
-function communicationTakesTime(f: Flat): boolean {
+export function communicationTakesTime(f: Flat): boolean {
   for (let g = 0; g < f.groupDur.length; g++) if (f.groupDur[g]! > 0) return true;
   const { N, kind, dur } = f;
   for (let v = 0; v < N; v++) if (kind[v] === UNIT_SEND && dur[v]! > 0) return true;

@@ -22,7 +22,6 @@ import {
   IssueList,
   layoutFromObjects,
   type Plan,
-  type PlanLayout,
   positionOf,
   UNIT_COLLECTIVE,
   UNIT_RECV,
@@ -60,13 +59,9 @@ export interface Flat {
   streamStart: Int32Array;
   /** Per device index: Σ durations of its compute and OVERLAP units. */
   busy: Float64Array;
-  /** Wait targets of each unit (CSR) and the reverse: who waits for each unit. */
+  /** Wait targets of each unit (CSR). */
   waitOff: Int32Array;
   waitTgt: Int32Array;
-  succOff: Int32Array;
-  succ: Int32Array;
-  /** Unfinished dependencies of each unit before the run: stream predecessor + waits. */
-  dep: Int32Array;
   /** RECV → its SEND and SEND → its RECV (−1 elsewhere). */
   partner: Int32Array;
   /** SEND/RECV: the peer device number (−1 elsewhere). */
@@ -110,7 +105,6 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
       streamName.push(streams[s - deviceStreams[di]!]!.stream);
     }
   }
-  const dep = dependencyCounts(layout, arrays);
 
   // Collectives are timed once per devices array, op and size.
   const G = groupDevices.length;
@@ -126,9 +120,6 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
     groupDur[g] = t;
   }
 
-  const succOff = arrays.int32(N + 1);
-  const succ = arrays.int32(waitOff[N]!);
-  waitersOf(layout, succOff, succ, arrays);
   // Field by field, not spread: the copy's hidden class must be one and the same for every plan,
   // or the engines reading it are deoptimised per run. The layout's arrays are shared, not
   // copied: the engines only read them (they count down `dep`, which is the simulation's own).
@@ -152,9 +143,6 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
     busy: times.busy,
     waitOff,
     waitTgt,
-    succOff,
-    succ,
-    dep,
     partner: layout.partner,
     peer: times.peer,
     peerIndex: layout.peerIndex,
@@ -166,35 +154,6 @@ export function flatten(plan: Plan, cost: CostCluster, arrays: ArraySource = FRE
     groupDevices: layout.groupDevices as (readonly number[])[],
   };
   return { ok: true, flat };
-}
-
-// The passes over every unit below are functions of their own, with nothing after their loops:
-// code compiled while a loop of a function called once per simulation runs has no feedback for
-// what follows the loop, bails out there on every call and is dropped at full collections, the
-// loops then running unoptimised until compiled again (in a process that compiles between
-// simulations, setup took up to 20 ms longer at the bench's target).
-
-/** Unfinished dependencies of each unit before the run: stream predecessor + waits. */
-function dependencyCounts(layout: PlanLayout, arrays: ArraySource): Int32Array {
-  const { N, S, streamStart, waitOff } = layout;
-  const dep = arrays.int32(N);
-  for (let st = 0; st < S; st++)
-    for (let v = streamStart[st]!; v < streamStart[st + 1]!; v++)
-      dep[v] = waitOff[v + 1]! - waitOff[v]! + (v > streamStart[st]! ? 1 : 0);
-  return dep;
-}
-
-/** Who waits for each unit (CSR, into `succOff` and `succ`): the reverse of the layout's waits. */
-function waitersOf(layout: PlanLayout, succOff: Int32Array, succ: Int32Array, arrays: ArraySource): void {
-  const { N, waitOff, waitTgt } = layout;
-  const w = waitOff[N]!;
-  for (let j = 0; j < w; j++) succOff[waitTgt[j]! + 1]!++;
-  for (let v = 0; v < N; v++) succOff[v + 1]! += succOff[v]!;
-  // Lent, not sliced: a slice would be fresh memory, zeroed and collected on every run.
-  const fill = arrays.int32(N);
-  fill.set(succOff.subarray(0, N));
-  for (let v = 0; v < N; v++)
-    for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++) succ[fill[waitTgt[j]!]!++] = v;
 }
 
 /**

@@ -1,12 +1,18 @@
-import type { Instruction, Plan } from '@stagecraft/ir';
+import { FRESH, type Instruction, type Plan } from '@stagecraft/ir';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { collective, compute, device, plan, recv, send } from '../test/testPlans.ts';
+import { resolveCluster } from './costModel.ts';
+import { EventLoop } from './eventLoop.ts';
+import { FinishQueue } from './finishQueue.ts';
+import { flatten } from './flat.ts';
+import { IdealPace } from './idealPace.ts';
+import { listSchedule } from './listSchedule.ts';
 import { simulate } from './simulate.ts';
 import type { Simulation, TimelineEvent } from './types.ts';
 
 type Step =
-  | { kind: 'compute'; dev: number; stream: number; ms: number; waits: number[] }
+  | { kind: 'compute'; dev: number; stream: number; ms: number; waits: number[]; alloc: number; free: number }
   | {
       kind: 'p2p';
       from: number;
@@ -30,6 +36,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       stream: fc.nat(STREAMS - 1),
       ms: fc.constantFrom(0, 0.5, 1, 2, 3),
       waits: fc.array(fc.nat(1000), { maxLength: 2 }),
+      alloc: fc.nat(2),
+      free: fc.nat(2),
     }),
   },
   {
@@ -59,7 +67,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
  * instructions, a SEND comes before its RECV, a collective's members are appended together), so
  * executing it in that order is possible and the plan cannot deadlock.
  */
-function chainPlan(steps: Step[], cluster: Plan['cluster']): Plan {
+function chainPlan(steps: Step[], cluster: Plan['cluster'], memoryStreams = STREAMS): Plan {
   const streams: Instruction[][][] = [];
   const earlier: string[][] = [];
   for (let d = 0; d < DEVICES; d++) {
@@ -76,7 +84,12 @@ function chainPlan(steps: Step[], cluster: Plan['cluster']): Plan {
     if (st.kind === 'compute') {
       const prior = earlier[st.dev]!;
       const waits = prior.length === 0 ? [] : [...new Set(st.waits.map((w) => prior[w % prior.length]!))];
-      add(st.dev, st.stream, compute('F', `c${i}`, st.ms, { waits, alloc: 1, free: 1 }));
+      const mem = st.stream < memoryStreams;
+      add(
+        st.dev,
+        st.stream,
+        compute('F', `c${i}`, st.ms, { waits, alloc: mem ? st.alloc : 0, free: mem ? st.free : 0 }),
+      );
     } else if (st.kind === 'p2p') {
       add(st.from, st.fromStream, send(`s${i}`, st.to, `t${i}`, { bytes: st.bytes }));
       const ins = recv(`r${i}`, st.from, `t${i}`, { bytes: st.bytes });
@@ -204,6 +217,42 @@ describe('simulate on random plans', () => {
             expect(e.waitsFor?.stream).toBe(c[(i + 1) % c.length]!.stream);
           });
         }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('the stream sweep (listSchedule.ts) against the event loop', () => {
+  it('on the ideal cluster gives every unit the same start and end, and every device the same peak memory', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
+        // Memory on one stream per device: the sweep's precondition.
+        const p = chainPlan(steps, { kind: 'ideal', devices: DEVICES }, 1);
+        const cost = resolveCluster(p.cluster);
+        if (!cost.ok) throw new Error('ideal cluster refused');
+        const flat = flatten(p, cost.cost);
+        if (!flat.ok) throw new Error(flat.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
+        const f = flat.flat;
+        const swept = listSchedule(f, FRESH);
+        expect(swept).toBeDefined();
+        const queue = new FinishQueue(f.N, FRESH);
+        const looped = new EventLoop(f, queue, new IdealPace(f, queue), {
+          keep: false,
+          exposedByKind: false,
+          arrays: FRESH,
+        }).run();
+        expect(looped.done).toBe(f.N);
+        expect(Array.from(swept!.start)).toEqual(Array.from(looped.start));
+        expect(Array.from(swept!.end)).toEqual(Array.from(looped.end));
+        expect(Array.from(swept!.peak)).toEqual(Array.from(looped.peak));
+        expect(Array.from(swept!.exposed)).toEqual(Array.from(looped.exposed));
+        // Through simulate: the metrics without the timeline (swept) are those with it (the loop).
+        const without = simulate(p, { keepTimeline: false });
+        const withTimeline = simulate(p);
+        if (!without.ok || !withTimeline.ok) throw new Error('simulation failed');
+        const { timeline: _t, memory: _m, ...metrics } = withTimeline.sim;
+        expect(without.sim).toEqual(metrics);
       }),
       { numRuns: 300 },
     );

@@ -24,7 +24,8 @@
  *   cycle (deadlock.ts). Nothing here throws on a well-typed plan.
  *
  * Pipeline: resolveCluster (costModel.ts) → flatten (flat.ts: setup, validation of references)
- * → run (eventLoop.ts, at the cluster's pace) → metrics (below, stepMetrics.ts).
+ * → run (eventLoop.ts, at the cluster's pace; listSchedule.ts's sweep of the streams when only
+ * times and peaks are asked for on the ideal cluster) → metrics (below, stepMetrics.ts).
  */
 import {
   type ArraySource,
@@ -37,13 +38,14 @@ import {
   UNIT_RECV,
   UNIT_SEND,
 } from '@stagecraft/ir';
-import { resolveCluster } from './costModel.ts';
+import { type CostCluster, resolveCluster } from './costModel.ts';
 import { findDeadlock } from './deadlock.ts';
-import { EventLoop } from './eventLoop.ts';
+import { communicationTakesTime, EventLoop, type Run } from './eventLoop.ts';
 import { EXPOSED_KINDS } from './exposedByKind.ts';
 import { FinishQueue } from './finishQueue.ts';
 import { dispatched, type Flat, flatten, instAt } from './flat.ts';
 import { IdealPace } from './idealPace.ts';
+import { listSchedule } from './listSchedule.ts';
 import { SharedPace } from './sharedPace.ts';
 import { gpuFacts, mfuOf, oomWarnings } from './stepMetrics.ts';
 import type { DeviceMetrics, SimulateOptions, Simulation, SimulationResult, TimelineEvent } from './types.ts';
@@ -68,9 +70,11 @@ function simulateWith(plan: Plan, options: SimulateOptions, arrays: ArraySource)
   const f = flat.flat;
   const cost = resolved.cost;
   const real = cost.kind === 'custom';
-  const queue = new FinishQueue(f.N, arrays);
-  const pace = real ? new SharedPace(f, cost, queue) : new IdealPace(f, queue);
-  const r = new EventLoop(f, queue, pace, { keep, exposedByKind: real, arrays }).run();
+  // Without a timeline, shared resources or communication that takes time, a unit's times follow
+  // from its dependencies alone: a sweep of the streams finds them without the event queue.
+  const r =
+    (!real && !keep && !communicationTakesTime(f) ? listSchedule(f, arrays) : undefined) ??
+    eventLoopRun(f, cost, keep, arrays);
   if (r.done < f.N) return findDeadlock(f, r.state);
 
   const { D } = f;
@@ -138,6 +142,14 @@ function simulateWith(plan: Plan, options: SimulateOptions, arrays: ArraySource)
   if (plan.tokensPerStep !== undefined && makespan > 0)
     sim.tokensPerSecond = plan.tokensPerStep / (makespan / 1000);
   return { ok: true, sim };
+}
+
+/** The event loop at the cluster's pace: shared resources on a real cluster, fixed on the ideal one. */
+function eventLoopRun(f: Flat, cost: CostCluster, keep: boolean, arrays: ArraySource): Run {
+  const queue = new FinishQueue(f.N, arrays);
+  const real = cost.kind === 'custom';
+  const pace = cost.kind === 'custom' ? new SharedPace(f, cost, queue) : new IdealPace(f, queue);
+  return new EventLoop(f, queue, pace, { keep, exposedByKind: real, arrays }).run();
 }
 
 /** One event per unit, in start order. Each kind is built by one object literal (one shape each). */
