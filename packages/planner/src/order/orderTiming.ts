@@ -110,7 +110,7 @@ export function timeOrders(
           ready = end[(S + stage) * m + mb]!;
           if (ready < 0) break;
         }
-        const start = ready > free[r]! ? ready : free[r]!;
+        const start = Math.max(ready, free[r]!);
         end[a] = start + duration;
         free[r] = start + duration;
         next[r]!++;

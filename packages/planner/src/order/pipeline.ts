@@ -9,9 +9,9 @@ import {
   type Directive,
   type Issue,
   type MeshSpec,
+  SCHEDULE_BUILDERS,
   type ScheduleBuilderName,
   type ScheduleDirective,
-  SCHEDULE_BUILDERS,
   scheduleRanks,
 } from '@stagecraft/ir';
 import {

@@ -102,7 +102,7 @@ export function searchOrder(design: Design, options: OrderSearchOptions): OrderS
     const t = timeOrders(shape, costs, orders);
     if (t) ranked.push({ source, orders, stepMs: t.stepMs });
   };
-  GREEDY_SWITCHES.forEach((sw) => consider('zb-auto', zeroBubbleOrders(shape, costs, stashLimit, sw)));
+  for (const sw of GREEDY_SWITCHES) consider('zb-auto', zeroBubbleOrders(shape, costs, stashLimit, sw));
   const bestGreedy = ranked.reduce<Ranked | undefined>(
     (b, r) => (b && b.stepMs <= r.stepMs ? b : r),
     undefined,
@@ -219,7 +219,8 @@ function deviceLimits(design: Design, p: Pipeline, limit: OrderSearchOptions['me
   // One stash limit for every device, as the Zero Bubble paper's M_limit (§3.1): 1F1B's largest.
   const stash = Math.max(0, ...reference.sim.devices.map((d) => d.peakActivationBytes));
   const byDevice = new Map<number, number>();
-  for (const d of reference.sim.devices) byDevice.set(d.device, d.peakMemoryBytes - d.peakActivationBytes + k * stash);
+  for (const d of reference.sim.devices)
+    byDevice.set(d.device, d.peakMemoryBytes - d.peakActivationBytes + k * stash);
   return { ok: true, limitOf: (d) => byDevice.get(d) ?? Number.POSITIVE_INFINITY, devices };
 }
 

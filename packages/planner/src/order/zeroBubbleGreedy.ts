@@ -134,8 +134,9 @@ export function zeroBubbleOrders(
         pass = PASS_BW;
         vs = w;
       } else {
-        // Nothing to run yet: the rank waits for its next input.
-        free[rank] = at;
+        // Nothing to run yet (or a BW that would overrun the wait): the rank waits for its next input.
+        free[rank] = Number.isFinite(wait) ? Math.max(now, wait) : at;
+        if (free[rank] === now) throw new Error('the heuristic waited without time passing');
         continue;
       }
     }
