@@ -42,3 +42,43 @@ export function stepLowerBound(f: BoundFacts, l: Layout): number {
   const work = f.flopsPerSequence * sequences * (l.recompute ? RECOMPUTE_WORK : 1);
   return (work / (f.devices * f.gpuFlopsPerSecond)) * 1_000;
 }
+
+/**
+ * Pipeline bubble over the ideal time of each builder at uniform costs with F = BI = BW, from the
+ * closed forms (docs/schedules.md): the search tries layouts in the order of their step bound
+ * times this, so the likely fastest are simulated first. An order only: the simulator decides.
+ */
+function bubbleOverIdeal(l: Layout): number {
+  const p = l.pp;
+  const m = l.microbatches;
+  if (p === 1) return 0;
+  switch (l.builder) {
+    case 'interleaved-1f1b':
+      return (p - 1) / (l.vp * m);
+    case 'zb-h1':
+      // (p−1)(F + BI − BW) over m(F + B) = m·3F.
+      return (p - 1) / (3 * m);
+    case 'zbv':
+      // (p−1)F/2 over m·3F.
+      return (p - 1) / (6 * m);
+    case 'dualpipev':
+      // (S/2 − 1)(F&B + B − 3BW) with S = 2p chunks of a third of the work each, F&B = F + B.
+      return ((p - 1) * 2) / (3 * 2 * m);
+    default:
+      return (p - 1) / m;
+  }
+}
+
+/** Resource knobs that cost time the bound does not see: ZeRO-3 gathers, offload transfers, tp all-reduces. */
+const ZERO3_COST = 1.1;
+const OFFLOAD_COST = 1.1;
+const TP_COST_PER_DOUBLING = 0.05;
+
+/** An estimate of the step to order the search by (never used to prune). */
+export function stepEstimate(f: BoundFacts, l: Layout): number {
+  let est = stepLowerBound(f, l) * (1 + bubbleOverIdeal(l));
+  if (l.zero === 3) est *= ZERO3_COST;
+  if (l.offload) est *= OFFLOAD_COST;
+  est *= 1 + TP_COST_PER_DOUBLING * Math.log2(l.tp);
+  return est;
+}

@@ -1,7 +1,7 @@
 /**
  * The layout search (docs/planner.md, "Layout search"): every layout of the grid (layoutSpace.ts),
  * the ones that break a structural rule or cannot fit under the memory bound pruned before
- * anything is built, the rest tried from the lowest step bound up (ties in the seed's order),
+ * anything is built, the rest tried from the lowest step estimate up (ties in the seed's order),
  * each skipped when a point of the front already beats its bounds on both axes, else compiled and
  * simulated on a worker thread. The Pareto front of step time against peak memory of the points
  * that fit is what it answers with, the designs of front points only.
@@ -26,7 +26,7 @@ import {
   type LayoutSearchResult,
   layoutSearchRequestSchema,
 } from '../request.ts';
-import { type BoundFacts, memoryLowerBound, stepLowerBound } from './layoutBounds.ts';
+import { type BoundFacts, memoryLowerBound, stepEstimate, stepLowerBound } from './layoutBounds.ts';
 import { layoutDesign } from './layoutDesign.ts';
 import { type LayoutEvaluation, LayoutEvaluator } from './layoutEvaluation.ts';
 import { layoutSpace, type SpaceFacts } from './layoutSpace.ts';
@@ -48,6 +48,7 @@ interface Candidate {
   layout: Layout;
   stepBound: number;
   memoryBound: number;
+  estimate: number;
   order: number;
 }
 
@@ -95,10 +96,11 @@ export async function searchLayouts(
       layout: entry.layout,
       memoryBound,
       stepBound: stepLowerBound(facts.bounds, entry.layout),
+      estimate: stepEstimate(facts.bounds, entry.layout),
       order: random(),
     });
   }
-  candidates.sort((a, b) => a.stepBound - b.stepBound || a.order - b.order);
+  candidates.sort((a, b) => a.estimate - b.estimate || a.order - b.order);
 
   const front = new ParetoFront<LayoutPoint & { index: number }>();
   const evaluator = await startEvaluator(options.workers);
@@ -244,7 +246,7 @@ function spaceFacts(design: Design, request: LayoutSearchRequest): Facts {
 /** Sequences per step of the design as it is: its schedule's microbatches × microbatch size × data replicas. */
 function designGlobalBatch(design: Design, model: TransformerModel): number | undefined {
   const schedule = design.directives.find((d) => d.op === 'schedule');
-  if (!schedule || schedule.op !== 'schedule') return undefined;
+  if (schedule?.op !== 'schedule') return undefined;
   const group = schedule.groups?.[0];
   let dp = 1;
   if (group && !Array.isArray(group)) {

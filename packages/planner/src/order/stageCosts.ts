@@ -16,7 +16,9 @@ export function measureStageCosts(p: Pipeline, plan: Plan, sim: Simulation): Sta
   const S = p.placement.length;
   const rps = p.stages.length / S;
   const stageOf = new Map<number, number>();
-  p.stages.forEach((pp, i) => stageOf.set(pp, Math.floor(i / rps)));
+  p.stages.forEach((pp, i) => {
+    stageOf.set(pp, Math.floor(i / rps));
+  });
   const timeline = sim.timeline ?? [];
   // The stage's first device: every member of a rank's group runs the same program.
   const device = new Array<number>(S).fill(Number.POSITIVE_INFINITY);

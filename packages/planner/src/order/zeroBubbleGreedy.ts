@@ -45,7 +45,9 @@ export function zeroBubbleOrders(
   const m = s.microbatches;
   const ranks = s.ranks;
   const stagesOf: number[][] = Array.from({ length: ranks }, () => []);
-  s.placement.forEach((r, vs) => stagesOf[r]!.push(vs));
+  s.placement.forEach((r, vs) => {
+    stagesOf[r]!.push(vs);
+  });
   const endF = new Float64Array(S * m).fill(-1);
   const endBI = new Float64Array(S * m).fill(-1);
   const nextF = new Int32Array(S);
