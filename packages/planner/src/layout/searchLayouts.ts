@@ -206,10 +206,11 @@ function spaceFacts(design: Design, request: LayoutSearchRequest): Facts {
       { path: 'globalBatch', message: 'the design has no schedule to take a global batch from: give one' },
     ]);
   // Per-sequence weights and work, from the model cut into one stage with microbatches of one sequence.
+  const { cuts: _cuts, layout: _layout, ...annotate } = model.annotate ?? {};
   const blocks = lowerModel({
     ...model,
     microbatchSize: 1,
-    annotate: { ...model.annotate, PP: 1 },
+    annotate: { ...annotate, PP: 1 },
   } as TransformerModel);
   let denseWeightBytes = 0;
   let expertWeightBytes = 0;
