@@ -17,6 +17,7 @@ import {
   type TransformerModel,
 } from '@stagecraft/ir';
 import { lowerModel } from '@stagecraft/passes';
+import { type LayoutEvaluation, LayoutEvaluator } from '../layoutEvaluation.ts';
 import { seededRandom } from '../order/localSearch.ts';
 import {
   type Layout,
@@ -28,7 +29,6 @@ import {
 } from '../request.ts';
 import { type BoundFacts, memoryLowerBound, stepEstimate, stepLowerBound } from './layoutBounds.ts';
 import { layoutDesign } from './layoutDesign.ts';
-import { type LayoutEvaluation, LayoutEvaluator } from './layoutEvaluation.ts';
 import { layoutSpace, type SpaceFacts } from './layoutSpace.ts';
 import { ParetoFront } from './paretoFront.ts';
 
