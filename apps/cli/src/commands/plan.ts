@@ -15,9 +15,10 @@ import {
   searchLayouts,
   searchOrder,
 } from '@stagecraft/planner';
-import { describeAmbiguousValue, joinNegativeValues } from '../dashValues.ts';
+import { joinNegativeValues } from '../dashValues.ts';
 import type { Io } from '../io.ts';
 import { loadDesign, reportIssues } from '../load.ts';
+import { describeParseError } from '../parseErrors.ts';
 import { writeOutput } from './output.ts';
 
 export const PLAN_USAGE = `Usage: stagecraft plan <design> [--max-memory <GiB>] [--global-batch <n>] [--budget <s>] [--json] [-o <file>]
@@ -83,17 +84,7 @@ export function parsePlanArgs(
       strict: true,
     }));
   } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
-    const unknown = /^Unknown option '([^']+)'/.exec(msg);
-    const missing = /^Option '(?:-\w, )?(--[\w-]+)[^']*' argument missing/.exec(msg);
-    return {
-      ok: false,
-      error: unknown
-        ? `unknown option ${unknown[1]}`
-        : missing
-          ? `${missing[1]}: needs a value`
-          : (describeAmbiguousValue(msg) ?? msg.split('\n')[0]!),
-    };
+    return { ok: false, error: describeParseError(e) };
   }
   if (values.help) return { ok: true, help: true };
   if (positionals.length === 0) return { ok: false, error: 'plan: missing the design file' };
