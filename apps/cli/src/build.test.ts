@@ -47,6 +47,7 @@ describe('the built CLI answers as the sources do', () => {
     ['a missing file', ['validate', join(EXAMPLES, 'no-such-design.json')]],
     ['an unknown option', ['simulate', EXAMPLE, '--no-such-option']],
     ["serve's help (the server's own chunk)", ['serve', '--help']],
+    ["plan's help (the planner's own chunk)", ['plan', '--help']],
   ];
   test.each(commands)('%s', async (_name, args) => {
     // Up to date, so the bin runs the build, not the sources again.
@@ -56,6 +57,44 @@ describe('the built CLI answers as the sources do', () => {
     expect(built.stdout + built.stderr).not.toMatch(/^\s+at /m);
   });
 });
+
+test('the built planner simulates layouts on its built worker threads', async () => {
+  expect(buildState()).toEqual({ fresh: true });
+  const design = join(scratch, 'small-transformer.json');
+  writeFileSync(
+    design,
+    JSON.stringify({
+      format: 'stagecraft/design@3',
+      name: 'small',
+      model: {
+        kind: 'transformer',
+        layers: 2,
+        hidden: 256,
+        ffnHidden: 768,
+        heads: 4,
+        kvHeads: 2,
+        vocab: 4096,
+        seqLen: 512,
+        microbatchSize: 1,
+      },
+      cluster: {
+        kind: 'custom',
+        nodes: 1,
+        gpusPerNode: 2,
+        gpu: { name: 'H100', peakTflops: 989, memoryGiB: 80 },
+        intraNode: { bandwidthGBps: 450, latencyUs: 3 },
+        interNode: { bandwidthGBps: 50, latencyUs: 5 },
+      },
+      directives: [],
+    }),
+  );
+  const run = await runBin(['plan', design, '--global-batch', '4', '--workers', '1', '--json'], false);
+  expect(run.stderr).toBe('');
+  const r = JSON.parse(run.stdout);
+  expect(r.stoppedEarly).toBe(false);
+  expect(r.tried).toBeGreaterThan(0);
+  expect(r.best.layout.dp * r.best.layout.pp * r.best.layout.tp).toBe(2);
+}, 300_000);
 
 test('the built server compiles a design on its built workers', async () => {
   expect(buildState()).toEqual({ fresh: true });
