@@ -51,6 +51,7 @@ describe('stagecraft plan arguments', () => {
         globalBatch: 64,
         budgetS: 5,
         seed: 1,
+        order: false,
         json: false,
         output: 'b.json',
       },
@@ -80,6 +81,58 @@ describe('stagecraft plan', () => {
     const sim = simulateRun(run, false).result;
     expect(sim.ok && sim.sim.makespanMs).toBe(27);
   });
+
+  it('searches layouts, then the fastest point’s order with --order, never writing a slower design', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stagecraft-plan-'));
+    const file = join(dir, 'small.json');
+    const out = join(dir, 'best.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'stagecraft/design@3',
+        name: 'small',
+        model: {
+          kind: 'transformer',
+          layers: 4,
+          hidden: 256,
+          ffnHidden: 768,
+          heads: 4,
+          kvHeads: 2,
+          vocab: 4096,
+          seqLen: 512,
+          microbatchSize: 1,
+        },
+        cluster: {
+          kind: 'custom',
+          nodes: 1,
+          gpusPerNode: 2,
+          gpu: { name: 'H100', peakTflops: 989, memoryGiB: 80 },
+          intraNode: { bandwidthGBps: 450, latencyUs: 3 },
+          interNode: { bandwidthGBps: 50, latencyUs: 5 },
+        },
+        directives: [],
+      }),
+    );
+    const io = bufferIo();
+    const status = await plan(
+      [file, '--global-batch', '8', '--workers', '0', '--order', '--json', '-o', out],
+      io,
+      false,
+    );
+    expect(io.stderr).toBe('');
+    expect(status).toBe(0);
+    const r = JSON.parse(io.stdout);
+    expect(r.front[0]).toEqual(r.best);
+    const written = parseDesign(JSON.parse(readFileSync(out, 'utf8')));
+    if (!written.ok) throw new Error(JSON.stringify(written.errors));
+    const run = runDesign(written.design);
+    if (!run.ok) throw new Error(JSON.stringify(run.errors));
+    const sim = simulateRun(run, false).result;
+    if (!sim.ok) throw new Error('the written design does not simulate');
+    expect(sim.sim.makespanMs).toBeLessThanOrEqual(r.best.stepMs + 1e-9);
+    if (r.order.stepMs !== undefined)
+      expect(sim.sim.makespanMs).toBeCloseTo(Math.min(r.order.stepMs, r.best.stepMs), 6);
+  }, 300_000);
 
   it('says when no layout fits, as an error line naming the limit', async () => {
     const io = bufferIo();
