@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BUILD_DIR, build, buildState, builtEntries } from '../../../scripts/build.mjs';
 import { BIN, EXAMPLES, ROOT, type Run, stagecraftWithEnv } from '../test/run.ts';
+import { smallTransformer } from '../test/smallTransformer.ts';
 
 const EXAMPLE = join(EXAMPLES, 'interleaved-1f1b-p4-v2-m8.json');
 const scratch = mkdtempSync(join(tmpdir(), 'stagecraft-build-'));
@@ -61,33 +62,7 @@ describe('the built CLI answers as the sources do', () => {
 test('the built planner simulates layouts on its built worker threads', async () => {
   expect(buildState()).toEqual({ fresh: true });
   const design = join(scratch, 'small-transformer.json');
-  writeFileSync(
-    design,
-    JSON.stringify({
-      format: 'stagecraft/design@3',
-      name: 'small',
-      model: {
-        kind: 'transformer',
-        layers: 2,
-        hidden: 256,
-        ffnHidden: 768,
-        heads: 4,
-        kvHeads: 2,
-        vocab: 4096,
-        seqLen: 512,
-        microbatchSize: 1,
-      },
-      cluster: {
-        kind: 'custom',
-        nodes: 1,
-        gpusPerNode: 2,
-        gpu: { name: 'H100', peakTflops: 989, memoryGiB: 80 },
-        intraNode: { bandwidthGBps: 450, latencyUs: 3 },
-        interNode: { bandwidthGBps: 50, latencyUs: 5 },
-      },
-      directives: [],
-    }),
-  );
+  writeFileSync(design, JSON.stringify(smallTransformer(2)));
   const run = await runBin(['plan', design, '--global-batch', '4', '--workers', '1', '--json'], false);
   expect(run.stderr).toBe('');
   const r = JSON.parse(run.stdout);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parseDesign } from '@stagecraft/ir';
 import { runDesign, simulateRun } from '@stagecraft/workflow';
 import { describe, expect, it } from 'vitest';
+import { smallTransformer } from '../../test/smallTransformer.ts';
 import { bufferIo } from '../io.ts';
 import { parsePlanArgs, plan, progressBar } from './plan.ts';
 
@@ -86,33 +87,7 @@ describe('stagecraft plan', () => {
     const dir = mkdtempSync(join(tmpdir(), 'stagecraft-plan-'));
     const file = join(dir, 'small.json');
     const out = join(dir, 'best.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        format: 'stagecraft/design@3',
-        name: 'small',
-        model: {
-          kind: 'transformer',
-          layers: 4,
-          hidden: 256,
-          ffnHidden: 768,
-          heads: 4,
-          kvHeads: 2,
-          vocab: 4096,
-          seqLen: 512,
-          microbatchSize: 1,
-        },
-        cluster: {
-          kind: 'custom',
-          nodes: 1,
-          gpusPerNode: 2,
-          gpu: { name: 'H100', peakTflops: 989, memoryGiB: 80 },
-          intraNode: { bandwidthGBps: 450, latencyUs: 3 },
-          interNode: { bandwidthGBps: 50, latencyUs: 5 },
-        },
-        directives: [],
-      }),
-    );
+    writeFileSync(file, JSON.stringify(smallTransformer(4)));
     const io = bufferIo();
     const status = await plan(
       [file, '--global-batch', '8', '--workers', '0', '--order', '--json', '-o', out],
