@@ -94,7 +94,7 @@ describe('the order search finds the optimum of every small pipeline', () => {
       if (!r.ok) throw new Error(JSON.stringify(r.errors));
       expect(r.best.fits).toBe(true);
       expect(r.stepMs).toBeCloseTo(best, 9);
-    });
+    }, 300_000);
 
   it('p=3, m=4 with room for two microbatches per device: the fastest of all valid orders', () => {
     const best = optimum(3, 4, 2);
@@ -104,5 +104,5 @@ describe('the order search finds the optimum of every small pipeline', () => {
     if (!r.ok) throw new Error(JSON.stringify(r.errors));
     expect(Math.max(...r.peakMemoryBytes)).toBeLessThanOrEqual(limit);
     expect(r.stepMs).toBeCloseTo(best, 9);
-  });
+  }, 300_000);
 });
