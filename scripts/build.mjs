@@ -1,6 +1,7 @@
 // The built JavaScript that the `stagecraft` bin, the API server and its compile workers run from,
-// so that no command pays for transpiling TypeScript: one esbuild bundle of two entry points, the
-// CLI's (apps/cli/src/bin.ts) and the compile worker's (apps/api/src/pool/compileWorker.ts), in
+// so that no command pays for transpiling TypeScript: one esbuild bundle of three entry points, the
+// CLI's (apps/cli/src/bin.ts), the compile worker's (apps/api/src/pool/compileWorker.ts) and the
+// planner's layout worker's (packages/planner/src/threads/layoutWorker.ts), in
 // apps/cli/dist/ (not committed). Built from entry points, it follows any move of the files behind
 // them. `npm start`, `npm test`, `npm run bench`, scripts/outputs.mjs and `npm install` (the root
 // `prepare` script) build it when it is missing or stale; the bin itself never builds: it runs the
@@ -32,11 +33,17 @@ const INSTALL_STAMP = join('node_modules', '.package-lock.json');
 const ENTRIES = {
   stagecraft: join(ROOT, 'apps', 'cli', 'src', 'bin.ts'),
   compileWorker: join(ROOT, 'apps', 'api', 'src', 'pool', 'compileWorker.ts'),
+  // Beside compileWorker.mjs: packages/planner/src/threads/layoutWorkerEntry.mjs finds it there.
+  layoutWorker: join(ROOT, 'packages', 'planner', 'src', 'threads', 'layoutWorker.ts'),
 };
 
 /** Where the bin and the workers find each entry of a build in `dir`. */
 export function builtEntries(dir = BUILD_DIR) {
-  return { cli: join(dir, 'stagecraft.mjs'), worker: join(dir, 'compileWorker.mjs') };
+  return {
+    cli: join(dir, 'stagecraft.mjs'),
+    worker: join(dir, 'compileWorker.mjs'),
+    layoutWorker: join(dir, 'layoutWorker.mjs'),
+  };
 }
 
 const toPosix = (path) => path.split(sep).join('/');

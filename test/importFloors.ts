@@ -19,6 +19,7 @@ export const PACKAGE_DIRS = [
   'packages/sim',
   'packages/measure',
   'packages/workflow',
+  'packages/planner',
   'apps/api',
   'apps/cli',
   'apps/web',

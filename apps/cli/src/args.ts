@@ -17,9 +17,10 @@ import { IMPORT_OPTIONS, IMPORT_USAGE, type ImportCommand, parseImportArgs } fro
 import { parseRunArgs, RUN_OPTIONS, RUN_USAGE, type RunCommand } from './commands/run.ts';
 import type { SimulateCommand } from './commands/simulate.ts';
 import type { ValidateCommand } from './commands/validate.ts';
-import { describeAmbiguousValue, joinNegativeValues } from './dashValues.ts';
+import { joinNegativeValues } from './dashValues.ts';
 import { GLOBAL_USAGE } from './globalUsage.ts';
 import type { GlobalOptions } from './inputFile.ts';
+import { describeParseError } from './parseErrors.ts';
 
 export const COMMANDS = [
   'validate',
@@ -146,20 +147,6 @@ function positiveInt(name: string, raw: string): number | string {
     return `--${name}: expected a positive integer, got ${JSON.stringify(raw)}`;
   }
   return Number(raw);
-}
-
-/** node:util's parse errors, reworded as `<what>: <why>` without its internals. */
-function describeParseError(e: unknown): string {
-  const msg = e instanceof Error ? e.message : String(e);
-  const unknown = /^Unknown option '([^']+)'/.exec(msg);
-  if (unknown) return `unknown option ${unknown[1]}`;
-  const missing = /^Option '(?:-\w, )?(--[\w-]+)[^']*' argument missing/.exec(msg);
-  if (missing) return `${missing[1]}: needs a value`;
-  const noValue = /^Option '(--[\w-]+)' does not take an argument/.exec(msg);
-  if (noValue) return `${noValue[1]}: takes no value`;
-  const ambiguous = describeAmbiguousValue(msg);
-  if (ambiguous) return ambiguous;
-  return msg.split('\n')[0] ?? msg;
 }
 
 export function parseCommandLine(argv: readonly string[]): ParsedArgs {

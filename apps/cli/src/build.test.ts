@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BUILD_DIR, build, buildState, builtEntries } from '../../../scripts/build.mjs';
 import { BIN, EXAMPLES, ROOT, type Run, stagecraftWithEnv } from '../test/run.ts';
+import { smallTransformer } from '../test/smallTransformer.ts';
 
 const EXAMPLE = join(EXAMPLES, 'interleaved-1f1b-p4-v2-m8.json');
 const scratch = mkdtempSync(join(tmpdir(), 'stagecraft-build-'));
@@ -47,6 +48,7 @@ describe('the built CLI answers as the sources do', () => {
     ['a missing file', ['validate', join(EXAMPLES, 'no-such-design.json')]],
     ['an unknown option', ['simulate', EXAMPLE, '--no-such-option']],
     ["serve's help (the server's own chunk)", ['serve', '--help']],
+    ["plan's help (the planner's own chunk)", ['plan', '--help']],
   ];
   test.each(commands)('%s', async (_name, args) => {
     // Up to date, so the bin runs the build, not the sources again.
@@ -56,6 +58,18 @@ describe('the built CLI answers as the sources do', () => {
     expect(built.stdout + built.stderr).not.toMatch(/^\s+at /m);
   });
 });
+
+test('the built planner simulates layouts on its built worker threads', async () => {
+  expect(buildState()).toEqual({ fresh: true });
+  const design = join(scratch, 'small-transformer.json');
+  writeFileSync(design, JSON.stringify(smallTransformer(2)));
+  const run = await runBin(['plan', design, '--global-batch', '4', '--workers', '1', '--json'], false);
+  expect(run.stderr).toBe('');
+  const r = JSON.parse(run.stdout);
+  expect(r.stoppedEarly).toBe(false);
+  expect(r.tried).toBeGreaterThan(0);
+  expect(r.best.layout.dp * r.best.layout.pp * r.best.layout.tp).toBe(2);
+}, 300_000);
 
 test('the built server compiles a design on its built workers', async () => {
   expect(buildState()).toEqual({ fresh: true });
