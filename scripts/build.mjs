@@ -1,6 +1,7 @@
-// The built JavaScript that the `stagecraft` bin, the API server and its compile workers run from,
-// so that no command pays for transpiling TypeScript: one esbuild bundle of two entry points, the
-// CLI's (apps/cli/src/bin.ts) and the compile worker's (apps/api/src/pool/compileWorker.ts), in
+// The built JavaScript that the `stagecraft` bin, the API server and its workers run from, so that
+// no command pays for transpiling TypeScript: one esbuild bundle of three entry points, the CLI's
+// (apps/cli/src/bin.ts), the compile worker's (apps/api/src/pool/compileWorker.ts) and the layout
+// search's thread (apps/api/src/plan/planWorker.ts, found beside the compile worker), in
 // apps/cli/dist/ (not committed). Built from entry points, it follows any move of the files behind
 // them. `npm start`, `npm test`, `npm run bench`, scripts/outputs.mjs and `npm install` (the root
 // `prepare` script) build it when it is missing or stale; the bin itself never builds: it runs the
@@ -32,11 +33,16 @@ const INSTALL_STAMP = join('node_modules', '.package-lock.json');
 const ENTRIES = {
   stagecraft: join(ROOT, 'apps', 'cli', 'src', 'bin.ts'),
   compileWorker: join(ROOT, 'apps', 'api', 'src', 'pool', 'compileWorker.ts'),
+  planWorker: join(ROOT, 'apps', 'api', 'src', 'plan', 'planWorker.ts'),
 };
 
 /** Where the bin and the workers find each entry of a build in `dir`. */
 export function builtEntries(dir = BUILD_DIR) {
-  return { cli: join(dir, 'stagecraft.mjs'), worker: join(dir, 'compileWorker.mjs') };
+  return {
+    cli: join(dir, 'stagecraft.mjs'),
+    worker: join(dir, 'compileWorker.mjs'),
+    planWorker: join(dir, 'planWorker.mjs'),
+  };
 }
 
 const toPosix = (path) => path.split(sep).join('/');
