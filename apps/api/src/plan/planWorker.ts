@@ -1,9 +1,9 @@
 /**
  * The thread one layout search runs on (planJobs.ts starts it): the planner's search with the
  * request's budget, its progress posted as it goes, a cancel aborting it so it hands over the
- * front found so far. At the lowest CPU priority, so compiles come first on a busy machine.
+ * front found so far. At the lowest CPU priority (set by planWorkerEntry.mjs before anything
+ * loads), so compiles come first on a busy machine.
  */
-import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { type LayoutSearchRequest, searchLayouts } from '@stagecraft/planner';
 import type { FromPlanWorker, PlanRequest, ToPlanWorker } from './planProtocol.ts';
@@ -17,13 +17,6 @@ let started = false;
 
 function post(m: FromPlanWorker): void {
   parentPort!.postMessage(m);
-}
-
-try {
-  // Nice 19, the lowest: Linux's nice is per thread, and the planner's own threads inherit it.
-  setPriority(0, 19);
-} catch {
-  // Not permitted or not supported here: the search runs at normal priority.
 }
 
 parentPort!.on('message', (m: ToPlanWorker) => {
