@@ -93,7 +93,7 @@ function SearchSection() {
       )}
       {starting && <p className="hint">starting the search…</p>}
       {job && <SearchProgress job={job} designName={searchedFor} />}
-      {job?.result && <FrontView job={job} />}
+      {job?.result && <FrontView key={job.id} job={job} />}
     </section>
   );
 }
