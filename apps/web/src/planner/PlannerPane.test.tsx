@@ -84,7 +84,7 @@ describe('<PlannerPane>', () => {
     usePlanner.setState({ job: job('done') });
     render(<PlannerPane />);
     const rows = screen.getAllByTestId('plan-front-row');
-    expect(rows.map((r) => r.cells[0]!.textContent)).toEqual([
+    expect(rows.map((r) => r.querySelector('td')!.textContent)).toEqual([
       '★ PP2 × DP2 · 1f1b · m=8×1',
       'PP4 × DP1 · 1f1b · m=8×1',
     ]);
