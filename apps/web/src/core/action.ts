@@ -7,6 +7,7 @@
  * pins are edited by actions of their own, on the pin board (pins.ts).
  */
 import type { Design } from '@stagecraft/ir';
+import type { SweepAxis } from '@stagecraft/planner';
 import type { History } from './history.ts';
 import type { PlanSearchRequest } from './planForm.ts';
 
@@ -93,7 +94,7 @@ export function sessionAction<A = void>(
 }
 
 /** Which of a design's figures a sweep varies: its microbatch count or its pipeline stages. */
-export type SweepAxis = 'microbatches' | 'stages';
+export type { SweepAxis };
 
 /**
  * What the planner panel's actions act on: the design as it is now, and the planner's commands

@@ -5,20 +5,14 @@
  * and the sweep runner, so a test gives it its own.
  */
 import type { Design } from '@stagecraft/ir';
+import type { SweepPoint } from '@stagecraft/planner';
 import { create, type StoreApi, type UseBoundStore } from 'zustand';
 import type { PlanJob, PlanJobsClient } from '../api/planJobsApi.ts';
 import type { PlannerSession, SweepAxis } from '../core/action.ts';
 import { DEFAULT_PLAN_FORM, type PlanForm, type PlanSearchRequest } from '../core/planForm.ts';
 import type { FrontMeasure } from '../core/planFront.ts';
 
-/** A sweep's point as the planner's `sweep` gives it. */
-export interface SweepPoint {
-  value: number;
-  stepMs?: number;
-  bubbleRatio?: number;
-  peakMemoryBytes?: number;
-  error?: string;
-}
+export type { SweepPoint };
 
 /** Runs the planner's sweep of a design off the page's thread (planner/sweepRunner.ts). */
 export type SweepRunner = (design: Design, axis: SweepAxis, values: number[]) => Promise<SweepPoint[]>;
