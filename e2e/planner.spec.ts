@@ -53,4 +53,11 @@ test.fixme('a small search shows its progress and front; a point of the front op
   // Undo goes back to the design the search started from.
   await page.getByTestId('undo').click();
   await expect(page.getByTestId('design-name')).toHaveValue(/Qwen3-1B/i);
+  // Pin to compare: the layout is opened and pinned once computed, under its layout's name.
+  await page.getByTestId('tab-planner').click();
+  await points.first().click();
+  await page.getByTestId('plan-pin').click();
+  await expect(page.getByTestId('pin')).toHaveText('Pin (1/4)', { timeout: 30_000 });
+  await page.getByTestId('tab-compare').click();
+  await expect(page.getByTestId('compare').locator('figure[data-variant]')).toHaveCount(1);
 });
