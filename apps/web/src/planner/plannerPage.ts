@@ -7,7 +7,7 @@ import type { Design } from '@stagecraft/ir';
 import { planJobsApi } from '../api/planJobsApi.ts';
 import type { PlannerAction } from '../core/action.ts';
 import { openLayoutAction } from '../core/actions.ts';
-import { useStore } from '../store/index.ts';
+import { MAX_PIN_NAME, useStore } from '../store/index.ts';
 import { createPlannerStore, type PlannerStore, plannerSession } from '../store/planner.ts';
 import { sweepInWorker } from './sweepRunner.ts';
 
@@ -37,7 +37,8 @@ function openLayout(design: Design, label: string, pin: boolean): void {
     }
     if (now.resultRevision === revision) {
       stop();
-      now.pin(label);
+      // A pin's name heads a column of the compare table: the layout's words, cut to fit.
+      now.pin(label.slice(0, MAX_PIN_NAME));
     } else if (now.status === 'error') {
       stop();
       now.notify('error', `the layout ${label} does not compile, so it cannot be pinned`);
