@@ -12,10 +12,22 @@ import { chartFrame } from './chartScales.ts';
 const WIDTH = 360;
 const HEIGHT = 180;
 
+const GIB = 2 ** 30;
+
+/**
+ * Each chart's value, its tick labels and a point's own label. Memory is plotted in GiB, so its
+ * ticks fall on round GiB rather than on round bytes (1.9, 3.7, 5.6 GiB).
+ */
 const SERIES = [
-  { key: 'stepMs', title: 'step time', format: formatMs },
-  { key: 'bubbleRatio', title: 'bubble', format: formatPercent },
-  { key: 'peakMemoryBytes', title: 'peak memory', format: formatBytes },
+  { key: 'stepMs', title: 'step time', scale: 1, tick: formatMs, format: formatMs },
+  { key: 'bubbleRatio', title: 'bubble', scale: 1, tick: formatPercent, format: formatPercent },
+  {
+    key: 'peakMemoryBytes',
+    title: 'peak memory (GiB)',
+    scale: 1 / GIB,
+    tick: (v: number) => String(Number(v.toPrecision(3))),
+    format: formatBytes,
+  },
 ] as const;
 
 export function SweepPlot({ axis, points }: { axis: SweepAxis; points: readonly SweepPoint[] }) {
@@ -27,10 +39,11 @@ export function SweepPlot({ axis, points }: { axis: SweepAxis; points: readonly 
       <div className="sweep-charts">
         {SERIES.map((s) => {
           const xs = ok.map((p) => p.value);
-          const ys = ok.map((p) => p[s.key] ?? 0);
+          const y = (p: SweepPoint) => (p[s.key] ?? 0) * s.scale;
+          const ys = ok.map(y);
           const frame = chartFrame(xs, ys, WIDTH, HEIGHT, { yFromZero: true });
           const line = ok
-            .map((p, k) => `${k === 0 ? 'M' : 'L'}${frame.x(p.value)},${frame.y(p[s.key] ?? 0)}`)
+            .map((p, k) => `${k === 0 ? 'M' : 'L'}${frame.x(p.value)},${frame.y(y(p))}`)
             .join('');
           return (
             <svg
@@ -45,14 +58,14 @@ export function SweepPlot({ axis, points }: { axis: SweepAxis; points: readonly 
                 xTitle={xTitle}
                 yTitle={s.title}
                 formatX={(v) => String(v)}
-                formatY={(v) => s.format(v)}
+                formatY={s.tick}
               />
               <path d={line} className="sweep-line" />
               {ok.map((p) => (
                 <circle
                   key={p.value}
                   cx={frame.x(p.value)}
-                  cy={frame.y(p[s.key] ?? 0)}
+                  cy={frame.y(y(p))}
                   r={3.5}
                   className="sweep-point"
                 >
