@@ -45,7 +45,10 @@ export type StartAnswer =
 interface Job {
   view: PlanJobView;
   worker?: Worker;
+  /** The thread has loaded the planner and is searching. */
+  searching?: boolean;
   watchdog?: NodeJS.Timeout;
+  /** When the search started (its thread loaded), else when the job was made. */
   startedAt: number;
   finishedAt?: number;
 }
@@ -55,6 +58,9 @@ interface Job {
  * signal between layouts, each a compile and simulate of well under a second on the recipes.
  */
 const GRACE_MS = 5_000;
+
+/** Longest a search's thread may take to load the planner before the job fails. */
+const LOAD_MS = 60_000;
 
 const ENTRY = new URL('./planWorkerEntry.mjs', import.meta.url);
 
@@ -157,7 +163,11 @@ export class PlanJobs {
     const worker = new Worker(ENTRY, { resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb } });
     job.worker = worker;
     worker.on('message', (m: FromPlanWorker) => {
-      if (m.type === 'progress') {
+      if (m.type === 'started') {
+        job.searching = true;
+        job.startedAt = Date.now();
+        if (job.view.status === 'running') this.watch(job, request.budgetS * 1000 + this.options.graceMs);
+      } else if (m.type === 'progress') {
         if (isRunning(job.view.status)) job.view = { ...job.view, progress: m.progress };
       } else if (m.type === 'done') {
         const cancelled = job.view.status === 'cancelling';
@@ -188,7 +198,9 @@ export class PlanJobs {
         this.finish(job, 'failed', { error: { path: '', message: 'the search stopped without a result' } });
     });
     worker.postMessage({ type: 'start', request } satisfies ToPlanWorker);
-    this.watch(job, request.budgetS * 1000 + this.options.graceMs);
+    // The budget counts once the search starts: loading the compiler at the lowest priority on a
+    // busy machine takes seconds of its own.
+    this.watch(job, LOAD_MS);
   }
 
   /** A search still running `ms` from now is stopped: its thread no longer answers. */
@@ -197,17 +209,13 @@ export class PlanJobs {
     job.watchdog = setTimeout(() => {
       if (!isRunning(job.view.status)) return;
       const cancelled = job.view.status === 'cancelling';
+      const message = job.searching
+        ? `the search did not stop within ${Math.round(this.options.graceMs / 1000)} s of its budget of ${job.view.budgetS} s`
+        : `the search did not start within ${LOAD_MS / 1000} s (the server is too busy)`;
       this.finish(
         job,
         cancelled ? 'cancelled' : 'failed',
-        cancelled
-          ? {}
-          : {
-              error: {
-                path: 'budgetS',
-                message: `the search did not stop within ${Math.round(this.options.graceMs / 1000)} s of its budget of ${job.view.budgetS} s`,
-              },
-            },
+        cancelled ? {} : { error: { path: job.searching ? 'budgetS' : '', message } },
       );
     }, ms);
     job.watchdog.unref();

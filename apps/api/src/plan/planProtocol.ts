@@ -33,6 +33,8 @@ export interface PlanResult {
 export type ToPlanWorker = { type: 'start'; request: PlanRequest } | { type: 'cancel' };
 
 export type FromPlanWorker =
+  /** The thread has loaded the planner and starts searching: the budget counts from here. */
+  | { type: 'started' }
   | { type: 'progress'; progress: PlanProgress }
   | { type: 'done'; result: PlanResult }
   /** The request was read but cannot be searched (no valid layout, a field the planner refuses). */

@@ -36,6 +36,7 @@ async function search(request: PlanRequest): Promise<void> {
     ...(request.seed !== undefined ? { seed: request.seed } : {}),
   };
   let postedAt = 0;
+  post({ type: 'started' });
   try {
     const result = await searchLayouts(planned, {
       signal: controller.signal,
