@@ -22,8 +22,7 @@ test('the sweep plots step, bubble and peak memory of the current design against
   await expect(page.getByTestId('notice')).toContainText('values: "x" is not a whole number from 1 up');
 });
 
-// Pending the planner's layout search (`searchLayouts` of @stagecraft/planner, still a stub on this branch).
-test.fixme('a small search shows its progress and front; a point of the front opens in the designer', async ({
+test('a small search shows its progress and front; a point of the front opens in the designer', async ({
   page,
 }) => {
   test.setTimeout(90_000);
