@@ -50,7 +50,6 @@ export function FrontPlot({
         plotted.map((d) => d.y),
         FRONT_WIDTH,
         FRONT_HEIGHT,
-        { yFromZero: true },
       ),
     [plotted],
   );
@@ -100,7 +99,11 @@ export function FrontPlot({
         <div
           className="front-tip"
           data-testid="front-tip"
-          style={{ left: Math.min(frame.x(tip.x) + 10, FRONT_WIDTH - 220), top: frame.y(tip.y) + 10 }}
+          // Above the point in the plot's lower half, so it never hides the memory axis.
+          style={{
+            left: Math.min(frame.x(tip.x) + 10, FRONT_WIDTH - 250),
+            top: frame.y(tip.y) > FRONT_HEIGHT / 2 ? frame.y(tip.y) - 80 : frame.y(tip.y) + 10,
+          }}
         >
           <b>{layoutLabel(tip.p.layout)}</b>
           <div>
