@@ -58,6 +58,8 @@ Commands:
   calibrate <design> --trace <f> fit a design's costs to measured traces and replay it
   run <design | plan.json>       run the plan on PyTorch (one process per device) and compare
                                  it with a single-device run
+  plan <design> [--max-memory G] search layouts (or per-device orders) for the fastest design
+                                 that fits; the Pareto front (see "stagecraft plan --help")
   serve [--port <n>] [--db <f>]  the API and the web app on 127.0.0.1 (see "stagecraft serve --help")
 
 Global options:

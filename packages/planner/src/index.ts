@@ -3,7 +3,7 @@
  * (`searchOrder`), the Pareto front of layouts of a model on a cluster (`searchLayouts`), and a
  * design's step, bubble and memory against its microbatches or stages (`sweep`).
  */
-export { searchLayouts } from './layout/searchLayouts.ts';
+export { LayoutRequestError, searchLayouts } from './layout/searchLayouts.ts';
 export { searchOrder } from './order/searchOrder.ts';
 export type * from './request.ts';
 export { layoutSearchRequestSchema, memoryLimitSchema, orderSearchOptionsSchema } from './request.ts';

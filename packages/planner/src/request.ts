@@ -55,6 +55,8 @@ export type OrderSearchResult =
       limitBytes: number[];
       /** The builders that apply to the design's placement, each simulated as it is. */
       baselines: OrderCandidate[];
+      /** The Zero Bubble heuristic's fastest order that fits, simulated (absent when none fits). */
+      heuristic?: OrderCandidate;
       /** The best candidate, its source saying which step of the search found it. */
       best: OrderCandidate;
       /** What the search did, one line per step, for the user to read. */

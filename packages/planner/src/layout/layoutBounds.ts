@@ -45,7 +45,7 @@ export function stepLowerBound(f: BoundFacts, l: Layout): number {
 
 /**
  * Pipeline bubble over the ideal time of each builder at uniform costs with F = BI = BW, from the
- * closed forms (docs/schedules.md): the search tries layouts in the order of their step bound
+ * closed forms (the ones packages/sim/src/closedForms.test.ts checks): the search tries layouts in the order of their step bound
  * times this, so the likely fastest are simulated first. An order only: the simulator decides.
  */
 function bubbleOverIdeal(l: Layout): number {

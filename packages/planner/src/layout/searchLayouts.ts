@@ -17,6 +17,7 @@ import {
   type TransformerModel,
 } from '@stagecraft/ir';
 import { lowerModel } from '@stagecraft/passes';
+import { type LayoutEvaluation, LayoutEvaluator } from '../layoutEvaluation.ts';
 import { seededRandom } from '../order/localSearch.ts';
 import {
   type Layout,
@@ -28,7 +29,6 @@ import {
 } from '../request.ts';
 import { type BoundFacts, memoryLowerBound, stepEstimate, stepLowerBound } from './layoutBounds.ts';
 import { layoutDesign } from './layoutDesign.ts';
-import { type LayoutEvaluation, LayoutEvaluator } from './layoutEvaluation.ts';
 import { layoutSpace, type SpaceFacts } from './layoutSpace.ts';
 import { ParetoFront } from './paretoFront.ts';
 
@@ -206,10 +206,11 @@ function spaceFacts(design: Design, request: LayoutSearchRequest): Facts {
       { path: 'globalBatch', message: 'the design has no schedule to take a global batch from: give one' },
     ]);
   // Per-sequence weights and work, from the model cut into one stage with microbatches of one sequence.
+  const { cuts: _cuts, layout: _layout, ...annotate } = model.annotate ?? {};
   const blocks = lowerModel({
     ...model,
     microbatchSize: 1,
-    annotate: { ...model.annotate, PP: 1 },
+    annotate: { ...annotate, PP: 1 },
   } as TransformerModel);
   let denseWeightBytes = 0;
   let expertWeightBytes = 0;

@@ -1,6 +1,6 @@
 /** A simulation worker of the layout search: evaluates one layout's design at a time, on its own evaluator. */
 import { parentPort } from 'node:worker_threads';
-import { LayoutEvaluator } from '../layout/layoutEvaluation.ts';
+import { LayoutEvaluator } from '../layoutEvaluation.ts';
 import type { PoolReply, PoolRequest } from './simulationPool.ts';
 
 const evaluator = new LayoutEvaluator();

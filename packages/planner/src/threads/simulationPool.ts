@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Design } from '@stagecraft/ir';
-import type { LayoutEvaluation } from '../layout/layoutEvaluation.ts';
+import type { LayoutEvaluation } from '../layoutEvaluation.ts';
 
 export interface PoolRequest {
   id: number;
