@@ -8,6 +8,7 @@
  *   npx tsx bench/api-load.ts                       # 300 requests per run, at most 20 s each
  *   npx tsx bench/api-load.ts --requests 1000 --seconds 60
  *   npx tsx bench/api-load.ts --mode fairness       # small compiles while two big ones run
+ *   npx tsx bench/api-load.ts --mode search         # small compiles while a layout search runs
  *
  * Three workloads:
  * - same design: every request sends the same design (the content-hash cache answers);
@@ -235,6 +236,62 @@ async function fairness(url: string): Promise<void> {
   );
 }
 
+/**
+ * Small compiles alone, then while a layout search (`/api/plan-jobs`, Qwen3 1B's model on its
+ * node, a budget of SECONDS + 30 s) runs on its own thread: their p50 / p99 is how long a user
+ * waits for a compile while someone searches.
+ */
+async function searching(url: string): Promise<void> {
+  console.log('POST /api/compile: small designs (1F1B p=8 m=32, each distinct) at concurrency 1');
+  console.log("alone, then while a layout search of Qwen3 1B's model runs (POST /api/plan-jobs)");
+  console.log(
+    `node ${process.version}, ${cpus()[0]?.model.trim() ?? 'cpu'} × ${cpus().length}; at most ${REQUESTS} small requests or ${SECONDS} s each; loopback`,
+  );
+  let n = 0;
+  const run = async (while_: () => boolean) => {
+    const ms: number[] = [];
+    let errors = 0;
+    const until = performance.now() + SECONDS * 1000;
+    while (ms.length < REQUESTS && performance.now() < until && while_()) {
+      const r = await smallCompile(url, 3 + ++n / 1e6);
+      if (r.status !== 200) errors++;
+      ms.push(r.ms);
+    }
+    return { ms, errors };
+  };
+  const report = (what: string, r: { ms: number[]; errors: number }) =>
+    console.log(
+      `${what}: ${r.ms.length} requests, p50 ${quantile(r.ms, 0.5).toFixed(1)} ms, p99 ${quantile(r.ms, 0.99).toFixed(1)} ms, max ${Math.max(...r.ms).toFixed(1)} ms, errors ${r.errors}`,
+    );
+  console.log('');
+  report('small, alone', await run(() => true));
+  const design = JSON.parse(readFileSync(join(ROOT, 'examples', 'qwen3-1b-pp2-dp2-ep2-1f1b.json'), 'utf8'));
+  const started = await fetch(`${url}api/plan-jobs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ design, budgetS: Math.min(120, SECONDS + 30) }),
+  });
+  const { id } = (await started.json()) as { id: string };
+  const job = async () =>
+    (await (await fetch(`${url}api/plan-jobs/${id}`)).json()) as {
+      status: string;
+      progress: { tried: number };
+    };
+  // Measure once the search is under way (its thread loaded, layouts being simulated).
+  while ((await job()).progress.tried === 0) await new Promise((r) => setTimeout(r, 100));
+  const during = await run(() => true);
+  const state = await job();
+  report('small, a search running', during);
+  // Still running at the end: every one of these compiles was answered beside the search.
+  console.log(`the search: ${state.status} at the end, ${state.progress.tried} layouts tried by then`);
+  await fetch(`${url}api/plan-jobs/${id}`, { method: 'DELETE' });
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(', ')}`,
+  );
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'stagecraft-bench-'));
   const { child, url } = await serve(join(dir, 'bench.sqlite'));
@@ -243,6 +300,10 @@ async function main() {
     for (let i = 0; i < 5; i++) await load(url, 1, () => ({ design: design(2 + i) }));
     if (values.mode === 'fairness') {
       await fairness(url);
+      return;
+    }
+    if (values.mode === 'search') {
+      await searching(url);
       return;
     }
     console.log(`POST /api/compile, 1F1B p=8 m=32 (synthetic, ideal cluster), default include`);

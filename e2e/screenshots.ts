@@ -1,8 +1,9 @@
 /**
  * The README's screenshots, taken from the running app (`npx tsx e2e/screenshots.ts`): the main
  * view of the default example after a split_backward drop, the compare view of three pinned
- * schedules, and a real model (Qwen3-30B-A3B, PP 4 × EP 8, DualPipeV) from the examples gallery.
- * Writes docs/screenshots/main.png, compare.png and real-model.png.
+ * schedules, a real model (Qwen3-30B-A3B, PP 4 × EP 8, DualPipeV) from the examples gallery, and
+ * the planner tab (Qwen3-1B's design swept against m, and a layout search of its model).
+ * Writes docs/screenshots/main.png, compare.png, real-model.png and planner.png.
  */
 import { join } from 'node:path';
 import { chromium, expect, type Page } from '@playwright/test';
@@ -75,6 +76,27 @@ async function main(): Promise<void> {
       .toBe(true);
     await page.waitForTimeout(1500);
     await page.screenshot({ path: join(root, 'docs/screenshots/real-model.png') });
+    // The planner on Qwen3-1B (PP 2 × DP 2 × EP 2 on one node): a sweep of the design against m,
+    // then a short search of its model's layouts, the fastest point hovered.
+    await page.goto('about:blank');
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(base);
+    await settled(page);
+    await page.getByTestId('open-examples').click();
+    await page.getByTestId('example-qwen3-1b-pp2-dp2-ep2-1f1b').click();
+    await settled(page);
+    await page.getByTestId('tab-planner').click();
+    await page.getByTestId('sweep-values').fill('2, 4, 8, 16, 32');
+    await page.getByTestId('sweep-run').click();
+    await expect(page.getByTestId('sweep-stepMs').locator('circle')).toHaveCount(5, { timeout: 60_000 });
+    await page.getByTestId('plan-budget').fill('15');
+    await page.getByTestId('plan-start').click();
+    await expect(page.getByTestId('plan-progress')).toHaveAttribute('data-status', /done|cancelled/, {
+      timeout: 60_000,
+    });
+    await page.locator('[data-testid="front-point"].best').hover();
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: join(root, 'docs/screenshots/planner.png') });
     await browser.close();
   } finally {
     server.stop();

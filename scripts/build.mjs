@@ -1,7 +1,8 @@
-// The built JavaScript that the `stagecraft` bin, the API server and its compile workers run from,
-// so that no command pays for transpiling TypeScript: one esbuild bundle of three entry points, the
-// CLI's (apps/cli/src/bin.ts), the compile worker's (apps/api/src/pool/compileWorker.ts) and the
-// planner's layout worker's (packages/planner/src/threads/layoutWorker.ts), in
+// The built JavaScript that the `stagecraft` bin, the API server and its workers run from, so that
+// no command pays for transpiling TypeScript: one esbuild bundle of four entry points, the CLI's
+// (apps/cli/src/bin.ts), the compile worker's (apps/api/src/pool/compileWorker.ts), the planner's
+// layout worker's (packages/planner/src/threads/layoutWorker.ts) and the API's layout search thread
+// (apps/api/src/plan/planWorker.ts), the last two found beside the compile worker, in
 // apps/cli/dist/ (not committed). Built from entry points, it follows any move of the files behind
 // them. `npm start`, `npm test`, `npm run bench`, scripts/outputs.mjs and `npm install` (the root
 // `prepare` script) build it when it is missing or stale; the bin itself never builds: it runs the
@@ -35,6 +36,8 @@ const ENTRIES = {
   compileWorker: join(ROOT, 'apps', 'api', 'src', 'pool', 'compileWorker.ts'),
   // Beside compileWorker.mjs: packages/planner/src/threads/layoutWorkerEntry.mjs finds it there.
   layoutWorker: join(ROOT, 'packages', 'planner', 'src', 'threads', 'layoutWorker.ts'),
+  // Beside compileWorker.mjs too: apps/api/src/plan/planWorkerEntry.mjs finds it there.
+  planWorker: join(ROOT, 'apps', 'api', 'src', 'plan', 'planWorker.ts'),
 };
 
 /** Where the bin and the workers find each entry of a build in `dir`. */
@@ -43,6 +46,7 @@ export function builtEntries(dir = BUILD_DIR) {
     cli: join(dir, 'stagecraft.mjs'),
     worker: join(dir, 'compileWorker.mjs'),
     layoutWorker: join(dir, 'layoutWorker.mjs'),
+    planWorker: join(dir, 'planWorker.mjs'),
   };
 }
 

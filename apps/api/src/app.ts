@@ -8,6 +8,7 @@ import type { DesignStore } from './designStore.ts';
 import { ApiError, errorBody } from './errors.ts';
 import { parseJsonBody } from './jsonBody.ts';
 import { formatBytes, type Limits, withLimits } from './limits.ts';
+import { PlanJobs } from './plan/planJobs.ts';
 import type { CompilePool } from './pool/compilePool.ts';
 import { ResultCache } from './resultCache.ts';
 import { compileRoutes } from './routes/compile.ts';
@@ -15,12 +16,15 @@ import type { AppContext } from './routes/context.ts';
 import { designRoutes } from './routes/designs.ts';
 import { exportRoutes } from './routes/export.ts';
 import { healthRoutes } from './routes/health.ts';
+import { planJobRoutes } from './routes/planJobs.ts';
 import { securityHeaders } from './securityHeaders.ts';
 import { WebApp } from './webApp.ts';
 
 export interface AppOptions {
   store: DesignStore;
   pool: CompilePool;
+  /** Layout searches (default: made from the limits, stopped when the app closes). */
+  plans?: PlanJobs;
   limits?: Partial<Limits>;
   cache?: ResultCache;
   web?: WebApp;
@@ -40,6 +44,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const ctx: AppContext = {
     store: options.store,
     pool: options.pool,
+    plans: options.plans ?? PlanJobs.forLimits(limits),
     limits,
     cache: options.cache ?? new ResultCache(1024, limits.cacheBytes),
     startedAt: Date.now(),
@@ -133,10 +138,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       .send(errorBody([{ path: '', message: `no route ${req.method} ${path.slice(0, 200)}` }]));
   });
 
+  app.addHook('onClose', async () => ctx.plans.close());
   healthRoutes(app, ctx);
   compileRoutes(app, ctx);
   exportRoutes(app, ctx);
   designRoutes(app, ctx);
+  planJobRoutes(app, ctx);
   return app;
 }
 

@@ -38,6 +38,16 @@ export interface Limits {
   cacheBytes: number;
   /** Heap of one worker, in MiB: a compile that needs more is stopped (413), not the server. */
   workerMemoryMb: number;
+  /**
+   * Layout searches running at once (`/api/plan-jobs`, 503 beyond): each holds a thread of its
+   * own besides the compile workers, at the lowest CPU priority.
+   */
+  planJobs: number;
+  /** Longest budget a search may ask for, in seconds (400 above it). */
+  planBudgetS: number;
+  /** Finished searches kept for their result, and for how long, in ms. */
+  planJobsKept: number;
+  planKeepMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -57,6 +67,13 @@ export const DEFAULT_LIMITS: Limits = {
   workers: Math.max(1, availableParallelism()),
   workerMemoryMb: 2048,
   cacheBytes: 64 * 1024 * 1024,
+  // One search at a time: on a machine of two cores a second would take the compile workers' CPU.
+  planJobs: 1,
+  // Issue 31's target for the largest recipe's front is under 60 s on this 2-core machine; twice that leaves room.
+  planBudgetS: 120,
+  planJobsKept: 16,
+  // Ten minutes for the page that started a search to collect its front.
+  planKeepMs: 10 * 60_000,
 };
 
 export function withLimits(partial: Partial<Limits> = {}): Limits {

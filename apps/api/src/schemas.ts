@@ -48,6 +48,34 @@ export const putDesignBodySchema = z.strictObject({
   baseVersion: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
 });
 
+/** A layout search (`POST /api/plan-jobs`); the budget's upper bound is the server's (Limits.planBudgetS). */
+export const planJobBodySchema = z.strictObject({
+  design: z.unknown().optional(),
+  maxMemoryGiB: z.number().positive().max(1_000_000).optional(),
+  globalBatch: z.number().int().min(1).max(100_000_000).optional(),
+  budgetS: z.number().positive().optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .optional(),
+});
+
+/** A search given no budget runs this long, in seconds: a first front on a small design. */
+export const DEFAULT_PLAN_BUDGET_S = 10;
+
+/** A plan job's id from the URL (what PlanJobs hands out: a UUID), or a 400 naming `id`. */
+export function planJobId(raw: string): string {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(raw)) {
+    throw new ApiError(400, {
+      path: 'id',
+      message: `not a plan job id (expected the UUID POST /api/plan-jobs answered): ${JSON.stringify(raw.slice(0, 80))}`,
+    });
+  }
+  return raw;
+}
+
 /** The body parsed by `schema`, or a 400 with one issue per problem. */
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {

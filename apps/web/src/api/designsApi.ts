@@ -1,6 +1,7 @@
 /**
  * The web app's client of the Stagecraft API (docs/api.md): saved designs with versions, and
- * exports. Every response is checked with zod; a failure comes back as a message, never a throw.
+ * exports. Every response is checked with zod; a failure comes back as a message, never a throw
+ * (`request`, which the planner's client, planJobsApi.ts, shares).
  */
 import { type Design, parseDesign } from '@stagecraft/ir';
 import { z } from 'zod';
@@ -23,7 +24,7 @@ const savedDesign = z.object({ id: z.string(), version: z.number(), design: z.un
 export type DesignSummary = z.infer<typeof designList>['designs'][number];
 export type VersionSummary = z.infer<typeof versionList>['versions'][number];
 
-async function request<T>(
+export async function request<T>(
   method: string,
   url: string,
   schema: z.ZodType<T>,

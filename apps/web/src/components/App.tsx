@@ -1,5 +1,6 @@
 import { memo, useEffect } from 'react';
 import { MeasuredDrop, MeasuredPane } from '../measured/index.ts';
+import { PlannerPane } from '../planner/index.ts';
 import { useStore } from '../store/index.ts';
 import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { DagCanvas } from './DagCanvas.tsx';
@@ -66,6 +67,10 @@ const Page = memo(function Page() {
             <ClusterForm />
             <MeshLayoutForm />
           </aside>
+        </main>
+      ) : tab === 'planner' ? (
+        <main className="planner-view">
+          <PlannerPane />
         </main>
       ) : (
         <main className="compare-view">

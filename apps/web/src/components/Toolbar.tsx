@@ -12,6 +12,7 @@ import { CommitInput } from './Inspector.tsx';
 const TABS: readonly (readonly [Tab, string])[] = [
   ['design', 'Design'],
   ['compare', 'Compare'],
+  ['planner', 'Planner'],
 ];
 
 const SAVE_LABEL = {

@@ -7,7 +7,9 @@
  * pins are edited by actions of their own, on the pin board (pins.ts).
  */
 import type { Design } from '@stagecraft/ir';
+import type { SweepAxis } from '@stagecraft/planner';
 import type { History } from './history.ts';
+import type { PlanSearchRequest } from './planForm.ts';
 
 /**
  * What an edit did. `notice` tells what it changed beyond what was asked (directives it adapted
@@ -89,6 +91,38 @@ export function sessionAction<A = void>(
   inTextFields = false,
 ): SessionAction<A> {
   return { name, keys, inTextFields, perform };
+}
+
+/** Which of a design's figures a sweep varies: its microbatch count or its pipeline stages. */
+export type { SweepAxis };
+
+/**
+ * What the planner panel's actions act on: the design as it is now, and the planner's commands
+ * (a layout search on the API, a sweep off the page's thread, a layout of the front opened).
+ */
+export interface PlannerSession {
+  readonly design: Design;
+  /** A search is running (or stopping): the panel runs one at a time. */
+  readonly searching: boolean;
+  startSearch(request: PlanSearchRequest): void;
+  cancelSearch(): void;
+  runSweep(axis: SweepAxis, values: number[]): void;
+  /** Opens `design` in the designer (undoable); with `pin`, pins it to compare once it is computed. */
+  openLayout(design: Design, label: string, pin: boolean): void;
+  /** Says why an operation was refused (the page's notice). */
+  refuse(error: string): void;
+}
+
+export interface PlannerAction<A> {
+  readonly name: string;
+  perform(session: PlannerSession, args: A): void;
+}
+
+export function plannerAction<A>(
+  name: string,
+  perform: (session: PlannerSession, args: A) => void,
+): PlannerAction<A> {
+  return { name, perform };
 }
 
 export function refused(error: string): Outcome {

@@ -1,13 +1,25 @@
-/** Every user operation, one action each (see action.ts): the design's edits, then the session's. */
-import type { Cluster, Design, Directive, Model, ScheduleBuilderName } from '@stagecraft/ir';
+/**
+ * Every user operation, one action each (see action.ts): the design's edits, then the session's,
+ * then the planner panel's.
+ */
+import {
+  type Cluster,
+  type Design,
+  type Directive,
+  type Model,
+  parseDesign,
+  type ScheduleBuilderName,
+} from '@stagecraft/ir';
 import type { ExpandedDirective } from '@stagecraft/passes';
-import { action, type Confirmable, refused, sessionAction } from './action.ts';
+import { action, type Confirmable, plannerAction, refused, type SweepAxis, sessionAction } from './action.ts';
 import { switchBuilder } from './builderSwitch.ts';
 import { directiveProblems, issuesText, partProblems } from './directiveCheck.ts';
 import type { DropTarget } from './dropTarget.ts';
 import { redo, undo } from './history.ts';
 import { type MeshLayout, withMeshLayout } from './meshLayout.ts';
 import { type DirectiveItem, dropItem } from './palette.ts';
+import { type PlanForm, parsePlanForm } from './planForm.ts';
+import { layoutLabel, type PlannedLayout } from './planFront.ts';
 import {
   deleteDirective,
   insertDirective,
@@ -18,6 +30,7 @@ import {
 import { type CompiledDesign, moveOp, type OpMove } from './reorder.ts';
 import { expandSchedule } from './schedule.ts';
 import { removeScheduleEdit } from './scheduleEdits.ts';
+import { parseSweepValues } from './sweepValues.ts';
 
 // Edits of directives, the model, the cluster and the name are refused when the design schema
 // refuses the result: a design the editor holds is always one the compiler reads and the API saves.
@@ -157,3 +170,43 @@ export const pinAction = sessionAction('pin', ['Mod+Shift+P'], (s) => s.pin());
 
 /** The session actions the keyboard looks up by chord. */
 export const SESSION_ACTIONS = [undoAction, redoAction, saveAction, pinAction] as const;
+
+/** A layout of the planner's front put in the designer: an edit like any other, so undo goes back. */
+export const openLayoutAction = action('open-layout', (_d, a: { design: Design; label: string }) => ({
+  ok: true,
+  design: a.design,
+  notice: `opened the planner's layout ${a.label}: undo returns to the design before it`,
+}));
+
+/** The planner panel's Search: the fields read, one search at a time. */
+export const startPlanAction = plannerAction('start-plan', (s, a: { form: PlanForm }) => {
+  if (s.searching) return s.refuse('a search is running: cancel it before starting another');
+  const form = parsePlanForm(a.form);
+  if (!form.ok) return s.refuse(form.errors.join('\n'));
+  s.startSearch(form.request);
+});
+
+export const cancelPlanAction = plannerAction('cancel-plan', (s) => {
+  if (s.searching) s.cancelSearch();
+});
+
+/** The sweep view's Sweep: the design recompiled at each value of m or p. */
+export const sweepAction = plannerAction('sweep', (s, a: { axis: SweepAxis; values: string }) => {
+  const values = parseSweepValues(a.values);
+  if (!values.ok) return s.refuse(values.error);
+  s.runSweep(a.axis, values.values);
+});
+
+/** A click on a point of the front: opens its layout in the designer, or pins it to compare. */
+export const openPlanPointAction = plannerAction(
+  'open-plan-point',
+  (s, a: { point: { layout: PlannedLayout; design: unknown }; pin: boolean }) => {
+    const label = layoutLabel(a.point.layout);
+    const parsed = parseDesign(a.point.design);
+    if (!parsed.ok) {
+      const e = parsed.errors[0];
+      return s.refuse(`the layout ${label} does not read as a design: ${e?.path}: ${e?.message}`);
+    }
+    s.openLayout(parsed.design, label, a.pin);
+  },
+);

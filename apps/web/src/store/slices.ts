@@ -67,7 +67,7 @@ export interface SelectionSlice {
   target: DropTarget | null;
 }
 
-export type Tab = 'design' | 'compare';
+export type Tab = 'design' | 'compare' | 'planner';
 export interface ViewSlice {
   tab: Tab;
   expandedStages: string[];
