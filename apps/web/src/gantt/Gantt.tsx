@@ -44,7 +44,7 @@ export function Gantt(props: GanttProps) {
         role="application"
         // biome-ignore lint/a11y/noNoninteractiveTabindex: a custom widget: the keyboard zooms and pans it
         tabIndex={0}
-        aria-label="timelines of every device: + and − zoom, arrow keys pan, 0 shows the whole step"
+        aria-label="timelines of every device: Ctrl+wheel, + − or W S zoom, shift+wheel, arrow keys or A D pan, the wheel scrolls the devices, 0 shows the whole step"
         data-render={mode}
         data-ops={layout.ops.length}
         data-makespan-ms={layout.makespanMs}
@@ -140,8 +140,10 @@ function gestures(
   };
 }
 
-/** Keys: + and − zoom around the centre, ← and → pan, 0 shows the whole step, Escape unselects. */
+/** Keys: + − W S zoom around the centre, ← → A D pan, 0 shows the whole step, Escape unselects. */
 function keyDown(e: React.KeyboardEvent, c: ReturnType<typeof createControllers>, props: GanttProps): void {
+  // Ctrl+S, ⌘+D and the like stay the page's and the browser's.
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
   if (c.panZoom.key(e.key)) e.preventDefault();
   else if (e.key === 'Escape') {
     props.onSelect?.(null);
