@@ -19,6 +19,7 @@ import { OpDetails, SelectionDetails } from './OpDetails.tsx';
 import type { PlanIndex } from './planIndex.ts';
 import type { GanttProps } from './props.ts';
 import { readRange } from './rangeReading.ts';
+import { gutterTitle } from './scene.ts';
 import { useTimelineLayout } from './timelineLayout.ts';
 import { type TimeView, timeView } from './view.ts';
 
@@ -115,6 +116,13 @@ function gestures(
     const bubble = index < 0 ? c.geometry.bubbleIndex(e.clientX, e.clientY) : -1;
     if (bubble !== hoverBubble) setHoverBubble(bubble);
     hoverAt(index);
+    // The gutter's full text on hover (a canvas has no <title> per band).
+    const root = c.el.root.current;
+    if (root) {
+      const band = c.geometry.gutterBand(e.clientX, e.clientY);
+      const title = band ? gutterTitle(band) : '';
+      if (root.title !== title) root.title = title;
+    }
   };
   return {
     onPointerDown(e: React.PointerEvent) {
