@@ -1,9 +1,11 @@
 /**
  * The timeline's hands as Perfetto and the Zero Bubble playground have them (issue 30, §4):
  * Ctrl/⌘+wheel zooms, the wheel scrolls the devices, Shift+wheel pans, W/A/S/D step; a zoomed
- * 16-device timeline still scrolls to every device.
+ * 16-device timeline still scrolls to every device; the search steps through its matches; a hovered
+ * op outlines its microbatch everywhere.
  */
 import { expect, type Page, test } from '@playwright/test';
+import { ganttOp, openApp } from './app.ts';
 
 const SIXTEEN = {
   format: 'stagecraft/design@1',
@@ -83,4 +85,45 @@ test('W and S zoom, A and D pan, with the timeline focused', async ({ page }) =>
   const before = await window();
   await page.keyboard.press('Control+s');
   expect(await window()).toEqual(before);
+});
+
+test('the search steps through its matches: next, previous, "2 of N"', async ({ page }) => {
+  await openApp(page);
+  const search = page.getByTestId('op-search');
+  const note = page.getByTestId('op-search-note');
+  const selected = page.getByTestId('selection-details');
+  await search.fill('mb3');
+  await search.press('Enter');
+  await expect(note).toHaveText(/^1 of \d+$/);
+  const total = Number((await note.textContent())!.split(' of ')[1]);
+  // Every op of microbatch 3, on every device.
+  expect(total).toBe(await page.getByTestId('gantt').locator('[data-op-id*=".mb3"]').count());
+  const first = await selected.getAttribute('data-op-id');
+  await search.press('Enter');
+  await expect(note).toHaveText(`2 of ${total}`);
+  await expect(selected).not.toHaveAttribute('data-op-id', first!);
+  await page.getByTestId('op-search-previous').click();
+  await expect(note).toHaveText(`1 of ${total}`);
+  await expect(selected).toHaveAttribute('data-op-id', first!);
+  // Before the first comes the last.
+  await search.press('Shift+Enter');
+  await expect(note).toHaveText(`${total} of ${total}`);
+  await page.getByTestId('op-search-next').click();
+  await expect(note).toHaveText(`1 of ${total}`);
+});
+
+test('hovering an op outlines its microbatch on every device', async ({ page }) => {
+  await openApp(page);
+  const gantt = page.getByTestId('gantt');
+  await ganttOp(page, 'F.b1.mb3').hover();
+  const outlines = gantt.locator('[data-highlight="microbatch"]');
+  const ofMb3 = gantt.locator('[data-op-id*=".mb3"]');
+  await expect(outlines).toHaveCount(await ofMb3.count());
+  const devices = new Set(await ofMb3.evaluateAll((els) => els.map((e) => e.getAttribute('data-device'))));
+  expect(devices).toEqual(new Set(['0', '1', '2', '3']));
+  // Another microbatch's op moves the outlines to it; leaving the timeline clears them.
+  await ganttOp(page, 'B.b2.mb5').hover();
+  await expect(outlines).toHaveCount(await gantt.locator('[data-op-id*=".mb5"]').count());
+  await page.mouse.move(5, 5);
+  await expect(outlines).toHaveCount(0);
 });

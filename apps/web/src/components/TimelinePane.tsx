@@ -137,9 +137,9 @@ function TimelineTools({
       />
       <OpSearchBox
         events={result.simulation.timeline ?? []}
-        onFound={(match) => {
-          selectEvent(match.event, match.id === match.event.id ? undefined : match.id);
-          show({ reveal: { id: match.id } });
+        onFound={(hit) => {
+          selectEvent(hit.event, hit.id === hit.event.id ? undefined : hit.id);
+          show({ reveal: { id: hit.id } });
         }}
       />
       <MeasuredOpen />

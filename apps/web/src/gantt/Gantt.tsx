@@ -71,6 +71,7 @@ export function Gantt(props: GanttProps) {
           ready={ready}
           uid={uid}
           dropTarget={g.dropTarget}
+          hover={g.hover}
           range={range}
         />
         <GanttOverlays
@@ -168,6 +169,7 @@ function GanttDrawing({
   ready,
   uid,
   dropTarget,
+  hover,
   range,
 }: {
   c: ReturnType<typeof createControllers>;
@@ -177,6 +179,7 @@ function GanttDrawing({
   ready: boolean;
   uid: string;
   dropTarget: number;
+  hover: number;
   range: [number, number] | null;
 }) {
   const { layout, pending, planIndex, mode, flows } = shown;
@@ -205,6 +208,7 @@ function GanttDrawing({
           view={view}
           selection={selection}
           dropTarget={dropTarget}
+          hover={hover}
           showArrows={props.showArrows ?? false}
           flows={flows}
           uid={uid}

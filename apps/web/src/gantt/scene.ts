@@ -11,6 +11,7 @@ import {
   DROP_OUTLINE,
   FLOW,
   labelColor,
+  MICROBATCH_OUTLINE,
   opColor,
   SELECTION_OUTLINE,
   TEXT,
@@ -118,8 +119,9 @@ export function labelOf(ev: TimelineEvent, plan: PlanIndex): string {
   return mbLabel(ev, members);
 }
 
-/** An outline around the selected op or the op a drag would drop on. */
+/** An outline around the selected op, the op a drag would drop on, or an op of the hovered microbatch. */
 export interface Highlight extends Box {
+  kind: 'selection' | 'drop' | 'microbatch';
   color: string;
   dash: number[];
 }
@@ -129,17 +131,56 @@ export function highlights(
   view: TimeView,
   selection: string | null,
   dropTarget: number,
+  hover = -1,
 ): Highlight[] {
   const out: Highlight[] = [];
-  const add = (index: number, color: string, dash: number[]) => {
+  const add = (index: number, kind: Highlight['kind'], color: string, dash: number[]) => {
     const o = layout.ops[index];
     if (!o) return;
     const x = view.x(o.ev.startMs);
-    out.push({ x: x - 1, y: o.y - 1, w: Math.max(1, view.x(o.ev.endMs) - x) + 2, h: o.h + 1, color, dash });
+    out.push({
+      x: x - 1,
+      y: o.y - 1,
+      w: Math.max(1, view.x(o.ev.endMs) - x) + 2,
+      h: o.h + 1,
+      kind,
+      color,
+      dash,
+    });
   };
-  if (selection !== null) add(layout.byId.get(selection) ?? -1, SELECTION_OUTLINE, []);
-  add(dropTarget, DROP_OUTLINE, [3, 2]);
+  // Under the selection's and the drop's outlines, which stay visible over it.
+  for (const i of microbatchOps(layout, hover)) add(i, 'microbatch', MICROBATCH_OUTLINE, []);
+  if (selection !== null) add(layout.byId.get(selection) ?? -1, 'selection', SELECTION_OUTLINE, []);
+  add(dropTarget, 'drop', DROP_OUTLINE, [3, 2]);
   return out;
+}
+
+/** The microbatch of an op as its label prints it (`3`, DualPipe's second direction `3′`), or null. */
+function microbatchOf(tags: Record<string, number | string>): string | null {
+  return tags.MB === undefined ? null : `${tags.MB}${tags.DIR === 1 ? '′' : ''}`;
+}
+
+/** Ops by microbatch, made once per layout, on the first hover. */
+const byMicrobatch = new WeakMap<GanttLayout, Map<string, number[]>>();
+
+/** Every op of the same microbatch as op `index`, on every device (none for an op of no microbatch). */
+export function microbatchOps(layout: GanttLayout, index: number): readonly number[] {
+  const o = layout.ops[index];
+  const mb = o ? microbatchOf(o.ev.tags) : null;
+  if (mb === null) return [];
+  let groups = byMicrobatch.get(layout);
+  if (!groups) {
+    groups = new Map();
+    layout.ops.forEach((p, i) => {
+      const key = microbatchOf(p.ev.tags);
+      if (key === null) return;
+      const list = groups!.get(key);
+      if (list) list.push(i);
+      else groups!.set(key, [i]);
+    });
+    byMicrobatch.set(layout, groups);
+  }
+  return groups.get(mb) ?? [];
 }
 
 /** A transfer drawn from its SEND's start to its RECV's end, with an arrowhead at the RECV. */
