@@ -57,3 +57,56 @@ test('the timeline gutter gives a mesh device’s coordinates and its OOM peak i
   await page.mouse.move(box.x + box.width / 2, box.y + 40);
   await expect(gantt).toHaveAttribute('title', '');
 });
+
+test('the mesh form refuses 8 stages on a 4-stage model before Apply, saying why', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByTestId('compute-status')).toContainText('recomputed');
+  const devices = page.getByTestId('cluster-devices');
+  await devices.fill('16');
+  await devices.press('Enter');
+  const form = page.getByTestId('mesh-form');
+  await form.getByLabel('axes', { exact: true }).fill('dp');
+  await form.getByLabel('sizes', { exact: true }).fill('2');
+  await form.getByLabel('stages', { exact: true }).fill('8');
+  await expect(form.getByRole('alert')).toHaveText(
+    'stages: the model has 4 PP stages, which do not divide into 8 stages (1f1b)',
+  );
+  await expect(form.getByRole('button', { name: 'Apply to schedule' })).toBeDisabled();
+  await form.getByLabel('stages', { exact: true }).fill('4');
+  await expect(form.getByTestId('mesh-summary')).toHaveText('4 stages × 2 (dp) = 8 devices');
+  await expect(form.getByRole('button', { name: 'Apply to schedule' })).toBeEnabled();
+});
+
+test('shard tensor is greyed, with the reason, on an op already tensor parallel', async ({ page }) => {
+  const design = {
+    format: 'stagecraft/design@1',
+    name: 'TP on stage 1',
+    model: { kind: 'synthetic', stages: 4, costs: { F: 1, BI: 1, BW: 1 } },
+    cluster: { kind: 'ideal', devices: 8 },
+    directives: [
+      {
+        op: 'schedule',
+        builder: '1f1b',
+        microbatches: 4,
+        groups: [
+          [0, 1],
+          [2, 3],
+          [4, 5],
+          [6, 7],
+        ],
+      },
+      { op: 'shard_tensor', filter: { PP: 1 }, devices: [2, 3] },
+    ],
+  };
+  expect((await page.request.put('/api/designs/e2e-tp-stage1', { data: { design } })).ok()).toBe(true);
+  await page.goto('/#design=e2e-tp-stage1');
+  await expect(page.getByTestId('compute-status')).toContainText('recomputed');
+  const shard = page.getByTestId('palette-shard_tensor');
+  await page.getByTestId('gantt').locator('[data-op-id="F.b1.mb0"]').first().click();
+  await expect(shard).toBeDisabled();
+  await expect(shard).toHaveAttribute('title', /is already tensor parallel on devices 2, 3/);
+  // Another stage's op takes it.
+  await page.getByTestId('gantt').locator('[data-op-id="F.b0.mb0"]').first().click();
+  await expect(shard).toBeEnabled();
+  await expect(shard).toHaveAttribute('title', /tensor parallel: all-reduce pair/);
+});
