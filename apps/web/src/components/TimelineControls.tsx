@@ -153,3 +153,50 @@ export function OpSearchBox({
     </form>
   );
 }
+
+/** Saves a file the browser's way: a link to its bytes, clicked. */
+function download(blob: Blob, file: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = file;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/**
+ * "SVG" and "PNG": the timeline as on screen (its time window, every device) saved as a picture
+ * for papers. They draw the timeline of the pane they sit in.
+ */
+export function PictureButtons({ name }: { name: string }) {
+  const base = `${name.replace(/[^A-Za-z0-9._+]+/g, '-').replace(/^-+|-+$/g, '') || 'design'}-timeline`;
+  const handle = (e: React.MouseEvent) =>
+    e.currentTarget.closest('.timeline-pane')?.querySelector<HTMLElement>('[data-testid=gantt]')
+      ?.stagecraftGantt;
+  return (
+    <span className="timeline-picture">
+      <button
+        type="button"
+        data-testid="timeline-svg"
+        title="save the timeline as on screen as an SVG picture"
+        onClick={(e) => {
+          const svg = handle(e)?.picture('svg');
+          if (svg) download(new Blob([svg], { type: 'image/svg+xml' }), `${base}.svg`);
+        }}
+      >
+        SVG
+      </button>
+      <button
+        type="button"
+        data-testid="timeline-png"
+        title="save the timeline as on screen as a PNG picture (2× resolution)"
+        onClick={async (e) => {
+          const png = await handle(e)?.picture('png');
+          if (png) download(png, `${base}.png`);
+        }}
+      >
+        PNG
+      </button>
+    </span>
+  );
+}
