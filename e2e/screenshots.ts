@@ -2,8 +2,9 @@
  * The README's screenshots, taken from the running app (`npx tsx e2e/screenshots.ts`): the main
  * view of the default example after a split_backward drop, the compare view of three pinned
  * schedules, a real model (Qwen3-30B-A3B, PP 4 × EP 8, DualPipeV) from the examples gallery, and
- * the planner tab (Qwen3-1B's design swept against m, and a layout search of its model).
- * Writes docs/screenshots/main.png, compare.png, real-model.png and planner.png.
+ * a mesh at full scale (Llama 3.1 405B, TP8 × PP16 × DP64 on 8,192 GPUs), and the planner tab
+ * (Qwen3-1B's design swept against m, and a layout search of its model).
+ * Writes docs/screenshots/main.png, compare.png, real-model.png, mesh.png and planner.png.
  */
 import { join } from 'node:path';
 import { chromium, expect, type Page } from '@playwright/test';
@@ -14,6 +15,37 @@ const port = 4794;
 
 async function settled(page: Page): Promise<void> {
   await expect(page.getByTestId('compute-status')).toContainText('recomputed');
+}
+
+/** Opens an example from the gallery on a fresh page and waits for its result and DAG. */
+async function openExample(page: Page, base: string, file: string, name: RegExp): Promise<void> {
+  await page.goto('about:blank');
+  await page.setViewportSize({ width: 1680, height: 1000 });
+  await page.goto(base);
+  await settled(page);
+  await page.getByTestId('open-examples').click();
+  await page.getByTestId(`example-${file}`).click();
+  await expect(page.getByTestId('design-name')).toHaveValue(name);
+  // Its timeline is drawn on a canvas (thousands of ops): wait for the result of the opened design.
+  await expect
+    .poll(
+      () =>
+        page.evaluate(() => {
+          const s = (
+            window as unknown as {
+              stagecraft: {
+                store: { getState(): { revision: number; resultRevision: number; graph: unknown } };
+              };
+            }
+          ).stagecraft.store.getState();
+          return s.resultRevision === s.revision && s.graph !== null;
+        }),
+      { timeout: 60_000 },
+    )
+    .toBe(true);
+  // The DAG's layout follows the result: wait until it is the opened design's, not the default's.
+  await expect(page.locator('.dag-lane-title').first()).not.toHaveText('device 0', { timeout: 60_000 });
+  await page.waitForTimeout(1500);
 }
 
 async function main(): Promise<void> {
@@ -50,32 +82,11 @@ async function main(): Promise<void> {
     await page.waitForTimeout(500);
     await page.screenshot({ path: join(root, 'docs/screenshots/compare.png') });
     // A real model: Qwen3-30B-A3B on four DGX H100 nodes, opened from the gallery.
-    await page.goto('about:blank');
-    await page.setViewportSize({ width: 1680, height: 1000 });
-    await page.goto(base);
-    await settled(page);
-    await page.getByTestId('open-examples').click();
-    await page.getByTestId('example-qwen3-30b-a3b-pp4-ep8-dualpipev').click();
-    await expect(page.getByTestId('design-name')).toHaveValue(/Qwen3-30B-A3B/i);
-    // Its timeline is drawn on a canvas (thousands of ops): wait for the result of the opened design.
-    await expect
-      .poll(
-        () =>
-          page.evaluate(() => {
-            const s = (
-              window as unknown as {
-                stagecraft: {
-                  store: { getState(): { revision: number; resultRevision: number; graph: unknown } };
-                };
-              }
-            ).stagecraft.store.getState();
-            return s.resultRevision === s.revision && s.graph !== null;
-          }),
-        { timeout: 60_000 },
-      )
-      .toBe(true);
-    await page.waitForTimeout(1500);
+    await openExample(page, base, 'qwen3-30b-a3b-pp4-ep8-dualpipev', /Qwen3-30B-A3B/i);
     await page.screenshot({ path: join(root, 'docs/screenshots/real-model.png') });
+    // A mesh at full scale: each stage a dp64 × tp8 mesh strided over the cluster.
+    await openExample(page, base, 'llama3.1-405b-tp8-pp16-dp64', /405B/);
+    await page.screenshot({ path: join(root, 'docs/screenshots/mesh.png') });
     // The planner on Qwen3-1B (PP 2 × DP 2 × EP 2 on one node): a sweep of the design against m,
     // then a short search of its model's layouts, the fastest point hovered.
     await page.goto('about:blank');

@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './components/App.tsx';
+import { openDesignFromLink } from './components/DesignLink.tsx';
 import { openSaved } from './components/DesignsDialog.tsx';
 import { DEFAULT_EXAMPLE, defaultDesign } from './examples.ts';
 import { designIdFromHash } from './store/autosave.ts';
@@ -10,9 +11,10 @@ import './styles.css';
 startStore(defaultDesign());
 const id = designIdFromHash();
 if (id) void openSaved(id);
-else autosave.exampleOpened(DEFAULT_EXAMPLE);
-// A link to another saved design opens it in place.
+else if (!openDesignFromLink(location.hash)) autosave.exampleOpened(DEFAULT_EXAMPLE);
+// A link to another saved design, or one carrying a design, opens it in place.
 window.addEventListener('hashchange', () => {
+  if (openDesignFromLink(location.hash)) return;
   const next = designIdFromHash();
   if (next && next !== useStore.getState().designId) void openSaved(next);
 });

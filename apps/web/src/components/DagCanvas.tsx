@@ -112,7 +112,9 @@ const LaneNodeView = memo(function LaneNodeView({ data }: NodeProps<LaneNode>) {
   const { lane, width } = data;
   return (
     <div className="dag-lane" style={{ width: width + LABEL_W + 40, height: lane.height }}>
-      <div className="dag-lane-title">{lane.label}</div>
+      <div className="dag-lane-title" title={lane.devices ?? lane.label}>
+        {lane.label}
+      </div>
       {lane.rows.map((r) => (
         <div key={r.key} className="dag-row" style={{ top: r.y - lane.y, height: r.height }}>
           <span className="dag-row-label">{r.label}</span>
@@ -247,6 +249,14 @@ function FollowKeys({ node }: { node: GraphNode | null }) {
 }
 
 /**
+ * What the pane's own tools cover, all along its top: the op counter strip (.dag-tools: 8 px from
+ * the top, 24 px tall) on the right and React Flow's zoom buttons in a row on the left (15 px from
+ * the edges, 26 px tall: @xyflow/react's .react-flow__panel and .react-flow__controls-button).
+ * The graph is fitted below them, so neither covers a lane's or a row's label.
+ */
+const PANE_TOOLS = { top: Math.max(8 + 24, 15 + 26) + 4, left: 0 };
+
+/**
  * Fits the graph again when its shape or the pane's size changes (an edit that adds a column, the
  * split moved): a new result of the same shape keeps the user's zoom and pan.
  */
@@ -272,7 +282,7 @@ function FitOnChange({
   useEffect(() => {
     if (!graph || width === 0 || height === 0) return;
     const bounds = { x: -LABEL_W, y: 0, width: graph.width + LABEL_W + 40, height: graph.height };
-    const viewport = dagViewport(bounds, { width, height });
+    const viewport = dagViewport(bounds, { width, height }, 16, PANE_TOOLS);
     void flow.setViewport(viewport);
     onFit(rectInView(viewport, width, height), { width, height });
   }, [key, width, height, flow]);
@@ -367,7 +377,7 @@ export function DagCanvas() {
             }}
           />
           <Background gap={24} size={1} color="#e3e6ea" />
-          <Controls showInteractive={false} />
+          <Controls showInteractive={false} position="top-left" orientation="horizontal" />
           <FollowKeys node={keyed} />
         </ReactFlow>
       </ReactFlowProvider>

@@ -4,7 +4,7 @@
  * Apply, so a half-typed shape never reaches the design; what is wrong shows as it is typed.
  */
 import type { Design } from '@stagecraft/ir';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { setMeshLayoutAction } from '../core/actions.ts';
 import {
   currentMeshLayout,
@@ -14,6 +14,7 @@ import {
   meshLayoutProblems,
   scheduleStages,
 } from '../core/meshLayout.ts';
+import { modelPipelineStages, stageCountProblem } from '../core/modelStages.ts';
 import { useStore } from '../store/index.ts';
 
 interface Draft {
@@ -59,6 +60,9 @@ export function MeshLayoutForm() {
 
 function MeshLayoutFields({ initial }: { initial: Draft | null }) {
   const cluster = useStore((s) => s.design.cluster);
+  const design = useStore((s) => s.design);
+  // Lowering a transformer to count its stages takes tens of ms: once per model, not per keystroke.
+  const modelStages = useMemo(() => modelPipelineStages(design.model), [design.model]);
   const dispatch = useStore((s) => s.dispatch);
   const [draft, setDraft] = useState<Draft | null>(initial);
   if (!draft)
@@ -70,6 +74,8 @@ function MeshLayoutFields({ initial }: { initial: Draft | null }) {
     );
   const layout = layoutOf(draft);
   const problems = meshLayoutProblems(layout, cluster);
+  const stageProblem = problems.length === 0 ? stageCountProblem(design, layout.stages, modelStages) : null;
+  if (stageProblem) problems.push(stageProblem);
   const edit = (patch: Partial<Draft>) => setDraft({ ...draft, ...patch });
   const perStage = layout.sizes.reduce((a, b) => a * b, 1);
   return (

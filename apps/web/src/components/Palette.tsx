@@ -1,7 +1,7 @@
 /** The directive palette: drag an item onto a DAG node or a Gantt op, or click it to apply it to the selected node. */
 import { BUILDER_ITEMS, DIRECTIVE_ITEMS } from '../core/palette.ts';
 import { useStore } from '../store/index.ts';
-import { applyItem } from './applyItem.ts';
+import { applyItem, targetRefusal } from './applyItem.ts';
 import { ITEM_MIME } from './dragItem.ts';
 
 function Item({ k, label, summary, kind }: { k: string; label: string; summary: string; kind: string }) {
@@ -9,13 +9,16 @@ function Item({ k, label, summary, kind }: { k: string; label: string; summary: 
     s.design.directives.find((d) => d.op === 'schedule' && d.enabled !== false),
   );
   const active = kind === 'builder' && current?.op === 'schedule' && current.builder === k;
+  // Greyed, with the reason, when it cannot apply to the selected op (a second shard tensor).
+  const refusal = useStore((s) => (s.target && s.dag ? targetRefusal(k, s.target) : null));
   return (
     <button
       type="button"
       className={`palette-item ${kind}${active ? ' active' : ''}`}
       data-testid={`palette-${k}`}
-      draggable
-      title={summary}
+      draggable={refusal === null}
+      disabled={refusal !== null}
+      title={refusal ?? summary}
       onDragStart={(e) => {
         e.dataTransfer.setData(ITEM_MIME, k);
         e.dataTransfer.setData('text/plain', k);

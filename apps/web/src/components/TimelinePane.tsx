@@ -17,7 +17,7 @@ import { type ResultView, useStore } from '../store/index.ts';
 import { measuredViewSync, useMeasured } from '../store/measured.ts';
 import { applyItem } from './applyItem.ts';
 import { capacityOf } from './mounts.tsx';
-import { FoldSwitch, OomJump, OpSearchBox } from './TimelineControls.tsx';
+import { FoldSwitch, OomJump, OpSearchBox, PictureButtons } from './TimelineControls.tsx';
 
 /** A refused move's reason stays this long (or until clicked): long enough to read two lines. */
 export const REFUSAL_MS = 8000;
@@ -104,6 +104,7 @@ function TimelineTools({
   show(change: Partial<Shown>): void;
   selectEvent(ev: TimelineEvent | undefined, id?: string): void;
 }) {
+  const designName = useStore((s) => s.design.name);
   const oomCount = result.simulation.devices.filter((d) => d.oom).length;
   // The devices the timeline draws (a big cluster draws one device of each group): the jump visits those.
   const drawn = new Set(plan.devices.map((d) => d.device));
@@ -137,12 +138,13 @@ function TimelineTools({
       />
       <OpSearchBox
         events={result.simulation.timeline ?? []}
-        onFound={(match) => {
-          selectEvent(match.event, match.id === match.event.id ? undefined : match.id);
-          show({ reveal: { id: match.id } });
+        onFound={(hit) => {
+          selectEvent(hit.event, hit.id === hit.event.id ? undefined : hit.id);
+          show({ reveal: { id: hit.id } });
         }}
       />
       <MeasuredOpen />
+      <PictureButtons name={designName} />
       <GanttLegend />
     </div>
   );

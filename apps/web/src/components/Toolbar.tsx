@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { pinAction, redoAction, renameAction, saveAction, undoAction } from '../core/actions.ts';
 import { MAX_PINS, type Tab, useStore } from '../store/index.ts';
 import { performSession } from '../store/session.ts';
+import { CopyLinkButton } from './DesignLink.tsx';
 import { OpenDialog, VersionsDialog } from './DesignsDialog.tsx';
 import { ExamplesGallery } from './ExamplesGallery.tsx';
 import { ExportMenu } from './ExportMenu.tsx';
@@ -91,6 +92,7 @@ export function Toolbar() {
       </nav>
       <nav className="toolbar-group">
         <ExportMenu />
+        <CopyLinkButton />
         {/* At 4/4 the button stays focusable and says why it does nothing (title, and the notice on click). */}
         <button
           type="button"

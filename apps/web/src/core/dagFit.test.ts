@@ -27,4 +27,26 @@ describe('where the DAG canvas opens and how large its labels are', () => {
       expect(12 * labelScale(zoom) * zoom).toBeGreaterThanOrEqual(LABEL_PX - 1e-9);
     expect(labelScale(1)).toBe(1);
   });
+
+  it('fits the graph beside the tools on the pane, so the counter and zoom buttons cover no label', () => {
+    const graph = { x: -190, y: 0, width: 1900, height: 420 };
+    const reserved = { top: 36, left: 44 };
+    for (const pane of [
+      { width: 1040, height: 380 },
+      { width: 3000, height: 2000 },
+    ]) {
+      const v = dagViewport(graph, pane, 16, reserved);
+      expect(v.x + graph.x * v.zoom).toBeGreaterThanOrEqual(reserved.left);
+      expect(v.y + graph.y * v.zoom).toBeGreaterThanOrEqual(reserved.top);
+      expect(v.x + (graph.x + graph.width) * v.zoom).toBeLessThanOrEqual(pane.width);
+    }
+    // A graph too tall to fit starts just under the counter, not under it.
+    const tall = dagViewport(
+      { x: -190, y: 0, width: 800, height: 9000 },
+      { width: 1000, height: 400 },
+      16,
+      reserved,
+    );
+    expect(tall.y).toBe(36 + 16);
+  });
 });

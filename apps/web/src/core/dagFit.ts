@@ -20,24 +20,46 @@ export interface Box {
   height: number;
 }
 
+/**
+ * Screen pixels along the pane's top and left that its own tools cover (the op counter, the zoom
+ * buttons): the graph is fitted beside them, so they never lie over a label.
+ */
+export interface Reserved {
+  top: number;
+  left: number;
+}
+
+const NOTHING_RESERVED: Reserved = { top: 0, left: 0 };
+
 export interface Viewport {
   x: number;
   y: number;
   zoom: number;
 }
 
-export function dagViewport(graph: Box, pane: { width: number; height: number }, padding = 16): Viewport {
+export function dagViewport(
+  graph: Box,
+  pane: { width: number; height: number },
+  padding = 16,
+  reserved: Reserved = NOTHING_RESERVED,
+): Viewport {
   const room = {
-    width: Math.max(1, pane.width - 2 * padding),
-    height: Math.max(1, pane.height - 2 * padding),
+    width: Math.max(1, pane.width - 2 * padding - reserved.left),
+    height: Math.max(1, pane.height - 2 * padding - reserved.top),
   };
   const fit = Math.min(room.width / Math.max(1, graph.width), room.height / Math.max(1, graph.height));
   const zoom = Math.min(1, Math.max(MIN_FIT_ZOOM, fit));
   const w = graph.width * zoom;
   const h = graph.height * zoom;
   // Centred along an axis that fits; from the start along one that does not.
-  const x = w <= room.width + 1e-6 ? (pane.width - w) / 2 - graph.x * zoom : padding - graph.x * zoom;
-  const y = h <= room.height + 1e-6 ? (pane.height - h) / 2 - graph.y * zoom : padding - graph.y * zoom;
+  const x =
+    reserved.left +
+    (w <= room.width + 1e-6 ? (pane.width - reserved.left - w) / 2 : padding) -
+    graph.x * zoom;
+  const y =
+    reserved.top +
+    (h <= room.height + 1e-6 ? (pane.height - reserved.top - h) / 2 : padding) -
+    graph.y * zoom;
   return { x, y, zoom };
 }
 

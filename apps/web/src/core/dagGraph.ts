@@ -14,7 +14,7 @@ import {
   nodeTags,
 } from '@stagecraft/ir';
 import type { ExpandedDirective } from '@stagecraft/passes';
-import { deviceGroupLabel } from './deviceList.ts';
+import { deviceGroupLabel, deviceGroupSummary } from './deviceList.ts';
 
 // A type alias (not an interface) so React Flow accepts it as node data.
 export type GraphNodeData = {
@@ -70,7 +70,10 @@ export interface GraphRow {
 
 export interface GraphLane {
   id: string;
+  /** One line, summarised for a group strided over a big cluster. */
   label: string;
+  /** Every device of the group, for the lane title's hover text. */
+  devices?: string;
   y: number;
   height: number;
   rows: GraphRow[];
@@ -257,8 +260,12 @@ export function buildDagGraph(dag: Dag, options: GraphOptions = {}): DagGraph {
       const devs = group >= 0 ? dag.groups[group] : undefined;
       lane = {
         id: laneId,
-        // A mesh group folds its symmetric members into their coordinates: `devices 0–15 · dp 0–1 · tp 0–7`.
-        label: devs ? `${deviceGroupLabel(devs)}${meshOf(dag, group)}` : 'unplaced',
+        // A mesh group folds its symmetric members into their coordinates: `devices 0–15 · dp 0–1 · tp 0–7`;
+        // a group strided over the cluster is summarised (`64 × tp8 groups: devices 0–7, …`).
+        label: devs
+          ? `${deviceGroupSummary(devs, innerAxisOf(dag, group))}${meshOf(dag, group)}`
+          : 'unplaced',
+        ...(devs ? { devices: `${deviceGroupLabel(devs)}${meshOf(dag, group)}` } : {}),
         y,
         height: 0,
         rows: [],
@@ -418,6 +425,13 @@ function nodeData(dag: Dag, members: number[], key: string, options: GraphOption
 }
 
 /** ` · dp 0–1 · tp 0–7` for a group placed on a mesh, '' otherwise. */
+/** The mesh's innermost axis: consecutive devices of a group strided over the cluster run along it. */
+function innerAxisOf(dag: Dag, group: number): { name: string; size: number } | undefined {
+  const mesh = dag.meshes?.[group];
+  const k = mesh ? mesh.axes.length - 1 : -1;
+  return mesh && k >= 0 ? { name: mesh.axes[k]!, size: mesh.shape[k]! } : undefined;
+}
+
 function meshOf(dag: Dag, group: number): string {
   const mesh = dag.meshes?.[group];
   return mesh ? ` · ${meshRangeLabel(mesh)}` : '';

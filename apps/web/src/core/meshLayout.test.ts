@@ -8,6 +8,7 @@ import {
   scheduleStages,
   withMeshLayout,
 } from './meshLayout.ts';
+import { modelPipelineStages, stageCountProblem } from './modelStages.ts';
 
 const devicesOf = (layout: Parameters<typeof meshGroups>[0]) =>
   meshGroups(layout).map((g) => {
@@ -88,5 +89,33 @@ describe('laying the pipeline stages out on a mesh', () => {
       { stages: 4, axes: ['dp'], sizes: [2], order: 'stage-blocks' },
     );
     expect(r).toEqual({ ok: false, error: "a mesh lays out the schedule's stages: add a schedule first" });
+  });
+
+  test('8 stages on a 4-stage model are refused before they are applied, saying why; 2 and 4 go ahead', () => {
+    const base = example('1f1b-p4-m8');
+    const design = { ...base, cluster: { kind: 'ideal' as const, devices: 16 } };
+    expect(modelPipelineStages(design.model)).toBe(4);
+    expect(stageCountProblem(design, 8, 4)).toBe(
+      'stages: the model has 4 PP stages, which do not divide into 8 stages (1f1b)',
+    );
+    const r = withMeshLayout(design, { stages: 8, axes: ['dp'], sizes: [2], order: 'stage-blocks' });
+    expect(r).toEqual({
+      ok: false,
+      error: 'stages: the model has 4 PP stages, which do not divide into 8 stages (1f1b)',
+    });
+    for (const stages of [2, 4])
+      expect(withMeshLayout(design, { stages, axes: ['dp'], sizes: [2], order: 'stage-blocks' }).ok).toBe(
+        true,
+      );
+  });
+
+  test('the stage count is checked against ranks × chunks, and a transformer’s stages are counted from its layout', () => {
+    const llama = example('llama3.1-405b-tp8-pp16-dp64');
+    expect(modelPipelineStages(llama.model)).toBe(32);
+    // Interleaved 1F1B with two chunks: 16 ranks are 32 virtual stages; 32 ranks would be 64.
+    expect(stageCountProblem(llama, 16, 32)).toBeNull();
+    expect(stageCountProblem(llama, 32, 32)).toBe(
+      'stages: the model has 32 PP stages, which do not divide into 32 stages × 2 chunks = 64 virtual stages (interleaved-1f1b)',
+    );
   });
 });

@@ -15,6 +15,7 @@ import {
   type ScheduleDirective,
 } from '@stagecraft/ir';
 import { type Outcome, refused } from './action.ts';
+import { modelPipelineStages, stageCountProblem } from './modelStages.ts';
 import { withDirectives } from './program.ts';
 
 export type MeshOrder = 'stage-blocks' | 'first-axis-across-stages';
@@ -115,6 +116,8 @@ export function withMeshLayout(design: Design, layout: MeshLayout): Outcome {
   const found = scheduleOf(design);
   if (!found) return refused("a mesh lays out the schedule's stages: add a schedule first");
   const problems = meshLayoutProblems(layout, design.cluster);
+  const stageProblem = stageCountProblem(design, layout.stages, modelPipelineStages(design.model));
+  if (stageProblem) problems.push(stageProblem);
   if (problems.length > 0) return refused(problems.join('\n'));
   const { at, schedule } = found;
   const next: ScheduleDirective = { ...schedule, groups: meshGroups(layout) };

@@ -19,6 +19,7 @@ import { OpDetails, SelectionDetails } from './OpDetails.tsx';
 import type { PlanIndex } from './planIndex.ts';
 import type { GanttProps } from './props.ts';
 import { readRange } from './rangeReading.ts';
+import { gutterTitle } from './scene.ts';
 import { useTimelineLayout } from './timelineLayout.ts';
 import { type TimeView, timeView } from './view.ts';
 
@@ -44,7 +45,7 @@ export function Gantt(props: GanttProps) {
         role="application"
         // biome-ignore lint/a11y/noNoninteractiveTabindex: a custom widget: the keyboard zooms and pans it
         tabIndex={0}
-        aria-label="timelines of every device: + and − zoom, arrow keys pan, 0 shows the whole step"
+        aria-label="timelines of every device: Ctrl+wheel, + − or W S zoom, shift+wheel, arrow keys or A D pan, the wheel scrolls the devices, 0 shows the whole step"
         data-render={mode}
         data-ops={layout.ops.length}
         data-makespan-ms={layout.makespanMs}
@@ -70,6 +71,7 @@ export function Gantt(props: GanttProps) {
           ready={ready}
           uid={uid}
           dropTarget={g.dropTarget}
+          hover={g.hover}
           range={range}
         />
         <GanttOverlays
@@ -115,6 +117,13 @@ function gestures(
     const bubble = index < 0 ? c.geometry.bubbleIndex(e.clientX, e.clientY) : -1;
     if (bubble !== hoverBubble) setHoverBubble(bubble);
     hoverAt(index);
+    // The gutter's full text on hover (a canvas has no <title> per band).
+    const root = c.el.root.current;
+    if (root) {
+      const band = c.geometry.gutterBand(e.clientX, e.clientY);
+      const title = band ? gutterTitle(band) : '';
+      if (root.title !== title) root.title = title;
+    }
   };
   return {
     onPointerDown(e: React.PointerEvent) {
@@ -140,8 +149,10 @@ function gestures(
   };
 }
 
-/** Keys: + and − zoom around the centre, ← and → pan, 0 shows the whole step, Escape unselects. */
+/** Keys: + − W S zoom around the centre, ← → A D pan, 0 shows the whole step, Escape unselects. */
 function keyDown(e: React.KeyboardEvent, c: ReturnType<typeof createControllers>, props: GanttProps): void {
+  // Ctrl+S, ⌘+D and the like stay the page's and the browser's.
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
   if (c.panZoom.key(e.key)) e.preventDefault();
   else if (e.key === 'Escape') {
     props.onSelect?.(null);
@@ -158,6 +169,7 @@ function GanttDrawing({
   ready,
   uid,
   dropTarget,
+  hover,
   range,
 }: {
   c: ReturnType<typeof createControllers>;
@@ -167,6 +179,7 @@ function GanttDrawing({
   ready: boolean;
   uid: string;
   dropTarget: number;
+  hover: number;
   range: [number, number] | null;
 }) {
   const { layout, pending, planIndex, mode, flows } = shown;
@@ -195,6 +208,7 @@ function GanttDrawing({
           view={view}
           selection={selection}
           dropTarget={dropTarget}
+          hover={hover}
           showArrows={props.showArrows ?? false}
           flows={flows}
           uid={uid}

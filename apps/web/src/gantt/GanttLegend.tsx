@@ -77,7 +77,8 @@ export function GanttLegend() {
         capacity
       </span>
       <span style={{ color: '#868e96' }}>
-        wheel: zoom · drag or shift+wheel: pan · drag an op onto another: reorder
+        ctrl+wheel or W/S: zoom · drag, shift+wheel or A/D: pan · wheel: devices · drag an op onto another:
+        reorder
       </span>
     </div>
   );

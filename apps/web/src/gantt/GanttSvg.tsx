@@ -17,6 +17,8 @@ interface Props {
   view: TimeView;
   selection: string | null;
   dropTarget: number;
+  /** The hovered op: every op of its microbatch is outlined. */
+  hover: number;
   showArrows: boolean;
   /** SEND→RECV flows of the selected op. */
   flows: readonly Flow[];
@@ -39,6 +41,7 @@ export function GanttSvg({
   view,
   selection,
   dropTarget,
+  hover,
   showArrows,
   flows,
   uid,
@@ -66,9 +69,11 @@ export function GanttSvg({
               <SvgOp key={layout.ops[i]!.ev.id} o={layout.ops[i]!} view={view} plan={plan} />
             )),
           )}
-          {highlights(layout, view, selection, dropTarget).map((h) => (
+          {highlights(layout, view, selection, dropTarget, hover).map((h, i) => (
             <rect
-              key={h.color}
+              // biome-ignore lint/suspicious/noArrayIndexKey: outlines have no identity of their own
+              key={i}
+              data-highlight={h.kind}
               x={h.x}
               y={h.y}
               width={h.w}

@@ -38,6 +38,8 @@ import type { TimeView } from './view.ts';
 export interface PaintState {
   selection: string | null;
   dropTarget: number;
+  /** The hovered op: every op of its microbatch is outlined. */
+  hover?: number;
   showArrows: boolean;
   /** SEND→RECV flows of the selected op, drawn whatever showArrows says. */
   flows?: readonly Flow[];
@@ -82,7 +84,7 @@ export function paintGantt(
   ctx.clip();
   paintBubbles(f);
   paintOps(f);
-  for (const h of highlights(layout, view, state.selection, state.dropTarget)) {
+  for (const h of highlights(layout, view, state.selection, state.dropTarget, state.hover)) {
     ctx.strokeStyle = h.color;
     ctx.lineWidth = 2;
     ctx.setLineDash(h.dash);

@@ -53,6 +53,8 @@ export function labelColor(op: string): string {
 export const OVERLAP_OUTLINE = '#212529';
 export const SELECTION_OUTLINE = '#e03131';
 export const DROP_OUTLINE = '#f08c00';
+/** Around every op of the hovered op's microbatch, on every device. */
+export const MICROBATCH_OUTLINE = '#212529';
 export const BUBBLE_FILL = 'rgba(250, 82, 82, 0.10)';
 export const BUBBLE_HATCH = 'rgba(224, 49, 49, 0.35)';
 export const MEMORY_FILL = 'rgba(59, 125, 216, 0.18)';

@@ -101,6 +101,7 @@ function useDrawingEffects(
 ): void {
   const { layout, width, ready, mode, domainMs, flows } = shown;
   const dropTarget = live.current?.dropTarget;
+  const hover = live.current?.hover;
   useLayoutEffect(() => {
     c.painter.rendered();
     c.range.place();
@@ -116,7 +117,7 @@ function useDrawingEffects(
   // biome-ignore lint/correctness/useExhaustiveDependencies: paint reads `live`
   useEffect(() => {
     c.painter.paint();
-  }, [layout, width, ready, mode, props.selection, flows, dropTarget, props.showArrows, domainMs]);
+  }, [layout, width, ready, mode, props.selection, flows, dropTarget, hover, props.showArrows, domainMs]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new request object asks again
   useEffect(() => {

@@ -5,7 +5,7 @@
  */
 import { type ZoomTransform, zoomIdentity } from 'd3-zoom';
 import { bubbleAt, nearestInLane, opAt } from './hitTest.ts';
-import { AXIS_HEIGHT, GUTTER } from './layout.ts';
+import { AXIS_HEIGHT, type DeviceBand, GUTTER } from './layout.ts';
 import type { GanttLive } from './props.ts';
 import { type TimeView, timeView } from './view.ts';
 
@@ -67,6 +67,19 @@ export class GanttGeometry {
     const y = clientY - o.top;
     if (x < GUTTER) return -1;
     return nearestInLane(this.live().layout, this.view().t(x), y);
+  }
+
+  /** The device band whose gutter is under a point, or undefined (the plot, the axis, between bands). */
+  gutterBand(clientX: number, clientY: number): DeviceBand | undefined {
+    const root = this.root();
+    if (!root) return undefined;
+    const top = root.getBoundingClientRect().top + root.clientTop;
+    // The sticky axis row lies over the first band when scrolled.
+    if (clientY < top + AXIS_HEIGHT) return undefined;
+    const o = this.origin();
+    const y = clientY - o.top;
+    if (clientX - o.left >= GUTTER) return undefined;
+    return this.live().layout.bands.find((b) => y >= b.top && y < b.bottom);
   }
 
   /** The idle span (bubble) under a point of a compute lane, or -1. */

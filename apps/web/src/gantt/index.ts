@@ -57,7 +57,7 @@ export { Gantt, SVG_OP_LIMIT } from './Gantt.tsx';
 export { GanttLegend } from './GanttLegend.tsx';
 export { OVERLAY_OP_LIMIT } from './hitLayer.ts';
 export { type GanttLayout, type IdleSpan, idleSpans, layoutGantt } from './layout.ts';
-export { findOp, type OpMatch } from './opSearch.ts';
+export { findOps, type OpHit } from './opSearch.ts';
 export { PALETTE_DRAG_TYPE } from './paletteDrop.ts';
 export type { GanttProps } from './props.ts';
 export type { GanttHandle } from './testHandle.ts';

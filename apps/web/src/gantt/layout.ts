@@ -9,7 +9,8 @@ import type { Simulation, TimelineEvent } from '@stagecraft/sim';
 import type { TimelinePlan } from './timelinePlan.ts';
 
 export const AXIS_HEIGHT = 22;
-export const GUTTER = 88;
+/** Room for a mesh device's two lines ("dev 1152 · PP 6,9", "dp 0–63 · tp 0–7") and "OOM 101.8 GiB". */
+export const GUTTER = 120;
 export const COMPUTE_LANE = 26;
 const OTHER_LANE = 16;
 const MEMORY_STRIP = 34;

@@ -1,33 +1,31 @@
 /**
- * Finding an op by its instruction id, as typed in the timeline's search box: the exact id first,
- * then ids that contain the text (case aside), earliest first, so "F.b3.mb1" and "b3.mb1" both land.
+ * Finding ops by instruction id, as typed in the timeline's search box: the exact id, else every
+ * id that contains the text (case aside), earliest first, so "F.b3.mb1" and "b3.mb1" both land and
+ * the box steps through the rest (next, previous: "3 of 397").
  */
 import type { TimelineEvent } from '@stagecraft/sim';
 
-export interface OpMatch {
-  /** The id to select: an overlapped unit's member when the text named one. */
+/** One op a search matched: the id to select and the event holding it. */
+export interface OpHit {
   id: string;
-  /** The event that holds it. */
   event: TimelineEvent;
-  /** How many ops match the text. */
-  count: number;
 }
 
-export function findOp(events: readonly TimelineEvent[], text: string): OpMatch | null {
+/**
+ * Every op the text matches, in the order the search steps through them: the exact id alone when
+ * there is one, else every id containing the text (case aside), by start time, then device.
+ */
+export function findOps(events: readonly TimelineEvent[], text: string): OpHit[] {
   const query = text.trim();
-  if (query === '') return null;
+  if (query === '') return [];
   const lower = query.toLowerCase();
-  let first: { id: string; event: TimelineEvent } | null = null;
-  let count = 0;
+  const hits: OpHit[] = [];
   for (const event of events) {
     const ids = event.members ? [event.id, ...event.members] : [event.id];
     for (const id of ids) {
-      if (id === query) return { id, event, count: 1 };
-      if (id.toLowerCase().includes(lower)) {
-        count++;
-        if (!first || event.startMs < first.event.startMs) first = { id, event };
-      }
+      if (id === query) return [{ id, event }];
+      if (id.toLowerCase().includes(lower)) hits.push({ id, event });
     }
   }
-  return first ? { ...first, count } : null;
+  return hits.sort((a, b) => a.event.startMs - b.event.startMs || a.event.device - b.event.device);
 }

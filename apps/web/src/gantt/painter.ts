@@ -100,6 +100,7 @@ export class GanttPainter {
       paintGantt(ctx, l.layout, l.planIndex, this.geometry.view(), {
         selection: l.props.selection ?? null,
         dropTarget: l.dropTarget,
+        hover: l.hover,
         showArrows: l.props.showArrows ?? false,
         flows: l.flows,
         y0,

@@ -1,7 +1,9 @@
 /**
- * Zoom and pan through d3-zoom, in time only: the wheel zooms around the pointer, a drag (off the
- * axis row, where a drag marks a range), a shift+wheel or a horizontal wheel pans, keys step. Each step repaints through the painter without
- * a React render, and is shared with other timelines through a ViewSync.
+ * Zoom and pan through d3-zoom, in time only, with the hands of Perfetto and the Zero Bubble
+ * playground: Ctrl/⌘+wheel zooms around the pointer, a plain wheel scrolls the devices (the
+ * browser's own scroll), a drag (off the axis row, where a drag marks a range), a shift+wheel or a
+ * horizontal wheel pans, and keys step (W/S zoom, A/D pan, as Perfetto's). Each step repaints
+ * through the painter without a React render, and is shared with other timelines through a ViewSync.
  */
 import { select } from 'd3-selection';
 import { type D3ZoomEvent, type ZoomBehavior, zoom, zoomIdentity } from 'd3-zoom';
@@ -15,7 +17,10 @@ import type { ViewSync } from './viewSync.ts';
 
 export const MAX_ZOOM = 50_000;
 
-const isPanWheel = (e: WheelEvent) => e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY);
+/** Ctrl (a trackpad's pinch arrives so too) or ⌘ with the wheel zooms. */
+const isZoomWheel = (e: WheelEvent) => e.ctrlKey || e.metaKey;
+const isPanWheel = (e: WheelEvent) =>
+  !isZoomWheel(e) && (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY));
 
 export class PanZoom {
   private zoom: ZoomBehavior<HTMLElement, unknown> | null = null;
@@ -41,7 +46,8 @@ export class PanZoom {
     const z = zoom<HTMLElement, unknown>()
       .scaleExtent([1, MAX_ZOOM])
       .filter((e: Event) => {
-        if (e.type === 'wheel') return !isPanWheel(e as WheelEvent);
+        // A plain wheel is left to the browser: it scrolls the devices.
+        if (e.type === 'wheel') return isZoomWheel(e as WheelEvent);
         if (e.type === 'dblclick') return false;
         const m = e as MouseEvent;
         if (m.button || m.ctrlKey) return false;
@@ -153,7 +159,10 @@ export class PanZoom {
     return true;
   }
 
-  /** Keys: + and − zoom around the centre, ← and → pan, 0 shows the whole step. False for other keys. */
+  /**
+   * Keys: + and − (or W and S) zoom around the centre, ← and → (or A and D) pan, 0 shows the whole
+   * step. False for other keys.
+   */
   key(key: string): boolean {
     if (!this.root || !this.zoom) return false;
     const z = this.zoom;
@@ -161,10 +170,11 @@ export class PanZoom {
     const width = this.live().width;
     const centre: [number, number] = [GUTTER + (width - GUTTER) / 2, 0];
     const step = (width - GUTTER) / 8 / this.geometry.transform.k;
-    if (key === '+' || key === '=') z.scaleBy(sel, 1.5, centre);
-    else if (key === '-' || key === '_') z.scaleBy(sel, 1 / 1.5, centre);
-    else if (key === 'ArrowLeft') z.translateBy(sel, step, 0);
-    else if (key === 'ArrowRight') z.translateBy(sel, -step, 0);
+    const k = key.length === 1 ? key.toLowerCase() : key;
+    if (k === '+' || k === '=' || k === 'w') z.scaleBy(sel, 1.5, centre);
+    else if (k === '-' || k === '_' || k === 's') z.scaleBy(sel, 1 / 1.5, centre);
+    else if (k === 'ArrowLeft' || k === 'a') z.translateBy(sel, step, 0);
+    else if (k === 'ArrowRight' || k === 'd') z.translateBy(sel, -step, 0);
     else if (key === '0') z.transform(sel, zoomIdentity);
     else return false;
     return true;

@@ -3,7 +3,7 @@ import { runExample } from '../../test/simulatedExamples.ts';
 import { SELECTION_OUTLINE } from './colors.ts';
 import { layoutGantt } from './layout.ts';
 import { indexPlan } from './planIndex.ts';
-import { gutterMark, highlights, opBox, opMark, stepEndX } from './scene.ts';
+import { gutterMark, highlights, microbatchOps, opBox, opMark, stepEndX } from './scene.ts';
 import { timeView } from './view.ts';
 
 describe('what a timeline draws', () => {
@@ -32,6 +32,37 @@ describe('what a timeline draws', () => {
     expect(stepEndX(layout, view)).toBeNull();
     const shared = timeView(sim.makespanMs * 2, 1600, 88, { k: 1, x: 0 });
     expect(stepEndX(layout, shared)).toBe(shared.x(sim.makespanMs) + 0.5);
+  });
+
+  it('outlines every op of the hovered op’s microbatch on every device, and only those', () => {
+    const one = runExample('1f1b-p4-m8');
+    const l = layoutGantt(one.sim, one.plan);
+    const view = timeView(one.sim.makespanMs, 1600, 120, { k: 1, x: 0 });
+    const hovered = l.byId.get('F.b2.mb3')!;
+    const outlined = microbatchOps(l, hovered).map((i) => l.ops[i]!.ev);
+    expect(outlined.every((e) => e.tags.MB === 3)).toBe(true);
+    expect(outlined).toHaveLength(l.ops.filter((o) => o.ev.tags.MB === 3).length);
+    expect(new Set(outlined.map((e) => e.device))).toEqual(new Set([0, 1, 2, 3]));
+    const marks = highlights(l, view, null, -1, hovered);
+    expect(marks.every((h) => h.kind === 'microbatch')).toBe(true);
+    expect(marks).toHaveLength(outlined.length);
+    // Nothing hovered, or an op of no microbatch (the optimizer step): no outline.
+    expect(highlights(l, view, null, -1, -1)).toEqual([]);
+    expect(
+      microbatchOps(
+        l,
+        l.ops.findIndex((o) => o.ev.op === 'UPD'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('tells DualPipe’s two directions apart: microbatch 3 of one is not microbatch 3 of the other', () => {
+    const first = layout.ops.findIndex(
+      (o) => o.ev.tags.MB === 3 && o.ev.tags.DIR !== 1 && o.ev.op !== 'OVERLAP',
+    );
+    const outlined = microbatchOps(layout, first).map((i) => layout.ops[i]!.ev.tags);
+    expect(outlined.length).toBeGreaterThan(1);
+    expect(outlined.every((t) => t.MB === 3 && t.DIR !== 1)).toBe(true);
   });
 
   it('names each device in its gutter with its stages on a second line, and its memory peak', () => {

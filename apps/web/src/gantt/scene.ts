@@ -11,6 +11,7 @@ import {
   DROP_OUTLINE,
   FLOW,
   labelColor,
+  MICROBATCH_OUTLINE,
   opColor,
   SELECTION_OUTLINE,
   TEXT,
@@ -18,8 +19,9 @@ import {
   TEXT_SECONDARY,
 } from './colors.ts';
 import type { Flow } from './flows.ts';
+import { fitText } from './gutterText.ts';
 import { formatBytes, mbLabel, memberOp } from './label.ts';
-import { type DeviceBand, type GanttLayout, memoryY, type PlacedOp } from './layout.ts';
+import { type DeviceBand, type GanttLayout, GUTTER, memoryY, type PlacedOp } from './layout.ts';
 import type { PlanIndex } from './planIndex.ts';
 import type { TimeView } from './view.ts';
 
@@ -117,8 +119,9 @@ export function labelOf(ev: TimelineEvent, plan: PlanIndex): string {
   return mbLabel(ev, members);
 }
 
-/** An outline around the selected op or the op a drag would drop on. */
+/** An outline around the selected op, the op a drag would drop on, or an op of the hovered microbatch. */
 export interface Highlight extends Box {
+  kind: 'selection' | 'drop' | 'microbatch';
   color: string;
   dash: number[];
 }
@@ -128,17 +131,56 @@ export function highlights(
   view: TimeView,
   selection: string | null,
   dropTarget: number,
+  hover = -1,
 ): Highlight[] {
   const out: Highlight[] = [];
-  const add = (index: number, color: string, dash: number[]) => {
+  const add = (index: number, kind: Highlight['kind'], color: string, dash: number[]) => {
     const o = layout.ops[index];
     if (!o) return;
     const x = view.x(o.ev.startMs);
-    out.push({ x: x - 1, y: o.y - 1, w: Math.max(1, view.x(o.ev.endMs) - x) + 2, h: o.h + 1, color, dash });
+    out.push({
+      x: x - 1,
+      y: o.y - 1,
+      w: Math.max(1, view.x(o.ev.endMs) - x) + 2,
+      h: o.h + 1,
+      kind,
+      color,
+      dash,
+    });
   };
-  if (selection !== null) add(layout.byId.get(selection) ?? -1, SELECTION_OUTLINE, []);
-  add(dropTarget, DROP_OUTLINE, [3, 2]);
+  // Under the selection's and the drop's outlines, which stay visible over it.
+  for (const i of microbatchOps(layout, hover)) add(i, 'microbatch', MICROBATCH_OUTLINE, []);
+  if (selection !== null) add(layout.byId.get(selection) ?? -1, 'selection', SELECTION_OUTLINE, []);
+  add(dropTarget, 'drop', DROP_OUTLINE, [3, 2]);
   return out;
+}
+
+/** The microbatch of an op as its label prints it (`3`, DualPipe's second direction `3′`), or null. */
+function microbatchOf(tags: Record<string, number | string>): string | null {
+  return tags.MB === undefined ? null : `${tags.MB}${tags.DIR === 1 ? '′' : ''}`;
+}
+
+/** Ops by microbatch, made once per layout, on the first hover. */
+const byMicrobatch = new WeakMap<GanttLayout, Map<string, number[]>>();
+
+/** Every op of the same microbatch as op `index`, on every device (none for an op of no microbatch). */
+export function microbatchOps(layout: GanttLayout, index: number): readonly number[] {
+  const o = layout.ops[index];
+  const mb = o ? microbatchOf(o.ev.tags) : null;
+  if (mb === null) return [];
+  let groups = byMicrobatch.get(layout);
+  if (!groups) {
+    groups = new Map();
+    layout.ops.forEach((p, i) => {
+      const key = microbatchOf(p.ev.tags);
+      if (key === null) return;
+      const list = groups!.get(key);
+      if (list) list.push(i);
+      else groups!.set(key, [i]);
+    });
+    byMicrobatch.set(layout, groups);
+  }
+  return groups.get(mb) ?? [];
 }
 
 /** A transfer drawn from its SEND's start to its RECV's end, with an arrowhead at the RECV. */
@@ -272,11 +314,17 @@ export interface GutterMark {
   memory: { peak: TextMark | null; base: TextMark | null };
 }
 
+/** Where the gutter's device lines start, and the memory and stream labels (indented under them). */
+const LINE_X = 4;
+const INDENT_X = 10;
+/** Pixels of text before the gutter's clip (3 px short of the plot) and a pixel's margin. */
+const roomFrom = (x: number) => GUTTER - 3 - 1 - x;
+
 export function gutterMark(band: DeviceBand): GutterMark {
   const thin = thinBand(band);
   const lines = gutterLines(band).map((text, i) => ({
     text,
-    x: 4,
+    x: LINE_X,
     y: band.top + 8 + i * GUTTER_LINE,
     color: i === 0 ? TEXT : TEXT_SECONDARY,
     size: i === 0 && !thin ? (11 as const) : (10 as const),
@@ -287,8 +335,8 @@ export function gutterMark(band: DeviceBand): GutterMark {
     text:
       lane.stream !== 'compute' && !lane.collapsed && lane.height >= LANE_LABEL_MIN
         ? {
-            text: lane.stream,
-            x: 10,
+            text: fitText(lane.stream, roomFrom(INDENT_X), { size: 10, bold: false }),
+            x: INDENT_X,
             y: lane.top + lane.height / 2,
             color: TEXT,
             size: 10 as const,
@@ -297,7 +345,9 @@ export function gutterMark(band: DeviceBand): GutterMark {
         : null,
   }));
   const room = band.memoryHeight >= LANE_LABEL_MIN;
-  const [peak, base] = memoryLabels(band);
+  const [fullPeak, fullBase] = memoryLabels(band);
+  const peak = fitText(fullPeak, roomFrom(INDENT_X), { size: 10, bold: band.oom });
+  const base = fullBase && fitText(fullBase, roomFrom(INDENT_X), { size: 10, bold: false });
   const middle = band.memoryTop + band.memoryHeight / 2;
   return {
     lines,
@@ -306,7 +356,7 @@ export function gutterMark(band: DeviceBand): GutterMark {
       peak: room
         ? {
             text: peak,
-            x: 10,
+            x: INDENT_X,
             y: middle - (base ? 6 : 0),
             color: band.oom ? CAPACITY_LINE : TEXT,
             size: 10,
@@ -314,18 +364,40 @@ export function gutterMark(band: DeviceBand): GutterMark {
           }
         : null,
       base:
-        room && base ? { text: base, x: 10, y: middle + 6, color: TEXT_MUTED, size: 10, bold: false } : null,
+        room && base
+          ? { text: base, x: INDENT_X, y: middle + 6, color: TEXT_MUTED, size: 10, bold: false }
+          : null,
     },
   };
 }
 
 /**
- * The gutter's lines of a device band: the device, then its stages on a line of their own when
- * the band's compute lane has room for two, so a long label never runs into the plot.
+ * The gutter's lines of a device band, each fitted to the gutter (gutterText.ts): the device with
+ * its stages, then its mesh coordinates, when the band's compute lane has room for two lines
+ * ("dev 0 · PP 0,16" over "dp 0–63 · tp 0–7"); the stages go to the second line when the first
+ * has no room for them. A compact band has one line. The full label is the gutter's hover text.
  */
 export function gutterLines(band: DeviceBand): string[] {
   const [device, ...rest] = band.label.split(' · ');
-  return rest.length > 0 && !thinBand(band) ? [device!, rest.join(' · ')] : [band.label];
+  const first = { size: 11, bold: true };
+  const other = { size: 10, bold: false };
+  const room = roomFrom(LINE_X);
+  if (rest.length === 0) return [fitText(band.label, room, first)];
+  if (thinBand(band)) return [fitText(band.label, room, other)];
+  const stages = rest[0]!.startsWith('PP ') ? rest[0]! : undefined;
+  const mesh = stages ? rest.slice(1) : rest;
+  if (stages && mesh.length > 0) {
+    const line = `${device} · ${stages}`;
+    if (fitText(line, room, first) === line) return [line, fitText(mesh.join(' · '), room, other)];
+  }
+  return [fitText(device!, room, first), fitText(rest.join(' · '), room, other)];
+}
+
+/** What the gutter of a band says in full, on hover: its label and its memory. */
+export function gutterTitle(band: DeviceBand): string {
+  const [peak, base] = memoryLabels(band);
+  const cap = band.capacityBytes !== undefined ? ` of ${formatBytes(band.capacityBytes)}` : '';
+  return `${band.label}\n${peak}${cap}${base ? ` (${base})` : ''}`;
 }
 
 /** A band whose first lane has no room for two lines (compact timelines): one line, in a smaller font. */

@@ -12,7 +12,7 @@ import {
 } from './colors.ts';
 import { type DeviceBand, GUTTER, type PlacedOp } from './layout.ts';
 import type { PlanIndex } from './planIndex.ts';
-import { gutterMark, memoryMark, opBox, opMark, type Stretch, type TextMark } from './scene.ts';
+import { gutterMark, gutterTitle, memoryMark, opBox, opMark, type Stretch, type TextMark } from './scene.ts';
 import type { TimeView } from './view.ts';
 
 /** Element ids of one mounted timeline: several timelines on a page (Compare) each have their own. */
@@ -167,7 +167,7 @@ export function SvgGutter({ band, clip }: { band: DeviceBand; clip: string }) {
   const g = gutterMark(band);
   return (
     <g data-device-band={band.device} fontSize={10} fill={TEXT} clipPath={`url(#${clip})`}>
-      <title>{band.label}</title>
+      <title>{gutterTitle(band)}</title>
       {g.lines.map((t) => (
         <SvgText key={t.text} t={t}>
           {t.text}

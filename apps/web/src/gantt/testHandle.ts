@@ -4,6 +4,7 @@
  */
 import type { GanttGeometry } from './geometry.ts';
 import type { PanZoom } from './panZoom.ts';
+import { timelinePng, timelineSvg } from './picture.ts';
 import type { GanttLive } from './props.ts';
 
 /** Scripting handle on the root element (`data-testid="gantt"`), as `element.stagecraftGantt`. */
@@ -21,6 +22,9 @@ export interface GanttHandle {
   reveal(id: string): boolean;
   /** Visible time window. */
   window(): { t0: number; t1: number };
+  /** The view on screen, every device, as an SVG document or a PNG (picture.ts): the export buttons' source. */
+  picture(kind: 'svg'): string;
+  picture(kind: 'png'): Promise<Blob>;
   render: 'svg' | 'canvas';
 }
 
@@ -56,6 +60,10 @@ export function attachHandle(
       const v = geometry.view();
       return { t0: v.t0, t1: v.t1 };
     },
+    picture: ((kind: 'svg' | 'png') =>
+      kind === 'svg'
+        ? timelineSvg(live(), geometry.view())
+        : timelinePng(live(), geometry.view())) as GanttHandle['picture'],
     get render() {
       return live().mode;
     },

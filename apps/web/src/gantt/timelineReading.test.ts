@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runExample } from '../../test/simulatedExamples.ts';
 import { flowsOf } from './flows.ts';
 import { layoutGantt } from './layout.ts';
-import { findOp } from './opSearch.ts';
+import { findOps } from './opSearch.ts';
 import { indexPlan } from './planIndex.ts';
 import { readRange } from './rangeReading.ts';
 
@@ -30,18 +30,19 @@ describe('reading the timeline: ranges, search, flows and folded lanes', () => {
     );
   });
 
-  it('search lands on the exact id first, else the earliest op containing the text', () => {
+  it('search lands on the exact id alone, else on every op containing the text, earliest first', () => {
     const { sim } = runExample('1f1b-p4-m8');
     const timeline = sim.timeline!;
-    expect(findOp(timeline, 'F.b2.mb3')).toMatchObject({ id: 'F.b2.mb3', count: 1 });
-    const partial = findOp(timeline, 'b3.MB0')!;
-    expect(partial.count).toBeGreaterThan(1);
-    const earliest = Math.min(
-      ...timeline.filter((e) => e.id.toLowerCase().includes('b3.mb0')).map((e) => e.startMs),
-    );
-    expect(partial.event.startMs).toBe(earliest);
-    expect(findOp(timeline, 'nothing-like-this')).toBeNull();
-    expect(findOp(timeline, '   ')).toBeNull();
+    expect(findOps(timeline, 'F.b2.mb3').map((h) => h.id)).toEqual(['F.b2.mb3']);
+    const partial = findOps(timeline, 'b3.MB0');
+    const containing = timeline.filter((e) => e.id.toLowerCase().includes('b3.mb0'));
+    expect(partial).toHaveLength(containing.length);
+    expect(partial.length).toBeGreaterThan(1);
+    expect(partial[0]!.event.startMs).toBe(Math.min(...containing.map((e) => e.startMs)));
+    for (let i = 1; i < partial.length; i++)
+      expect(partial[i]!.event.startMs).toBeGreaterThanOrEqual(partial[i - 1]!.event.startMs);
+    expect(findOps(timeline, 'nothing-like-this')).toEqual([]);
+    expect(findOps(timeline, '   ')).toEqual([]);
   });
 
   it('a selected SEND flows to its RECV, and a forward shows the transfers into and out of it', () => {
