@@ -67,6 +67,16 @@ export function exportPiperProgram(
     const d = e.directive;
     const reason = NO_PIPER_OP[d.op];
     if (reason) return { ok: false, errors: [{ path: formatPath(e.path), message: reason }] };
+    if (d.op === 'shard_tensor' && d.sequence_parallel !== undefined)
+      return {
+        ok: false,
+        errors: [
+          {
+            path: formatPath([...e.path, 'sequence_parallel']),
+            message: "Piper's shard_tensor all-reduces and has no sequence parallelism option",
+          },
+        ],
+      };
     if (!PIPER_OPS.includes(d.op)) continue;
     const { enabled: _enabled, ...rest } = d;
     if ((d.op === 'replicate' || d.op === 'shard' || d.op === 'shard_tensor') && d.axis !== undefined) {

@@ -8,6 +8,14 @@
  * tensor parallel or data parallel: a block `replicate` already covers on the group is an error,
  * unless the two run over different axes of its mesh (tp × dp): then each sub-group along the
  * `axis` splits the blocks (n is the sub-group's size) and all-reduces among its own members.
+ *
+ * `sequence_parallel` (Megatron's, Korthikanti et al. 2022 §4.2.2): each all-reduce becomes a
+ * reduce-scatter leaving the block and an all-gather entering the next, the same bytes on the
+ * wire (a ring all-reduce is the two), while the norm activations between them are held 1/n. The
+ * all-gather of a block's input that Megatron repeats in the backward for the weight gradient,
+ * overlapped there with the input-gradient GEMM, is not charged. Without it (`false`) the norm
+ * activations and the checkpointed input stay whole on every member; absent, every activation is
+ * counted 1/n with all-reduces, as designs written before the option were.
  */
 import {
   type BlockInfo,
@@ -15,7 +23,9 @@ import {
   EDGE_DATA,
   formatPath,
   nodeIdOf,
+  OP_ALL_GATHER,
   OP_ALL_REDUCE,
+  OP_REDUCE_SCATTER,
   OP_UPD,
 } from '@stagecraft/ir';
 import { type Pass, rewritten } from '../driver/pass.ts';
@@ -33,10 +43,12 @@ export const shardTensorPass: Pass = {
     const { t, rows, edges, directives: list } = rewrite;
     const blocks: BlockInfo[] = dag.blocks.slice();
     const degree = new Map<number, number>();
+    /** The factor a block's ops' memory effects scale by when its norms stay whole (else 1/n). */
+    const memory = new Map<number, number>();
     const e = dag.edges;
     const tensorParallel = [...(dag.tensorParallel ?? [])];
     const subgroups = new Map(dag.subgroups ?? []);
-    for (const { region: r, members, ops: inRegion, provenance, stream, path } of regionDirectives(
+    for (const { d, region: r, members, ops: inRegion, provenance, stream, path } of regionDirectives(
       dag,
       ctx,
       list,
@@ -66,7 +78,9 @@ export const shardTensorPass: Pass = {
             message: `block ${b} (${dag.blocks[b]!.name}) is already tensor parallel`,
           });
         degree.set(b, n);
-        blocks[b] = divided(dag.blocks[b]!, n);
+        blocks[b] = divided(dag.blocks[b]!, n, d.sequence_parallel);
+        const before = dag.blocks[b]!.activationBytes;
+        if (d.sequence_parallel === false && before > 0) memory.set(b, blocks[b]!.activationBytes / before);
       }
       if (n === 1) continue;
       const arOf = new Map<number, number>();
@@ -81,30 +95,44 @@ export const shardTensorPass: Pass = {
         if (familyOf(t.op[u]!) !== nodeFamily(t, v)) continue;
         let a = arOf.get(u);
         if (a === undefined) {
-          a = rows.add({
-            op: OP_ALL_REDUCE,
-            like: u,
-            group: r.group,
-            stream,
-            directive: provenance.directive ?? -1,
-            bytes: e.bytes[j]!,
-            id: `ALL_REDUCE.tp.${nodeIdOf(dag, u)}`,
-          });
+          const bytes = e.bytes[j]!;
+          const add = (op: number, name: string) => {
+            const x = rows.add({
+              op,
+              like: u,
+              group: r.group,
+              stream,
+              directive: provenance.directive ?? -1,
+              bytes,
+              id: `${name}.tp.${nodeIdOf(dag, u)}`,
+            });
+            if (r.mask !== null) subgroups.set(x, r.mask);
+            return x;
+          };
+          if (d.sequence_parallel) {
+            const scatter = add(OP_REDUCE_SCATTER, 'REDUCE_SCATTER');
+            a = add(OP_ALL_GATHER, 'ALL_GATHER');
+            edges.push(u, scatter, bytes);
+            edges.push(scatter, a, bytes);
+          } else {
+            a = add(OP_ALL_REDUCE, 'ALL_REDUCE');
+            edges.push(u, a, bytes);
+          }
           arOf.set(u, a);
-          if (r.mask !== null) subgroups.set(a, r.mask);
-          edges.push(u, a, e.bytes[j]!);
         }
         edges.from[j] = a;
       }
     }
     const out = rows.table(degree.size > 0 ? ['alloc', 'free'] : []);
-    // Each member computes 1/n of a block: its ops' memory effects too.
+    // Each member computes 1/n of a block: its ops' memory effects too (the norms' whole without
+    // sequence parallelism).
     if (degree.size > 0)
       for (let i = 0; i < t.length; i++) {
         const n = t.op[i]! <= OP_UPD ? degree.get(t.block[i]!) : undefined;
         if (n === undefined || n === 1) continue;
-        out.alloc[i] = t.alloc[i]! / n;
-        out.free[i] = t.free[i]! / n;
+        const k = memory.get(t.block[i]!);
+        out.alloc[i] = k === undefined ? t.alloc[i]! / n : t.alloc[i]! * k;
+        out.free[i] = k === undefined ? t.free[i]! / n : t.free[i]! * k;
       }
     return rewritten(
       dag,
@@ -117,10 +145,13 @@ export const shardTensorPass: Pass = {
   },
 };
 
-function divided(b: BlockInfo, n: number): BlockInfo {
+/** Block b as each of n members holds it; `sequenceParallel` as the directive's option. */
+function divided(b: BlockInfo, n: number, sequenceParallel: boolean | undefined): BlockInfo {
+  // Without sequence parallelism every member holds the norms' input and output whole.
+  const whole = sequenceParallel === false ? (b.sequenceActivationBytes ?? 0) : 0;
   const out: BlockInfo = {
     ...b,
-    activationBytes: b.activationBytes / n,
+    activationBytes: (b.activationBytes - whole) / n + whole,
     paramBytes: b.paramBytes / n,
   };
   if (b.ms)
@@ -131,6 +162,11 @@ function divided(b: BlockInfo, n: number): BlockInfo {
       ...b.kernels,
       gemms: b.kernels.gemms.map((g) => (g.split === 'n' ? { ...g, n: g.n / n } : { ...g, k: g.k / n })),
     };
-  if (b.recomputeActivationBytes !== undefined) out.recomputeActivationBytes = b.recomputeActivationBytes / n;
+  // The checkpointed input is the norm's input: whole on every member without sequence parallelism.
+  if (b.recomputeActivationBytes !== undefined)
+    out.recomputeActivationBytes =
+      sequenceParallel === false ? b.recomputeActivationBytes : b.recomputeActivationBytes / n;
+  if (b.sequenceActivationBytes !== undefined)
+    out.sequenceActivationBytes = b.sequenceActivationBytes / (sequenceParallel === false ? 1 : n);
   return out;
 }
