@@ -138,6 +138,13 @@ export const shardTensorSchema = z
      * behaviour of designs written before the option (their figures unchanged).
      */
     sequence_parallel: z.boolean().optional(),
+    /**
+     * Stagecraft's own: Megatron-LM's scatter-gather pipeline sends. A send of the region's output
+     * to a stage tensor parallel as many ways goes as 1/n from each member, all-gathered by the
+     * receivers. Default false here (Megatron-LM defaults it on): see docs/design-format.md.
+     * Under sequence parallelism sends always take this form.
+     */
+    scatter_gather_sends: z.boolean().optional(),
     enabled,
   })
   .superRefine(devicesOrAxis);

@@ -67,13 +67,21 @@ export function exportPiperProgram(
     const d = e.directive;
     const reason = NO_PIPER_OP[d.op];
     if (reason) return { ok: false, errors: [{ path: formatPath(e.path), message: reason }] };
-    if (d.op === 'shard_tensor' && d.sequence_parallel !== undefined)
+    const option =
+      d.op !== 'shard_tensor'
+        ? undefined
+        : d.sequence_parallel !== undefined
+          ? 'sequence_parallel'
+          : d.scatter_gather_sends !== undefined
+            ? 'scatter_gather_sends'
+            : undefined;
+    if (option)
       return {
         ok: false,
         errors: [
           {
-            path: formatPath([...e.path, 'sequence_parallel']),
-            message: "Piper's shard_tensor all-reduces and has no sequence parallelism option",
+            path: formatPath([...e.path, option]),
+            message: `Piper's shard_tensor all-reduces each block's output and sends it whole; it has no ${option} option`,
           },
         ],
       };

@@ -1,7 +1,16 @@
 import { type CollectiveNode, type Design, parseDesign } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { tp8Layer as llamaLayer } from '../../../../test/tensorParallelDesigns.ts';
-import { after, byId, compiled, ofKind, onTwoStages, preds, succs } from '../../test/parallelDesigns.ts';
+import {
+  after,
+  byId,
+  compiled,
+  ofKind,
+  onTwoStages,
+  PLACE_2x2,
+  preds,
+  succs,
+} from '../../test/parallelDesigns.ts';
 import { exportPiperProgram } from '../formats/piperProgram.ts';
 
 const sp = onTwoStages({
@@ -65,5 +74,115 @@ describe('shard_tensor sequence_parallel', () => {
     const piper = exportPiperProgram(design, r.program, r.plan, r.dag);
     expect(piper.ok).toBe(false);
     if (!piper.ok) expect(piper.errors[0]!.path).toBe('directives[2].sequence_parallel');
+  });
+});
+
+/** Two dense stages of two blocks on [0, 1] and [2, 3], each stage tensor parallel unless `second` is false. */
+function bothStages(
+  options: { sequence_parallel?: boolean; scatter_gather_sends?: boolean },
+  second = true,
+): Design {
+  const block = (s: number, k: number) => ({
+    name: `layer ${2 * s + k}`,
+    tags: { PP: s, TP: 0 },
+    F: 1,
+    BI: 1,
+    BW: 1,
+    activationBytes: 100,
+    paramBytes: 800,
+    outputBytes: 10,
+  });
+  return {
+    format: 'stagecraft/design@1',
+    name: 'test',
+    model: {
+      kind: 'synthetic',
+      blocks: [block(0, 0), block(0, 1), block(1, 0), block(1, 1)],
+      tokensPerMicrobatch: 1000,
+    },
+    cluster: { kind: 'ideal', devices: 4 },
+    directives: [
+      ...PLACE_2x2,
+      { op: 'shard_tensor', filter: { PP: 0, TP: '*' }, devices: [0, 1], stream: 'tp', ...options },
+      ...(second
+        ? [
+            {
+              op: 'shard_tensor' as const,
+              filter: { PP: 1, TP: '*' as const },
+              devices: [2, 3],
+              stream: 'tp',
+              ...options,
+            },
+          ]
+        : []),
+    ],
+  };
+}
+
+describe('shard_tensor scatter_gather_sends', () => {
+  it('sends 1/n from each member and all-gathers on the receiving stage before its block', () => {
+    const dag = after(bothStages({ scatter_gather_sends: true }), 'shard-tensor');
+    // Forward: block 1's output to block 2; backward: block 2's input gradient to block 1.
+    const forward = byId(dag, 'SEND.F.b1.mb0.d2');
+    expect(forward).toMatchObject({ bytes: 5 });
+    expect(succs(dag, 'RECV.F.b1.mb0.d2')).toEqual(['ALL_GATHER.tp.RECV.F.b1.mb0.d2']);
+    expect(succs(dag, 'ALL_GATHER.tp.RECV.F.b1.mb0.d2')).toEqual(['F.b2.mb0']);
+    const send = byId(dag, 'SEND.B.b2.mb0.d0');
+    const recv = byId(dag, 'RECV.B.b2.mb0.d0');
+    expect(send).toMatchObject({ bytes: 5 });
+    expect(recv).toMatchObject({ bytes: 5 });
+    expect(preds(dag, send.id)).toEqual(['ALL_REDUCE.tp.B.b2.mb0']);
+    const gather = byId(dag, 'ALL_GATHER.tp.RECV.B.b2.mb0.d0') as CollectiveNode;
+    expect(gather).toMatchObject({ devices: [0, 1], bytes: 10 });
+    expect(preds(dag, gather.id)).toEqual([recv.id]);
+    expect(succs(dag, recv.id)).toEqual([gather.id]);
+  });
+
+  it('sends the whole tensor without it, or when the receiving stage is not tensor parallel', () => {
+    for (const design of [bothStages({}), bothStages({ scatter_gather_sends: true }, false)]) {
+      const dag = after(design, 'shard-tensor');
+      const sends = ofKind(dag, 'SEND') as { bytes: number }[];
+      expect(sends.length).toBeGreaterThan(0);
+      expect(sends.every((n) => n.bytes === 10)).toBe(true);
+      expect(ofKind(dag, 'ALL_GATHER')).toEqual([]);
+    }
+  });
+
+  it('under sequence parallelism sends the reduce-scatter’s shard, gathered by the receivers', () => {
+    const dag = after(bothStages({ sequence_parallel: true }), 'shard-tensor');
+    expect(preds(dag, 'SEND.B.b2.mb0.d0')).toEqual(['REDUCE_SCATTER.tp.B.b2.mb0']);
+    expect(byId(dag, 'SEND.B.b2.mb0.d0')).toMatchObject({ bytes: 5 });
+    expect(succs(dag, 'RECV.B.b2.mb0.d0')).toEqual(['ALL_GATHER.tp.RECV.B.b2.mb0.d0']);
+    // No gather on the sending stage for a tensor only sent.
+    expect(dag.nodes.find((n) => n.id === 'ALL_GATHER.tp.B.b2.mb0')).toBeUndefined();
+  });
+
+  it('under sequence parallelism gathers before sending to a stage that is not tensor parallel', () => {
+    const dag = after(
+      onTwoStages({
+        op: 'shard_tensor',
+        filter: { PP: 1, TP: '*' },
+        devices: [2, 3],
+        stream: 'tp',
+        sequence_parallel: true,
+      }),
+      'shard-tensor',
+    );
+    expect(preds(dag, 'SEND.B.b2.mb0.d0')).toEqual(['ALL_GATHER.tp.B.b2.mb0']);
+    expect(preds(dag, 'ALL_GATHER.tp.B.b2.mb0')).toEqual(['REDUCE_SCATTER.tp.B.b2.mb0']);
+    expect(byId(dag, 'SEND.B.b2.mb0.d0')).toMatchObject({ bytes: 10 });
+  });
+
+  it('is refused at its path when not a boolean, and by the Piper export', () => {
+    const bad = JSON.parse(JSON.stringify(bothStages({ scatter_gather_sends: true })));
+    bad.directives[3].scatter_gather_sends = 1;
+    const r = parseDesign(bad);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors.map((e) => e.path)).toContain('directives[3].scatter_gather_sends');
+    const design = bothStages({ scatter_gather_sends: true });
+    const c = compiled(design);
+    const piper = exportPiperProgram(design, c.program, c.plan, c.dag);
+    expect(piper.ok).toBe(false);
+    if (!piper.ok) expect(piper.errors[0]!.path).toBe('directives[3].scatter_gather_sends');
   });
 });
