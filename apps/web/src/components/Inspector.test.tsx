@@ -52,3 +52,23 @@ describe('<Inspector> fields', () => {
     expect(s.notice?.text).toContain('the model is cut into 8 stages');
   });
 });
+
+describe('<Inspector> tensor parallelism options', () => {
+  beforeEach(() => {
+    initStore(example('llama3-70b-tp8-pp4-dp2'));
+    useStore.getState().select(1);
+    render(<Inspector />);
+  });
+
+  test('sequence parallelism and scatter-gather sends are set on the shard_tensor and cleared again', () => {
+    fireEvent.click(screen.getByTestId('field-sequence_parallel'));
+    fireEvent.click(screen.getByTestId('field-scatter_gather_sends'));
+    expect(useStore.getState().design.directives[1]).toMatchObject({
+      op: 'shard_tensor',
+      sequence_parallel: true,
+      scatter_gather_sends: true,
+    });
+    fireEvent.click(screen.getByTestId('field-sequence_parallel'));
+    expect(useStore.getState().design.directives[1]).not.toHaveProperty('sequence_parallel');
+  });
+});

@@ -45,7 +45,24 @@ export const FIELDS: Record<DirectiveOp, FieldSpec[]> = {
     { key: 'shard_params', kind: 'bool', optional: true, help: 'ZeRO-3' },
   ],
   shard: [filter, devices, axis, stream()],
-  shard_tensor: [filter, devices, axis, stream()],
+  shard_tensor: [
+    filter,
+    devices,
+    axis,
+    stream(),
+    {
+      key: 'sequence_parallel',
+      kind: 'bool',
+      optional: true,
+      help: 'reduce-scatter + all-gather instead of all-reduce; norm activations 1/n',
+    },
+    {
+      key: 'scatter_gather_sends',
+      kind: 'bool',
+      optional: true,
+      help: 'pipeline sends 1/n per member, all-gathered by the receiving stage',
+    },
+  ],
   split: [filter, { key: 'dim_name', kind: 'string' }, { key: 'num_microbatches', kind: 'int' }],
   order: [
     { key: 'filters', kind: 'json', help: 'slots in order; a slot lists the filters it runs together' },

@@ -39,6 +39,12 @@ export interface BlockInfo {
   activationBytes: number;
   /** Stashed bytes when the block is recomputed (its input only); transformer models give it. */
   recomputeActivationBytes?: number;
+  /**
+   * Of activationBytes, the norm's input and output: tensor parallelism leaves them whole on every
+   * member unless it is sequence parallel (Korthikanti et al. 2022, "Reducing Activation
+   * Recomputation in Large Transformer Models", §4.2); transformer models give it.
+   */
+  sequenceActivationBytes?: number;
   paramBytes: number;
   outputBytes: number;
   /** Tokens one microbatch pass of the block processes (transformer models). */

@@ -130,6 +130,21 @@ export const shardTensorSchema = z
     devices: devices.optional(),
     axis: axis.optional(),
     stream: streamName.optional(),
+    /**
+     * Stagecraft's own: Megatron's sequence parallelism (Korthikanti et al. 2022). true: a
+     * reduce-scatter and an all-gather in place of each all-reduce, the norm activations and the
+     * checkpointed input 1/n; false: all-reduces, the norm activations and the checkpointed input
+     * whole on every member. Absent: all-reduces with every activation counted 1/n, the
+     * behaviour of designs written before the option (their figures unchanged).
+     */
+    sequence_parallel: z.boolean().optional(),
+    /**
+     * Stagecraft's own: Megatron-LM's scatter-gather pipeline sends. A send of the region's output
+     * to a stage tensor parallel as many ways goes as 1/n from each member, all-gathered by the
+     * receivers. Default false here (Megatron-LM defaults it on): see docs/design-format.md.
+     * Under sequence parallelism sends always take this form.
+     */
+    scatter_gather_sends: z.boolean().optional(),
     enabled,
   })
   .superRefine(devicesOrAxis);

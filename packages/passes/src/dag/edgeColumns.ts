@@ -19,6 +19,9 @@ export class EdgeColumns {
   get to(): Int32Array {
     return this.cols.to;
   }
+  get bytes(): Float64Array {
+    return this.cols.bytes;
+  }
   push(u: number, v: number, bytes = 0, kind: EdgeKind = EDGE_DATA): void {
     if (this.count === this.cols.from.length) this.cols = grown(this.cols, 2 * this.count);
     const i = this.count++;

@@ -199,9 +199,18 @@ function exactKeys(
   // other node may be issued lazily, the only reader of the backward sweep.
   const anchored = scratch.uint8(n);
   let lazyOps = false;
+  // An all-gather behind a RECV (a scatter-gather send's, shardTensor.ts) is issued like the
+  // combine of an incoming gradient; the other all-gathers are ZeRO's, issued when prefetched.
+  const gatherBehindRecv = scratch.uint8(n);
   for (let i = 0; i < n; i++) {
     if (laneOf[i]! >= 0 && computeLane[laneOf[i]!] === 1) anchored[i] = 1;
     else if (op[i] !== OP_SEND && op[i] !== OP_RECV && op[i] !== OP_ALL_GATHER) lazyOps = true;
+    else if (op[i] === OP_ALL_GATHER)
+      for (let e = inc.offset[i]!, end = inc.offset[i + 1]!; e < end; e++)
+        if (op[inc.node[e]!] === OP_RECV) {
+          gatherBehindRecv[i] = 1;
+          lazyOps = true;
+        }
   }
   const { prev, next } = channelLinks(t, order, laneOf, lanes, inc, scratch);
   // Rank of the first compute-lane unit downstream, through other nodes only; and whether one of
@@ -255,7 +264,10 @@ function exactKeys(
       if (group[p] === g && local[p] === 1) local[i] = 1;
     }
     const o = op[i]!;
-    const lazy = o === OP_RELOAD || (o !== OP_SEND && o !== OP_RECV && o !== OP_ALL_GATHER && local[i] === 0);
+    const lazy =
+      o === OP_RELOAD ||
+      (local[i] === 0 &&
+        ((o !== OP_SEND && o !== OP_RECV && o !== OP_ALL_GATHER) || gatherBehindRecv[i] === 1));
     // Just below the first compute-lane unit downstream: 2·first + 1.
     const late = first[i] === NEVER ? NONE : 2 * first[i]! + 1;
     key[i] = lazy && own[i] === 1 && late > lo ? late : lo;

@@ -67,6 +67,24 @@ export function exportPiperProgram(
     const d = e.directive;
     const reason = NO_PIPER_OP[d.op];
     if (reason) return { ok: false, errors: [{ path: formatPath(e.path), message: reason }] };
+    const option =
+      d.op !== 'shard_tensor'
+        ? undefined
+        : d.sequence_parallel !== undefined
+          ? 'sequence_parallel'
+          : d.scatter_gather_sends !== undefined
+            ? 'scatter_gather_sends'
+            : undefined;
+    if (option)
+      return {
+        ok: false,
+        errors: [
+          {
+            path: formatPath([...e.path, option]),
+            message: `Piper's shard_tensor all-reduces each block's output and sends it whole; it has no ${option} option`,
+          },
+        ],
+      };
     if (!PIPER_OPS.includes(d.op)) continue;
     const { enabled: _enabled, ...rest } = d;
     if ((d.op === 'replicate' || d.op === 'shard' || d.op === 'shard_tensor') && d.axis !== undefined) {

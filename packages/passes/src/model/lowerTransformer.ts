@@ -94,6 +94,7 @@ function blockInfo(
     kernels: { gemms: b.gemms.map((g) => ({ ...g })), otherLaunches: { ...b.otherLaunches }, dtype },
     activationBytes: b.activationBytes,
     recomputeActivationBytes: b.recomputeActivationBytes,
+    ...(b.sequenceActivationBytes ? { sequenceActivationBytes: b.sequenceActivationBytes } : {}),
     paramBytes: b.paramBytes,
     outputBytes: b.outputBytes,
     tokens,

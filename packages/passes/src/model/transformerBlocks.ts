@@ -57,6 +57,8 @@ export interface TransformerBlock {
   activationBytes: number;
   /** The same under full recompute: only the block's input. */
   recomputeActivationBytes: number;
+  /** Of activationBytes, the norm's input and output (what sequence parallelism splits); 0 if none. */
+  sequenceActivationBytes?: number;
   /** Bytes sent to the next block (and, as the gradient, back): the hidden state. */
   outputBytes: number;
 }
@@ -173,6 +175,7 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
     otherLaunches: launches(4),
     params: projParams + normParams,
     activationBytes: stash,
+    sequenceActivationBytes: 2 * t * h * e,
   });
 }
 
@@ -206,6 +209,7 @@ function denseMlp(x: Ctx, layer: number, name: string): TransformerBlock {
     params: m.params + h,
     // Norm input, norm output (the gate/up input), gate and up outputs, the down input.
     activationBytes: 2 * x.t * h * x.e + m.stash,
+    sequenceActivationBytes: 2 * x.t * h * x.e,
   });
 }
 

@@ -11,13 +11,17 @@
 import {
   CompileError,
   type Dag,
+  EDGE_DATA,
   EDGE_TEMPORAL,
   type Filter,
   formatPath,
   grow,
   Names,
   nodeIdOf,
+  OP_B,
+  OP_BI,
   OP_ORDER_SINK,
+  OP_RECOMPUTE,
   type OrderDirective,
   type OrderSlots,
   type OverlapSlot,
@@ -161,6 +165,8 @@ class SlotWriter {
   after: Int32Array;
   /** Out-edges only matter to slots of several filters (overlap detection): built on first use. */
   private out: Adjacency | undefined;
+  /** The RECOMPUTE feeding each backward (B or BI), −1 if none; undefined when the DAG has none. */
+  private readonly recomputeOf: Int32Array | undefined;
   // The order being written.
   private path: PathSegment[] = [];
   private directive = 0;
@@ -194,6 +200,7 @@ class SlotWriter {
     // not taken from the pool, where it would hold a buffer for nothing).
     this.after = halves ? ctx.scratch.int32(this.N) : new Int32Array(0);
     this.fpath = () => [...this.path, 'filters', this.fj, this.fq];
+    this.recomputeOf = recomputesOf(dag, ctx);
   }
 
   startOrder(oi: number): void {
@@ -255,11 +262,15 @@ class SlotWriter {
       else if (independentParts(list, width, slot, this.slotOf, this.filterOf, adjacency, dag.edges.to) > 1)
         this.overlaps.push({ nodes: list, directive: this.directive });
     }
-    const { prev, prevCount } = this;
+    const { prev, prevCount, recomputeOf } = this;
     if (prevCount > 0) {
       if (prevCount * count <= DIRECT_EDGE_LIMIT) {
         for (let a = 0; a < prevCount; a++)
-          for (let b = 0; b < count; b++) edges.add(prev[a]!, ops[b]!, EDGE_TEMPORAL, 0);
+          for (let b = 0; b < count; b++) {
+            edges.add(prev[a]!, ops[b]!, EDGE_TEMPORAL, 0);
+            const r = recomputeOf ? recomputeOf[ops[b]!]! : -1;
+            if (r >= 0) edges.add(prev[a]!, r, EDGE_TEMPORAL, 0);
+          }
       } else {
         const sink = N + this.sinkId.length;
         this.sinkGroup.push(this.group);
@@ -268,7 +279,11 @@ class SlotWriter {
         const at: PathSegment[] = [...this.path, 'filters', row, ...(slot & 1 ? ['BW'] : [])];
         this.sinkId.push(`ORDER_SINK.${formatPath(at)}`);
         for (let a = 0; a < prevCount; a++) edges.add(prev[a]!, sink, EDGE_TEMPORAL, 0);
-        for (let b = 0; b < count; b++) edges.add(sink, ops[b]!, EDGE_TEMPORAL, 0);
+        for (let b = 0; b < count; b++) {
+          edges.add(sink, ops[b]!, EDGE_TEMPORAL, 0);
+          const r = recomputeOf ? recomputeOf[ops[b]!]! : -1;
+          if (r >= 0) edges.add(sink, r, EDGE_TEMPORAL, 0);
+        }
       }
     }
     this.prevCount = count;
@@ -287,6 +302,29 @@ class SlotWriter {
     this.prev = this.after;
     this.after = spare;
   }
+}
+
+/**
+ * The RECOMPUTE feeding each backward (B, or BI of a split one), or undefined when there is none.
+ * A RECOMPUTE runs after whatever its backward's slot follows, i.e. immediately before that
+ * backward on its stream, as Megatron re-runs a checkpointed layer inside the backward step: left
+ * to the data order alone, it is issued as soon as its forward has run and waits for its gradient
+ * there, ahead of forwards that are ready.
+ */
+function recomputesOf(dag: Dag, ctx: PassContext): Int32Array | undefined {
+  const t = tableOf(dag);
+  let any = false;
+  for (let i = 0; i < t.length && !any; i++) any = t.op[i] === OP_RECOMPUTE;
+  if (!any) return undefined;
+  const of = ctx.scratch.int32(t.length, -1);
+  const { from, to, kind } = dag.edges;
+  for (let j = 0; j < from.length; j++) {
+    const u = from[j]!;
+    const v = to[j]!;
+    if (kind[j] === EDGE_DATA && t.op[u] === OP_RECOMPUTE && (t.op[v] === OP_B || t.op[v] === OP_BI))
+      of[v] = u;
+  }
+  return of;
 }
 
 const PASS_B = PASS_NAMES.indexOf('B');

@@ -3,9 +3,23 @@
  * (`recomputeActivationBytes`, by default the previous block's output) instead of their full
  * stash; a RECOMPUTE op re-runs the forward just before the backward needs it, re-allocating the
  * stash, which the backward frees as before. RECOMPUTE waits for everything else the backward
- * waits for, so it runs late (when the gradient arrives) rather than right after the forward.
+ * waits for, so it runs late (when the gradient arrives) rather than right after the forward; the
+ * order pass issues it right before its backward. A forward whose output tensor parallelism
+ * all-reduces repeats that all-reduce when re-run (Megatron re-runs the whole layer, collectives
+ * included), and the backward waits for it.
  */
-import { EDGE_DATA, type NodeTable, OP_ALL_GATHER, OP_B, OP_BI, OP_BW, OP_RECOMPUTE } from '@stagecraft/ir';
+import {
+  EDGE_DATA,
+  type NodeTable,
+  nodeIdOf,
+  OP_ALL_GATHER,
+  OP_ALL_REDUCE,
+  OP_B,
+  OP_BI,
+  OP_BW,
+  OP_RECOMPUTE,
+  OP_REDUCE_SCATTER,
+} from '@stagecraft/ir';
 import { type Pass, rewritten } from '../driver/pass.ts';
 import { stashedForwards } from '../program/stashedForwards.ts';
 import { DagRewrite } from './dagRewrite.ts';
@@ -25,6 +39,7 @@ export const recomputePass: Pass = {
     const directive = new Map<number, number>();
     const allocOf = (i: number) => alloc.get(i) ?? t.alloc[i]!;
     const freeOf = (i: number) => free.get(i) ?? t.free[i]!;
+    const subgroups = new Map(dag.subgroups ?? []);
     for (const { f, provenance } of stashedForwards(dag, list, 'recompute', 'recompute re-runs forwards')) {
       const block = dag.blocks[t.block[f]!]!;
       const keep = block.recomputeActivationBytes ?? dag.blocks[t.block[f]! - 1]?.outputBytes ?? 0;
@@ -71,6 +86,27 @@ export const recomputePass: Pass = {
         const j = inc.edge[k]!;
         if (j !== stash && e.kind[j] === EDGE_DATA) edges.push(e.from[j]!, r);
       }
+      // The forward's TP collectives (an all-reduce, or sequence parallelism's reduce-scatter and
+      // all-gather), again after the recompute and before the backward.
+      let last = r;
+      let lastBytes = 0;
+      for (const c of tensorParallelCollectives(t, f, out, e.to)) {
+        const again = rows.add({
+          op: t.op[c]!,
+          like: f,
+          group: t.group[c]!,
+          stream: t.names[t.stream[c]!]!,
+          directive: provenance.directive ?? -1,
+          bytes: t.bytes[c]!,
+          id: `${nodeIdOf(dag, c).split('.', 2).join('.')}.RECOMPUTE${nodeIdOf(dag, f).slice(1)}`,
+        });
+        const mask = dag.subgroups?.get(c);
+        if (mask !== undefined) subgroups.set(again, mask);
+        edges.push(last, again, t.bytes[c]!);
+        last = again;
+        lastBytes = t.bytes[c]!;
+      }
+      if (last !== r) edges.push(last, b, lastBytes);
     }
     const table = rows.table(['alloc', 'free', 'provPass', 'provDirective']);
     const pass = table.names.indexOf('recompute');
@@ -80,9 +116,37 @@ export const recomputePass: Pass = {
       table.provPass[i] = pass;
       table.provDirective[i] = d;
     }
-    return rewritten(dag, ctx, { edges: edges.list() }, table);
+    return rewritten(
+      dag,
+      ctx,
+      subgroups.size > 0 ? { edges: edges.list(), subgroups } : { edges: edges.list() },
+      table,
+    );
   },
 };
+
+/**
+ * The collectives tensor parallelism puts on forward f's output (shardTensor.ts), in order: its
+ * all-reduce, or its reduce-scatter and the all-gather after it; none when f's block is not split.
+ */
+function tensorParallelCollectives(
+  t: NodeTable,
+  f: number,
+  out: { offset: Int32Array; edge: Int32Array },
+  to: Int32Array,
+): number[] {
+  for (let k = out.offset[f]!; k < out.offset[f + 1]!; k++) {
+    const a = to[out.edge[k]!]!;
+    if (t.block[a] !== t.block[f]) continue;
+    if (t.op[a] === OP_ALL_REDUCE) return [a];
+    if (t.op[a] !== OP_REDUCE_SCATTER) continue;
+    for (let q = out.offset[a]!; q < out.offset[a + 1]!; q++) {
+      const g = to[out.edge[q]!]!;
+      if (t.op[g] === OP_ALL_GATHER) return [a, g];
+    }
+  }
+  return [];
+}
 
 /** The ALL_GATHER feeding node b (ZeRO-3), or −1. */
 function gatherInto(

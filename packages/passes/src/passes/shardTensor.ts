@@ -8,16 +8,31 @@
  * tensor parallel or data parallel: a block `replicate` already covers on the group is an error,
  * unless the two run over different axes of its mesh (tp × dp): then each sub-group along the
  * `axis` splits the blocks (n is the sub-group's size) and all-reduces among its own members.
+ *
+ * `sequence_parallel` (Megatron's, Korthikanti et al. 2022 §4.2.2): each all-reduce becomes a
+ * reduce-scatter leaving the block and an all-gather entering the next, the same bytes on the
+ * wire (a ring all-reduce is the two), while the norm activations between them are held 1/n. The
+ * all-gather of a block's input that Megatron repeats in the backward for the weight gradient,
+ * overlapped there with the input-gradient GEMM, is not charged. Without it (`false`) the norm
+ * activations and the checkpointed input stay whole on every member; absent, every activation is
+ * counted 1/n with all-reduces, as designs written before the option were.
  */
 import {
   type BlockInfo,
   CompileError,
   EDGE_DATA,
+  type EdgeList,
   formatPath,
+  type NodeTable,
   nodeIdOf,
+  OP_ALL_GATHER,
   OP_ALL_REDUCE,
+  OP_RECV,
+  OP_REDUCE_SCATTER,
+  OP_SEND,
   OP_UPD,
 } from '@stagecraft/ir';
+import type { Adjacency } from '../dag/adjacency.ts';
 import { type Pass, rewritten } from '../driver/pass.ts';
 import { familyOf, nodeFamily } from '../program/region.ts';
 import { regionDirectives } from '../program/regionDirectives.ts';
@@ -33,10 +48,17 @@ export const shardTensorPass: Pass = {
     const { t, rows, edges, directives: list } = rewrite;
     const blocks: BlockInfo[] = dag.blocks.slice();
     const degree = new Map<number, number>();
+    /** Where each tensor-parallel block (n > 1) is split, for the sends between such stages. */
+    const regionOf = new Map<number, TensorParallelStage>();
+    const sends: { edge: number; u: number; collective: number; sequenceParallel: boolean }[] = [];
+    /** Under sequence parallelism, the all-gather after each producing op's reduce-scatter. */
+    const gatherOf = new Map<number, number>();
+    /** The factor a block's ops' memory effects scale by when its norms stay whole (else 1/n). */
+    const memory = new Map<number, number>();
     const e = dag.edges;
     const tensorParallel = [...(dag.tensorParallel ?? [])];
     const subgroups = new Map(dag.subgroups ?? []);
-    for (const { region: r, members, ops: inRegion, provenance, stream, path } of regionDirectives(
+    for (const { d, region: r, members, ops: inRegion, provenance, stream, path } of regionDirectives(
       dag,
       ctx,
       list,
@@ -66,9 +88,36 @@ export const shardTensorPass: Pass = {
             message: `block ${b} (${dag.blocks[b]!.name}) is already tensor parallel`,
           });
         degree.set(b, n);
-        blocks[b] = divided(dag.blocks[b]!, n);
+        blocks[b] = divided(dag.blocks[b]!, n, d.sequence_parallel);
+        const before = dag.blocks[b]!.activationBytes;
+        if (d.sequence_parallel === false && before > 0) memory.set(b, blocks[b]!.activationBytes / before);
       }
       if (n === 1) continue;
+      const sequenceParallel = d.sequence_parallel === true;
+      for (const b of r.blocks)
+        regionOf.set(b, {
+          n,
+          group: r.group,
+          mask: r.mask,
+          stream,
+          directive: provenance.directive ?? -1,
+          scatterGather: sequenceParallel || d.scatter_gather_sends === true,
+        });
+      const add = (op: number, name: string, like: number, bytes: number) => {
+        const x = rows.add({
+          op,
+          like,
+          group: r.group,
+          stream,
+          directive: provenance.directive ?? -1,
+          bytes,
+          id: `${name}.tp.${nodeIdOf(dag, like)}`,
+        });
+        if (r.mask !== null) subgroups.set(x, r.mask);
+        return x;
+      };
+      // Per producing op: its all-reduce, or under sequence parallelism its reduce-scatter and
+      // (made when a consumer needs the whole tensor here) the all-gather after it.
       const arOf = new Map<number, number>();
       const count = e.from.length;
       for (let j = 0; j < count; j++) {
@@ -79,32 +128,104 @@ export const shardTensorPass: Pass = {
         if (!inRegion.has(u)) continue;
         if (t.group[v] !== r.group || (t.op[v]! <= OP_UPD && t.block[v] === t.block[u])) continue;
         if (familyOf(t.op[u]!) !== nodeFamily(t, v)) continue;
+        const bytes = e.bytes[j]!;
         let a = arOf.get(u);
         if (a === undefined) {
-          a = rows.add({
-            op: OP_ALL_REDUCE,
-            like: u,
-            group: r.group,
-            stream,
-            directive: provenance.directive ?? -1,
-            bytes: e.bytes[j]!,
-            id: `ALL_REDUCE.tp.${nodeIdOf(dag, u)}`,
-          });
+          a = add(
+            sequenceParallel ? OP_REDUCE_SCATTER : OP_ALL_REDUCE,
+            sequenceParallel ? 'REDUCE_SCATTER' : 'ALL_REDUCE',
+            u,
+            bytes,
+          );
           arOf.set(u, a);
-          if (r.mask !== null) subgroups.set(a, r.mask);
-          edges.push(u, a, e.bytes[j]!);
+          edges.push(u, a, bytes);
+        }
+        if (t.op[v] === OP_SEND) sends.push({ edge: j, u, collective: a, sequenceParallel });
+        if (sequenceParallel && t.op[v] !== OP_SEND) {
+          let g = gatherOf.get(u);
+          if (g === undefined) {
+            g = add(OP_ALL_GATHER, 'ALL_GATHER', u, bytes);
+            gatherOf.set(u, g);
+            edges.push(a, g, bytes);
+          }
+          a = g;
         }
         edges.from[j] = a;
       }
     }
-    const out = rows.table(degree.size > 0 ? ['alloc', 'free'] : []);
-    // Each member computes 1/n of a block: its ops' memory effects too.
+    // A send of a tensor-parallel block's output to a stage tensor parallel n ways too, in the
+    // scatter-gather form: each member sends 1/n and the receivers all-gather it (Megatron-LM's
+    // default without sequence parallelism, `--no-scatter-gather-tensors-in-pipeline` to disable;
+    // under sequence parallelism the tensor sent is already the member's 1/n of the sequence).
+    const sendBytes = new Map<number, number>();
+    const out0 = dag.edges;
+    const adjacency = rewrite.out;
+    for (const { edge, u, collective, sequenceParallel } of sends) {
+      const from = regionOf.get(t.block[u]!)!;
+      const send = edges.to[edge]!;
+      const recv = recvOf(t, send, adjacency, out0.to);
+      const consumers = recv < 0 ? [] : targets(recv, adjacency, out0);
+      const to = consumers.length > 0 ? regionOf.get(t.block[consumers[0]!]!) : undefined;
+      const fits =
+        from.scatterGather &&
+        to !== undefined &&
+        to.n === from.n &&
+        consumers.every((v) => regionOf.get(t.block[v]!) === to);
+      if (!fits) {
+        if (!sequenceParallel) continue;
+        // The sending stage gathers the whole tensor before it sends, as without the option.
+        let g = gatherOf.get(u);
+        if (g === undefined) {
+          g = rows.add({
+            op: OP_ALL_GATHER,
+            like: u,
+            group: from.group,
+            stream: from.stream,
+            directive: from.directive,
+            bytes: e.bytes[edge]!,
+            id: `ALL_GATHER.tp.${nodeIdOf(dag, u)}`,
+          });
+          if (from.mask !== null) subgroups.set(g, from.mask);
+          gatherOf.set(u, g);
+          edges.push(collective, g, e.bytes[edge]!);
+        }
+        edges.from[edge] = g;
+        continue;
+      }
+      const bytes = e.bytes[edge]!;
+      sendBytes.set(send, bytes / from.n);
+      sendBytes.set(recv, bytes / from.n);
+      for (let k = adjacency.offset[send]!; k < adjacency.offset[send + 1]!; k++)
+        if (out0.to[adjacency.edge[k]!] === recv) edges.bytes[adjacency.edge[k]!] = bytes / from.n;
+      const g = rows.add({
+        op: OP_ALL_GATHER,
+        like: recv,
+        group: to.group,
+        stream: to.stream,
+        directive: to.directive,
+        bytes,
+        id: `ALL_GATHER.tp.${nodeIdOf(dag, recv)}`,
+      });
+      if (to.mask !== null) subgroups.set(g, to.mask);
+      for (let k = adjacency.offset[recv]!; k < adjacency.offset[recv + 1]!; k++) {
+        const j = adjacency.edge[k]!;
+        if (out0.kind[j] === EDGE_DATA) edges.from[j] = g;
+      }
+      edges.push(recv, g, bytes);
+    }
+    const out = rows.table(
+      degree.size > 0 ? ['alloc', 'free', ...(sendBytes.size > 0 ? (['bytes'] as const) : [])] : [],
+    );
+    for (const [i, b] of sendBytes) out.bytes[i] = b;
+    // Each member computes 1/n of a block: its ops' memory effects too (the norms' whole without
+    // sequence parallelism).
     if (degree.size > 0)
       for (let i = 0; i < t.length; i++) {
         const n = t.op[i]! <= OP_UPD ? degree.get(t.block[i]!) : undefined;
         if (n === undefined || n === 1) continue;
-        out.alloc[i] = t.alloc[i]! / n;
-        out.free[i] = t.free[i]! / n;
+        const k = memory.get(t.block[i]!);
+        out.alloc[i] = k === undefined ? t.alloc[i]! / n : t.alloc[i]! * k;
+        out.free[i] = k === undefined ? t.free[i]! / n : t.free[i]! * k;
       }
     return rewritten(
       dag,
@@ -117,10 +238,42 @@ export const shardTensorPass: Pass = {
   },
 };
 
-function divided(b: BlockInfo, n: number): BlockInfo {
+interface TensorParallelStage {
+  n: number;
+  group: number;
+  mask: number | null;
+  stream: string;
+  directive: number;
+  /** Its sends to a stage split as many ways go as 1/n per member, gathered by the receivers. */
+  scatterGather: boolean;
+}
+
+/** The RECV a SEND feeds, or −1. */
+function recvOf(t: NodeTable, send: number, out: Adjacency, to: Int32Array): number {
+  for (let k = out.offset[send]!; k < out.offset[send + 1]!; k++) {
+    const r = to[out.edge[k]!]!;
+    if (t.op[r] === OP_RECV) return r;
+  }
+  return -1;
+}
+
+/** The nodes node i's data edges reach. */
+function targets(i: number, out: Adjacency, e: EdgeList): number[] {
+  const list: number[] = [];
+  for (let k = out.offset[i]!; k < out.offset[i + 1]!; k++) {
+    const j = out.edge[k]!;
+    if (e.kind[j] === EDGE_DATA) list.push(e.to[j]!);
+  }
+  return list;
+}
+
+/** Block b as each of n members holds it; `sequenceParallel` as the directive's option. */
+function divided(b: BlockInfo, n: number, sequenceParallel: boolean | undefined): BlockInfo {
+  // Without sequence parallelism every member holds the norms' input and output whole.
+  const whole = sequenceParallel === false ? (b.sequenceActivationBytes ?? 0) : 0;
   const out: BlockInfo = {
     ...b,
-    activationBytes: b.activationBytes / n,
+    activationBytes: (b.activationBytes - whole) / n + whole,
     paramBytes: b.paramBytes / n,
   };
   if (b.ms)
@@ -131,6 +284,11 @@ function divided(b: BlockInfo, n: number): BlockInfo {
       ...b.kernels,
       gemms: b.kernels.gemms.map((g) => (g.split === 'n' ? { ...g, n: g.n / n } : { ...g, k: g.k / n })),
     };
-  if (b.recomputeActivationBytes !== undefined) out.recomputeActivationBytes = b.recomputeActivationBytes / n;
+  // The checkpointed input is the norm's input: whole on every member without sequence parallelism.
+  if (b.recomputeActivationBytes !== undefined)
+    out.recomputeActivationBytes =
+      sequenceParallel === false ? b.recomputeActivationBytes : b.recomputeActivationBytes / n;
+  if (b.sequenceActivationBytes !== undefined)
+    out.sequenceActivationBytes = b.sequenceActivationBytes / (sequenceParallel === false ? 1 : n);
   return out;
 }

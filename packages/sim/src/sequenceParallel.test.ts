@@ -1,0 +1,44 @@
+import type { Design } from '@stagecraft/ir';
+import { compile } from '@stagecraft/passes';
+import { describe, expect, it } from 'vitest';
+import { tp8Layer, tp8Pipeline } from '../../../test/tensorParallelDesigns.ts';
+import { simulate } from './simulate.ts';
+
+function compiled(design: Design) {
+  const r = compile(design, { keepSnapshots: false });
+  if (!r.ok) throw new Error(r.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
+  return r;
+}
+
+describe('sequence parallelism in the simulator', () => {
+  it('costs the step what the all-reduces cost (the same bytes on the wire) and saves memory', () => {
+    const run = (s: boolean) => {
+      const r = simulate(compiled(tp8Layer(s)).plan);
+      if (!r.ok) throw new Error('simulation failed');
+      return r.sim;
+    };
+    const on = run(true);
+    const off = run(false);
+    expect(on.makespanMs / off.makespanMs).toBeGreaterThan(0.98);
+    expect(on.makespanMs / off.makespanMs).toBeLessThan(1.02);
+    expect(on.devices[0]!.peakActivationBytes).toBeLessThan(off.devices[0]!.peakActivationBytes);
+  });
+
+  it('scatter-gather sends move 1/8 across the nodes and shorten the step of a TP8 pipeline', () => {
+    const run = (options: Parameters<typeof tp8Pipeline>[0]) => {
+      const plan = compiled(tp8Pipeline(options)).plan;
+      const r = simulate(plan);
+      if (!r.ok) throw new Error('simulation failed');
+      let sent = 0;
+      for (const s of plan.devices[0]!.streams)
+        for (const i of s.instructions) if (i.op === 'SEND') sent += i.bytes;
+      return { sent, ms: r.sim.makespanMs };
+    };
+    const whole = run({});
+    for (const options of [{ scatter_gather_sends: true }, { sequence_parallel: true }]) {
+      const split = run(options);
+      expect(split.sent).toBeCloseTo(whole.sent / 8, 0);
+      expect(split.ms).toBeLessThan(whole.ms);
+    }
+  });
+});
