@@ -6,9 +6,12 @@
  * ranks, each pinned to its own core with one torch thread (STAGECRAFT_RUNTIME_CPUS, docs/runtime.md).
  * Every schedule runs several times, interleaved, so run-to-run noise is measured, not guessed;
  * other processes only ever add time, so each schedule's fastest run is reported beside its median.
+ * Beside the six schedules, pairs whose predicted difference is large (recompute on and off, m = 2
+ * against m = 8, ZB-H1 against 1F1B at m = p, offload, an uneven stage) are run too, so a ranking
+ * can be seen above the noise: each pair is reported with its predicted and measured difference.
  * Not a test: it asserts nothing, it prints the table (Markdown) docs/measured.md quotes.
  *
- *   npx tsx bench/closed-loop.ts [--hidden 896] [--reps 4] [--steps 3] [--calibration-runs 3] [--cpus 0,1] [--quiet 0.3] [--quiet-wait 90]
+ *   npx tsx bench/closed-loop.ts [--hidden 896] [--reps 4] [--steps 3] [--calibration-runs 3] [--cpus 0,1] [--quiet 0.3] [--quiet-wait 90] [--oversubscribe] [--schedules a,b,…]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,8 +27,34 @@ import { bufferIo } from '../apps/cli/src/io.ts';
 const ROOT = join(import.meta.dirname, '..');
 const DESIGNS = join(ROOT, 'bench', 'closed-loop');
 const OUT = join(ROOT, 'node_modules', '.cache', 'closed-loop');
-const SCHEDULES: readonly string[] = ['1f1b', 'gpipe', 'zb-h1', 'interleaved-1f1b', 'zbv', 'dualpipev'];
+const ALL_SCHEDULES: readonly string[] = [
+  '1f1b',
+  'gpipe',
+  'zb-h1',
+  'interleaved-1f1b',
+  'zbv',
+  'dualpipev',
+  '1f1b-m8',
+  '1f1b-recompute',
+  '1f1b-offload',
+  '1f1b-uneven',
+  '1f1b-m2',
+  'zb-h1-m2',
+];
 const CALIBRATED = '1f1b';
+
+/**
+ * Pairs compared for a ranking: `a` against `b`, by step time, or by time per microbatch where
+ * their microbatch counts differ (a step of 2 microbatches is shorter; its throughput is what a
+ * user compares).
+ */
+const PAIRS: readonly { what: string; a: string; b: string; perMicrobatch?: boolean }[] = [
+  { what: 'recompute on / off', a: '1f1b-recompute', b: '1f1b-m8' },
+  { what: 'm = 2 / m = 8 (per microbatch)', a: '1f1b-m2', b: '1f1b-m8', perMicrobatch: true },
+  { what: 'ZB-H1 / 1F1B at m = p = 2', a: 'zb-h1-m2', b: '1f1b-m2' },
+  { what: 'offload on / off', a: '1f1b-offload', b: '1f1b-m8' },
+  { what: 'uneven (3 + 1 blocks) / even stages', a: '1f1b-uneven', b: '1f1b-m8' },
+];
 
 function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -35,6 +64,16 @@ const hidden = Number(option('hidden', '896'));
 const reps = Number(option('reps', '4'));
 const steps = Number(option('steps', '3'));
 const cpus = option('cpus', '0,1');
+// `--schedules a,b,…` runs a subset (1F1B, the calibrated one, always runs); pairs need both members.
+const chosen = option('schedules', '');
+const SCHEDULES = chosen
+  ? ALL_SCHEDULES.filter((s) => s === CALIBRATED || chosen.split(',').includes(s))
+  : ALL_SCHEDULES;
+for (const s of chosen ? chosen.split(',') : [])
+  if (!ALL_SCHEDULES.includes(s))
+    throw new Error(`--schedules: unknown schedule ${s} (known: ${ALL_SCHEDULES.join(', ')})`);
+// Start every rank even where the machine has fewer CPUs than ranks (the launcher refuses otherwise).
+const oversubscribe = process.argv.includes('--oversubscribe');
 process.env.STAGECRAFT_RUNTIME_CPUS = cpus;
 process.env.OMP_NUM_THREADS = '1';
 mkdirSync(OUT, { recursive: true });
@@ -92,6 +131,7 @@ function run(s: string, tag: string): { trace: string; stepMs: number } {
     trace: true,
     hidden,
     backend: 'gloo',
+    oversubscribe,
   });
   if (outcome.kind !== 'done' || !outcome.result.trace) throw new Error(`${s}: ${JSON.stringify(outcome)}`);
   writeFileSync(trace, JSON.stringify(measuredTrace(compiled.plan, outcome.result.trace)));
@@ -157,11 +197,24 @@ const fit = JSON.parse(io.stdout.trim().split('\n').pop()!) as {
 };
 const calibrated = parseDesignText(readFileSync(calibratedFile, 'utf8'));
 if (!calibrated.ok) throw new Error('the calibrated design does not read');
-const withCosts = (s: string): Design => ({
-  ...design(s),
-  model: calibrated.design.model,
-  cluster: calibrated.design.cluster,
-});
+const calibratedDesign = calibrated.design;
+/**
+ * A schedule's design with the calibrated costs: the calibrated model and cluster, except that a
+ * design with its own chain of blocks (the uneven stage) keeps its blocks' tags, so its placement,
+ * and takes each block's fitted times by position (the same 4 runtime MLPs in the same order).
+ */
+function withCosts(s: string): Design {
+  const own = design(s);
+  const fitted = calibratedDesign.model;
+  if (own.model.kind !== 'synthetic' || !('blocks' in own.model) || !('blocks' in fitted))
+    return { ...own, model: fitted, cluster: calibratedDesign.cluster };
+  if (own.model.blocks.length !== fitted.blocks.length)
+    throw new Error(
+      `${s}: ${own.model.blocks.length} blocks, the calibrated model has ${fitted.blocks.length}`,
+    );
+  const blocks = own.model.blocks.map((b, i) => ({ ...fitted.blocks[i]!, tags: b.tags }));
+  return { ...own, model: { ...fitted, blocks }, cluster: calibratedDesign.cluster };
+}
 
 // 2. Predict every schedule with the calibrated costs (and, to show what dispatch adds, without it).
 const predicted = new Map<string, number>();
@@ -251,7 +304,7 @@ const abs = (xs: readonly number[]) => xs.map(Math.abs);
 const out: string[] = [];
 out.push(
   `Measured ${started} → ${new Date().toISOString()}; load average ${loadBefore} before, ${loadAfter} after (2 cores).`,
-  `\`npx tsx bench/closed-loop.ts --hidden ${hidden} --reps ${reps} --steps ${steps} --calibration-runs ${calibrationRuns.length} --quiet ${quietBelow} --quiet-wait ${quietWaitS}\`: 2 ranks pinned to cores ${cpus}, one torch thread each, the last of ${steps} steps traced per run.`,
+  `\`npx tsx bench/closed-loop.ts --hidden ${hidden} --reps ${reps} --steps ${steps} --calibration-runs ${calibrationRuns.length} --quiet ${quietBelow} --quiet-wait ${quietWaitS}${chosen ? ` --schedules ${chosen}` : ''}${oversubscribe ? ' --oversubscribe' : ''}\`: 2 ranks pinned to cores ${cpus}, one torch thread each, the last of ${steps} steps traced per run.`,
   '',
   `Calibrated from the fastest of ${calibrationRuns.length} 1F1B runs (steps ${calibrationRuns.map((r) => ms(r.stepMs)).join(', ')} ms): per block F / BI / BW ${fit.fits.blocks
     .map(
@@ -270,11 +323,56 @@ out.push(
   ),
   '',
   `- Calibrated schedule (1F1B) against its ${reps} runs: ${pct(self.errorMinPct)} vs the fastest, ${pct(self.errorPct)} vs the median.`,
-  `- The other five: median |error| ${median(abs(others.map((r) => r.errorMinPct))).toFixed(1)}% vs the fastest runs (largest ${Math.max(...abs(others.map((r) => r.errorMinPct))).toFixed(1)}%), ${median(abs(others.map((r) => r.errorPct))).toFixed(1)}% vs the medians (largest ${Math.max(...abs(others.map((r) => r.errorPct))).toFixed(1)}%).`,
-  `- Run-to-run noise: median spread ${median(rows.map(spreadPct)).toFixed(1)}% of the step over ${reps} runs per schedule; the fastest runs of all six lie within ${ms(Math.min(...rows.map((r) => r.min)))}–${ms(Math.max(...rows.map((r) => r.min)))} ms.`,
+  `- The other ${others.length}: median |error| ${median(abs(others.map((r) => r.errorMinPct))).toFixed(1)}% vs the fastest runs (largest ${Math.max(...abs(others.map((r) => r.errorMinPct))).toFixed(1)}%), ${median(abs(others.map((r) => r.errorPct))).toFixed(1)}% vs the medians (largest ${Math.max(...abs(others.map((r) => r.errorPct))).toFixed(1)}%).`,
+  `- Run-to-run noise: median spread ${median(rows.map(spreadPct)).toFixed(1)}% of the step over ${reps} runs per schedule; the fastest runs of all ${rows.length} lie within ${ms(Math.min(...rows.map((r) => r.min)))}–${ms(Math.max(...rows.map((r) => r.min)))} ms.`,
   `- Ranking by the medians: ${decided} pairs of schedules differ by more than their runs' ranges; ${swapped.length === 0 ? 'all predicted in the measured order' : `swapped: ${swapped.join(', ')}`}.`,
   `- Ranking by the fastest runs: ${decidedFast} pairs differ by more than either schedule's gap between its two fastest runs (median gap ${ms(median(rows.map((r) => second(r) - r.min)))} ms); ${swappedFast.length === 0 ? 'all predicted in the measured order' : `swapped: ${swappedFast.join(', ')}`}.`,
   `- Quiet gate (busy share of both cores under ${quietBelow} before each run, waiting up to ${quietWaitS} s): median busy share at the runs' starts ${median(starts.map((x) => x.busy)).toFixed(2)} (largest ${Math.max(...starts.map((x) => x.busy)).toFixed(2)}), ${starts.filter((x) => x.busy > quietBelow).length} of ${starts.length} runs started without a quiet moment; ${starts.reduce((t, x) => t + x.waitedS, 0).toFixed(0)} s waited in all.`,
   `- Runs (ms): ${rows.map((r) => `${r.name} ${r.runs.map(ms).join(', ')}`).join('; ')}.`,
+);
+
+// Pairs predicted far apart: does the measurement rank them as the prediction does?
+const rowOf = (s: string) => rows.find((r) => r.s === s)!;
+const microbatches = (s: string) =>
+  (design(s).directives.find((d) => d.op === 'schedule') as { microbatches: number }).microbatches;
+const pairRows = PAIRS.filter((p) => SCHEDULES.includes(p.a) && SCHEDULES.includes(p.b)).map((p) => {
+  const a = rowOf(p.a);
+  const b = rowOf(p.b);
+  const per = (s: string) => (p.perMicrobatch ? microbatches(s) : 1);
+  const diff = (key: 'predicted' | 'median' | 'min') => a[key] / per(p.a) / (b[key] / per(p.b)) - 1;
+  const predictedDiff = diff('predicted');
+  // One run per schedule measures no noise: no pair is then known to be apart.
+  const noise = reps > 1 ? Math.max(spreadPct(a), spreadPct(b)) / 100 : Number.NaN;
+  return {
+    ...p,
+    predictedDiff,
+    medianDiff: diff('median'),
+    fastestDiff: diff('min'),
+    noise,
+    apart: Number.isFinite(noise) && Math.abs(predictedDiff) > 2 * noise,
+    keptMedian: Math.sign(diff('median')) === Math.sign(predictedDiff),
+    keptFastest: Math.sign(diff('min')) === Math.sign(predictedDiff),
+  };
+});
+const apart = pairRows.filter((p) => p.apart);
+const yesNo = (x: boolean) => (x ? 'yes' : 'no');
+out.push(
+  '',
+  '| pair (a / b) | predicted a/b − 1 | measured, medians | measured, fastest runs | noise (larger spread of the two) | predicted apart by > 2 × noise | same order: medians / fastest |',
+  '| --- | --- | --- | --- | --- | --- | --- |',
+  ...pairRows.map(
+    (p) =>
+      `| ${p.what} | ${pct(100 * p.predictedDiff)} | ${pct(100 * p.medianDiff)} | ${pct(100 * p.fastestDiff)} | ${Number.isFinite(p.noise) ? `${(100 * p.noise).toFixed(1)}%` : '— (one run each)'} | ${yesNo(p.apart)} | ${yesNo(p.keptMedian)} / ${yesNo(p.keptFastest)} |`,
+  ),
+  '',
+  `- Pairs predicted apart by more than twice their noise: ${apart.length} of ${pairRows.length}; measured in the predicted order on ${apart.filter((p) => p.keptMedian).length} of them by the medians and ${apart.filter((p) => p.keptFastest).length} by the fastest runs${
+    apart.some((p) => !p.keptMedian)
+      ? ` (reversed by the medians: ${apart
+          .filter((p) => !p.keptMedian)
+          .map((p) => p.what)
+          .join(', ')})`
+      : ''
+  }.`,
+  `- Median step error over all ${others.length} predicted (not calibrated) schedules: ${median(abs(others.map((r) => r.errorPct))).toFixed(1)}% against their medians, ${median(abs(others.map((r) => r.errorMinPct))).toFixed(1)}% against their fastest runs.`,
 );
 console.log(out.join('\n'));

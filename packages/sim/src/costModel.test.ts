@@ -60,17 +60,19 @@ describe('cost model', () => {
     );
   });
 
-  it('an all-reduce of 352 MB over 16 GPUs on 2 DGX H100 nodes runs at 8 NICs × 50 GB/s, about 1.65 ms', () => {
+  it('an all-reduce of 352 MB over 16 GPUs on 2 DGX H100 nodes runs at the slower of NVLink (370 GB/s) and its node’s 8 NICs (8 × 47 GB/s), about 1.78 ms', () => {
     const r = resolveCluster({ preset: 'dgx-h100', nodes: 2 });
     if (!r.ok) throw new Error('unexpected');
     const devices = Array.from({ length: 16 }, (_, i) => i);
     const ms = collectiveMs(r.cost, 'ALL_REDUCE', devices, 352e6);
-    // 2 · 15/16 · 352 MB / 400 GB/s = 1.65 ms, plus 2 · 15 latencies of 5 µs.
-    expect(ms).toBeCloseTo(1.65 + 0.15, 6);
+    // Achieved rates: NVLink 370 GB/s, 47 GB/s per NDR NIC, so the ring's inter-node hop (376 GB/s)
+    // is not the slowest: 2 · 15/16 · 352 MB / 370 GB/s = 1.784 ms, plus 2 · 15 latencies of 5 µs.
+    const bus = (2 * 15) / 16 / 370e6;
+    expect(ms).toBeCloseTo(352e6 * bus + 0.15, 6);
     expect(ms).toBeLessThan(2);
     // Reduce-scatter and all-gather are each half of it.
-    expect(collectiveMs(r.cost, 'REDUCE_SCATTER', devices, 352e6)).toBeCloseTo(0.825 + 0.075, 6);
-    expect(collectiveMs(r.cost, 'ALL_GATHER', devices, 352e6)).toBeCloseTo(0.825 + 0.075, 6);
+    expect(collectiveMs(r.cost, 'REDUCE_SCATTER', devices, 352e6)).toBeCloseTo((352e6 * bus) / 2 + 0.075, 6);
+    expect(collectiveMs(r.cost, 'ALL_GATHER', devices, 352e6)).toBeCloseTo((352e6 * bus) / 2 + 0.075, 6);
   });
 
   it('point to point picks the link by node: device / gpusPerNode', () => {

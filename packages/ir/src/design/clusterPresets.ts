@@ -1,7 +1,8 @@
 /**
- * Cluster presets: one node type each, from vendor data sheets (sources in docs/cost-model.md,
- * "Models and clusters"). A preset with `nodes` expands into the full custom form, which is what
- * the compiler and the simulator read.
+ * Cluster presets: one node type each, GPUs from vendor data sheets and links at the bandwidth NCCL
+ * achieves on them, not their line rate (sources in docs/cost-model.md, "Models and clusters"). A
+ * preset with `nodes` expands into the full custom form, which is what the compiler and the
+ * simulator read.
  */
 import type { z } from 'zod';
 import type { Issue } from '../issue/issue.ts';
@@ -18,6 +19,9 @@ export const DEFAULT_ACHIEVABLE_FRACTION = 0.6;
 
 export const CLUSTER_PRESETS: Readonly<Record<string, ClusterNodePreset>> = {
   // DGX A100 640GB: 8× A100-SXM4-80GB, NVLink 3 (600 GB/s per GPU, both directions), 8× HDR 200 Gb/s.
+  // Links as NCCL achieves them: ~230 GB/s bus bandwidth over NVLink (line rate 300; NCCL
+  // maintainer, NVIDIA/nccl-tests#149) and 24 GB/s per HDR NIC (96 GB/s measured over 4 HDR NICs,
+  // NVIDIA/nccl-tests#119).
   'dgx-a100': {
     gpusPerNode: 8,
     gpu: {
@@ -29,10 +33,13 @@ export const CLUSTER_PRESETS: Readonly<Record<string, ClusterNodePreset>> = {
       memoryGiB: 80,
       sms: 108,
     },
-    intraNode: { bandwidthGBps: 300, latencyUs: 3 },
-    interNode: { bandwidthGBps: 25, latencyUs: 5 },
+    intraNode: { bandwidthGBps: 230, latencyUs: 3 },
+    interNode: { bandwidthGBps: 24, latencyUs: 5 },
   },
   // DGX H100: 8× H100-SXM5-80GB, NVLink 4 (900 GB/s per GPU, both directions), 8× NDR 400 Gb/s.
+  // Links as NCCL achieves them: 370 GB/s bus bandwidth over NVLink (line rate 450 less ~20%
+  // protocol overhead; NCCL maintainer, NVIDIA/nccl-tests#212) and 46–48 GB/s per NDR NIC
+  // (NVIDIA, NVIDIA/nccl-tests#290): 47.
   'dgx-h100': {
     gpusPerNode: 8,
     gpu: {
@@ -45,10 +52,11 @@ export const CLUSTER_PRESETS: Readonly<Record<string, ClusterNodePreset>> = {
       memoryGiB: 80,
       sms: 132,
     },
-    intraNode: { bandwidthGBps: 450, latencyUs: 3 },
-    interNode: { bandwidthGBps: 50, latencyUs: 5 },
+    intraNode: { bandwidthGBps: 370, latencyUs: 3 },
+    interNode: { bandwidthGBps: 47, latencyUs: 5 },
   },
-  // DGX H200: 8× H200-SXM-141GB (H100's compute, 141 GB HBM3e), NVLink 4, 8× NDR 400 Gb/s.
+  // DGX H200: 8× H200-SXM-141GB (H100's compute, 141 GB HBM3e), NVLink 4, 8× NDR 400 Gb/s: the
+  // DGX H100's links, as NCCL achieves them.
   'dgx-h200': {
     gpusPerNode: 8,
     gpu: {
@@ -61,8 +69,8 @@ export const CLUSTER_PRESETS: Readonly<Record<string, ClusterNodePreset>> = {
       memoryGiB: 140,
       sms: 132,
     },
-    intraNode: { bandwidthGBps: 450, latencyUs: 3 },
-    interNode: { bandwidthGBps: 50, latencyUs: 5 },
+    intraNode: { bandwidthGBps: 370, latencyUs: 3 },
+    interNode: { bandwidthGBps: 47, latencyUs: 5 },
   },
 };
 

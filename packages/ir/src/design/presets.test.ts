@@ -100,8 +100,8 @@ describe('cluster presets', () => {
           memoryGiB: 80,
           sms: 132,
         },
-        intraNode: { bandwidthGBps: 450, latencyUs: 3 },
-        interNode: { bandwidthGBps: 50, latencyUs: 5 },
+        intraNode: { bandwidthGBps: 370, latencyUs: 3 },
+        interNode: { bandwidthGBps: 47, latencyUs: 5 },
       },
     });
   });
@@ -110,6 +110,22 @@ describe('cluster presets', () => {
     const gpus = Object.fromEntries(Object.entries(CLUSTER_PRESETS).map(([k, v]) => [k, v.gpu]));
     expect(gpus['dgx-a100']).toMatchObject({ peakTflops: 312, memoryGiB: 80, sms: 108 });
     expect(gpus['dgx-h200']).toMatchObject({ peakTflops: 989, memoryGiB: 140, sms: 132 });
+  });
+
+  it('every preset link is the bandwidth NCCL achieves, below the line rate', () => {
+    // Line rates per GPU and direction: NVLink 3 300 GB/s, NVLink 4 450 GB/s; HDR 25 GB/s, NDR 50 GB/s.
+    const line = { 'dgx-a100': [300, 25], 'dgx-h100': [450, 50], 'dgx-h200': [450, 50] } as const;
+    const links = Object.fromEntries(
+      Object.entries(CLUSTER_PRESETS).map(([k, v]) => [
+        k,
+        [v.intraNode.bandwidthGBps, v.interNode.bandwidthGBps],
+      ]),
+    );
+    expect(links).toEqual({ 'dgx-a100': [230, 24], 'dgx-h100': [370, 47], 'dgx-h200': [370, 47] });
+    for (const [k, [nv, ib]] of Object.entries(line)) {
+      expect(links[k]![0]).toBeLessThan(nv);
+      expect(links[k]![1]).toBeLessThan(ib);
+    }
   });
 
   it('the achievable fraction can be overridden on a preset', () => {
