@@ -105,11 +105,19 @@ export const renameAction = action('rename', (d, a: { name: string }) => {
 
 /**
  * The measured overlay's "Apply calibration": the model and cluster fitted to a measured step
- * replace the design's at once, so one undo puts both back.
+ * replace the design's at once, so one undo puts both back. They were fitted to `fittedTo`, and
+ * apply to that design only: another one (an edit since, another document) would get a model of
+ * the measured design's blocks.
  */
 export const applyCalibrationAction = action(
   'apply-calibration',
-  (d, a: { model: Model; cluster: Cluster; files: readonly string[] }) => {
+  (d, a: { model: Model; cluster: Cluster; files: readonly string[]; fittedTo: Design | null }) => {
+    if (a.fittedTo !== d)
+      return refused(
+        a.fittedTo?.name === d.name || a.fittedTo === null
+          ? 'the calibration was fitted before the design last changed: apply it once the traces are compared with the design as it is'
+          : `the calibration was fitted to "${a.fittedTo.name}", not to "${d.name}": it applies to the design the traces were compared with`,
+      );
     const problems = [...partProblems(d, 'model', a.model), ...partProblems(d, 'cluster', a.cluster)];
     if (problems.length > 0) return refused(issuesText(problems));
     return {

@@ -73,9 +73,12 @@ export function MeasuredPane() {
 /** The pane's bar: the step and op errors, the traces compared, and the calibration and remove buttons. */
 function MeasuredTools({ overlay }: { overlay: Overlay }) {
   const status = useMeasured((s) => s.status);
+  const comparedWith = useMeasured((s) => s.comparedWith);
+  const current = useStore((s) => s.design === comparedWith);
   const dispatch = useStore((s) => s.dispatch);
   const r = overlay.replay;
-  const calibrated = overlay.calibrated;
+  // Fitted to the design as it was compared: an edit since waits for the next comparison.
+  const calibrated = current ? overlay.calibrated : null;
   return (
     <div className="timeline-tools">
       <span className="timeline-title">Measured</span>
@@ -104,7 +107,9 @@ function MeasuredTools({ overlay }: { overlay: Overlay }) {
         title={
           calibrated
             ? `predicts ${formatMs(calibrated.predictedStepMs)} with the measured costs`
-            : (overlay.calibrationError ?? 'nothing to calibrate')
+            : !current
+              ? 'comparing the traces with the design as it is now'
+              : (overlay.calibrationError ?? 'nothing to calibrate')
         }
         onClick={() =>
           calibrated &&
@@ -112,6 +117,7 @@ function MeasuredTools({ overlay }: { overlay: Overlay }) {
             model: calibrated.model,
             cluster: calibrated.cluster,
             files: overlay.files,
+            fittedTo: comparedWith,
           })
         }
       >

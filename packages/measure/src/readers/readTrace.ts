@@ -51,7 +51,10 @@ function fail(path: string, message: string): TraceRead {
 
 function stagecraft(events: unknown[], fingerprint: unknown): TraceRead {
   if (fingerprint !== undefined && typeof fingerprint !== 'string')
-    return fail('otherData.planFingerprint', 'expected the fingerprint of the plan the trace measured (a string)');
+    return fail(
+      'otherData.planFingerprint',
+      'expected the fingerprint of the plan the trace measured (a string)',
+    );
   const { spans, errors } = instructionSpans(
     events,
     ['traceEvents'],
