@@ -108,13 +108,23 @@ describe('compare table of variants with different batches', () => {
     expect(batches.cells.some((c) => c.best)).toBe(false);
   });
 
-  it('ranks step time as before when the batches are equal, and gives tokens per step where the model has them', () => {
+  it('ranks step time as before when the batches are equal, naming them in its label', () => {
     const a = runExample('1f1b-p4-m8').sim;
     const b = runExample('zb-h1-p4-m8').sim;
-    const rows = compareRows([{ ...a, tokensPerSecond: 8000 }, b], 0, [8, 8]);
-    expect(rows.find((r) => r.key === 'step')!.cells.map((c) => c.verdict)).toEqual(['baseline', 'better']);
-    const tokens = rows.find((r) => r.key === 'tokens-per-step')!;
-    expect(tokens.cells[0]!.value).toBeCloseTo(8000 * 0.033, 9);
-    expect(tokens.cells[1]!.value).toBeUndefined();
+    // 1F1B's 33 ms and ZB-H1's step at 8,000 tokens/s: 264 tokens per step each.
+    const withTokens = [
+      { ...a, tokensPerSecond: 264 / 0.033 },
+      { ...b, tokensPerSecond: 264 / (b.makespanMs / 1000) },
+    ];
+    const rows = compareRows(withTokens, 0, [8, 8]);
+    const step = rows.find((r) => r.key === 'step')!;
+    expect(step.label).toBe('step time (8 microbatches, 264 tokens)');
+    expect(step.cells.map((c) => c.verdict)).toEqual(['baseline', 'better']);
+    expect(rows.map((r) => r.key)).not.toContain('microbatches');
+    // Tokens that differ at equal microbatches (another sequence length) get their row.
+    const longer = compareRows([withTokens[0]!, { ...b, tokensPerSecond: 1e6 }], 0, [8, 8]);
+    const tokens = longer.find((r) => r.key === 'tokens-per-step')!;
+    expect(tokens.cells[0]!.value).toBeCloseTo(264, 9);
+    expect(longer.find((r) => r.key === 'step')!.label).toBe('step time (8 microbatches)');
   });
 });

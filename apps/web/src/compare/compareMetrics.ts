@@ -55,10 +55,11 @@ const tokensPerStep = (s: Simulation) =>
 
 /**
  * The rows of `sims` with differences taken against `sims[baseline]`. With `batches` (each
- * variant's microbatches per step), the table says what a step holds: microbatches, tokens where
- * the model has them, and the time per microbatch; when the batches differ a step time is not
- * ranked (a step of 16 microbatches is longer than one of 8 and no worse), the time per
- * microbatch and tokens/s (throughput) are.
+ * variant's microbatches per step), the table says what a step holds: its microbatches and tokens
+ * where the model has them (in the step's label when all variants agree). When the batches differ
+ * a step time is not ranked (a step of 16 microbatches is longer than one of 8 and no worse): rows
+ * give each variant's microbatches, tokens and time per microbatch, which is ranked, as tokens/s
+ * (throughput) is.
  */
 export function compareRows(
   sims: readonly Simulation[],
@@ -69,33 +70,42 @@ export function compareRows(
   const devices = [...new Set(sims.flatMap((s) => s.devices.map((d) => d.device)))].sort((a, b) => a - b);
   const known = (batches ?? []).filter((m): m is number => m !== undefined);
   const batchesDiffer = known.some((m) => m !== known[0]);
+  const tokens = sims.map(tokensPerStep);
+  const tokensDiffer = tokens.some((t) => t === undefined || !same(t, tokens[0]!));
   const batchOf = (_s: Simulation, i: number) => batches?.[i];
-  const batchRows: Metric[] = batches
-    ? [
-        {
-          key: 'time-per-microbatch',
-          label: 'time per microbatch (step / microbatches)',
-          unit: 'ms',
-          better: 'lower',
-          of: (s, i) => {
-            const m = batchOf(s, i);
-            return m ? s.makespanMs / m : undefined;
+  // Equal batches are said once, in the step's label (four variants' rows fit one screen);
+  // different ones get their rows.
+  const perStep = [
+    `${known[0]} microbatch${known[0] === 1 ? '' : 'es'}`,
+    ...(tokensDiffer ? [] : [`${Math.round(tokens[0]!).toLocaleString('en-US')} tokens`]),
+  ].join(', ');
+  const tokenRow: Metric = {
+    key: 'tokens-per-step',
+    label: 'tokens per step',
+    unit: 'count',
+    better: 'none',
+    of: tokensPerStep,
+  };
+  const batchRows: Metric[] = !batches
+    ? []
+    : batchesDiffer
+      ? [
+          {
+            key: 'time-per-microbatch',
+            label: 'time per microbatch (step / microbatches)',
+            unit: 'ms',
+            better: 'lower',
+            of: (s, i) => {
+              const m = batchOf(s, i);
+              return m ? s.makespanMs / m : undefined;
+            },
           },
-        },
-        { key: 'microbatches', label: 'microbatches per step', unit: 'count', better: 'none', of: batchOf },
-        ...(sims.some((s) => s.tokensPerSecond !== undefined)
-          ? [
-              {
-                key: 'tokens-per-step',
-                label: 'tokens per step',
-                unit: 'count',
-                better: 'none',
-                of: tokensPerStep,
-              } satisfies Metric,
-            ]
-          : []),
-      ]
-    : [];
+          { key: 'microbatches', label: 'microbatches per step', unit: 'count', better: 'none', of: batchOf },
+          ...(tokens.some((t) => t !== undefined) ? [tokenRow] : []),
+        ]
+      : tokensDiffer && tokens.some((t) => t !== undefined)
+        ? [tokenRow]
+        : [];
   const metrics: Metric[] = [
     batchesDiffer
       ? {
@@ -105,7 +115,13 @@ export function compareRows(
           better: 'none',
           of: (s) => s.makespanMs,
         }
-      : { key: 'step', label: 'step time', unit: 'ms', better: 'lower', of: (s) => s.makespanMs },
+      : {
+          key: 'step',
+          label: known.length > 0 ? `step time (${perStep})` : 'step time',
+          unit: 'ms',
+          better: 'lower',
+          of: (s) => s.makespanMs,
+        },
     ...batchRows,
     {
       key: 'bubble',
