@@ -24,3 +24,19 @@ test('the inspector says its fields apply on Enter or when left', async ({ page 
     'A field applies on Enter (Ctrl+Enter in a text box) or when you leave it.',
   );
 });
+
+test('"1e3" microbatches asks before compiling a design a hundred times larger', async ({ page }) => {
+  await page.getByTestId('directive-0').locator('.program-main').click();
+  const field = page.getByTestId('field-microbatches');
+  await field.fill('1e3');
+  await field.press('Enter');
+  const dialog = page.getByTestId('confirm-dialog');
+  await expect(dialog).toContainText(/Compile a design \d+× larger\?/);
+  await expect(dialog).toContainText('20,004 ops');
+  await page.getByTestId('confirm-cancel').click();
+  await expect(page.getByTestId('directive-0')).toContainText('m=8');
+  await field.fill('1e3');
+  await field.press('Enter');
+  await page.getByTestId('confirm-accept').click();
+  await expect(page.getByTestId('directive-0')).toContainText('m=1000');
+});

@@ -3,6 +3,7 @@ import type { Cluster, Design, Directive, Model, ScheduleBuilderName } from '@st
 import type { ExpandedDirective } from '@stagecraft/passes';
 import { action, type Confirmable, refused, sessionAction } from './action.ts';
 import { switchBuilder } from './builderSwitch.ts';
+import { sizeGrowth } from './designGrowth.ts';
 import { directiveProblems, issuesText, partProblems } from './directiveCheck.ts';
 import type { DropTarget } from './dropTarget.ts';
 import { redo, undo } from './history.ts';
@@ -32,11 +33,14 @@ export const addDirectiveAction = action('add-directive', (d, a: { directive: Di
 
 export const updateDirectiveAction = action(
   'update-directive',
-  (d, a: { index: number; directive: Directive }) => {
+  (d, a: { index: number; directive: Directive } & Confirmable) => {
     if (!d.directives[a.index]) return refused(`directives[${a.index}] does not exist`);
     const problems = directiveProblems(a.directive, a.index);
     if (problems.length > 0) return refused(issuesText(problems));
-    return { ok: true, design: replaceDirective(d, a.index, a.directive), select: a.index };
+    const design = replaceDirective(d, a.index, a.directive);
+    const growth = a.confirmed ? undefined : sizeGrowth(d, design);
+    if (growth) return { ok: false, error: growth.message, confirm: growth };
+    return { ok: true, design, select: a.index };
   },
 );
 
