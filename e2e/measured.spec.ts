@@ -111,6 +111,11 @@ test('a measured trace shows its lanes under the prediction and the divergences,
   expect(await settled(page)).toEqual([]);
   // Compared again with the new prediction: it now replays the measured step.
   await expect.poll(async () => Number(await step.getAttribute('data-predicted-ms'))).toBeCloseTo(stepMs, 3);
+  // Which figure the measured step is, against the CLI's.
+  await expect(step).toHaveAttribute(
+    'title',
+    /stagecraft compare --measured.*`stagecraft run` prints a longer one/,
+  );
   // The fitted costs are in the model form: the measured 1.5 ms forward, 1.25 ms and 0.75 ms backward halves.
   const blocks = page.getByTestId('model-blocks');
   await expect(blocks.locator('tbody tr')).toHaveCount(4);

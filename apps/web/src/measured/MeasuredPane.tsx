@@ -70,6 +70,14 @@ export function MeasuredPane() {
   );
 }
 
+/**
+ * What the measured step is, and why `stagecraft run` prints a longer one for the same run
+ * (runtime/stagecraft_runtime/worker.py times each rank from a barrier through the loss's
+ * all-reduce, and takes the slowest rank).
+ */
+export const MEASURED_STEP_MEANING =
+  "The measured step is the first instruction's start to the last one's end over all devices (median over the steps read, the first left out when there are several): the figure `stagecraft compare --measured` prints. `stagecraft run` prints a longer one: it times each rank from a barrier to the end of the loss's all-reduce, and takes the slowest rank.";
+
 /** The pane's bar: the step and op errors, the traces compared, and the calibration and remove buttons. */
 function MeasuredTools({ overlay }: { overlay: Overlay }) {
   const status = useMeasured((s) => s.status);
@@ -86,6 +94,7 @@ function MeasuredTools({ overlay }: { overlay: Overlay }) {
         data-testid="measured-step"
         data-measured-ms={r.measuredStepMs}
         data-predicted-ms={r.predictedStepMs}
+        title={MEASURED_STEP_MEANING}
       >
         step {formatMs(r.predictedStepMs)} predicted → {formatMs(r.measuredStepMs)} measured (
         {pct(r.stepErrorPct)})
