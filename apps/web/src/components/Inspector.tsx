@@ -104,7 +104,11 @@ export function CommitInput({
           {...common}
           onChange={(e) => edit(e.target.value)}
           onKeyDown={(e) => {
-            if (e.key === 'Enter') commit();
+            if (e.key !== 'Enter') return;
+            // Else the key's keypress clicks the button of a question the commit raised (focus
+            // moved there meanwhile): "1e3" then answered its own question with Cancel.
+            e.preventDefault();
+            commit();
           }}
         />
       )}
