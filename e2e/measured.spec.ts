@@ -116,10 +116,11 @@ test('a measured trace shows its lanes under the prediction and the divergences,
     'title',
     /stagecraft compare --measured.*`stagecraft run` prints a longer one/,
   );
-  // The fitted costs are in the model form: the measured 1.5 ms forward, 1.25 ms and 0.75 ms backward halves.
+  // The fitted costs are in the model form: the measured 1.5 ms forward, and the fused 2 ms
+  // backward split as the model splits it (half each); F&B is their sum.
   const blocks = page.getByTestId('model-blocks');
   await expect(blocks.locator('tbody tr')).toHaveCount(4);
-  await expect(blocks.locator('tbody tr').first()).toContainText('1.50 ms1.25 ms0.75 ms');
+  await expect(blocks.locator('tbody tr').first()).toContainText('stage 01.50 ms1.00 ms1.00 ms');
 
   // One undo puts the model and cluster back.
   await page.keyboard.press('Control+Z');
