@@ -13,7 +13,8 @@ export async function dropWorkingCopies(page: Page): Promise<void> {
 }
 
 export async function openApp(page: Page, path = '/'): Promise<void> {
-  await dropWorkingCopies(page);
+  // A path naming a saved design (`/#design=…`) opens a copy the test made: kept.
+  if (path === '/') await dropWorkingCopies(page);
   await page.goto(path);
   await expect(page.getByTestId('dag-canvas').locator('[data-testid=dag-node]').first()).toBeVisible();
   await expect(page.getByTestId('gantt').locator('[data-op-id]').first()).toBeAttached();
