@@ -1,7 +1,20 @@
 /** Driving the designer the way a user does, through the page's stable test hooks. */
 import { expect, type Locator, type Page } from '@playwright/test';
 
+/**
+ * Deletes the examples' working copies earlier tests made: an example opens with its copy's
+ * versions otherwise (one copy per example, found again), and a test counting versions from 1
+ * would depend on the tests before it.
+ */
+export async function dropWorkingCopies(page: Page): Promise<void> {
+  const r = await page.request.get('/api/designs');
+  const { designs } = (await r.json()) as { designs: { id: string; example?: string }[] };
+  for (const d of designs) if (d.example !== undefined) await page.request.delete(`/api/designs/${d.id}`);
+}
+
 export async function openApp(page: Page, path = '/'): Promise<void> {
+  // A path naming a saved design (`/#design=…`) opens a copy the test made: kept.
+  if (path === '/') await dropWorkingCopies(page);
   await page.goto(path);
   await expect(page.getByTestId('dag-canvas').locator('[data-testid=dag-node]').first()).toBeVisible();
   await expect(page.getByTestId('gantt').locator('[data-op-id]').first()).toBeAttached();

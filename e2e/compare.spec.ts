@@ -60,3 +60,35 @@ test('four pinned variants fit one 1440×900 screen, renamed, against a chosen b
   await expect(stepRow.locator(`td[data-variant="${ids[0]}"]`)).toHaveAttribute('data-verdict', 'worse');
   await expect(stepRow.locator('td[data-verdict="baseline"]')).toHaveCount(1);
 });
+
+test('variants of different batches are named by builder and m and ranked by time per microbatch, not step time', async ({
+  page,
+}) => {
+  await openApp(page);
+  await page.getByTestId('pin').click();
+  await page.getByTestId('directive-0').locator('.program-main').click();
+  const field = page.getByTestId('field-microbatches');
+  await field.fill('16');
+  await field.press('Enter');
+  await expect(page.getByTestId('directive-0')).toContainText('m=16');
+  expect(await settled(page)).toEqual([]);
+  await page.getByTestId('pin').click();
+
+  await page.getByTestId('tab-compare').click();
+  const compare = page.getByTestId('compare');
+  const figures = compare.locator('figure[data-variant]');
+  await expect(figures).toHaveCount(2);
+  const [m8, m16] = await figures.evaluateAll((fs) => fs.map((f) => f.getAttribute('data-variant')!));
+  await expect(compare.getByTestId(`pin-label-${m8}`)).toHaveText('1F1B m=8');
+  await expect(compare.getByTestId(`pin-label-${m16}`)).toHaveText('1F1B m=16');
+
+  // m = 16's longer step is not a loss: neither red nor starred.
+  const step = compare.locator('tr[data-metric="step"]');
+  await expect(step).toContainText('batches differ');
+  await expect(step.locator(`td[data-variant="${m16}"]`)).toHaveAttribute('data-verdict', 'differs');
+  await expect(step.locator('td[data-best]')).toHaveCount(0);
+  await expect(compare.locator('tr[data-metric="microbatches"]')).toContainText('16');
+  const perMicrobatch = compare.locator('tr[data-metric="time-per-microbatch"]');
+  await expect(perMicrobatch.locator(`td[data-variant="${m16}"]`)).toHaveAttribute('data-verdict', 'better');
+  await expect(perMicrobatch.locator(`td[data-variant="${m16}"]`)).toHaveAttribute('data-best', 'true');
+});

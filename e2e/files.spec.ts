@@ -1,6 +1,6 @@
 /** Files and small annoyances (issue 22, items 9 and 10): export names per format, a refusal that goes. */
 import { expect, test } from '@playwright/test';
-import { dragOp, openApp } from './app.ts';
+import { dragOp, openApp, settled } from './app.ts';
 
 test.beforeEach(async ({ page }) => {
   await openApp(page);
@@ -51,4 +51,34 @@ test('at 1280×720 no metric value breaks over two lines', async ({ page }) => {
     );
   expect(lines.length).toBeGreaterThan(4);
   for (const ratio of lines) expect(ratio).toBeLessThan(1.8);
+});
+
+test('the export menu greys the formats the design cannot be written in, with the reason, and says plan@3 on meshes', async ({
+  page,
+}) => {
+  await page
+    .getByTestId('palette-recompute')
+    .dragTo(page.getByTestId('gantt').locator('[data-op-id="F.b2.mb3"]'));
+  await expect(page.getByTestId('directive-1')).toContainText('recompute');
+  expect(await settled(page)).toEqual([]);
+  await page.getByTestId('export-menu').click();
+  const piper = page.getByTestId('export-piper');
+  await expect(piper).toBeDisabled();
+  await expect(piper).toContainText('recompute has no Piper op');
+  await expect(page.getByTestId('export-torch-csv-compute_only')).toBeEnabled();
+  await expect(page.getByTestId('export-plan')).toHaveText('Plan (stagecraft/plan@2)');
+  await page.getByTestId('export-menu').click();
+
+  // Llama-3-70B TP8 × PP4 × DP2: tensor parallel on meshes.
+  await page.getByTestId('open-examples').click();
+  await page.getByTestId('example-llama3-70b-tp8-pp4-dp2').click();
+  expect(await settled(page)).toEqual([]);
+  await page.getByTestId('export-menu').click();
+  for (const kind of ['torch-csv-compute_only', 'torch-csv-compute_comms']) {
+    const item = page.getByTestId(`export-${kind}`);
+    await expect(item).toBeDisabled();
+    await expect(item).toContainText('torch.distributed.pipelining runs a pure pipeline: tensor parallelism');
+  }
+  await expect(page.getByTestId('export-plan')).toHaveText('Plan (stagecraft/plan@3)');
+  await expect(page.getByTestId('export-chrome-trace')).toBeEnabled();
 });

@@ -7,10 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
-import type { Design } from '@stagecraft/ir';
+import { type Design, planFingerprint } from '@stagecraft/ir';
 import { chromeTrace } from '@stagecraft/sim';
 import { runDesign, simulateRun } from '@stagecraft/workflow';
-import { metric, metricChange, openApp, settled } from './app.ts';
+import { dagNode, metric, metricChange, openApp, settled } from './app.ts';
 
 const root = join(import.meta.dirname, '..');
 const example = JSON.parse(readFileSync(join(root, 'examples/1f1b-p4-m8.json'), 'utf8')) as Design;
@@ -111,6 +111,16 @@ test('a measured trace shows its lanes under the prediction and the divergences,
   expect(await settled(page)).toEqual([]);
   // Compared again with the new prediction: it now replays the measured step.
   await expect.poll(async () => Number(await step.getAttribute('data-predicted-ms'))).toBeCloseTo(stepMs, 3);
+  // Which figure the measured step is, against the CLI's.
+  await expect(step).toHaveAttribute(
+    'title',
+    /stagecraft compare --measured.*`stagecraft run` prints a longer one/,
+  );
+  // The fitted costs are in the model form: the measured 1.5 ms forward, and the fused 2 ms
+  // backward split as the model splits it (half each); F&B is their sum.
+  const blocks = page.getByTestId('model-blocks');
+  await expect(blocks.locator('tbody tr')).toHaveCount(4);
+  await expect(blocks.locator('tbody tr').first()).toContainText('stage 01.50 ms1.00 ms1.00 ms');
 
   // One undo puts the model and cluster back.
   await page.keyboard.press('Control+Z');
@@ -152,6 +162,48 @@ test('a dropped trace over 64 MiB is refused by its size, unread, naming the CLI
   const notice = page.getByTestId('notice');
   await expect(notice).toContainText(
     'huge.json: 65.0 MiB, over the 64.0 MiB the page reads; compare it with `stagecraft compare <design> --measured huge.json`',
+  );
+  await expect(page.getByTestId('measured-pane')).toHaveCount(0);
+});
+
+test("a measured trace belongs to its design: opening another clears the overlay and the previous design's op in Details", async ({
+  page,
+}) => {
+  await openApp(page);
+  await page.getByLabel('Measured traces').setInputFiles(perRank(measuredRun().trace));
+  await expect(page.getByTestId('measured-pane')).toBeVisible();
+  await dagNode(page, 'F.b0.mb0').hover();
+  await expect(page.getByTestId('node-details')).toContainText('F.b0.mb0');
+
+  await page.getByTestId('open-examples').click();
+  await page.getByTestId('example-qwen3-30b-a3b-pp4-ep8-dualpipev').click();
+  await expect(page.getByTestId('design-name')).toHaveValue(/Qwen3-30B-A3B/);
+  expect(await settled(page)).toEqual([]);
+  await expect(page.getByTestId('measured-pane')).toHaveCount(0);
+  await expect(page.getByTestId('apply-calibration')).toHaveCount(0);
+  await expect(page.getByTestId('node-details')).toHaveCount(0);
+});
+
+test('a trace that records another plan is refused on load, naming both plans', async ({ page }) => {
+  await openApp(page);
+  // The runtime's trace of the same schedule with 16 microbatches: it has every id of m = 8.
+  const m16 = { ...example, directives: [{ op: 'schedule', builder: '1f1b', microbatches: 16 }] } as Design;
+  const run = runDesign(m16, { keepSnapshots: false });
+  if (!run.ok) throw new Error('m = 16 does not compile');
+  const sim = simulateRun(run, true).result;
+  if (!sim.ok) throw new Error('m = 16 does not simulate');
+  const trace = chromeTrace(run.compiled.plan, sim.sim);
+  const fingerprint = planFingerprint(run.compiled.plan);
+  await page.getByLabel('Measured traces').setInputFiles({
+    name: 'trace.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(
+      JSON.stringify({ ...trace, otherData: { ...trace.otherData, planFingerprint: fingerprint } }),
+    ),
+  });
+  const notice = page.getByTestId('notice');
+  await expect(notice).toContainText(
+    `the trace was measured from plan ${fingerprint}, and this design compiles to plan plan:4d:`,
   );
   await expect(page.getByTestId('measured-pane')).toHaveCount(0);
 });

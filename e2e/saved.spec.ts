@@ -103,3 +103,53 @@ test('Open searches saved designs, renames one (a new version) and deletes one',
   await dialog.getByTestId('open-search').fill('');
   await expect(dialog.getByTestId('saved-search-me-a1')).toBeVisible();
 });
+
+test('an edit followed at once by a reload is there after it: sent as the page went away', async ({
+  page,
+}) => {
+  await openApp(page);
+  const status = page.getByTestId('save-status');
+  await page.getByTestId('design-name').fill('Reloaded at once');
+  await page.getByTestId('design-name').press('Enter');
+  await expect(status).toHaveText('unsaved changes');
+  // Leaving with an edit unsaved asks first; the user goes on.
+  page.once('dialog', (d) => {
+    expect(d.type()).toBe('beforeunload');
+    void d.accept();
+  });
+  await page.reload();
+  await expect(page.getByTestId('design-name')).toHaveValue('Reloaded at once');
+  await expect(status).toHaveText(/^saved · v\d+$/);
+});
+
+test("an example's one working copy is found again after a reload, and Open lists it under the example with its date", async ({
+  page,
+}) => {
+  await openApp(page);
+  const status = page.getByTestId('save-status');
+  await page.getByTestId('palette-gpipe').click();
+  await expect(status).toHaveText('saved · v1');
+  const copy = await designId(page);
+  // Back to the bare example after a reload, then poked at again: the same copy, not another.
+  await page.goto('/');
+  await expect(page.getByTestId('compute-status')).toContainText('recomputed');
+  await expect.poll(() => designId(page)).toBe(copy);
+  await page.getByTestId('palette-zb-h1').click();
+  await expect(status).toHaveText('saved · v2');
+  expect(await designId(page)).toBe(copy);
+  const copies = (await savedDesigns(page)).filter(
+    (d) => (d as Saved & { example?: string }).example === '1f1b-p4-m8',
+  );
+  expect(copies.map((d) => d.id)).toEqual([copy]);
+
+  await page.getByTestId('open-saved').click();
+  const row = page.getByTestId(`saved-row-${copy}`);
+  await expect(row).toHaveAttribute('data-copy-of', '1f1b-p4-m8');
+  await expect(row).toContainText('working copy of 1f1b-p4-m8');
+  await expect(row.locator('time')).not.toBeEmpty();
+  // Right under its example.
+  const order = await page
+    .locator('[data-testid^="saved-row-"]')
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-testid')));
+  expect(order.indexOf(`saved-row-${copy}`)).toBe(order.indexOf('saved-row-1f1b-p4-m8') + 1);
+});

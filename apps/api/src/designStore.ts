@@ -16,6 +16,8 @@ export interface DesignSummary {
   name: string;
   version: number;
   updatedAt: string;
+  /** The example this design is the working copy of (its id), for a copy made by editing one. */
+  example?: string;
 }
 
 export interface SavedDesign extends DesignSummary {
@@ -73,6 +75,10 @@ const MIGRATIONS: readonly string[] = [
      body TEXT NOT NULL,
      PRIMARY KEY (design_id, version)
    ) STRICT;`,
+  // 2: the example a design is the working copy of, so the designer edits one copy per example
+  // and finds it again after a reload. Existing designs are copies of none.
+  `ALTER TABLE designs ADD COLUMN example TEXT;
+   CREATE INDEX designs_by_example ON designs (example);`,
 ];
 
 export interface StoreOptions {
@@ -89,6 +95,7 @@ interface DesignRow {
   name: string;
   latest: number;
   updated_at: string;
+  example: string | null;
 }
 
 export class DesignStore {
@@ -193,7 +200,7 @@ export class DesignStore {
 
   list(): DesignSummary[] {
     const rows = this.db
-      .prepare('SELECT id, name, latest, updated_at FROM designs ORDER BY seq DESC')
+      .prepare('SELECT id, name, latest, updated_at, example FROM designs ORDER BY seq DESC')
       .all() as DesignRow[];
     return rows.map(summary);
   }
@@ -203,9 +210,9 @@ export class DesignStore {
   }
 
   get(id: string): SavedDesign | undefined {
-    const row = this.db.prepare('SELECT id, name, latest, updated_at FROM designs WHERE id = ?').get(id) as
-      | DesignRow
-      | undefined;
+    const row = this.db
+      .prepare('SELECT id, name, latest, updated_at, example FROM designs WHERE id = ?')
+      .get(id) as DesignRow | undefined;
     if (!row) return undefined;
     const v = this.version(id, row.latest);
     return v ? { ...summary(row), design: v.design } : undefined;
@@ -226,8 +233,9 @@ export class DesignStore {
   /**
    * Saves a new version (creating the design when the id is new). With `baseVersion`, only when
    * it is the latest version: otherwise someone else saved in between and nothing is written.
+   * `example`: the example a new design is the working copy of (kept from its first version on).
    */
-  put(id: string, design: Design, baseVersion?: number): PutResult {
+  put(id: string, design: Design, baseVersion?: number, example?: string): PutResult {
     return this.db
       .transaction((): PutResult => {
         const row = this.db.prepare('SELECT latest FROM designs WHERE id = ?').get(id) as
@@ -238,7 +246,7 @@ export class DesignStore {
         const body = JSON.stringify(design);
         const quota = this.overQuota(body);
         if (quota) return { ok: false, quota };
-        const saved = this.write(id, design, row?.latest, body);
+        const saved = this.write(id, design, row?.latest, body, example);
         return { ok: true, ...saved, created: row === undefined };
       })
       .immediate();
@@ -249,6 +257,7 @@ export class DesignStore {
     design: Design,
     latest: number | undefined,
     body: string,
+    example?: string,
   ): { id: string; version: number } {
     const at = this.now().toISOString();
     const version = (latest ?? 0) + 1;
@@ -257,9 +266,9 @@ export class DesignStore {
     if (latest === undefined) {
       this.db
         .prepare(
-          'INSERT INTO designs (id, name, latest, created_at, updated_at, seq) VALUES (?, ?, ?, ?, ?, ?)',
+          'INSERT INTO designs (id, name, latest, created_at, updated_at, seq, example) VALUES (?, ?, ?, ?, ?, ?, ?)',
         )
-        .run(id, design.name, version, at, at, seq);
+        .run(id, design.name, version, at, at, seq, example ?? null);
     } else {
       this.db
         .prepare('UPDATE designs SET name = ?, latest = ?, updated_at = ?, seq = ? WHERE id = ?')
@@ -303,7 +312,13 @@ export class DesignStore {
 }
 
 function summary(r: DesignRow): DesignSummary {
-  return { id: r.id, name: r.name, version: r.latest, updatedAt: r.updated_at };
+  return {
+    id: r.id,
+    name: r.name,
+    version: r.latest,
+    updatedAt: r.updated_at,
+    ...(r.example !== null ? { example: r.example } : {}),
+  };
 }
 
 /** A stored design, migrated to the current format when it was saved by an older version. */

@@ -46,6 +46,14 @@ export const createDesignBodySchema = z.strictObject({
 export const putDesignBodySchema = z.strictObject({
   design: z.unknown().optional(),
   baseVersion: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+  /** The example a new design is the working copy of: an id as designs have (designStore.DESIGN_ID). */
+  example: z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9.-]{0,63}$/,
+      'expected an example id: a-z, 0-9, "." and "-", at most 64 characters',
+    )
+    .optional(),
 });
 
 /** A layout search (`POST /api/plan-jobs`); the budget's upper bound is the server's (Limits.planBudgetS). */

@@ -28,6 +28,7 @@ export * from './plan/issueList.ts';
 export * from './plan/layoutFromObjects.ts';
 export * from './plan/lazyStream.ts';
 export * from './plan/plan.ts';
+export { planFingerprint } from './plan/planFingerprint.ts';
 export * from './plan/planColumns.ts';
 export * from './plan/planIssues.ts';
 export * from './plan/planLayout.ts';

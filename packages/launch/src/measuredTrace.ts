@@ -1,8 +1,9 @@
 /**
  * The measured step as the predicted export draws it: the same processes (devices), threads
- * (streams) and ids, times from the run's shared monotonic clock, starting at the earliest start.
+ * (streams) and ids, times from the run's shared monotonic clock, starting at the earliest start,
+ * and the fingerprint of the plan run (`otherData.planFingerprint`).
  */
-import type { Plan } from '@stagecraft/ir';
+import { type Plan, planFingerprint } from '@stagecraft/ir';
 import { chromeTrace, type TimelineEvent } from '@stagecraft/sim';
 import type { MeasuredEvents } from './result.ts';
 
@@ -35,5 +36,7 @@ export function measuredTrace(plan: Plan, trace: MeasuredEvents): ReturnType<typ
     }
   timeline.sort((a, b) => a.startMs - b.startMs);
   const sim = { makespanMs: end, timeline } as unknown as Parameters<typeof chromeTrace>[1];
-  return chromeTrace(plan, sim);
+  const drawn = chromeTrace(plan, sim);
+  // The plan it measured, so a design of another plan refuses it (docs/measured.md).
+  return { ...drawn, otherData: { ...drawn.otherData, planFingerprint: planFingerprint(plan) } };
 }

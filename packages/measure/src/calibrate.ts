@@ -9,6 +9,7 @@ import {
   IssueList,
   issue,
   type Plan,
+  planFingerprint,
   tensorParallelDegree,
 } from '@stagecraft/ir';
 import { runDesign, simulateRun } from '@stagecraft/workflow';
@@ -46,7 +47,7 @@ export function calibrate(
   if (!run.ok) return { ok: false, errors: run.errors };
   const { plan, dag } = run.compiled;
   const match = matchPlan(plan, measured);
-  const refused = refusedMatch(plan, match);
+  const refused = refusedMatch(plan, match, measured);
   if (refused) return refused;
   const simulated = simulateRun(run, true).result;
   if (!simulated.ok) return { ok: false, errors: simulated.errors };
@@ -157,8 +158,26 @@ function shardsOf(dag: Dag): Map<number, number> {
   return tp;
 }
 
-/** A trace that cannot measure this plan: devices it does not have, or no span naming its instructions. */
-function refusedMatch(plan: Plan, match: PlanMatch): { ok: false; errors: Issue[] } | undefined {
+/**
+ * A trace that cannot measure this plan: one recording another plan's fingerprint, devices it
+ * does not have, or no span naming its instructions.
+ */
+function refusedMatch(
+  plan: Plan,
+  match: PlanMatch,
+  measured: MeasuredStep,
+): { ok: false; errors: Issue[] } | undefined {
+  const fingerprint = planFingerprint(plan);
+  if (measured.planFingerprint !== undefined && measured.planFingerprint !== fingerprint)
+    return {
+      ok: false,
+      errors: [
+        issue(
+          'otherData.planFingerprint',
+          `the trace was measured from plan ${measured.planFingerprint}, and this design compiles to plan ${fingerprint}: its schedule, microbatches, stages or devices differ; open the design the trace measured`,
+        ),
+      ],
+    };
   if (match.unknownDevices.length > 0)
     return {
       ok: false,
@@ -215,7 +234,7 @@ export function compareMeasured(
   if (!run.ok) return { ok: false, errors: run.errors };
   const { plan } = run.compiled;
   const match = matchPlan(plan, measured);
-  const refused = refusedMatch(plan, match);
+  const refused = refusedMatch(plan, match, measured);
   if (refused) return refused;
   const simulated = simulateRun(run, true).result;
   if (!simulated.ok) return { ok: false, errors: simulated.errors };

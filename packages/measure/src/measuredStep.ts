@@ -32,6 +32,11 @@ export interface MeasuredStep {
   readonly devices: readonly MeasuredDevice[];
   /** Names that look like instruction ids but that no plan instruction has, per device. */
   readonly foreignIds?: readonly { device: number; id: string }[];
+  /**
+   * The fingerprint of the plan the step ran (`planFingerprint`), when the trace records it
+   * (Stagecraft's runtime does, in `otherData.planFingerprint`): a design of another plan refuses it.
+   */
+  readonly planFingerprint?: string;
 }
 
 /** Steps in the trace: the most runs any instruction had on any device. */

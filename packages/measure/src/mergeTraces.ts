@@ -13,7 +13,19 @@ export function mergeTraces(
   const sources = new Set<TraceSource>();
   const errors: Issue[] = [];
   let aligned = true;
+  /** The first file recording the plan it measured, and that plan: the others must agree. */
+  let planOf: { file: string; fingerprint: string } | undefined;
   for (const { file, step } of reads) {
+    if (step.planFingerprint !== undefined) {
+      if (planOf === undefined) planOf = { file, fingerprint: step.planFingerprint };
+      else if (planOf.fingerprint !== step.planFingerprint)
+        errors.push(
+          issue(
+            file,
+            `measured plan ${step.planFingerprint}, but ${planOf.file} measured plan ${planOf.fingerprint}: give the traces of one run`,
+          ),
+        );
+    }
     for (const s of step.sources) sources.add(s);
     aligned &&= step.alignedClocks;
     for (const d of step.devices) {
@@ -30,5 +42,13 @@ export function mergeTraces(
   }
   if (errors.length > 0) return { ok: false, errors };
   devices.sort((a, b) => a.device - b.device);
-  return { ok: true, step: { sources: [...sources], alignedClocks: aligned, devices } };
+  return {
+    ok: true,
+    step: {
+      sources: [...sources],
+      alignedClocks: aligned,
+      devices,
+      ...(planOf ? { planFingerprint: planOf.fingerprint } : {}),
+    },
+  };
 }

@@ -29,7 +29,8 @@ export interface TraceEvent {
 export interface ChromeTrace {
   traceEvents: TraceEvent[];
   displayTimeUnit: 'ms';
-  otherData: { format: string; name: string; makespanMs: number };
+  /** `planFingerprint`: the plan a measured step ran (the runtime's traces only). */
+  otherData: { format: string; name: string; makespanMs: number; planFingerprint?: string };
 }
 
 export interface TraceOptions {

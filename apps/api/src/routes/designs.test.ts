@@ -148,6 +148,24 @@ describe('saved designs', () => {
     expect(errorOf(res).path).toBe('version');
   });
 
+  test('a copy of an example records the example, listed with it; a bad example id is a 400 naming example', async () => {
+    const res = await put(t.app, '/api/designs/my-copy', {
+      design: oneFOneB(2, 2),
+      example: 'llama3.1-405b-tp8-pp16-dp64',
+    });
+    expect(res.statusCode).toBe(200);
+    const list = (await t.app.inject('/api/designs')).json() as {
+      designs: { id: string; example?: string }[];
+    };
+    expect(list.designs.find((d) => d.id === 'my-copy')).toMatchObject({
+      example: 'llama3.1-405b-tp8-pp16-dp64',
+    });
+    expect(list.designs.find((d) => d.id === '1f1b-p4-m8')!.example).toBeUndefined();
+    const bad = await put(t.app, '/api/designs/bad-copy', { design: oneFOneB(2, 2), example: '../x' });
+    expect(bad.statusCode).toBe(400);
+    expect(errorOf(bad).path).toBe('example');
+  });
+
   test('baseVersion must be a positive integer', async () => {
     const res = await put(t.app, '/api/designs/bv', { design: oneFOneB(2, 2), baseVersion: 'latest' });
     expect(res.statusCode).toBe(400);

@@ -63,7 +63,7 @@ export function designRoutes(app: FastifyInstance, ctx: AppContext): void {
     const id = designId(req.params.id);
     const body = parseBody(putDesignBodySchema, req.body);
     const design = designField(body.design);
-    const r = store.put(id, design, body.baseVersion);
+    const r = store.put(id, design, body.baseVersion, body.example);
     if (!r.ok && 'quota' in r) throw quotaError(r.quota);
     if (!r.ok) {
       throw new ApiError(409, {

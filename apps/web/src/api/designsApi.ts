@@ -13,7 +13,14 @@ const errorBody = z.object({ error: z.object({ path: z.string(), message: z.stri
 const savedRef = z.object({ id: z.string(), version: z.number().int() });
 const designList = z.object({
   designs: z.array(
-    z.object({ id: z.string(), name: z.string(), version: z.number(), updatedAt: z.string() }),
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      version: z.number(),
+      updatedAt: z.string(),
+      /** The example this design is the working copy of. */
+      example: z.string().optional(),
+    }),
   ),
 });
 const versionList = z.object({
@@ -81,16 +88,44 @@ export async function listDesigns(): Promise<ApiResult<DesignSummary[]>> {
   return r.ok ? { ok: true, value: r.value.designs } : r;
 }
 
+/** `example`: the example a new design is the working copy of (recorded when it is created). */
 export async function saveDesign(
   id: string,
   design: Design,
   baseVersion?: number,
+  example?: string,
 ): Promise<ApiResult<{ id: string; version: number }>> {
   return request('PUT', `/api/designs/${encodeURIComponent(id)}`, savedRef, {
     design,
     ...(baseVersion !== undefined ? { baseVersion } : {}),
+    ...(example !== undefined ? { example } : {}),
   });
 }
+
+/**
+ * The save of a page going away (pagehide): a keepalive request outlives the page, where the
+ * ordinary fetch would be cancelled. Browsers cap a keepalive body at 64 KiB (Fetch standard,
+ * "keepalive"); a larger design is refused here, so the caller knows and warned before the unload.
+ * False when it could not be sent.
+ */
+export function saveDesignOnLeave(id: string, design: Design, example?: string): boolean {
+  const body = JSON.stringify({ design, ...(example !== undefined ? { example } : {}) });
+  if (new TextEncoder().encode(body).length > KEEPALIVE_BODY_BYTES) return false;
+  try {
+    void fetch(`/api/designs/${encodeURIComponent(id)}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body,
+      keepalive: true,
+    }).catch(() => undefined);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The Fetch standard's limit on the bodies of keepalive requests in flight (64 KiB). */
+const KEEPALIVE_BODY_BYTES = 64 * 1024;
 
 export async function openDesign(id: string): Promise<ApiResult<{ version: number; design: Design }>> {
   const r = await request('GET', `/api/designs/${encodeURIComponent(id)}`, savedDesign);

@@ -19,6 +19,8 @@ export interface CompareVariant {
   name: string;
   sim: Simulation;
   plan: TimelinePlan;
+  /** Microbatches of its step: the table then gives time per microbatch and ranks by it when batches differ. */
+  microbatches?: number | undefined;
 }
 
 export interface ComparePanelProps {
@@ -49,6 +51,7 @@ const VERDICT_STYLE: Record<MetricCell['verdict'], React.CSSProperties> = {
   better: { background: '#d3f9d8', color: '#2b8a3e' },
   worse: { background: '#ffe3e3', color: '#c92a2a' },
   same: { color: '#868e96' },
+  differs: {},
   missing: { color: '#adb5bd' },
 };
 
@@ -122,6 +125,7 @@ function CompareTable({
   const rows = compareRows(
     shown.map((v) => v.sim),
     base,
+    shown.some((v) => v.microbatches !== undefined) ? shown.map((v) => v.microbatches) : undefined,
   );
   const deviceRows = rows.filter((r) => r.device !== undefined).length;
   const [devicesOpen, setDevicesOpen] = useState(false);
@@ -375,6 +379,7 @@ export function formatValue(row: MetricRow, v: number | undefined): string {
     case 'bytes':
       return formatBytes(v);
     case 'tokens/s':
+    case 'count':
       return Math.round(v).toLocaleString('en-US');
   }
 }

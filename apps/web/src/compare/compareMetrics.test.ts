@@ -1,5 +1,6 @@
+import type { Design } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
-import { runExample } from '../../test/simulatedExamples.ts';
+import { run, runExample } from '../../test/simulatedExamples.ts';
 import { compareRows } from './compareMetrics.ts';
 
 describe('compare table', () => {
@@ -78,5 +79,52 @@ describe('compare table against a chosen baseline', () => {
     expect(mem0.cells.some((c) => c.best)).toBe(true);
     const twins = compareRows([a, a]);
     expect(twins.every((r) => r.cells.every((c) => !c.best))).toBe(true);
+  });
+});
+
+describe('compare table of variants with different batches', () => {
+  const m8 = runExample('1f1b-p4-m8');
+  const m16 = run({
+    ...m8.design,
+    directives: [{ op: 'schedule', builder: '1f1b', microbatches: 16 }],
+  } as Design);
+
+  it('gives the microbatches per step and the time per microbatch, and ranks by it, not by step time', () => {
+    const rows = compareRows([m8.sim, m16.sim], 0, [8, 16]);
+    expect(rows.slice(0, 3).map((r) => r.key)).toEqual(['step', 'time-per-microbatch', 'microbatches']);
+    const step = rows.find((r) => r.key === 'step')!;
+    // 16 microbatches take longer than 8: that is no loss, so the step time is neither red nor starred.
+    expect(step.label).toBe('step time (batches differ: ranked by time per microbatch)');
+    expect(step.cells.map((c) => c.verdict)).toEqual(['baseline', 'differs']);
+    expect(step.cells.some((c) => c.best)).toBe(false);
+    const perMicrobatch = rows.find((r) => r.key === 'time-per-microbatch')!;
+    expect(perMicrobatch.cells[0]!.value).toBeCloseTo(33 / 8, 12);
+    expect(perMicrobatch.cells[1]!.value).toBeCloseTo(m16.sim.makespanMs / 16, 12);
+    // p = 4, m = 16: (m + p − 1) / m = 19/16 of a microbatch's 3 ms of work against 11/8 for m = 8.
+    expect(perMicrobatch.cells.map((c) => c.verdict)).toEqual(['baseline', 'better']);
+    expect(perMicrobatch.cells.map((c) => c.best)).toEqual([false, true]);
+    const batches = rows.find((r) => r.key === 'microbatches')!;
+    expect(batches.cells.map((c) => c.value)).toEqual([8, 16]);
+    expect(batches.cells.some((c) => c.best)).toBe(false);
+  });
+
+  it('ranks step time as before when the batches are equal, naming them in its label', () => {
+    const a = runExample('1f1b-p4-m8').sim;
+    const b = runExample('zb-h1-p4-m8').sim;
+    // 1F1B's 33 ms and ZB-H1's step at 8,000 tokens/s: 264 tokens per step each.
+    const withTokens = [
+      { ...a, tokensPerSecond: 264 / 0.033 },
+      { ...b, tokensPerSecond: 264 / (b.makespanMs / 1000) },
+    ];
+    const rows = compareRows(withTokens, 0, [8, 8]);
+    const step = rows.find((r) => r.key === 'step')!;
+    expect(step.label).toBe('step time (8 microbatches, 264 tokens)');
+    expect(step.cells.map((c) => c.verdict)).toEqual(['baseline', 'better']);
+    expect(rows.map((r) => r.key)).not.toContain('microbatches');
+    // Tokens that differ at equal microbatches (another sequence length) get their row.
+    const longer = compareRows([withTokens[0]!, { ...b, tokensPerSecond: 1e6 }], 0, [8, 8]);
+    const tokens = longer.find((r) => r.key === 'tokens-per-step')!;
+    expect(tokens.cells[0]!.value).toBeCloseTo(264, 9);
+    expect(longer.find((r) => r.key === 'step')!.label).toBe('step time (8 microbatches)');
   });
 });

@@ -11,8 +11,9 @@ export const MAX_VARIANTS = 4;
 /** Differences smaller than this fraction of the baseline count as equal (float noise, rounding). */
 const SAME = 0.0005;
 
-export type Direction = 'lower' | 'higher';
-export type Verdict = 'baseline' | 'better' | 'worse' | 'same' | 'missing';
+/** `none`: a fact of the variant (its batch), or a figure not comparable across them: no better, no best. */
+export type Direction = 'lower' | 'higher' | 'none';
+export type Verdict = 'baseline' | 'better' | 'worse' | 'same' | 'differs' | 'missing';
 
 export interface MetricCell {
   value: number | undefined;
@@ -31,7 +32,7 @@ export interface MetricCell {
 export interface MetricRow {
   key: string;
   label: string;
-  unit: 'ms' | 'ratio' | 'bytes' | 'tokens/s';
+  unit: 'ms' | 'ratio' | 'bytes' | 'tokens/s' | 'count';
   better: Direction;
   cells: MetricCell[];
   /** Set on the per-device rows, which the panel folds away when there are many devices. */
@@ -44,15 +45,84 @@ interface Metric {
   unit: MetricRow['unit'];
   better: Direction;
   device?: number;
-  of(sim: Simulation): number | undefined;
+  /** The variant's value; `i`: its index among the variants. */
+  of(sim: Simulation, i: number): number | undefined;
 }
 
-/** The rows of `sims` with differences taken against `sims[baseline]`. */
-export function compareRows(sims: readonly Simulation[], baseline = 0): MetricRow[] {
+/** Tokens of one step, where the model gives them: tokens/s × step time. */
+const tokensPerStep = (s: Simulation) =>
+  s.tokensPerSecond === undefined ? undefined : (s.tokensPerSecond * s.makespanMs) / 1000;
+
+/**
+ * The rows of `sims` with differences taken against `sims[baseline]`. With `batches` (each
+ * variant's microbatches per step), the table says what a step holds: its microbatches and tokens
+ * where the model has them (in the step's label when all variants agree). When the batches differ
+ * a step time is not ranked (a step of 16 microbatches is longer than one of 8 and no worse): rows
+ * give each variant's microbatches, tokens and time per microbatch, which is ranked, as tokens/s
+ * (throughput) is.
+ */
+export function compareRows(
+  sims: readonly Simulation[],
+  baseline = 0,
+  batches?: readonly (number | undefined)[],
+): MetricRow[] {
   const b = baseline >= 0 && baseline < sims.length ? baseline : 0;
   const devices = [...new Set(sims.flatMap((s) => s.devices.map((d) => d.device)))].sort((a, b) => a - b);
+  const known = (batches ?? []).filter((m): m is number => m !== undefined);
+  const batchesDiffer = known.some((m) => m !== known[0]);
+  const tokens = sims.map(tokensPerStep);
+  const tokensDiffer = tokens.some((t) => t === undefined || !same(t, tokens[0]!));
+  const batchOf = (_s: Simulation, i: number) => batches?.[i];
+  // Equal batches are said once, in the step's label (four variants' rows fit one screen);
+  // different ones get their rows.
+  const perStep = [
+    `${known[0]} microbatch${known[0] === 1 ? '' : 'es'}`,
+    ...(tokensDiffer ? [] : [`${Math.round(tokens[0]!).toLocaleString('en-US')} tokens`]),
+  ].join(', ');
+  const tokenRow: Metric = {
+    key: 'tokens-per-step',
+    label: 'tokens per step',
+    unit: 'count',
+    better: 'none',
+    of: tokensPerStep,
+  };
+  const batchRows: Metric[] = !batches
+    ? []
+    : batchesDiffer
+      ? [
+          {
+            key: 'time-per-microbatch',
+            label: 'time per microbatch (step / microbatches)',
+            unit: 'ms',
+            better: 'lower',
+            of: (s, i) => {
+              const m = batchOf(s, i);
+              return m ? s.makespanMs / m : undefined;
+            },
+          },
+          { key: 'microbatches', label: 'microbatches per step', unit: 'count', better: 'none', of: batchOf },
+          ...(tokens.some((t) => t !== undefined) ? [tokenRow] : []),
+        ]
+      : tokensDiffer && tokens.some((t) => t !== undefined)
+        ? [tokenRow]
+        : [];
   const metrics: Metric[] = [
-    { key: 'step', label: 'step time', unit: 'ms', better: 'lower', of: (s) => s.makespanMs },
+    batchesDiffer
+      ? {
+          key: 'step',
+          label: 'step time (batches differ: ranked by time per microbatch)',
+          unit: 'ms',
+          better: 'none',
+          of: (s) => s.makespanMs,
+        }
+      : {
+          key: 'step',
+          label: known.length > 0 ? `step time (${perStep})` : 'step time',
+          unit: 'ms',
+          better: 'lower',
+          of: (s) => s.makespanMs,
+        },
+    ...batchRows,
     {
       key: 'bubble',
       label: 'bubble, of total (Σ idle / devices × step)',
@@ -96,7 +166,7 @@ export function compareRows(sims: readonly Simulation[], baseline = 0): MetricRo
   return metrics
     .filter((m) => m.key !== 'tokens' || sims.some((s) => s.tokensPerSecond !== undefined))
     .map((m) => {
-      const values = sims.map(m.of);
+      const values = sims.map((s, i) => m.of(s, i));
       const base = values[b];
       const best = bestOf(values, m.better);
       return {
@@ -122,7 +192,7 @@ function same(a: number, b: number): boolean {
 /** The best value of a row, or undefined when fewer than two variants have one or all are the same. */
 function bestOf(values: readonly (number | undefined)[], better: Direction): number | undefined {
   const known = values.filter((v): v is number => v !== undefined);
-  if (known.length < 2) return undefined;
+  if (known.length < 2 || better === 'none') return undefined;
   const best = better === 'lower' ? Math.min(...known) : Math.max(...known);
   return known.every((v) => same(v, best)) ? undefined : best;
 }
@@ -140,8 +210,10 @@ function cell(
   const relative = base !== 0 ? delta / Math.abs(base) : undefined;
   const verdict: Verdict = same(value, base)
     ? 'same'
-    : delta < 0 === (better === 'lower')
-      ? 'better'
-      : 'worse';
+    : better === 'none'
+      ? 'differs'
+      : delta < 0 === (better === 'lower')
+        ? 'better'
+        : 'worse';
   return { value, delta, relative, verdict };
 }

@@ -41,6 +41,7 @@ const Page = memo(function Page() {
   const tab = useStore((s) => s.tab);
   return (
     <>
+      <SkipToTimeline />
       <Toolbar />
       <Notice />
       <ConfirmDialog />
@@ -80,3 +81,27 @@ const Page = memo(function Page() {
     </>
   );
 });
+
+/**
+ * The first tab stop: straight to the timeline past the toolbar, palette, program and DAG (44 tab
+ * stops before it). A button, not a link to #timeline: the address's fragment names the saved
+ * design (#design=id).
+ */
+function SkipToTimeline() {
+  return (
+    <button
+      type="button"
+      className="skip-link"
+      data-testid="skip-to-timeline"
+      onClick={() => {
+        const tab = useStore.getState().tab;
+        if (tab !== 'design') useStore.getState().setTab('design');
+        requestAnimationFrame(() =>
+          document.querySelector<HTMLElement>('.timeline-pane [data-testid="gantt"]')?.focus(),
+        );
+      }}
+    >
+      Skip to the timeline
+    </button>
+  );
+}

@@ -11,6 +11,7 @@ import {
   type VersionSummary,
 } from '../api/designsApi.ts';
 import { openDesignAction, renameAction, restoreVersionAction } from '../core/actions.ts';
+import { groupCopies } from '../core/savedGroups.ts';
 import { searchSaved } from '../core/savedSearch.ts';
 import { autosave, useStore } from '../store/index.ts';
 import { Dialog } from './Dialog.tsx';
@@ -70,10 +71,11 @@ export function OpenDialog({ onClose }: { onClose: () => void }) {
       )}
       {Array.isArray(list) && (
         <ul className="saved-list">
-          {shown.map((d) => (
+          {groupCopies(shown).map(({ design: d, copyOf }) => (
             <SavedRow
               key={d.id}
               design={d}
+              copyOf={copyOf}
               onOpen={() => void openSaved(d.id).then((ok) => ok && onClose())}
               onRenamed={(name, version) => replace(d.id, { ...d, name, version })}
               onDeleted={() => replace(d.id, null)}
@@ -95,10 +97,13 @@ interface SavedRowEvents {
 /** One saved design: open it, rename it (a new version under the new name) or delete it (asked first). */
 function SavedRow({
   design: d,
+  copyOf,
   onOpen,
   ...events
 }: SavedRowEvents & {
   design: DesignSummary;
+  /** The example it is the working copy of: drawn under it, saying so. */
+  copyOf: string | null;
   onOpen(): void;
 }) {
   const [mode, setMode] = useState<'view' | 'rename' | 'delete'>('view');
@@ -111,7 +116,11 @@ function SavedRow({
     if (!(await deleteSavedRow(d, events))) setMode('view');
   };
   return (
-    <li className="saved-row" data-testid={`saved-row-${d.id}`}>
+    <li
+      className={copyOf ? 'saved-row saved-copy' : 'saved-row'}
+      data-testid={`saved-row-${d.id}`}
+      data-copy-of={copyOf ?? undefined}
+    >
       {mode === 'rename' ? (
         <SavedRenameForm
           design={d}
@@ -122,6 +131,7 @@ function SavedRow({
         />
       ) : (
         <button type="button" className="saved-open" data-testid={`saved-${d.id}`} onClick={onOpen}>
+          {copyOf && <span className="saved-copy-of">working copy of {copyOf} · </span>}
           <b>{d.name}</b> <span>v{d.version}</span>
           {/* Two designs may share a name: the id tells them apart. */}
           <span className="saved-id">{d.id}</span> <time>{new Date(d.updatedAt).toLocaleString()}</time>

@@ -2,6 +2,7 @@
  * Exports through POST /api/export in every format, plus the design file itself. Every file is
  * named by core/exportName.ts; a large file shows how much of it has arrived.
  */
+import { piperRefusal, torchRefusal } from '@stagecraft/passes';
 import { useState } from 'react';
 import { EXPORT_FORMATS, type ExportProgress, exportDesign } from '../api/designsApi.ts';
 import { exportFileName } from '../core/exportName.ts';
@@ -26,7 +27,29 @@ export function progressText(p: ExportProgress): string {
   return `receiving ${formatBytes(p.bytes)} of ${formatBytes(p.total)} (${Math.floor((100 * p.bytes) / p.total)}%)`;
 }
 
+type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/**
+ * Why the design cannot be written in `f`, from the exporters' own rule (exportRefusal.ts) on the
+ * last result's program: the item is greyed with it instead of failing on the server.
+ */
+export function exportRefusal(
+  f: ExportFormat,
+  program: Parameters<typeof piperRefusal>[0],
+): string | undefined {
+  const refused =
+    f.key === 'piper' ? piperRefusal(program) : f.key === 'torch-csv' ? torchRefusal(program) : undefined;
+  return refused && `${refused.path ? `${refused.path}: ` : ''}${refused.message}`;
+}
+
+/** The plan's format: stagecraft/plan@3 for a design on meshes (docs/exports.md). */
+export function exportLabel(f: ExportFormat, meshes: boolean): string {
+  return f.key === 'plan' && meshes ? 'Plan (stagecraft/plan@3)' : f.label;
+}
+
 export function ExportMenu() {
+  const program = useStore((s) => s.result?.program);
+  const meshes = useStore((s) => s.result?.plan.meshes !== undefined);
   const [open, setOpen] = useState(false);
   const [progress, setProgress] = useState<ExportProgress | null>(null);
   const busy = progress !== null;
@@ -42,26 +65,31 @@ export function ExportMenu() {
       )}
       {open && (
         <div className="menu-items" role="menu">
-          {EXPORT_FORMATS.map((f) => (
-            <button
-              type="button"
-              role="menuitem"
-              key={f.label}
-              disabled={busy}
-              data-testid={`export-${f.kind}`}
-              onClick={async () => {
-                const s = useStore.getState();
-                const name = exportFileName(s.design.name, f.kind);
-                setOpen(false);
-                const r = await exportDesign(s.design, f.key, { ...f.options }, setProgress);
-                setProgress(null);
-                if (r.ok) download(r.value, name);
-                else s.notify('error', `export failed: ${r.message}`);
-              }}
-            >
-              {f.label}
-            </button>
-          ))}
+          {EXPORT_FORMATS.map((f) => {
+            const refusal = program && exportRefusal(f, program);
+            return (
+              <button
+                type="button"
+                role="menuitem"
+                key={f.label}
+                disabled={busy || refusal !== undefined}
+                title={refusal}
+                data-testid={`export-${f.kind}`}
+                onClick={async () => {
+                  const s = useStore.getState();
+                  const name = exportFileName(s.design.name, f.kind);
+                  setOpen(false);
+                  const r = await exportDesign(s.design, f.key, { ...f.options }, setProgress);
+                  setProgress(null);
+                  if (r.ok) download(r.value, name);
+                  else s.notify('error', `export failed: ${r.message}`);
+                }}
+              >
+                {exportLabel(f, meshes)}
+                {refusal && <span className="menu-reason">{refusal}</span>}
+              </button>
+            );
+          })}
           <button
             type="button"
             role="menuitem"

@@ -104,7 +104,11 @@ export function CommitInput({
           {...common}
           onChange={(e) => edit(e.target.value)}
           onKeyDown={(e) => {
-            if (e.key === 'Enter') commit();
+            if (e.key !== 'Enter') return;
+            // Else the key's keypress clicks the button of a question the commit raised (focus
+            // moved there meanwhile): "1e3" then answered its own question with Cancel.
+            e.preventDefault();
+            commit();
           }}
         />
       )}
@@ -329,6 +333,10 @@ export function Inspector() {
       <h2>
         <span className={`program-op op-${directive.op}`}>{directive.op}</span> directives[{index}]
       </h2>
+      {/* A field commits as a whole (a half-typed number is not a design): say when. */}
+      <p className="hint" data-testid="inspector-apply-hint">
+        A field applies on Enter (Ctrl+Enter in a text box) or when you leave it.
+      </p>
       {(caused.get(index) ?? []).map((e) => (
         <CausedError key={`cause ${e.path} ${e.message}`} issue={e} />
       ))}

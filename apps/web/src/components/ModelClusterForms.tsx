@@ -3,12 +3,14 @@ import {
   CLUSTER_PRESET_NAMES,
   type Cluster,
   type Model,
+  type SyntheticBlock,
   type SyntheticStagesModel,
   TRANSFORMER_PRESET_NAMES,
   TRANSFORMER_PRESETS,
   type TransformerModel,
 } from '@stagecraft/ir';
 import { setClusterAction, setModelAction } from '../core/actions.ts';
+import { formatMs } from '../core/format.ts';
 import { useStore } from '../store/index.ts';
 import { CommitInput } from './Inspector.tsx';
 
@@ -192,11 +194,7 @@ export function ModelForm() {
       <h2>Model</h2>
       <ModelKindSelect kind={kind} update={update} />
       {model.kind === 'synthetic' && 'stages' in model && <StagesModelFields model={model} update={update} />}
-      {model.kind === 'synthetic' && 'blocks' in model && (
-        <p className="hint">
-          {model.blocks.length} blocks with their own tags and costs (edit the design file for these).
-        </p>
-      )}
+      {model.kind === 'synthetic' && 'blocks' in model && <BlockCosts blocks={model.blocks} />}
       {model.kind === 'transformer' && <TransformerModelFields model={model} update={update} />}
     </section>
   );
@@ -420,5 +418,49 @@ export function ClusterForm() {
         </>
       )}
     </section>
+  );
+}
+
+/** Rows of the blocks table before it scrolls: a pipeline's stages at a glance, 146 blocks in a box. */
+const BLOCK_ROWS_SHOWN = 8;
+
+/**
+ * A model of explicit blocks (a calibrated one: `calibrate` writes each block's fitted times), its
+ * costs read-only: the fitted F, BI, BW and F&B of every block, in ms per microbatch.
+ */
+function BlockCosts({ blocks }: { blocks: readonly SyntheticBlock[] }) {
+  const ms = (v: number | undefined) => (v === undefined ? '—' : formatMs(v));
+  return (
+    <>
+      <p className="hint">
+        {blocks.length} blocks with their own tags and costs, ms per microbatch (edit the design file to
+        change them).
+      </p>
+      <div className="block-costs" style={{ maxHeight: `${(BLOCK_ROWS_SHOWN + 1) * 20}px` }}>
+        <table data-testid="model-blocks">
+          <thead>
+            <tr>
+              <th>block</th>
+              <th>F</th>
+              <th>BI</th>
+              <th>BW</th>
+              <th>F&amp;B</th>
+            </tr>
+          </thead>
+          <tbody>
+            {blocks.map((b, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: blocks are positional; names may repeat or be absent
+              <tr key={i}>
+                <td>{b.name ?? `block ${i}`}</td>
+                <td>{ms(b.F)}</td>
+                <td>{ms(b.BI)}</td>
+                <td>{ms(b.BW)}</td>
+                <td>{ms(b.FandB)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
   );
 }

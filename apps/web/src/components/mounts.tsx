@@ -2,7 +2,7 @@
 import { type Cluster, expandCluster } from '@stagecraft/ir';
 import { useMemo } from 'react';
 import { ComparePanel, type CompareVariant } from '../compare/index.ts';
-import { removePinAction, renamePinAction, setBaselineAction } from '../core/pins.ts';
+import { microbatchesOf, removePinAction, renamePinAction, setBaselineAction } from '../core/pins.ts';
 import { useStore } from '../store/index.ts';
 
 const GIB = 1024 ** 3;
@@ -22,7 +22,13 @@ export function ComparePane() {
   const cluster = useStore((s) => s.design.cluster);
   const variants = useMemo(
     (): CompareVariant[] =>
-      pins.map((p) => ({ id: p.id, name: p.name, sim: p.result.simulation, plan: p.result.plan })),
+      pins.map((p) => ({
+        id: p.id,
+        name: p.name,
+        sim: p.result.simulation,
+        plan: p.result.plan,
+        microbatches: microbatchesOf(p.design),
+      })),
     [pins],
   );
   const capacity = useMemo(() => capacityOf(cluster), [cluster]);

@@ -13,6 +13,7 @@ import {
 import type { ExpandedDirective } from '@stagecraft/passes';
 import { action, type Confirmable, plannerAction, refused, type SweepAxis, sessionAction } from './action.ts';
 import { switchBuilder } from './builderSwitch.ts';
+import { sizeGrowth } from './designGrowth.ts';
 import { directiveProblems, issuesText, partProblems } from './directiveCheck.ts';
 import type { DropTarget } from './dropTarget.ts';
 import { redo, undo } from './history.ts';
@@ -45,11 +46,14 @@ export const addDirectiveAction = action('add-directive', (d, a: { directive: Di
 
 export const updateDirectiveAction = action(
   'update-directive',
-  (d, a: { index: number; directive: Directive }) => {
+  (d, a: { index: number; directive: Directive } & Confirmable) => {
     if (!d.directives[a.index]) return refused(`directives[${a.index}] does not exist`);
     const problems = directiveProblems(a.directive, a.index);
     if (problems.length > 0) return refused(issuesText(problems));
-    return { ok: true, design: replaceDirective(d, a.index, a.directive), select: a.index };
+    const design = replaceDirective(d, a.index, a.directive);
+    const growth = a.confirmed ? undefined : sizeGrowth(d, design);
+    if (growth) return { ok: false, error: growth.message, confirm: growth };
+    return { ok: true, design, select: a.index };
   },
 );
 
@@ -118,11 +122,19 @@ export const renameAction = action('rename', (d, a: { name: string }) => {
 
 /**
  * The measured overlay's "Apply calibration": the model and cluster fitted to a measured step
- * replace the design's at once, so one undo puts both back.
+ * replace the design's at once, so one undo puts both back. They were fitted to `fittedTo`, and
+ * apply to that design only: another one (an edit since, another document) would get a model of
+ * the measured design's blocks.
  */
 export const applyCalibrationAction = action(
   'apply-calibration',
-  (d, a: { model: Model; cluster: Cluster; files: readonly string[] }) => {
+  (d, a: { model: Model; cluster: Cluster; files: readonly string[]; fittedTo: Design | null }) => {
+    if (a.fittedTo !== d)
+      return refused(
+        a.fittedTo?.name === d.name || a.fittedTo === null
+          ? 'the calibration was fitted before the design last changed: apply it once the traces are compared with the design as it is'
+          : `the calibration was fitted to "${a.fittedTo.name}", not to "${d.name}": it applies to the design the traces were compared with`,
+      );
     const problems = [...partProblems(d, 'model', a.model), ...partProblems(d, 'cluster', a.cluster)];
     if (problems.length > 0) return refused(issuesText(problems));
     return {

@@ -113,6 +113,7 @@ describe('the measured overlay', () => {
         model: o.calibrated.model,
         cluster: o.calibrated.cluster,
         files: o.files,
+        fittedTo: s().design,
       }),
     ).toBe(true);
     expect(simulated(s().design).sim.makespanMs).toBeCloseTo(measuredMs, 6);
@@ -120,6 +121,23 @@ describe('the measured overlay', () => {
     performSession(undoAction);
     expect(s().design.model).toEqual(guess.model);
     expect(s().design.cluster).toEqual(guess.cluster);
+  });
+
+  test('a calibration applies only to the design it was fitted to, with the reason', () => {
+    const o = measuredOverlay(guess, [{ name: 'measured.json', text: measuredTraceOf(truth) }]);
+    if (!o.ok || !o.calibrated) throw new Error('no calibration');
+    initStore(guess);
+    const s = () => useStore.getState();
+    const parts = { model: o.calibrated.model, cluster: o.calibrated.cluster, files: o.files };
+    const other = { ...guess, name: 'another design' };
+    expect(s().dispatch(applyCalibrationAction, { ...parts, fittedTo: other })).toBe(false);
+    expect(s().notice?.text).toBe(
+      `the calibration was fitted to "another design", not to "${guess.name}": it applies to the design the traces were compared with`,
+    );
+    const before = s().design;
+    expect(s().dispatch(applyCalibrationAction, { ...parts, fittedTo: { ...guess } })).toBe(false);
+    expect(s().notice?.text).toMatch(/^the calibration was fitted before the design last changed/);
+    expect(s().design).toBe(before);
   });
 
   test('the measured lanes are drawn from the measured step, busy time and bubbles included', () => {

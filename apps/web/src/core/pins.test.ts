@@ -1,10 +1,13 @@
+import type { Design } from '@stagecraft/ir';
 import { describe, expect, test } from 'vitest';
 import { example } from '../../test/testDesigns.ts';
 import {
   addPinAction,
   MAX_PIN_NAME,
   MAX_PINS,
+  microbatchesOf,
   type PinBoard,
+  pinName,
   removePinAction,
   renamePinAction,
   setBaselineAction,
@@ -35,8 +38,11 @@ describe('pin actions', () => {
     });
   });
 
-  test('a pin is named after its schedule, a second of the same name numbered', () => {
-    expect(pinned(2).pins.map((p) => p.name)).toEqual(['1f1b', '1f1b #2']);
+  test('a pin is named after its schedule and microbatches, a second of the same name numbered', () => {
+    expect(pinned(2).pins.map((p) => p.name)).toEqual(['1F1B m=8', '1F1B m=8 #2']);
+    const m16 = { ...design, directives: [{ op: 'schedule', builder: 'zb-h1', microbatches: 16 }] } as Design;
+    expect(pinName(m16, [])).toBe('ZB-H1 m=16');
+    expect(microbatchesOf(m16)).toBe(16);
   });
 
   test('ids are not reused after an unpin', () => {

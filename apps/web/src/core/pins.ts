@@ -5,6 +5,7 @@
  * Generic in the result a pin holds: the page pins its result view, tests anything.
  */
 import type { Design } from '@stagecraft/ir';
+import { BUILDER_TITLES } from './scheduleName.ts';
 
 export interface Pin<R> {
   id: string;
@@ -89,10 +90,24 @@ export const setBaselineAction: PinsAction<{ id: string }> = {
   },
 };
 
-/** A pin is named after what distinguishes it: the schedule and the directives added to it. */
-export function pinName(design: Design, pins: readonly Pin<unknown>[]): string {
+/** The design's enabled schedule directive, if it has one. */
+function scheduleOf(design: Design) {
   const sched = design.directives.find((d) => d.op === 'schedule' && d.enabled !== false);
-  const parts = [sched?.op === 'schedule' ? sched.builder : design.name];
+  return sched?.op === 'schedule' ? sched : undefined;
+}
+
+/** Microbatches of one step: what a step time is the time of (undefined without a schedule). */
+export function microbatchesOf(design: Design): number | undefined {
+  return scheduleOf(design)?.microbatches;
+}
+
+/**
+ * A pin is named after what distinguishes it: the schedule as the palette names it and its
+ * microbatches ("1F1B m=8"), and the directives added to it.
+ */
+export function pinName(design: Design, pins: readonly Pin<unknown>[]): string {
+  const sched = scheduleOf(design);
+  const parts = [sched ? `${BUILDER_TITLES[sched.builder]} m=${sched.microbatches}` : design.name];
   const extra = design.directives.filter((d) => d.op !== 'schedule' && d.enabled !== false);
   const kinds = [...new Set(extra.map((d) => d.op))];
   if (kinds.length) parts.push(`+ ${kinds.join(', ')}`);

@@ -226,7 +226,7 @@ function GanttDrawing({
       <div ref={el.hitLayer} data-testid="gantt-hit-layer" style={{ ...HIT_LAYER, height: layout.height }} />
       <div ref={el.ghost} data-testid="gantt-drag-ghost" style={DRAG_GHOST} />
       <div ref={el.range} style={{ ...RANGE, height: layout.height }}>
-        {range && <RangeLabel reading={readRange(layout, range[0], range[1])} />}
+        {range && <RangeLabel reading={readRange(layout, props.plan, range[0], range[1])} />}
       </div>
     </>
   );

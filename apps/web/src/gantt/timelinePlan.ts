@@ -32,7 +32,9 @@ export function planOutline(plan: TimelinePlan): TimelinePlan {
     devices: plan.devices.map((d) => ({
       device: d.device,
       stages: d.stages,
-      ...(plan.meshes ? { group: d.group, replicas: d.replicas } : {}),
+      // Mesh labels and the range's bubble read them (rangeReading.ts).
+      group: d.group,
+      ...(d.replicas ? { replicas: d.replicas } : {}),
       streams: d.streams.map((s) => ({
         stream: s.stream,
         instructions: s.instructions.filter((i) => i.op === 'OVERLAP'),

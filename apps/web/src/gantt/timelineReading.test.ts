@@ -9,7 +9,7 @@ import { readRange } from './rangeReading.ts';
 describe('reading the timeline: ranges, search, flows and folded lanes', () => {
   it('a range over the whole step reads the simulated bubble ratio', () => {
     const { sim, plan } = runExample('1f1b-p4-m8');
-    const r = readRange(layoutGantt(sim, plan), sim.makespanMs, 0);
+    const r = readRange(layoutGantt(sim, plan), plan, sim.makespanMs, 0);
     expect(r.durationMs).toBeCloseTo(sim.makespanMs, 9);
     expect(r.devices).toBe(4);
     expect(r.bubbleRatio).toBeCloseTo(sim.bubbleRatio, 9);
@@ -19,15 +19,14 @@ describe('reading the timeline: ranges, search, flows and folded lanes', () => {
     const { sim, plan } = runExample('1f1b-p4-m8');
     const layout = layoutGantt(sim, plan);
     // Over [0, F] ranks 1..3 wait for their first forward: 3 of 4 devices idle.
-    const warmUp = readRange(layout, 0, 1);
+    const warmUp = readRange(layout, plan, 0, 1);
     expect(warmUp.idleMs).toBeCloseTo(3, 9);
     expect(warmUp.bubbleRatio).toBeCloseTo(0.75, 9);
     const total = sim.devices.reduce((t, d) => t + d.idleMs, 0);
     const cut = 13.5;
-    expect(readRange(layout, 0, cut).idleMs + readRange(layout, cut, sim.makespanMs).idleMs).toBeCloseTo(
-      total,
-      9,
-    );
+    expect(
+      readRange(layout, plan, 0, cut).idleMs + readRange(layout, plan, cut, sim.makespanMs).idleMs,
+    ).toBeCloseTo(total, 9);
   });
 
   it('search lands on the exact id alone, else on every op containing the text, earliest first', () => {

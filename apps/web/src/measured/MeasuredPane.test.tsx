@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import type { Design } from '@stagecraft/ir';
 import { chromeTrace } from '@stagecraft/sim';
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, test } from 'vitest';
 import { computed, example } from '../../test/testDesigns.ts';
 import { measuredOverlay } from '../core/measuredOverlay.ts';
@@ -32,7 +32,12 @@ function show() {
   const { design, truth: ran, trace, overlay, result } = prepared;
   initStore(design);
   useStore.setState({ result, status: 'ok' } as never);
-  useMeasured.setState({ files: [{ name: 'trace_rank0.json', text: trace }], overlay, status: 'ok' });
+  useMeasured.setState({
+    files: [{ name: 'trace_rank0.json', text: trace }],
+    overlay,
+    comparedWith: useStore.getState().design,
+    status: 'ok',
+  });
   render(<MeasuredPane />);
   return { design, overlay, measuredMs: ran.simulation.makespanMs };
 }
@@ -61,6 +66,14 @@ describe('<MeasuredPane>', () => {
     expect(s.design.cluster).toEqual(overlay.calibrated?.cluster);
     expect(s.design.directives).toEqual(design.directives);
     expect(s.history.past.length).toBe(1);
+  });
+
+  test('Apply calibration waits while the design changed since the traces were compared', () => {
+    show();
+    act(() => useMeasured.setState({ comparedWith: { ...useStore.getState().design } }));
+    const button = screen.getByTestId('apply-calibration') as HTMLButtonElement;
+    expect(button.disabled).toBe(true);
+    expect(button.title).toBe('comparing the traces with the design as it is now');
   });
 
   test('Remove takes the overlay away', () => {

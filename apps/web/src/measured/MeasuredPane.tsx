@@ -70,12 +70,23 @@ export function MeasuredPane() {
   );
 }
 
+/**
+ * What the measured step is, and why `stagecraft run` prints a longer one for the same run
+ * (runtime/stagecraft_runtime/worker.py times each rank from a barrier through the loss's
+ * all-reduce, and takes the slowest rank).
+ */
+export const MEASURED_STEP_MEANING =
+  "The measured step is the first instruction's start to the last one's end over all devices (median over the steps read, the first left out when there are several): the figure `stagecraft compare --measured` prints. `stagecraft run` prints a longer one: it times each rank from a barrier to the end of the loss's all-reduce, and takes the slowest rank.";
+
 /** The pane's bar: the step and op errors, the traces compared, and the calibration and remove buttons. */
 function MeasuredTools({ overlay }: { overlay: Overlay }) {
   const status = useMeasured((s) => s.status);
+  const comparedWith = useMeasured((s) => s.comparedWith);
+  const current = useStore((s) => s.design === comparedWith);
   const dispatch = useStore((s) => s.dispatch);
   const r = overlay.replay;
-  const calibrated = overlay.calibrated;
+  // Fitted to the design as it was compared: an edit since waits for the next comparison.
+  const calibrated = current ? overlay.calibrated : null;
   return (
     <div className="timeline-tools">
       <span className="timeline-title">Measured</span>
@@ -83,6 +94,7 @@ function MeasuredTools({ overlay }: { overlay: Overlay }) {
         data-testid="measured-step"
         data-measured-ms={r.measuredStepMs}
         data-predicted-ms={r.predictedStepMs}
+        title={MEASURED_STEP_MEANING}
       >
         step {formatMs(r.predictedStepMs)} predicted → {formatMs(r.measuredStepMs)} measured (
         {pct(r.stepErrorPct)})
@@ -104,7 +116,9 @@ function MeasuredTools({ overlay }: { overlay: Overlay }) {
         title={
           calibrated
             ? `predicts ${formatMs(calibrated.predictedStepMs)} with the measured costs`
-            : (overlay.calibrationError ?? 'nothing to calibrate')
+            : !current
+              ? 'comparing the traces with the design as it is now'
+              : (overlay.calibrationError ?? 'nothing to calibrate')
         }
         onClick={() =>
           calibrated &&
@@ -112,6 +126,7 @@ function MeasuredTools({ overlay }: { overlay: Overlay }) {
             model: calibrated.model,
             cluster: calibrated.cluster,
             files: overlay.files,
+            fittedTo: comparedWith,
           })
         }
       >

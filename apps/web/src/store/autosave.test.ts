@@ -8,16 +8,32 @@ const saveSoon = () => autosave.saveSoon();
 const exampleOpened = (file: string | null) => autosave.exampleOpened(file);
 const designDeleted = (id: string) => autosave.designDeleted(id);
 
-/** A fake API that saves every PUT as the next version of its id, and records what was sent. */
-function fakeApi(): { puts: string[]; release?: () => void; hold: boolean } {
-  const api: { puts: string[]; release?: () => void; hold: boolean } = { puts: [], hold: false };
-  const versions = new Map<string, number>();
+interface FakeApi {
+  puts: string[];
+  /** Each PUT's body and whether it was a keepalive request. */
+  bodies: { body: { example?: string; baseVersion?: number }; keepalive: boolean }[];
+  release?: () => void;
+  hold: boolean;
+}
+
+/**
+ * A fake API that saves every PUT as the next version of its id, and records what was sent;
+ * `saved` is the list GET /api/designs answers (designs of earlier pages).
+ */
+function fakeApi(
+  saved: { id: string; name: string; version: number; updatedAt: string; example?: string }[] = [],
+): FakeApi {
+  const api: FakeApi = { puts: [], bodies: [], hold: false };
+  const versions = new Map<string, number>(saved.map((d) => [d.id, d.version]));
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string, init: RequestInit) => {
+      if (init.method === 'GET' && url === '/api/designs')
+        return new Response(JSON.stringify({ designs: saved }), { status: 200 });
       if (init.method !== 'PUT') return new Response('{}', { status: 404 });
       const id = decodeURIComponent(url.split('/').pop()!);
       api.puts.push(id);
+      api.bodies.push({ body: JSON.parse(init.body as string), keepalive: init.keepalive === true });
       if (api.hold) await new Promise<void>((r) => (api.release = r));
       const version = (versions.get(id) ?? 0) + 1;
       versions.set(id, version);
@@ -110,6 +126,62 @@ describe('autosave', () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(useStore.getState()).toMatchObject({ designId: null, savedVersion: null, saveStatus: 'clean' });
     expect(api.puts).toHaveLength(1);
+  });
+
+  test("an example's copy records the example, and is found again by a new page: its edits go to it", async () => {
+    initStore(example('1f1b-p4-m8'));
+    const first = fakeApi();
+    exampleOpened('1f1b-p4-m8');
+    edit('mine');
+    saveSoon();
+    await vi.waitFor(() => expect(useStore.getState().saveStatus).toBe('saved'));
+    expect(first.bodies[0]!.body.example).toBe('1f1b-p4-m8');
+    const copy = useStore.getState().designId!;
+    vi.unstubAllGlobals();
+
+    // A reload: a new store and autosave, the copy in the API's list.
+    initStore(example('1f1b-p4-m8'));
+    const api = fakeApi([
+      { id: 'other', name: 'x', version: 1, updatedAt: '2026-01-01T00:00:00Z' },
+      { id: copy, name: 'mine', version: 1, updatedAt: '2026-01-01T00:00:00Z', example: '1f1b-p4-m8' },
+    ]);
+    expect(exampleOpened('1f1b-p4-m8')).toBeNull();
+    await vi.waitFor(() => expect(useStore.getState().designId).toBe(copy));
+    expect(useStore.getState().saveStatus).toBe('clean');
+    edit('mine again');
+    saveSoon();
+    await vi.waitFor(() => expect(useStore.getState().savedVersion).toBe(2));
+    expect(api.puts).toEqual([copy]);
+    expect(api.bodies[0]!.body).toMatchObject({ baseVersion: 1 });
+  });
+
+  test('an unsaved edit is sent by a keepalive request when the page goes away, and leaving asks first', async () => {
+    initStore(example('1f1b-p4-m8'));
+    const stop = autosave.start();
+    const api = fakeApi();
+    exampleOpened('1f1b-p4-m8');
+    const leave = () => {
+      const e = new Event('beforeunload', { cancelable: true });
+      window.dispatchEvent(e);
+      return e.defaultPrevented;
+    };
+    expect(leave()).toBe(false);
+    window.dispatchEvent(new Event('pagehide'));
+    expect(api.puts).toEqual([]);
+    edit('just now');
+    expect(leave()).toBe(true);
+    // The address names the design from the edit on: a reload opens what the flush sent.
+    const id = location.hash.replace('#design=', '');
+    expect(id).toMatch(/^just-now-[a-z0-9]+$/);
+    window.dispatchEvent(new Event('pagehide'));
+    expect(api.puts).toEqual([id]);
+    expect(api.bodies[0]).toMatchObject({ keepalive: true, body: { example: '1f1b-p4-m8' } });
+    // The autosave that follows saves under the same id.
+    saveSoon();
+    await vi.waitFor(() => expect(useStore.getState().saveStatus).toBe('saved'));
+    expect(api.puts).toEqual([id, id]);
+    expect(leave()).toBe(false);
+    stop();
   });
 
   test('an example whose copy was deleted forks afresh on its next edit', async () => {

@@ -1,12 +1,16 @@
 /**
  * Autosave: a changed design is saved through the API after a pause in editing, each save a new
  * version. The API is the source of truth; the page only remembers which design it edits (#design=id).
- * An example is forked once: its first save makes a saved design, every later edit (in this page,
- * even after opening the example again) is a new version of that one, not another copy.
+ * An example is forked once: its first save makes a saved design recording the example (its working
+ * copy), and every later edit (in this page, after opening the example again, or after a reload,
+ * when the API's list gives the copy back) is a new version of that one, not another copy.
+ * An edit not yet saved when the page goes away is sent on `pagehide` (a keepalive request), and
+ * the page asks before leaving while one is unsent; the design's id is in the address from its
+ * first edit on, so a reload opens what was sent.
  * An autosave is made for one store and keeps what it remembers (the pending save, the forks) with it.
  */
 
-import { saveDesign } from '../api/designsApi.ts';
+import { listDesigns, saveDesign, saveDesignOnLeave } from '../api/designsApi.ts';
 import { designProblems, issuesText } from '../core/directiveCheck.ts';
 import type { AppStore } from './appStore.ts';
 
@@ -41,7 +45,14 @@ export interface Autosave {
   exampleOpened(file: string | null): string | null;
   /** A deleted design is no example's fork any more: the example's next edit forks it afresh. */
   designDeleted(id: string): void;
+  /** The page goes away: an edit not saved yet is sent with a request that outlives it. */
+  flush(): void;
+  /** Whether leaving now would lose an edit (an unsent or unsaved one): the page asks first. */
+  unsaved(): boolean;
 }
+
+/** Save states whose latest edit the server does not have. */
+const UNSAVED: ReadonlySet<string> = new Set(['dirty', 'saving', 'error', 'offline', 'invalid']);
 
 export function createAutosave(store: AppStore): Autosave {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -50,6 +61,18 @@ export function createAutosave(store: AppStore): Autosave {
   let example: string | null = null;
   /** Each example's saved fork, by example file. */
   const forks = new Map<string, string>();
+  /**
+   * The id an unsaved document's first save creates, chosen at its first edit so the address
+   * names it before any save: a reload right after the edit opens what pagehide sent.
+   */
+  let fresh: { document: number; id: string } | null = null;
+
+  /** The id the current document is saved under, choosing one for a new document. */
+  const idOf = (s: ReturnType<AppStore['getState']>): string => {
+    if (s.designId !== null) return s.designId;
+    if (fresh?.document !== s.document) fresh = { document: s.document, id: newId(s.design.name) };
+    return fresh.id;
+  };
 
   const schedule = () => {
     if (timer) clearTimeout(timer);
@@ -70,13 +93,13 @@ export function createAutosave(store: AppStore): Autosave {
       s.setSave({ saveStatus: 'invalid', saveMessage: `not saved: ${issuesText(problems.slice(0, 3))}` });
       return;
     }
-    const id = s.designId ?? newId(s.design.name);
+    const id = idOf(s);
     const forkOf = s.designId === null ? example : null;
     const { revision, document } = s;
     inFlight = true;
     s.setSave({ saveStatus: 'saving', designId: id });
     if (designIdFromHash() !== id) history.replaceState(null, '', `#design=${id}`);
-    let r = await saveDesign(id, s.design, s.savedVersion ?? undefined);
+    let r = await saveDesign(id, s.design, s.savedVersion ?? undefined, forkOf ?? undefined);
     if (!r.ok && r.status === 409) {
       // Saved elsewhere meanwhile: this edit becomes the newest version; the other stays in history.
       r = await saveDesign(id, s.design);
@@ -99,11 +122,51 @@ export function createAutosave(store: AppStore): Autosave {
     if (stillDirty) schedule();
   }
 
+  /** The example's working copy saved in an earlier page, from the API's list (newest first). */
+  async function findFork(file: string, document: number): Promise<void> {
+    const r = await listDesigns();
+    const copy = r.ok ? r.value.find((d) => d.example === file) : undefined;
+    if (!copy || forks.has(file)) return;
+    forks.set(file, copy.id);
+    const s = store.getState();
+    // Still the example's document, and no save of it chose another id meanwhile.
+    if (s.document === document && example === file && s.designId === null && fresh?.document !== document)
+      s.setSave({ designId: copy.id, savedVersion: copy.version });
+  }
+
   return {
-    start: () =>
-      store.subscribe((s, prev) => {
-        if (s.revision !== prev.revision && s.saveStatus === 'dirty') schedule();
-      }),
+    start() {
+      const stop = store.subscribe((s, prev) => {
+        if (s.revision !== prev.revision && s.saveStatus === 'dirty') {
+          const id = idOf(s);
+          if (designIdFromHash() !== id) history.replaceState(null, '', `#design=${id}`);
+          schedule();
+        }
+      });
+      const flush = () => this.flush();
+      const warn = (e: BeforeUnloadEvent) => {
+        if (!this.unsaved()) return;
+        e.preventDefault();
+        // Older browsers ask only when returnValue is set (HTML standard, "beforeunload").
+        e.returnValue = '';
+      };
+      window.addEventListener('pagehide', flush);
+      window.addEventListener('beforeunload', warn);
+      return () => {
+        stop();
+        window.removeEventListener('pagehide', flush);
+        window.removeEventListener('beforeunload', warn);
+      };
+    },
+    flush() {
+      const s = store.getState();
+      if ((s.saveStatus !== 'dirty' && s.saveStatus !== 'saving') || designProblems(s.design).length > 0)
+        return;
+      if (timer) clearTimeout(timer);
+      const forkOf = s.designId === null ? example : null;
+      saveDesignOnLeave(idOf(s), s.design, forkOf ?? undefined);
+    },
+    unsaved: () => UNSAVED.has(store.getState().saveStatus),
     saveSoon() {
       const s = store.getState();
       if (s.saveStatus === 'saved' || s.saveStatus === 'clean') {
@@ -123,7 +186,10 @@ export function createAutosave(store: AppStore): Autosave {
     },
     exampleOpened(file) {
       example = file;
-      return file === null ? null : (forks.get(file) ?? null);
+      if (file === null) return null;
+      const fork = forks.get(file);
+      if (fork === undefined) void findFork(file, store.getState().document);
+      return fork ?? null;
     },
     designDeleted(id) {
       for (const [file, fork] of forks) if (fork === id) forks.delete(file);

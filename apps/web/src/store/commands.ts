@@ -5,6 +5,7 @@ import { touchedDirective } from '../core/errorCause.ts';
 import { emptyHistory, record } from '../core/history.ts';
 import { addPinAction } from '../core/pins.ts';
 import { compiledOfResult, currentResult } from './current.ts';
+import { clearMeasured } from './measured.ts';
 import type { Commands, State } from './slices.ts';
 import type { WorkerLink } from './workerLink.ts';
 
@@ -130,6 +131,11 @@ function perform<A extends object>(
     extra.document = s.document + 1;
     extra.expandedStages = [];
     extra.passView = null;
+    // The previous document's op in Details and as a palette target, and its measured traces,
+    // are not this one's.
+    extra.hovered = null;
+    extra.target = null;
+    clearMeasured();
   }
   changed(out.design, extra);
   return true;

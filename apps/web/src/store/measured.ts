@@ -3,6 +3,7 @@
  * brought (kept, so each new result of the design is compared with them again, e.g. after the
  * calibration is applied) and the worker's latest overlay of them. Never saved with the design.
  */
+import type { Design } from '@stagecraft/ir';
 import { create } from 'zustand';
 import type { MeasuredFile, MeasuredOverlay } from '../core/measuredOverlay.ts';
 import { createViewSync } from '../gantt/viewSync.ts';
@@ -12,10 +13,20 @@ export interface MeasuredState {
   files: MeasuredFile[];
   /** The overlay of `files` against the latest design computed; null while it is computed. */
   overlay: (MeasuredOverlay & { ok: true }) | null;
+  /**
+   * The design the overlay compared the files with (by identity: every edit makes a new one): its
+   * calibration applies to that design only (applyCalibrationAction).
+   */
+  comparedWith: Design | null;
   status: 'none' | 'computing' | 'ok';
 }
 
-export const useMeasured = create<MeasuredState>()(() => ({ files: [], overlay: null, status: 'none' }));
+export const useMeasured = create<MeasuredState>()(() => ({
+  files: [],
+  overlay: null,
+  comparedWith: null,
+  status: 'none',
+}));
 
 /** The predicted and the measured timeline zoom and pan together on one axis. */
 export const measuredViewSync = createViewSync();
@@ -25,13 +36,15 @@ let requested = 0;
 let requestedFiles: MeasuredFile[] = [];
 let send: ((req: WorkerRequest) => void) | undefined;
 let notify: ((text: string) => void) | undefined;
-let designNow: (() => unknown) | undefined;
+let designNow: (() => Design) | undefined;
+/** The design of the latest request. */
+let requestedDesign: Design | null = null;
 
 /** The page's store connects the worker, its notice and its design (store/index.ts). */
 export function connectMeasured(
   s: ((req: WorkerRequest) => void) | undefined,
   n: (text: string) => void,
-  design: () => unknown,
+  design: () => Design,
 ): void {
   send = s;
   notify = n;
@@ -41,7 +54,8 @@ export function connectMeasured(
 function request(files: MeasuredFile[]): void {
   requested += 1;
   requestedFiles = files;
-  send?.({ type: 'measure', id: requested, design: designNow?.(), files });
+  requestedDesign = designNow?.() ?? null;
+  send?.({ type: 'measure', id: requested, design: requestedDesign, files });
 }
 
 /** Files the user brought (the file input or a drop on the timeline): read and compared off the page's thread. */
@@ -66,10 +80,12 @@ export function remeasure(): void {
   if (files.length > 0) request(files);
 }
 
+/** Remove, and another document opened: a trace belongs to the plan it measured, not the next design. */
 export function clearMeasured(): void {
   requested += 1;
   requestedFiles = [];
-  useMeasured.setState({ files: [], overlay: null, status: 'none' });
+  requestedDesign = null;
+  useMeasured.setState({ files: [], overlay: null, comparedWith: null, status: 'none' });
 }
 
 export function receiveMeasured(id: number, overlay: MeasuredOverlay): void {
@@ -80,9 +96,9 @@ export function receiveMeasured(id: number, overlay: MeasuredOverlay): void {
     // New files that do not read leave the overlay as it was; the kept files no longer matching
     // the edited design take the overlay down (it would compare with a design that is gone), and
     // the files stay to be compared again with the next result.
-    if (requestedFiles === s.files) useMeasured.setState({ overlay: null, status: 'ok' });
+    if (requestedFiles === s.files) useMeasured.setState({ overlay: null, comparedWith: null, status: 'ok' });
     else useMeasured.setState({ status: s.overlay ? 'ok' : 'none' });
     return;
   }
-  useMeasured.setState({ files: requestedFiles, overlay, status: 'ok' });
+  useMeasured.setState({ files: requestedFiles, overlay, comparedWith: requestedDesign, status: 'ok' });
 }

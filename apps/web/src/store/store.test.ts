@@ -18,6 +18,7 @@ import { removePinAction, renamePinAction, setBaselineAction } from '../core/pin
 import { moveOp } from '../core/reorder.ts';
 import { createAppStore } from './appStore.ts';
 import { initStore, MAX_PINS, useStore } from './index.ts';
+import { useMeasured } from './measured.ts';
 import { performSession } from './session.ts';
 
 describe('the store commands', () => {
@@ -112,6 +113,33 @@ describe('the store commands', () => {
     expect(s().document).toBe(before);
     s().dispatch(openDesignAction, { design: example('gpipe-p4-m8') });
     expect(s().document).toBe(before + 1);
+  });
+
+  test("opening another document drops the previous one's op in Details, its target and its measured traces", () => {
+    const s = () => useStore.getState();
+    const node = { firstId: 'F.b0.mb0' } as never;
+    s().hover(node);
+    s().setTarget({ id: 'F.b0.mb0', tags: { PP: 0 }, devices: [0] });
+    const overlay = { ok: true, files: ['trace.json'] } as never;
+    useMeasured.setState({
+      files: [{ name: 'trace.json', text: '{}' }],
+      overlay,
+      comparedWith: s().design,
+      status: 'ok',
+    });
+    // An edit keeps them: the traces are compared again with the edited design.
+    s().dispatch(addDirectiveAction, { directive: { op: 'recompute', filter: { PP: 1 } } });
+    expect(s().hovered).toBe(node);
+    expect(useMeasured.getState().files.length).toBe(1);
+    s().dispatch(openDesignAction, { design: example('gpipe-p4-m8') });
+    expect(s().hovered).toBeNull();
+    expect(s().target).toBeNull();
+    expect(useMeasured.getState()).toMatchObject({
+      files: [],
+      overlay: null,
+      comparedWith: null,
+      status: 'none',
+    });
   });
 
   test('an edit that adapts other directives leaves a notice naming them until the next edit', () => {

@@ -41,7 +41,7 @@ export function traceFromDocument(doc: unknown, fileName: string, options: ReadT
     return fail('traceEvents', 'expected the list of trace events (Chrome trace format)');
   const other = d.otherData as Record<string, unknown> | undefined;
   if (typeof other?.format === 'string' && STAGECRAFT_FORMATS.has(other.format))
-    return stagecraft(d.traceEvents);
+    return stagecraft(d.traceEvents, other.planFingerprint);
   return kineto(d, fileName, options);
 }
 
@@ -49,7 +49,12 @@ function fail(path: string, message: string): TraceRead {
   return { ok: false, errors: [issue(path, message)] };
 }
 
-function stagecraft(events: unknown[]): TraceRead {
+function stagecraft(events: unknown[], fingerprint: unknown): TraceRead {
+  if (fingerprint !== undefined && typeof fingerprint !== 'string')
+    return fail(
+      'otherData.planFingerprint',
+      'expected the fingerprint of the plan the trace measured (a string)',
+    );
   const { spans, errors } = instructionSpans(
     events,
     ['traceEvents'],
@@ -83,7 +88,15 @@ function stagecraft(events: unknown[]): TraceRead {
         }),
       ),
     }));
-  return { ok: true, step: { sources: ['stagecraft'], alignedClocks: true, devices } };
+  return {
+    ok: true,
+    step: {
+      sources: ['stagecraft'],
+      alignedClocks: true,
+      devices,
+      ...(fingerprint === undefined ? {} : { planFingerprint: fingerprint }),
+    },
+  };
 }
 
 function kineto(d: Record<string, unknown>, fileName: string, options: ReadTraceOptions): TraceRead {

@@ -1,5 +1,6 @@
 /** Files for and from the engines teams run: Piper programs and torch.distributed.pipelining CSVs. */
 
+export { piperRefusal, torchRefusal } from './exportRefusal.ts';
 export { loadPlan } from './loadPlan.ts';
 export {
   executedPlan,

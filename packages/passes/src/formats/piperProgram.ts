@@ -39,15 +39,10 @@ import { lowerModel, modelBlockCount } from '../model/lowerModel.ts';
 import { NodeIndex } from '../program/nodeIndex.ts';
 import { regionsOf } from '../program/region.ts';
 import { splitHalves } from '../program/splitHalves.ts';
+import { piperRefusal } from './exportRefusal.ts';
 import { clusterDevices, importSizeIssue } from './importSize.ts';
 
 export type PiperResult = { ok: true; text: string; program: Directive[] } | { ok: false; errors: Issue[] };
-
-/** Stagecraft directives Piper has no op for, and why a program cannot simply leave them out. */
-const NO_PIPER_OP: Partial<Record<Directive['op'], string>> = {
-  recompute: 'recompute has no Piper op',
-  offload: 'offload has no Piper op',
-};
 
 /**
  * The Piper program of a compiled design. `plan` and `dag` are the design's compiled plan and
@@ -61,30 +56,12 @@ export function exportPiperProgram(
   plan: Plan,
   dag: Dag,
 ): PiperResult {
+  const refused = piperRefusal(program);
+  if (refused) return { ok: false, errors: [refused] };
   const halves = splitHalves(dag, program);
   const out: Directive[] = [];
   for (const e of program) {
     const d = e.directive;
-    const reason = NO_PIPER_OP[d.op];
-    if (reason) return { ok: false, errors: [{ path: formatPath(e.path), message: reason }] };
-    const option =
-      d.op !== 'shard_tensor'
-        ? undefined
-        : d.sequence_parallel !== undefined
-          ? 'sequence_parallel'
-          : d.scatter_gather_sends !== undefined
-            ? 'scatter_gather_sends'
-            : undefined;
-    if (option)
-      return {
-        ok: false,
-        errors: [
-          {
-            path: formatPath([...e.path, option]),
-            message: `Piper's shard_tensor all-reduces each block's output and sends it whole; it has no ${option} option`,
-          },
-        ],
-      };
     if (!PIPER_OPS.includes(d.op)) continue;
     const { enabled: _enabled, ...rest } = d;
     if ((d.op === 'replicate' || d.op === 'shard' || d.op === 'shard_tensor') && d.axis !== undefined) {

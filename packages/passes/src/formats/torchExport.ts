@@ -21,6 +21,7 @@ import {
   type Plan,
 } from '@stagecraft/ir';
 import type { ExpandedDirective } from '../driver/compileTypes.ts';
+import { torchRefusal } from './exportRefusal.ts';
 import {
   cellActions,
   formatTorchRows,
@@ -47,11 +48,6 @@ export interface TorchExportOptions {
 
 export type TorchRowsResult = { ok: true; rows: TorchCell[][] } | { ok: false; errors: Issue[] };
 
-const NOT_PIPELINE_OPS: Record<string, string> = {
-  shard: 'expert parallelism (shard) exchanges tokens all-to-all inside a stage',
-  shard_tensor: 'tensor parallelism (shard_tensor) splits a stage across devices',
-};
-
 export function exportTorchCsv(
   plan: Plan,
   program: readonly ExpandedDirective[],
@@ -67,28 +63,16 @@ export function planToTorchRows(
   options: TorchExportOptions = {},
 ): TorchRowsResult {
   const format = options.format ?? 'compute_only';
-  const where = (e: ExpandedDirective) => formatPath(['directives', e.source]);
   const pathOf = (ins: Instruction) => {
     const d = ins.provenance?.directive;
     const e = d === null || d === undefined ? undefined : program[d];
     return e ? formatPath(e.path) : '';
   };
-  for (const e of program) {
-    const reason = NOT_PIPELINE_OPS[e.directive.op];
-    if (reason) return fail(where(e), `torch.distributed.pipelining runs a pure pipeline: ${reason}`);
-  }
-  const splits = program.filter((e) => e.directive.op === 'split');
-  const dims = splits.map((e) => (e.directive as { dim_name: string }).dim_name);
-  if (dims.length > 1) {
-    const second = splits[1]!;
-    const dual = dims.includes('DIR')
-      ? ' DualPipe runs two copies of the model in opposite directions, which torch cannot express; dualpipev is its one-copy form.'
-      : '';
-    return fail(
-      where(second),
-      `torch schedules split the step along one microbatch dimension; this design splits along ${dims.join(' and ')}.${dual}`,
-    );
-  }
+  const refused = torchRefusal(program);
+  if (refused) return { ok: false, errors: [refused] };
+  const dims = program
+    .filter((e) => e.directive.op === 'split')
+    .map((e) => (e.directive as { dim_name: string }).dim_name);
   const mbDim = dims[0];
 
   // Rank r of torch's pipeline group is the group with the r-th lowest device.
