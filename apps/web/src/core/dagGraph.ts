@@ -201,17 +201,27 @@ function rowLabel(dag: Dag, block: number): string {
   return tags ? `${b.name} · ${tags}` : b.name;
 }
 
-export function buildDagGraph(dag: Dag, options: GraphOptions = {}): DagGraph {
-  const expanded = options.expanded ?? new Set<string>();
-  const depth = depths(dag);
-  // Group nodes into drawn nodes.
-  interface Drawn {
-    key: string;
-    members: number[];
-    depth: number;
-    row: string;
-  }
-  const drawn = new Map<string, Drawn>();
+/** A node as drawn: one op, or a collapsed stage's microbatches of one pass. */
+interface DrawnNode {
+  key: string;
+  members: number[];
+  /** The shallowest member's depth: the column the node is drawn in. */
+  depth: number;
+  /** Stage key `group:block` of the row it is drawn in. */
+  row: string;
+}
+
+interface DrawnNodes {
+  drawn: Map<string, DrawnNode>;
+  /** The drawn node's key of every op, by op index. */
+  drawnOf: string[];
+  /** Ops per stage row, before collapsing. */
+  rowOps: Map<string, number>;
+}
+
+/** Groups the ops into drawn nodes: an expanded stage's ops one by one, any other collapsed. */
+function drawnNodes(dag: Dag, depth: Int32Array, expanded: ReadonlySet<string>): DrawnNodes {
+  const drawn = new Map<string, DrawnNode>();
   const drawnOf = new Array<string>(dag.nodes.length);
   const rowOps = new Map<string, number>();
   const rows = rowBlocks(dag);
@@ -226,83 +236,92 @@ export function buildDagGraph(dag: Dag, options: GraphOptions = {}): DagGraph {
       if (depth[i]! < d.depth) d.depth = depth[i]!;
     } else drawn.set(key, { key, members: [i], depth: depth[i]!, row });
   });
-  // Columns: distinct depths, compacted.
-  const distinct = [...new Set([...drawn.values()].map((d) => d.depth))].sort((a, b) => a - b);
-  const column = new Map(distinct.map((d, i) => [d, i]));
-  // Rows and lanes in order of device group, then block.
-  const rowKeys = [...rowOps.keys()].sort((a, b) => {
+  return { drawn, drawnOf, rowOps };
+}
+
+/** Column of each depth: the distinct depths, compacted. */
+function depthColumns(drawn: Iterable<DrawnNode>): Map<number, number> {
+  const distinct = [...new Set([...drawn].map((d) => d.depth))].sort((a, b) => a - b);
+  return new Map(distinct.map((d, i) => [d, i]));
+}
+
+/** Stage keys in order of device group, then block; unplaced and optimizer rows last. */
+function stageOrder(rowKeys: Iterable<string>): string[] {
+  return [...rowKeys].sort((a, b) => {
     const [ga, ba] = a.split(':').map(Number) as [number, number];
     const [gb, bb] = b.split(':').map(Number) as [number, number];
     const ka = ga < 0 ? Number.MAX_SAFE_INTEGER : ga;
     const kb = gb < 0 ? Number.MAX_SAFE_INTEGER : gb;
     return ka - kb || (ba < 0 ? 1e9 : ba) - (bb < 0 ? 1e9 : bb);
   });
-  const byRow = new Map<string, Drawn[]>();
-  for (const d of drawn.values()) {
+}
+
+function drawnByRow(drawn: Iterable<DrawnNode>): Map<string, DrawnNode[]> {
+  const byRow = new Map<string, DrawnNode[]>();
+  for (const d of drawn) {
     const list = byRow.get(d.row);
     if (list) list.push(d);
     else byRow.set(d.row, [d]);
   }
+  return byRow;
+}
+
+/** A device group's lane, starting at `y`, with no rows yet. */
+function openLane(dag: Dag, group: number, y: number): GraphLane {
+  const devs = group >= 0 ? dag.groups[group] : undefined;
+  return {
+    id: `lane:${group}`,
+    // A mesh group folds its symmetric members into their coordinates: `devices 0–15 · dp 0–1 · tp 0–7`;
+    // a group strided over the cluster is summarised (`64 × tp8 groups: devices 0–7, …`).
+    label: devs ? `${deviceGroupSummary(devs, innerAxisOf(dag, group))}${meshOf(dag, group)}` : 'unplaced',
+    ...(devs ? { devices: `${deviceGroupLabel(devs)}${meshOf(dag, group)}` } : {}),
+    y,
+    height: 0,
+    rows: [],
+  };
+}
+
+interface PlacedRow {
+  nodes: GraphNode[];
+  height: number;
+  maxCol: number;
+}
+
+/**
+ * Places one stage row's drawn nodes from `y` down: by column, nodes sharing a column stacked in
+ * sub-rows, so the row is as tall as its most crowded column.
+ */
+function placeRow(
+  dag: Dag,
+  list: DrawnNode[],
+  column: Map<number, number>,
+  y: number,
+  options: GraphOptions,
+): PlacedRow {
+  const sorted = list.sort((a, b) => a.depth - b.depth || a.members[0]! - b.members[0]!);
   const nodes: GraphNode[] = [];
-  const lanes: GraphLane[] = [];
-  let y = 0;
+  const used = new Map<number, number>();
+  let subs = 1;
   let maxCol = 0;
-  let lane: GraphLane | undefined;
-  for (const rk of rowKeys) {
-    const group = Number(rk.split(':')[0]);
-    const block = Number(rk.split(':')[1]);
-    const laneId = `lane:${group}`;
-    if (!lane || lane.id !== laneId) {
-      if (lane) {
-        lane.height = y - lane.y + LANE_PAD / 2;
-        y += LANE_PAD;
-      }
-      const devs = group >= 0 ? dag.groups[group] : undefined;
-      lane = {
-        id: laneId,
-        // A mesh group folds its symmetric members into their coordinates: `devices 0–15 · dp 0–1 · tp 0–7`;
-        // a group strided over the cluster is summarised (`64 × tp8 groups: devices 0–7, …`).
-        label: devs
-          ? `${deviceGroupSummary(devs, innerAxisOf(dag, group))}${meshOf(dag, group)}`
-          : 'unplaced',
-        ...(devs ? { devices: `${deviceGroupLabel(devs)}${meshOf(dag, group)}` } : {}),
-        y,
-        height: 0,
-        rows: [],
-      };
-      lanes.push(lane);
-      y += LANE_PAD / 2;
-    }
-    const list = (byRow.get(rk) ?? []).sort((a, b) => a.depth - b.depth || a.members[0]! - b.members[0]!);
-    const used = new Map<number, number>();
-    let subs = 1;
-    const rowTop = y + ROW_PAD / 2;
-    for (const d of list) {
-      const col = column.get(d.depth)!;
-      const sub = used.get(col) ?? 0;
-      used.set(col, sub + 1);
-      subs = Math.max(subs, sub + 1);
-      maxCol = Math.max(maxCol, col);
-      nodes.push({
-        id: d.key,
-        x: col * COL_W,
-        y: rowTop + sub * SUB_H,
-        data: nodeData(dag, d.members, d.key, options),
-      });
-    }
-    const height = subs * SUB_H + ROW_PAD;
-    lane.rows.push({
-      key: rk,
-      label: rowLabel(dag, block),
-      y,
-      height,
-      expanded: expanded.has(rk),
-      ops: rowOps.get(rk)!,
+  const rowTop = y + ROW_PAD / 2;
+  for (const d of sorted) {
+    const col = column.get(d.depth)!;
+    const sub = used.get(col) ?? 0;
+    used.set(col, sub + 1);
+    subs = Math.max(subs, sub + 1);
+    maxCol = Math.max(maxCol, col);
+    nodes.push({
+      id: d.key,
+      x: col * COL_W,
+      y: rowTop + sub * SUB_H,
+      data: nodeData(dag, d.members, d.key, options),
     });
-    y += height;
   }
-  if (lane) lane.height = y - lane.y + LANE_PAD / 2;
-  // Edges between drawn nodes, merged.
+  return { nodes, height: subs * SUB_H + ROW_PAD, maxCol };
+}
+
+/** Edges between drawn nodes, the DAG's edges between the same two merged into one with a count. */
+function mergedEdges(dag: Dag, drawnOf: readonly string[]): GraphEdge[] {
   const edgeMap = new Map<string, GraphEdge>();
   const { from, to, kind } = dag.edges;
   for (let e = 0; e < from.length; e++) {
@@ -315,9 +334,48 @@ export function buildDagGraph(dag: Dag, options: GraphOptions = {}): DagGraph {
     if (found) found.count += 1;
     else edgeMap.set(id, { id, source: s, target: t, kind: k, count: 1 });
   }
+  return [...edgeMap.values()];
+}
+
+export function buildDagGraph(dag: Dag, options: GraphOptions = {}): DagGraph {
+  const expanded = options.expanded ?? new Set<string>();
+  const { drawn, drawnOf, rowOps } = drawnNodes(dag, depths(dag), expanded);
+  const column = depthColumns(drawn.values());
+  const byRow = drawnByRow(drawn.values());
+  const nodes: GraphNode[] = [];
+  const lanes: GraphLane[] = [];
+  let y = 0;
+  let maxCol = 0;
+  let lane: GraphLane | undefined;
+  for (const rk of stageOrder(rowOps.keys())) {
+    const group = Number(rk.split(':')[0]);
+    const block = Number(rk.split(':')[1]);
+    if (!lane || lane.id !== `lane:${group}`) {
+      if (lane) {
+        lane.height = y - lane.y + LANE_PAD / 2;
+        y += LANE_PAD;
+      }
+      lane = openLane(dag, group, y);
+      lanes.push(lane);
+      y += LANE_PAD / 2;
+    }
+    const placed = placeRow(dag, byRow.get(rk) ?? [], column, y, options);
+    nodes.push(...placed.nodes);
+    maxCol = Math.max(maxCol, placed.maxCol);
+    lane.rows.push({
+      key: rk,
+      label: rowLabel(dag, block),
+      y,
+      height: placed.height,
+      expanded: expanded.has(rk),
+      ops: rowOps.get(rk)!,
+    });
+    y += placed.height;
+  }
+  if (lane) lane.height = y - lane.y + LANE_PAD / 2;
   return {
     nodes,
-    edges: [...edgeMap.values()],
+    edges: mergedEdges(dag, drawnOf),
     lanes,
     width: (maxCol + 1) * COL_W,
     height: y,
