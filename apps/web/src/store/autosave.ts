@@ -54,6 +54,73 @@ export interface Autosave {
 /** Save states whose latest edit the server does not have. */
 const UNSAVED: ReadonlySet<string> = new Set(['dirty', 'saving', 'error', 'offline', 'invalid']);
 
+type AppState = ReturnType<AppStore['getState']>;
+
+/** Puts the design's id in the address, so a reload opens what was saved or sent. */
+function showInAddress(id: string): void {
+  if (designIdFromHash() !== id) history.replaceState(null, '', `#design=${id}`);
+}
+
+/**
+ * Holds a design the API would refuse (what the design schema refuses): not sent, and the status
+ * says why; the next edit that makes it valid saves it. True when held.
+ */
+function heldAsInvalid(s: AppState): boolean {
+  const problems = designProblems(s.design);
+  if (problems.length === 0) return false;
+  s.setSave({ saveStatus: 'invalid', saveMessage: `not saved: ${issuesText(problems.slice(0, 3))}` });
+  return true;
+}
+
+/** Saves a new version of the design on the version it was edited from. */
+async function saveVersion(id: string, s: AppState, forkOf: string | null): ReturnType<typeof saveDesign> {
+  const r = await saveDesign(id, s.design, s.savedVersion ?? undefined, forkOf ?? undefined);
+  if (r.ok || r.status !== 409) return r;
+  // Saved elsewhere meanwhile: this edit becomes the newest version; the other stays in history.
+  return saveDesign(id, s.design);
+}
+
+/**
+ * Shows the API's answer to the save of edit `revision` in the save status. True when the design
+ * was edited again meanwhile: that later edit is still to save.
+ */
+function recordAnswer(s: AppState, r: Awaited<ReturnType<typeof saveDesign>>, revision: number): boolean {
+  if (!r.ok) {
+    s.setSave({ saveStatus: r.status === 0 ? 'offline' : 'error', saveMessage: r.message });
+    return false;
+  }
+  const stillDirty = s.revision !== revision;
+  s.setSave({
+    savedVersion: r.value.version,
+    saveStatus: stillDirty ? 'dirty' : 'saved',
+    saveMessage: `saved as version ${r.value.version}`,
+  });
+  return stillDirty;
+}
+
+/** Why the Save button added no version. */
+function nothingToSave(savedVersion: number | null): string {
+  return savedVersion !== null
+    ? `nothing to save: no change since version ${savedVersion}`
+    : 'nothing to save: no change since the design was opened';
+}
+
+/** Sends an unsent edit when the page goes away and asks before leaving while one is unsaved. */
+function guardLeaving(flush: () => void, unsaved: () => boolean): () => void {
+  const warn = (e: BeforeUnloadEvent) => {
+    if (!unsaved()) return;
+    e.preventDefault();
+    // Older browsers ask only when returnValue is set (HTML standard, "beforeunload").
+    e.returnValue = '';
+  };
+  window.addEventListener('pagehide', flush);
+  window.addEventListener('beforeunload', warn);
+  return () => {
+    window.removeEventListener('pagehide', flush);
+    window.removeEventListener('beforeunload', warn);
+  };
+}
+
 export function createAutosave(store: AppStore): Autosave {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let inFlight = false;
@@ -68,7 +135,7 @@ export function createAutosave(store: AppStore): Autosave {
   let fresh: { document: number; id: string } | null = null;
 
   /** The id the current document is saved under, choosing one for a new document. */
-  const idOf = (s: ReturnType<AppStore['getState']>): string => {
+  const idOf = (s: AppState): string => {
     if (s.designId !== null) return s.designId;
     if (fresh?.document !== s.document) fresh = { document: s.document, id: newId(s.design.name) };
     return fresh.id;
@@ -85,41 +152,20 @@ export function createAutosave(store: AppStore): Autosave {
       return;
     }
     const s = store.getState();
-    if (s.saveStatus !== 'dirty') return;
-    // The API refuses what the design schema refuses: such a design is held, not sent, and the
-    // status says why; the next edit that makes it valid saves it.
-    const problems = designProblems(s.design);
-    if (problems.length > 0) {
-      s.setSave({ saveStatus: 'invalid', saveMessage: `not saved: ${issuesText(problems.slice(0, 3))}` });
-      return;
-    }
+    if (s.saveStatus !== 'dirty' || heldAsInvalid(s)) return;
     const id = idOf(s);
     const forkOf = s.designId === null ? example : null;
     const { revision, document } = s;
     inFlight = true;
     s.setSave({ saveStatus: 'saving', designId: id });
-    if (designIdFromHash() !== id) history.replaceState(null, '', `#design=${id}`);
-    let r = await saveDesign(id, s.design, s.savedVersion ?? undefined, forkOf ?? undefined);
-    if (!r.ok && r.status === 409) {
-      // Saved elsewhere meanwhile: this edit becomes the newest version; the other stays in history.
-      r = await saveDesign(id, s.design);
-    }
+    showInAddress(id);
+    const r = await saveVersion(id, s, forkOf);
     inFlight = false;
     if (r.ok && forkOf !== null) forks.set(forkOf, id);
     const after = store.getState();
     // Another document was opened meanwhile: this answer is about the one before it.
     if (after.document !== document) return;
-    if (!r.ok) {
-      after.setSave({ saveStatus: r.status === 0 ? 'offline' : 'error', saveMessage: r.message });
-      return;
-    }
-    const stillDirty = after.revision !== revision;
-    after.setSave({
-      savedVersion: r.value.version,
-      saveStatus: stillDirty ? 'dirty' : 'saved',
-      saveMessage: `saved as version ${r.value.version}`,
-    });
-    if (stillDirty) schedule();
+    if (recordAnswer(after, r, revision)) schedule();
   }
 
   /** The example's working copy saved in an earlier page, from the API's list (newest first). */
@@ -138,24 +184,17 @@ export function createAutosave(store: AppStore): Autosave {
     start() {
       const stop = store.subscribe((s, prev) => {
         if (s.revision !== prev.revision && s.saveStatus === 'dirty') {
-          const id = idOf(s);
-          if (designIdFromHash() !== id) history.replaceState(null, '', `#design=${id}`);
+          showInAddress(idOf(s));
           schedule();
         }
       });
-      const flush = () => this.flush();
-      const warn = (e: BeforeUnloadEvent) => {
-        if (!this.unsaved()) return;
-        e.preventDefault();
-        // Older browsers ask only when returnValue is set (HTML standard, "beforeunload").
-        e.returnValue = '';
-      };
-      window.addEventListener('pagehide', flush);
-      window.addEventListener('beforeunload', warn);
+      const unguard = guardLeaving(
+        () => this.flush(),
+        () => this.unsaved(),
+      );
       return () => {
         stop();
-        window.removeEventListener('pagehide', flush);
-        window.removeEventListener('beforeunload', warn);
+        unguard();
       };
     },
     flush() {
@@ -170,12 +209,7 @@ export function createAutosave(store: AppStore): Autosave {
     saveSoon() {
       const s = store.getState();
       if (s.saveStatus === 'saved' || s.saveStatus === 'clean') {
-        s.notify(
-          'info',
-          s.savedVersion !== null
-            ? `nothing to save: no change since version ${s.savedVersion}`
-            : 'nothing to save: no change since the design was opened',
-        );
+        s.notify('info', nothingToSave(s.savedVersion));
         return;
       }
       // A failed or held save is tried again.
