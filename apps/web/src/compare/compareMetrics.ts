@@ -68,60 +68,9 @@ export function compareRows(
 ): MetricRow[] {
   const b = baseline >= 0 && baseline < sims.length ? baseline : 0;
   const devices = [...new Set(sims.flatMap((s) => s.devices.map((d) => d.device)))].sort((a, b) => a - b);
-  const known = (batches ?? []).filter((m): m is number => m !== undefined);
-  const batchesDiffer = known.some((m) => m !== known[0]);
-  const tokens = sims.map(tokensPerStep);
-  const tokensDiffer = tokens.some((t) => t === undefined || !same(t, tokens[0]!));
-  const batchOf = (_s: Simulation, i: number) => batches?.[i];
-  // Equal batches are said once, in the step's label (four variants' rows fit one screen);
-  // different ones get their rows.
-  const perStep = [
-    `${known[0]} microbatch${known[0] === 1 ? '' : 'es'}`,
-    ...(tokensDiffer ? [] : [`${Math.round(tokens[0]!).toLocaleString('en-US')} tokens`]),
-  ].join(', ');
-  const tokenRow: Metric = {
-    key: 'tokens-per-step',
-    label: 'tokens per step',
-    unit: 'count',
-    better: 'none',
-    of: tokensPerStep,
-  };
-  const batchRows: Metric[] = !batches
-    ? []
-    : batchesDiffer
-      ? [
-          {
-            key: 'time-per-microbatch',
-            label: 'time per microbatch (step / microbatches)',
-            unit: 'ms',
-            better: 'lower',
-            of: (s, i) => {
-              const m = batchOf(s, i);
-              return m ? s.makespanMs / m : undefined;
-            },
-          },
-          { key: 'microbatches', label: 'microbatches per step', unit: 'count', better: 'none', of: batchOf },
-          ...(tokens.some((t) => t !== undefined) ? [tokenRow] : []),
-        ]
-      : tokensDiffer && tokens.some((t) => t !== undefined)
-        ? [tokenRow]
-        : [];
+  const { step, rows: batchRows } = batchMetrics(sims, batches);
   const metrics: Metric[] = [
-    batchesDiffer
-      ? {
-          key: 'step',
-          label: 'step time (batches differ: ranked by time per microbatch)',
-          unit: 'ms',
-          better: 'none',
-          of: (s) => s.makespanMs,
-        }
-      : {
-          key: 'step',
-          label: known.length > 0 ? `step time (${perStep})` : 'step time',
-          unit: 'ms',
-          better: 'lower',
-          of: (s) => s.makespanMs,
-        },
+    step,
     ...batchRows,
     {
       key: 'bubble',
@@ -181,6 +130,67 @@ export function compareRows(
         ...(m.device !== undefined ? { device: m.device } : {}),
       };
     });
+}
+
+/** The step's metric and the rows that say what a step holds (see compareRows). */
+function batchMetrics(
+  sims: readonly Simulation[],
+  batches: readonly (number | undefined)[] | undefined,
+): { step: Metric; rows: Metric[] } {
+  const known = (batches ?? []).filter((m): m is number => m !== undefined);
+  const batchesDiffer = known.some((m) => m !== known[0]);
+  const tokens = sims.map(tokensPerStep);
+  const tokensDiffer = tokens.some((t) => t === undefined || !same(t, tokens[0]!));
+  const batchOf = (_s: Simulation, i: number) => batches?.[i];
+  // Equal batches are said once, in the step's label (four variants' rows fit one screen);
+  // different ones get their rows.
+  const perStep = [
+    `${known[0]} microbatch${known[0] === 1 ? '' : 'es'}`,
+    ...(tokensDiffer ? [] : [`${Math.round(tokens[0]!).toLocaleString('en-US')} tokens`]),
+  ].join(', ');
+  const tokenRow: Metric = {
+    key: 'tokens-per-step',
+    label: 'tokens per step',
+    unit: 'count',
+    better: 'none',
+    of: tokensPerStep,
+  };
+  const batchRows: Metric[] = !batches
+    ? []
+    : batchesDiffer
+      ? [
+          {
+            key: 'time-per-microbatch',
+            label: 'time per microbatch (step / microbatches)',
+            unit: 'ms',
+            better: 'lower',
+            of: (s, i) => {
+              const m = batchOf(s, i);
+              return m ? s.makespanMs / m : undefined;
+            },
+          },
+          { key: 'microbatches', label: 'microbatches per step', unit: 'count', better: 'none', of: batchOf },
+          ...(tokens.some((t) => t !== undefined) ? [tokenRow] : []),
+        ]
+      : tokensDiffer && tokens.some((t) => t !== undefined)
+        ? [tokenRow]
+        : [];
+  const step: Metric = batchesDiffer
+    ? {
+        key: 'step',
+        label: 'step time (batches differ: ranked by time per microbatch)',
+        unit: 'ms',
+        better: 'none',
+        of: (s) => s.makespanMs,
+      }
+    : {
+        key: 'step',
+        label: known.length > 0 ? `step time (${perStep})` : 'step time',
+        unit: 'ms',
+        better: 'lower',
+        of: (s) => s.makespanMs,
+      };
+  return { step, rows: batchRows };
 }
 
 /** Equal up to float noise and rounding (SAME of the larger). */
