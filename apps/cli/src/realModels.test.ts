@@ -50,9 +50,10 @@ describe('real-model examples', () => {
     const { sim } = run('llama3.1-405b-pp16-tp8-1f1b.json');
     const busy = sim.devices.map((d) => d.busyMs).sort((a, b) => a - b);
     const median = busy[busy.length >> 1]!;
-    // An unsharded head (8× its share under TP8) made the last stage the pipeline's pace: 18.05 s.
+    // An unsharded head (8× its share under TP8) made the last stage the pipeline's pace: 18.05 s
+    // (at NVLink's line rate; 15.57 s balanced at the bus bandwidth NCCL achieves, docs/cost-model.md).
     expect(busy[busy.length - 1]! / median).toBeLessThan(1.1);
     expect(sim.makespanMs).toBeGreaterThan(14_000);
-    expect(sim.makespanMs).toBeLessThan(15_500);
+    expect(sim.makespanMs).toBeLessThan(16_500);
   });
 });
