@@ -20,6 +20,7 @@
 import {
   type BlockInfo,
   CompileError,
+  type Dag,
   EDGE_DATA,
   type EdgeList,
   formatPath,
@@ -31,11 +32,12 @@ import {
   OP_REDUCE_SCATTER,
   OP_SEND,
   OP_UPD,
+  type OwnTable,
 } from '@stagecraft/ir';
 import type { Adjacency } from '../dag/adjacency.ts';
-import { type Pass, rewritten } from '../driver/pass.ts';
+import { type Pass, type PassContext, rewritten } from '../driver/pass.ts';
 import { familyOf, nodeFamily } from '../program/region.ts';
-import { regionDirectives } from '../program/regionDirectives.ts';
+import { type RegionDirective, regionDirectives } from '../program/regionDirectives.ts';
 import { DagRewrite } from './dagRewrite.ts';
 
 export const shardTensorPass: Pass = {
@@ -45,188 +47,27 @@ export const shardTensorPass: Pass = {
   run(dag, ctx) {
     const rewrite = DagRewrite.of(dag, ctx, 'shard_tensor', 'shard-tensor');
     if (rewrite === undefined) return dag;
-    const { t, rows, edges, directives: list } = rewrite;
-    const blocks: BlockInfo[] = dag.blocks.slice();
-    const degree = new Map<number, number>();
-    /** Where each tensor-parallel block (n > 1) is split, for the sends between such stages. */
-    const regionOf = new Map<number, TensorParallelStage>();
-    const sends: { edge: number; u: number; collective: number; sequenceParallel: boolean }[] = [];
-    /** Under sequence parallelism, the all-gather after each producing op's reduce-scatter. */
-    const gatherOf = new Map<number, number>();
-    /** The factor a block's ops' memory effects scale by when its norms stay whole (else 1/n). */
-    const memory = new Map<number, number>();
-    const e = dag.edges;
-    const tensorParallel = [...(dag.tensorParallel ?? [])];
-    const subgroups = new Map(dag.subgroups ?? []);
-    for (const { d, region: r, members, ops: inRegion, provenance, stream, path } of regionDirectives(
-      dag,
-      ctx,
-      list,
-      'shard-tensor',
-    )) {
-      tensorParallel.push(
+    const sharding = startSharding(dag);
+    for (const directive of regionDirectives(dag, ctx, rewrite.directives, 'shard-tensor')) {
+      const r = directive.region;
+      sharding.tensorParallel.push(
         r.mask === null
           ? { group: r.group, blocks: r.blocks }
           : { group: r.group, blocks: r.blocks, mask: r.mask },
       );
-      const n = r.degree;
-      for (const dp of dag.dataParallel ?? []) {
-        if (dp.group !== r.group) continue;
-        // Over different axes of one mesh (tp and dp), both hold: each runs over its own sub-groups.
-        if (dp.mask !== undefined && r.mask !== null && (dp.mask & r.mask) === 0) continue;
-        const b = r.blocks.find((x) => dp.blocks.includes(x));
-        if (b !== undefined)
-          throw new CompileError({
-            path: formatPath([...path, 'filter']),
-            message: `block ${b} (${dag.blocks[b]!.name}) on devices [${members.join(', ')}] is data parallel by ${formatPath(ctx.program[dp.directive]!.path)}; shard_tensor and replicate cannot cover the same region of one group${r.mask === null ? '' : ' over the same mesh axis'}`,
-          });
-      }
-      for (const b of r.blocks) {
-        if (degree.has(b))
-          throw new CompileError({
-            path: formatPath([...path, 'filter']),
-            message: `block ${b} (${dag.blocks[b]!.name}) is already tensor parallel`,
-          });
-        degree.set(b, n);
-        blocks[b] = divided(dag.blocks[b]!, n, d.sequence_parallel);
-        const before = dag.blocks[b]!.activationBytes;
-        if (d.sequence_parallel === false && before > 0) memory.set(b, blocks[b]!.activationBytes / before);
-      }
-      if (n === 1) continue;
-      const sequenceParallel = d.sequence_parallel === true;
-      for (const b of r.blocks)
-        regionOf.set(b, {
-          n,
-          group: r.group,
-          mask: r.mask,
-          stream,
-          directive: provenance.directive ?? -1,
-          scatterGather: sequenceParallel || d.scatter_gather_sends === true,
-        });
-      const add = (op: number, name: string, like: number, bytes: number) => {
-        const x = rows.add({
-          op,
-          like,
-          group: r.group,
-          stream,
-          directive: provenance.directive ?? -1,
-          bytes,
-          id: `${name}.tp.${nodeIdOf(dag, like)}`,
-        });
-        if (r.mask !== null) subgroups.set(x, r.mask);
-        return x;
-      };
-      // Per producing op: its all-reduce, or under sequence parallelism its reduce-scatter and
-      // (made when a consumer needs the whole tensor here) the all-gather after it.
-      const arOf = new Map<number, number>();
-      const count = e.from.length;
-      for (let j = 0; j < count; j++) {
-        if (e.kind[j] !== EDGE_DATA) continue;
-        const u = edges.from[j]!;
-        const v = edges.to[j]!;
-        // u is in the region (a node of the input); v the input's too (`to` never changes).
-        if (!inRegion.has(u)) continue;
-        if (t.group[v] !== r.group || (t.op[v]! <= OP_UPD && t.block[v] === t.block[u])) continue;
-        if (familyOf(t.op[u]!) !== nodeFamily(t, v)) continue;
-        const bytes = e.bytes[j]!;
-        let a = arOf.get(u);
-        if (a === undefined) {
-          a = add(
-            sequenceParallel ? OP_REDUCE_SCATTER : OP_ALL_REDUCE,
-            sequenceParallel ? 'REDUCE_SCATTER' : 'ALL_REDUCE',
-            u,
-            bytes,
-          );
-          arOf.set(u, a);
-          edges.push(u, a, bytes);
-        }
-        if (t.op[v] === OP_SEND) sends.push({ edge: j, u, collective: a, sequenceParallel });
-        if (sequenceParallel && t.op[v] !== OP_SEND) {
-          let g = gatherOf.get(u);
-          if (g === undefined) {
-            g = add(OP_ALL_GATHER, 'ALL_GATHER', u, bytes);
-            gatherOf.set(u, g);
-            edges.push(a, g, bytes);
-          }
-          a = g;
-        }
-        edges.from[j] = a;
-      }
+      refuseDataParallelOverlap(dag, ctx, directive);
+      divideBlocks(dag, sharding, directive);
+      if (r.degree === 1) continue;
+      reduceRegionOutputs(dag, rewrite, sharding, directive);
     }
-    // A send of a tensor-parallel block's output to a stage tensor parallel n ways too, in the
-    // scatter-gather form: each member sends 1/n and the receivers all-gather it (Megatron-LM's
-    // default without sequence parallelism, `--no-scatter-gather-tensors-in-pipeline` to disable;
-    // under sequence parallelism the tensor sent is already the member's 1/n of the sequence).
-    const sendBytes = new Map<number, number>();
-    const out0 = dag.edges;
-    const adjacency = rewrite.out;
-    for (const { edge, u, collective, sequenceParallel } of sends) {
-      const from = regionOf.get(t.block[u]!)!;
-      const send = edges.to[edge]!;
-      const recv = recvOf(t, send, adjacency, out0.to);
-      const consumers = recv < 0 ? [] : targets(recv, adjacency, out0);
-      const to = consumers.length > 0 ? regionOf.get(t.block[consumers[0]!]!) : undefined;
-      const fits =
-        from.scatterGather &&
-        to !== undefined &&
-        to.n === from.n &&
-        consumers.every((v) => regionOf.get(t.block[v]!) === to);
-      if (!fits) {
-        if (!sequenceParallel) continue;
-        // The sending stage gathers the whole tensor before it sends, as without the option.
-        let g = gatherOf.get(u);
-        if (g === undefined) {
-          g = rows.add({
-            op: OP_ALL_GATHER,
-            like: u,
-            group: from.group,
-            stream: from.stream,
-            directive: from.directive,
-            bytes: e.bytes[edge]!,
-            id: `ALL_GATHER.tp.${nodeIdOf(dag, u)}`,
-          });
-          if (from.mask !== null) subgroups.set(g, from.mask);
-          gatherOf.set(u, g);
-          edges.push(collective, g, e.bytes[edge]!);
-        }
-        edges.from[edge] = g;
-        continue;
-      }
-      const bytes = e.bytes[edge]!;
-      sendBytes.set(send, bytes / from.n);
-      sendBytes.set(recv, bytes / from.n);
-      for (let k = adjacency.offset[send]!; k < adjacency.offset[send + 1]!; k++)
-        if (out0.to[adjacency.edge[k]!] === recv) edges.bytes[adjacency.edge[k]!] = bytes / from.n;
-      const g = rows.add({
-        op: OP_ALL_GATHER,
-        like: recv,
-        group: to.group,
-        stream: to.stream,
-        directive: to.directive,
-        bytes,
-        id: `ALL_GATHER.tp.${nodeIdOf(dag, recv)}`,
-      });
-      if (to.mask !== null) subgroups.set(g, to.mask);
-      for (let k = adjacency.offset[recv]!; k < adjacency.offset[recv + 1]!; k++) {
-        const j = adjacency.edge[k]!;
-        if (out0.kind[j] === EDGE_DATA) edges.from[j] = g;
-      }
-      edges.push(recv, g, bytes);
-    }
-    const out = rows.table(
+    const sendBytes = scatterGatherSends(dag, rewrite, sharding);
+    const { t, edges } = rewrite;
+    const { degree, blocks, tensorParallel, subgroups } = sharding;
+    const out = rewrite.rows.table(
       degree.size > 0 ? ['alloc', 'free', ...(sendBytes.size > 0 ? (['bytes'] as const) : [])] : [],
     );
     for (const [i, b] of sendBytes) out.bytes[i] = b;
-    // Each member computes 1/n of a block: its ops' memory effects too (the norms' whole without
-    // sequence parallelism).
-    if (degree.size > 0)
-      for (let i = 0; i < t.length; i++) {
-        const n = t.op[i]! <= OP_UPD ? degree.get(t.block[i]!) : undefined;
-        if (n === undefined || n === 1) continue;
-        const k = memory.get(t.block[i]!);
-        out.alloc[i] = k === undefined ? t.alloc[i]! / n : t.alloc[i]! * k;
-        out.free[i] = k === undefined ? t.free[i]! / n : t.free[i]! * k;
-      }
+    if (degree.size > 0) divideMemoryEffects(t, sharding, out);
     return rewritten(
       dag,
       ctx,
@@ -237,6 +78,224 @@ export const shardTensorPass: Pass = {
     );
   },
 };
+
+type ShardTensorRewrite = DagRewrite<'shard_tensor'>;
+type ShardTensorRegion = RegionDirective<'shard_tensor'>;
+
+/** What the pass has made so far, over the directives' regions. */
+interface Sharding {
+  blocks: BlockInfo[];
+  /** Each tensor-parallel block's n. */
+  degree: Map<number, number>;
+  /** Where each tensor-parallel block (n > 1) is split, for the sends between such stages. */
+  regionOf: Map<number, TensorParallelStage>;
+  sends: { edge: number; u: number; collective: number; sequenceParallel: boolean }[];
+  /** Under sequence parallelism, the all-gather after each producing op's reduce-scatter. */
+  gatherOf: Map<number, number>;
+  /** The factor a block's ops' memory effects scale by when its norms stay whole (else 1/n). */
+  memory: Map<number, number>;
+  tensorParallel: NonNullable<Dag['tensorParallel']>[number][];
+  subgroups: Map<number, number>;
+}
+
+function startSharding(dag: Dag): Sharding {
+  return {
+    blocks: dag.blocks.slice(),
+    degree: new Map(),
+    regionOf: new Map(),
+    sends: [],
+    gatherOf: new Map(),
+    memory: new Map(),
+    tensorParallel: [...(dag.tensorParallel ?? [])],
+    subgroups: new Map(dag.subgroups ?? []),
+  };
+}
+
+/** A group is tensor or data parallel, unless the two run over different axes of its mesh. */
+function refuseDataParallelOverlap(
+  dag: Dag,
+  ctx: PassContext,
+  { region: r, members, path }: ShardTensorRegion,
+): void {
+  for (const dp of dag.dataParallel ?? []) {
+    if (dp.group !== r.group) continue;
+    // Over different axes of one mesh (tp and dp), both hold: each runs over its own sub-groups.
+    if (dp.mask !== undefined && r.mask !== null && (dp.mask & r.mask) === 0) continue;
+    const b = r.blocks.find((x) => dp.blocks.includes(x));
+    if (b !== undefined)
+      throw new CompileError({
+        path: formatPath([...path, 'filter']),
+        message: `block ${b} (${dag.blocks[b]!.name}) on devices [${members.join(', ')}] is data parallel by ${formatPath(ctx.program[dp.directive]!.path)}; shard_tensor and replicate cannot cover the same region of one group${r.mask === null ? '' : ' over the same mesh axis'}`,
+      });
+  }
+}
+
+/** Each block of the region as one of its n members holds it; a block split twice is an error. */
+function divideBlocks(dag: Dag, s: Sharding, { d, region: r, path }: ShardTensorRegion): void {
+  for (const b of r.blocks) {
+    if (s.degree.has(b))
+      throw new CompileError({
+        path: formatPath([...path, 'filter']),
+        message: `block ${b} (${dag.blocks[b]!.name}) is already tensor parallel`,
+      });
+    s.degree.set(b, r.degree);
+    s.blocks[b] = divided(dag.blocks[b]!, r.degree, d.sequence_parallel);
+    const before = dag.blocks[b]!.activationBytes;
+    if (d.sequence_parallel === false && before > 0) s.memory.set(b, s.blocks[b]!.activationBytes / before);
+  }
+}
+
+/**
+ * The sum across members of what the region's ops send out of a block: per producing op its
+ * all-reduce, or under sequence parallelism its reduce-scatter and (made when a consumer needs the
+ * whole tensor here) the all-gather after it.
+ */
+function reduceRegionOutputs(
+  dag: Dag,
+  { t, rows, edges }: ShardTensorRewrite,
+  s: Sharding,
+  { d, region: r, ops: inRegion, provenance, stream }: ShardTensorRegion,
+): void {
+  const n = r.degree;
+  const sequenceParallel = d.sequence_parallel === true;
+  for (const b of r.blocks)
+    s.regionOf.set(b, {
+      n,
+      group: r.group,
+      mask: r.mask,
+      stream,
+      directive: provenance.directive ?? -1,
+      scatterGather: sequenceParallel || d.scatter_gather_sends === true,
+    });
+  const add = (op: number, name: string, like: number, bytes: number) => {
+    const x = rows.add({
+      op,
+      like,
+      group: r.group,
+      stream,
+      directive: provenance.directive ?? -1,
+      bytes,
+      id: `${name}.tp.${nodeIdOf(dag, like)}`,
+    });
+    if (r.mask !== null) s.subgroups.set(x, r.mask);
+    return x;
+  };
+  const e = dag.edges;
+  const arOf = new Map<number, number>();
+  const count = e.from.length;
+  for (let j = 0; j < count; j++) {
+    if (e.kind[j] !== EDGE_DATA) continue;
+    const u = edges.from[j]!;
+    const v = edges.to[j]!;
+    // u is in the region (a node of the input); v the input's too (`to` never changes).
+    if (!inRegion.has(u)) continue;
+    if (t.group[v] !== r.group || (t.op[v]! <= OP_UPD && t.block[v] === t.block[u])) continue;
+    if (familyOf(t.op[u]!) !== nodeFamily(t, v)) continue;
+    const bytes = e.bytes[j]!;
+    let a = arOf.get(u);
+    if (a === undefined) {
+      a = add(
+        sequenceParallel ? OP_REDUCE_SCATTER : OP_ALL_REDUCE,
+        sequenceParallel ? 'REDUCE_SCATTER' : 'ALL_REDUCE',
+        u,
+        bytes,
+      );
+      arOf.set(u, a);
+      edges.push(u, a, bytes);
+    }
+    if (t.op[v] === OP_SEND) s.sends.push({ edge: j, u, collective: a, sequenceParallel });
+    if (sequenceParallel && t.op[v] !== OP_SEND) {
+      let g = s.gatherOf.get(u);
+      if (g === undefined) {
+        g = add(OP_ALL_GATHER, 'ALL_GATHER', u, bytes);
+        s.gatherOf.set(u, g);
+        edges.push(a, g, bytes);
+      }
+      a = g;
+    }
+    edges.from[j] = a;
+  }
+}
+
+/**
+ * A send of a tensor-parallel block's output to a stage tensor parallel n ways too, in the
+ * scatter-gather form: each member sends 1/n and the receivers all-gather it (Megatron-LM's
+ * default without sequence parallelism, `--no-scatter-gather-tensors-in-pipeline` to disable;
+ * under sequence parallelism the tensor sent is already the member's 1/n of the sequence).
+ * Returns the bytes each such SEND and RECV now moves.
+ */
+function scatterGatherSends(dag: Dag, { t, rows, edges, out: adjacency }: ShardTensorRewrite, s: Sharding) {
+  const sendBytes = new Map<number, number>();
+  const e = dag.edges;
+  for (const { edge, u, collective, sequenceParallel } of s.sends) {
+    const from = s.regionOf.get(t.block[u]!)!;
+    const send = edges.to[edge]!;
+    const recv = recvOf(t, send, adjacency, e.to);
+    const consumers = recv < 0 ? [] : targets(recv, adjacency, e);
+    const to = consumers.length > 0 ? s.regionOf.get(t.block[consumers[0]!]!) : undefined;
+    const fits =
+      from.scatterGather &&
+      to !== undefined &&
+      to.n === from.n &&
+      consumers.every((v) => s.regionOf.get(t.block[v]!) === to);
+    if (!fits) {
+      if (!sequenceParallel) continue;
+      // The sending stage gathers the whole tensor before it sends, as without the option.
+      let g = s.gatherOf.get(u);
+      if (g === undefined) {
+        g = rows.add({
+          op: OP_ALL_GATHER,
+          like: u,
+          group: from.group,
+          stream: from.stream,
+          directive: from.directive,
+          bytes: e.bytes[edge]!,
+          id: `ALL_GATHER.tp.${nodeIdOf(dag, u)}`,
+        });
+        if (from.mask !== null) s.subgroups.set(g, from.mask);
+        s.gatherOf.set(u, g);
+        edges.push(collective, g, e.bytes[edge]!);
+      }
+      edges.from[edge] = g;
+      continue;
+    }
+    const bytes = e.bytes[edge]!;
+    sendBytes.set(send, bytes / from.n);
+    sendBytes.set(recv, bytes / from.n);
+    for (let k = adjacency.offset[send]!; k < adjacency.offset[send + 1]!; k++)
+      if (e.to[adjacency.edge[k]!] === recv) edges.bytes[adjacency.edge[k]!] = bytes / from.n;
+    const g = rows.add({
+      op: OP_ALL_GATHER,
+      like: recv,
+      group: to.group,
+      stream: to.stream,
+      directive: to.directive,
+      bytes,
+      id: `ALL_GATHER.tp.${nodeIdOf(dag, recv)}`,
+    });
+    if (to.mask !== null) s.subgroups.set(g, to.mask);
+    for (let k = adjacency.offset[recv]!; k < adjacency.offset[recv + 1]!; k++) {
+      const j = adjacency.edge[k]!;
+      if (e.kind[j] === EDGE_DATA) edges.from[j] = g;
+    }
+    edges.push(recv, g, bytes);
+  }
+  return sendBytes;
+}
+
+/**
+ * Each member computes 1/n of a block: its ops' memory effects too (the norms' whole without
+ * sequence parallelism).
+ */
+function divideMemoryEffects(t: NodeTable, { degree, memory }: Sharding, out: OwnTable): void {
+  for (let i = 0; i < t.length; i++) {
+    const n = t.op[i]! <= OP_UPD ? degree.get(t.block[i]!) : undefined;
+    if (n === undefined || n === 1) continue;
+    const k = memory.get(t.block[i]!);
+    out.alloc[i] = k === undefined ? t.alloc[i]! / n : t.alloc[i]! * k;
+    out.free[i] = k === undefined ? t.free[i]! / n : t.free[i]! * k;
+  }
+}
 
 interface TensorParallelStage {
   n: number;

@@ -61,12 +61,28 @@ export function searchOrder(design: Design, options: OrderSearchOptions): OrderS
   const limits = deviceLimits(design, p, options.memoryLimit);
   if (!limits.ok) return limits;
   const limitOf = limits.limitOf;
-  const judge = (source: string, d: Design): Candidate | Issue[] => {
+  const judge: Judge = (source, d) => {
     const s = simulateDesign(d);
     if (!s.ok) return s.errors;
     return candidate(source, d, s, limitOf);
   };
 
+  const baselines = judgeBuilders(design, p, judge, log);
+  const measured = measureOnProbe(design, p, shape, limitOf, log);
+  if (!measured.ok) return measured;
+  const ranked = rankOrders(p, shape, measured, { seed: options.seed ?? 1, stop }, log);
+  const confirmed = confirmRanked(
+    ranked,
+    (r) => judge(r.source, withOrders(design, p, toBuilt(shape, r.orders))),
+    log,
+  );
+  return chooseFastestFitting(design, baselines, confirmed, limits, t0, log);
+}
+
+type Judge = (source: string, d: Design) => Candidate | Issue[];
+
+/** The builders that apply to the placement, each compiled and simulated as it stands. */
+function judgeBuilders(design: Design, p: Pipeline, judge: Judge, log: string[]): Candidate[] {
   const baselines: Candidate[] = [];
   for (const { name } of applicableBuilders(p)) {
     const c = judge(name, withBuilder(design, p, name));
@@ -76,8 +92,19 @@ export function searchOrder(design: Design, options: OrderSearchOptions): OrderS
       log.push(`builder ${name}: step ${c.stepMs.toFixed(3)} ms, ${c.fits ? 'fits' : 'over the limit'}`);
     }
   }
+  return baselines;
+}
 
-  // Costs measured on an order of this pipeline (the heuristic on unit costs, memory unbounded).
+type Measured = { ok: true; costs: StageCosts; stashLimit: number[] } | { ok: false; errors: Issue[] };
+
+/** Costs measured on an order of this pipeline (the heuristic on unit costs, memory unbounded). */
+function measureOnProbe(
+  design: Design,
+  p: Pipeline,
+  shape: OrderShape,
+  limitOf: (device: number) => number,
+  log: string[],
+): Measured {
   const unit = unitCosts(shape);
   const probeOrders = zeroBubbleOrders(
     shape,
@@ -93,8 +120,22 @@ export function searchOrder(design: Design, options: OrderSearchOptions): OrderS
   log.push(
     `stage costs measured: F ${fmt(costs.F)} ms, BI ${fmt(costs.BI)} ms, BW ${fmt(costs.BW)} ms; p2p ${fmt(costs.sendF)} ms`,
   );
+  return { ok: true, costs, stashLimit };
+}
 
-  type Ranked = { source: string; orders: ActionCode[][]; stepMs: number };
+type Ranked = { source: string; orders: ActionCode[][]; stepMs: number };
+
+/**
+ * Orders timed on the measured costs: the heuristic under each switch, the builders as starts, and
+ * the local search from the fastest of them. Orders over a rank's stash limit are left out.
+ */
+function rankOrders(
+  p: Pipeline,
+  shape: OrderShape,
+  { costs, stashLimit }: { costs: StageCosts; stashLimit: number[] },
+  search: { seed: number; stop: () => boolean },
+  log: string[],
+): Ranked[] {
   const ranked: Ranked[] = [];
   const consider = (source: string, orders: ActionCode[][] | undefined) => {
     if (!orders) return;
@@ -117,14 +158,21 @@ export function searchOrder(design: Design, options: OrderSearchOptions): OrderS
   const start = starts[0];
   if (start) {
     const moves = MOVES_PER_ACTION * 3 * shape.stages * shape.microbatches;
-    const seed = options.seed ?? 1;
-    const improved = improveOrders(shape, costs, stashLimit, start.orders, { seed, moves, stop });
+    const improved = improveOrders(shape, costs, stashLimit, start.orders, { ...search, moves });
     log.push(
       `local search from ${start.source}: ${improved.movesTried} moves, ${improved.improvements} improvements, ${start.stepMs.toFixed(3)} → ${improved.stepMs.toFixed(3)} ms on the measured costs`,
     );
     ranked.push({ source: 'local-search', orders: improved.orders, stepMs: improved.stepMs });
   }
+  return ranked;
+}
 
+/** The few best distinct orders compiled and simulated; the builders' starts are already baselines. */
+function confirmRanked(
+  ranked: readonly Ranked[],
+  judge: (r: Ranked) => Candidate | Issue[],
+  log: string[],
+): Candidate[] {
   const confirmed: Candidate[] = [];
   const seen = new Set<string>();
   // The heuristic's best always, so its simulated figure is reported beside the search's.
@@ -136,7 +184,7 @@ export function searchOrder(design: Design, options: OrderSearchOptions): OrderS
     if (seen.has(key)) continue;
     seen.add(key);
     if (seen.size > CONFIRMED) break;
-    const c = judge(r.source, withOrders(design, p, toBuilt(shape, r.orders)));
+    const c = judge(r);
     if (Array.isArray(c)) log.push(`${r.source}: refused by the compiler (${issueText(c)})`);
     else {
       confirmed.push(c);
@@ -145,6 +193,17 @@ export function searchOrder(design: Design, options: OrderSearchOptions): OrderS
       );
     }
   }
+  return confirmed;
+}
+
+function chooseFastestFitting(
+  design: Design,
+  baselines: Candidate[],
+  confirmed: Candidate[],
+  limits: Extract<Limits, { ok: true }>,
+  t0: number,
+  log: string[],
+): OrderSearchResult {
   let best: Candidate | undefined;
   for (const c of [...baselines, ...confirmed])
     if (c.fits && (!best || c.stepMs < best.stepMs - 1e-9)) best = c;
@@ -171,7 +230,7 @@ export function searchOrder(design: Design, options: OrderSearchOptions): OrderS
     design: { ...chosen, name: `${design.name ?? 'design'} (planned order)` },
     stepMs: best.stepMs,
     peakMemoryBytes: best.peakMemoryBytes,
-    limitBytes: limits.devices.map((d) => limitOf(d)),
+    limitBytes: limits.devices.map((d) => limits.limitOf(d)),
     baselines: baselines.map(figuresOf),
     best: bestFigures,
     ...(heuristic ? { heuristic: figuresOf(heuristic) } : {}),
