@@ -155,4 +155,14 @@ def _check_under_torchrun(plans, world):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    if code == 130:
+        # Interrupted mid-run, torch's C++ threads (gloo's, a pending work's) may still be alive:
+        # the interpreter's teardown would destroy them joinable and abort ("terminate called
+        # without an active exception", signal 6). Nothing is left to save, so skip it.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        import os
+
+        os._exit(130)
+    sys.exit(code)
