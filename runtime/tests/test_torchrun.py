@@ -93,3 +93,19 @@ def test_torch_s_report_of_a_ctrl_c_is_an_interrupt_and_other_errors_are_not():
     assert interrupted(RuntimeError("KeyboardInterrupt: <EMPTY MESSAGE>"))
     assert interrupted(KeyboardInterrupt())
     assert not interrupted(RuntimeError("Connection reset by peer"))
+
+
+def test_a_ctrl_c_inside_an_instruction_is_an_interrupt_however_the_run_named_the_failure():
+    # Autograd's engine re-raises a SIGINT that arrived in a saved-tensor hook as a RuntimeError, which
+    # the scheduler names by its instruction and the worker by its plan and step.
+    from stagecraft_runtime.scheduler import RunError
+
+    def named(cause, message):
+        try:
+            raise RunError(message) from cause
+        except RunError as e:
+            return e
+
+    inner = named(RuntimeError("KeyboardInterrupt: <EMPTY MESSAGE>"), "device 3: B.b3.mb7 (B) failed")
+    assert interrupted(named(inner, "1f1b-p4-m8.json: step 176: device 3: B.b3.mb7 (B) failed"))
+    assert not interrupted(named(named(RuntimeError("Connection reset by peer"), "device 3: S failed"), "step 1"))
