@@ -308,11 +308,14 @@ export function DagCanvas() {
   const setTarget = useStore((s) => s.setTarget);
   const toggleStage = useStore((s) => s.toggleStage);
   const [keyed, setKeyed] = useState<GraphNode | null>(null);
+  // The layout follows its result: until it comes, the DAG on screen is the previous edit's.
+  const behind = useStore((s) => !s.passView && s.graphRevision !== s.resultRevision);
   return (
     <div
       className="dag-canvas"
       data-testid="dag-canvas"
       data-selected-node={target?.id ?? ''}
+      aria-busy={behind}
       // biome-ignore lint/a11y/noNoninteractiveTabindex: one tab stop for the whole DAG, whose nodes the arrow keys walk
       tabIndex={0}
       role="application"

@@ -17,8 +17,12 @@ import { autosave, useStore } from '../store/index.ts';
 import { Dialog } from './Dialog.tsx';
 
 export async function openSaved(id: string): Promise<boolean> {
+  const asked = useStore.getState().document;
   const r = await openDesign(id);
   const s = useStore.getState();
+  // Another document opened while this one was on its way (an example clicked meanwhile): the
+  // later choice stands.
+  if (s.document !== asked) return false;
   if (!r.ok) {
     s.notify('error', `could not open ${id}: ${r.message}`);
     return false;
@@ -314,8 +318,11 @@ export function VersionsDialog({ onClose }: { onClose: () => void }) {
                 disabled={v.version === current}
                 onClick={() => {
                   if (!id) return;
+                  const asked = useStore.getState().document;
                   void openVersion(id, v.version).then((r) => {
                     const s = useStore.getState();
+                    // A version of the document before is not restored into another one.
+                    if (s.document !== asked) return;
                     if (!r.ok) s.notify('error', r.message);
                     // Restoring is an edit: undoable, and saved as the newest version.
                     else s.dispatch(restoreVersionAction, { design: r.value });
