@@ -271,27 +271,35 @@ function SavedRowActions({
 }) {
   return (
     <>
-      <button
-        type="button"
-        className="saved-action"
-        data-testid={`rename-${d.id}`}
-        aria-label={`rename ${d.name}`}
-        title="rename"
-        onClick={onRename}
-      >
-        ✎
-      </button>
-      <button
-        type="button"
-        className="saved-action"
-        data-testid={`delete-${d.id}`}
-        aria-label={`delete ${d.name}`}
-        title="delete"
-        onClick={onDelete}
-      >
-        🗑
-      </button>
+      <SavedAction verb="rename" icon="✎" design={d} onClick={onRename} />
+      <SavedAction verb="delete" icon="🗑" design={d} onClick={onDelete} />
     </>
+  );
+}
+
+/** One action on a saved design, an icon named for screen readers and tests by its verb. */
+function SavedAction({
+  verb,
+  icon,
+  design: d,
+  onClick,
+}: {
+  verb: 'rename' | 'delete';
+  icon: string;
+  design: DesignSummary;
+  onClick(): void;
+}) {
+  return (
+    <button
+      type="button"
+      className="saved-action"
+      data-testid={`${verb}-${d.id}`}
+      aria-label={`${verb} ${d.name}`}
+      title={verb}
+      onClick={onClick}
+    >
+      {icon}
+    </button>
   );
 }
 
