@@ -60,7 +60,8 @@ export async function settled(page: Page): Promise<string[]> {
         errors: s.errors.map((e) => `${e.path}: ${e.message}`),
       };
     });
-  await expect.poll(async () => (await read()).done).toBe(true);
+  // A mesh example compiles for seconds on a loaded machine, and its DAG is laid out after.
+  await expect.poll(async () => (await read()).done, { timeout: 30_000 }).toBe(true);
   return (await read()).errors;
 }
 
