@@ -29,8 +29,10 @@ export async function metric(
 }
 
 /**
- * Waits until the latest edit is computed (none still in the worker) and returns its errors as
- * `path: message` lines: none when the result on screen is the latest design's.
+ * Waits until the latest edit is computed (none still in the worker), its DAG laid out too (it
+ * arrives after the timeline: a drop aimed at the previous result's DAG would land as the new one
+ * replaces it), and returns its errors as `path: message` lines: none when the result on screen is
+ * the latest design's.
  */
 export async function settled(page: Page): Promise<string[]> {
   const read = () =>
@@ -43,6 +45,8 @@ export async function settled(page: Page): Promise<string[]> {
                 status: string;
                 revision: number;
                 resultRevision: number;
+                graphRevision: number;
+                passView: unknown;
                 errors: { path: string; message: string }[];
               };
             };
@@ -50,11 +54,14 @@ export async function settled(page: Page): Promise<string[]> {
         }
       ).stagecraft.store.getState();
       return {
-        done: s.status === 'error' || s.resultRevision === s.revision,
+        done:
+          s.status === 'error' ||
+          (s.resultRevision === s.revision && (s.passView !== null || s.graphRevision === s.resultRevision)),
         errors: s.errors.map((e) => `${e.path}: ${e.message}`),
       };
     });
-  await expect.poll(async () => (await read()).done).toBe(true);
+  // A mesh example compiles for seconds on a loaded machine, and its DAG is laid out after.
+  await expect.poll(async () => (await read()).done, { timeout: 30_000 }).toBe(true);
   return (await read()).errors;
 }
 

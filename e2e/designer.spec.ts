@@ -409,6 +409,8 @@ test('split backward dropped on stage 1, then its filter widened to every stage,
 test('a shard_tensor drop on a mesh stage asks for the axis and adds the directive over the one chosen', async ({
   page,
 }) => {
+  // Llama-3-70B on 64 GPUs: each edit compiles for seconds.
+  test.setTimeout(60_000);
   await page.getByTestId('open-examples').click();
   await page.getByTestId('example-llama3-70b-tp8-pp4-dp2').click();
   await expect(page.getByTestId('design-name')).toHaveValue(/Llama-3-70B TP8 x PP4 x DP2/);

@@ -3,6 +3,7 @@
  * GPUs, each pipeline stage a dp64 × tp8 mesh strided over the cluster.
  */
 import { expect, type Locator, type Page, test } from '@playwright/test';
+import { labelBoxes, overlapping } from './labelBoxes.ts';
 
 test.setTimeout(90_000);
 
@@ -39,6 +40,20 @@ test('the DAG lane of a stage strided over 8,192 GPUs is summarised, and no tool
   const labels = [title, ...(await canvas.locator('.dag-row-label').all()).slice(0, 6)];
   for (const tool of [canvas.locator('.dag-tools'), canvas.locator('.react-flow__controls')])
     for (const label of labels) expect(await overlap(tool, label)).toBe(false);
+});
+
+test('at 1440×900 no two of the 405B DAG’s labels overlap, a cut one in full on hover', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await open405b(page);
+  const canvas = page.getByTestId('dag-canvas');
+  await expect(canvas).toHaveAttribute('aria-busy', 'false');
+  const boxes = await labelBoxes(page);
+  expect(boxes.length).toBeGreaterThan(20);
+  expect(overlapping(boxes)).toEqual([]);
+  // A row label cut to the label column gives its full text on hover.
+  const row = canvas.locator('.dag-row-label', { hasText: 'layer 0 attention' }).first();
+  expect(await row.getAttribute('title')).toBe(await row.textContent());
+  expect(await row.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
 });
 
 test('the timeline gutter gives a mesh device’s coordinates and its OOM peak in full on hover', async ({

@@ -1,11 +1,14 @@
 /**
  * A design's step, bubble and peak memory against its microbatch count or its pipeline stages:
- * the design recompiled at each value, everything else as it is.
+ * the design recompiled at each value, everything else as it is. Also the package's entry for a
+ * browser (`@stagecraft/planner/sweep`): it reaches none of the layout search's Node threads.
  */
 import type { Design, Directive, ScheduleDirective } from '@stagecraft/ir';
 import { getBuilder } from '@stagecraft/passes';
 import { runDesign, simulateRun } from '@stagecraft/workflow';
 import type { SweepAxis, SweepPoint } from './request.ts';
+
+export type { SweepAxis, SweepPoint } from './request.ts';
 
 export function sweep(design: Design, axis: SweepAxis, values: readonly number[]): SweepPoint[] {
   return values.map((value) => {

@@ -19,7 +19,7 @@ import {
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { memo, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
-import { dagViewport, labelScale } from '../core/dagFit.ts';
+import { dagViewport, labelScale, labelsReadable } from '../core/dagFit.ts';
 import type { DagGraph, GraphEdge, GraphLane, GraphNode, GraphNodeData } from '../core/dagGraph.ts';
 import { NODE_H, NODE_W } from '../core/dagGraph.ts';
 import { activeNode, isArrowKey, nodeAfterKey, rowOfNode } from '../core/dagKeys.ts';
@@ -79,6 +79,7 @@ const OpNodeView = memo(function OpNodeView({ data }: NodeProps<OpNode>) {
       tabIndex={-1}
       className={`dag-node${comm ? ' comm' : ''}${over ? ' drop-over' : ''}${isTarget ? ' is-target' : ''}${data.highlight ? ` hl-${data.highlight}` : ''}`}
       aria-label={`${data.label}${data.count > 1 ? ` ×${data.count}` : ''}`}
+      title={`${data.label}${data.count > 1 ? ` ×${data.count}` : ''}`}
       data-testid="dag-node"
       data-node-id={data.firstId}
       data-op={data.op}
@@ -117,22 +118,29 @@ const LaneNodeView = memo(function LaneNodeView({ data }: NodeProps<LaneNode>) {
       </div>
       {lane.rows.map((r) => (
         <div key={r.key} className="dag-row" style={{ top: r.y - lane.y, height: r.height }}>
-          <span className="dag-row-label">{r.label}</span>
-          {r.ops > 1 && (
-            <button
-              type="button"
-              className="dag-row-toggle nodrag"
-              data-testid={`stage-toggle-${r.key}`}
-              // The DAG is one tab stop: from the keyboard, Enter on an op of the stage toggles it.
-              tabIndex={-1}
-              onClick={() => toggle(r.key)}
-              title={`${
-                r.expanded ? 'collapse the microbatches of this stage' : 'draw every microbatch of this stage'
-              } (or Enter on one of its ops)`}
-            >
-              {r.expanded ? '▾ collapse' : `▸ ${r.ops} ops`}
-            </button>
-          )}
+          {/* Within the label column: a long label is cut there (full on hover), never over an op. */}
+          <div className="dag-row-head" style={{ width: LABEL_W - 16 }}>
+            <span className="dag-row-label" title={r.label}>
+              {r.label}
+            </span>
+            {r.ops > 1 && (
+              <button
+                type="button"
+                className="dag-row-toggle nodrag"
+                data-testid={`stage-toggle-${r.key}`}
+                // The DAG is one tab stop: from the keyboard, Enter on an op of the stage toggles it.
+                tabIndex={-1}
+                onClick={() => toggle(r.key)}
+                title={`${
+                  r.expanded
+                    ? 'collapse the microbatches of this stage'
+                    : 'draw every microbatch of this stage'
+                } (or Enter on one of its ops)`}
+              >
+                {r.expanded ? '▾ collapse' : `▸ ${r.ops} ops`}
+              </button>
+            )}
+          </div>
         </div>
       ))}
     </div>
@@ -276,6 +284,8 @@ function FitOnChange({
   useEffect(() => {
     domNode?.style.setProperty('--dag-label-scale', labelScale(zoom).toFixed(3));
     domNode?.setAttribute('data-zoom', zoom.toFixed(3));
+    // Too small to read: the outline only, each label in full on hover.
+    domNode?.setAttribute('data-labels', labelsReadable(zoom) ? 'shown' : 'hover');
   }, [zoom, domNode]);
   const key = graph ? `${graph.width}x${graph.height}:${graph.nodes.length}:${graph.lanes.length}` : '';
   // biome-ignore lint/correctness/useExhaustiveDependencies: the graph counts by its shape (key)
@@ -308,11 +318,14 @@ export function DagCanvas() {
   const setTarget = useStore((s) => s.setTarget);
   const toggleStage = useStore((s) => s.toggleStage);
   const [keyed, setKeyed] = useState<GraphNode | null>(null);
+  // The layout follows its result: until it comes, the DAG on screen is the previous edit's.
+  const behind = useStore((s) => !s.passView && s.graphRevision !== s.resultRevision);
   return (
     <div
       className="dag-canvas"
       data-testid="dag-canvas"
       data-selected-node={target?.id ?? ''}
+      aria-busy={behind}
       // biome-ignore lint/a11y/noNoninteractiveTabindex: one tab stop for the whole DAG, whose nodes the arrow keys walk
       tabIndex={0}
       role="application"

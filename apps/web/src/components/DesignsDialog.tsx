@@ -17,8 +17,12 @@ import { autosave, useStore } from '../store/index.ts';
 import { Dialog } from './Dialog.tsx';
 
 export async function openSaved(id: string): Promise<boolean> {
+  const asked = useStore.getState().document;
   const r = await openDesign(id);
   const s = useStore.getState();
+  // Another document opened while this one was on its way (an example clicked meanwhile): the
+  // later choice stands.
+  if (s.document !== asked) return false;
   if (!r.ok) {
     s.notify('error', `could not open ${id}: ${r.message}`);
     return false;
@@ -267,27 +271,35 @@ function SavedRowActions({
 }) {
   return (
     <>
-      <button
-        type="button"
-        className="saved-action"
-        data-testid={`rename-${d.id}`}
-        aria-label={`rename ${d.name}`}
-        title="rename"
-        onClick={onRename}
-      >
-        ✎
-      </button>
-      <button
-        type="button"
-        className="saved-action"
-        data-testid={`delete-${d.id}`}
-        aria-label={`delete ${d.name}`}
-        title="delete"
-        onClick={onDelete}
-      >
-        🗑
-      </button>
+      <SavedAction verb="rename" icon="✎" design={d} onClick={onRename} />
+      <SavedAction verb="delete" icon="🗑" design={d} onClick={onDelete} />
     </>
+  );
+}
+
+/** One action on a saved design, an icon named for screen readers and tests by its verb. */
+function SavedAction({
+  verb,
+  icon,
+  design: d,
+  onClick,
+}: {
+  verb: 'rename' | 'delete';
+  icon: string;
+  design: DesignSummary;
+  onClick(): void;
+}) {
+  return (
+    <button
+      type="button"
+      className="saved-action"
+      data-testid={`${verb}-${d.id}`}
+      aria-label={`${verb} ${d.name}`}
+      title={verb}
+      onClick={onClick}
+    >
+      {icon}
+    </button>
   );
 }
 
@@ -314,8 +326,11 @@ export function VersionsDialog({ onClose }: { onClose: () => void }) {
                 disabled={v.version === current}
                 onClick={() => {
                   if (!id) return;
+                  const asked = useStore.getState().document;
                   void openVersion(id, v.version).then((r) => {
                     const s = useStore.getState();
+                    // A version of the document before is not restored into another one.
+                    if (s.document !== asked) return;
                     if (!r.ok) s.notify('error', r.message);
                     // Restoring is an edit: undoable, and saved as the newest version.
                     else s.dispatch(restoreVersionAction, { design: r.value });

@@ -9,7 +9,16 @@ export function Metrics() {
   const status = useStore((s) => s.status);
   const latency = useStore((s) => s.lastLatencyMs);
   const errorCount = useStore((s) => s.errors.length);
-  if (!result) return <div className="metrics">computing…</div>;
+  if (!result)
+    return (
+      <div className="metrics" data-status={status}>
+        <div className="metric-status" data-testid="compute-status">
+          {status === 'error'
+            ? `${errorCount} error${errorCount === 1 ? '' : 's'}: nothing to show until the design compiles`
+            : 'computing…'}
+        </div>
+      </div>
+    );
   const sim = result.simulation;
   const peak = Math.max(0, ...sim.devices.map((d) => d.peakMemoryBytes));
   const exposed = exposedCommPerDeviceMs(sim);

@@ -209,31 +209,53 @@ function ModelKindSelect({
   update: (m: Model) => void;
 }) {
   return (
+    <KindSelect
+      testid="model-kind"
+      kind={kind}
+      kinds={[
+        { kind: 'stages', label: 'synthetic: identical stages' },
+        // Only reached by opening such a design: the form edits its blocks, it does not start them.
+        { kind: 'blocks', label: 'synthetic: explicit blocks', disabled: kind !== 'blocks' },
+        { kind: 'transformer', label: 'transformer' },
+      ]}
+      onPick={(k) => {
+        if (k === 'stages')
+          update({
+            kind: 'synthetic',
+            stages: 4,
+            costs: { F: 1, BI: 1, BW: 1 },
+            activationBytes: 256 * MIB,
+            paramBytes: 1024 * MIB,
+            outputBytes: 16 * MIB,
+          });
+        else if (k === 'transformer')
+          update({ kind: 'transformer', preset: 'llama3-8b', annotate: { PP: 4 } });
+      }}
+    />
+  );
+}
+
+/** A form's kind field: picking another kind hands it to the form, which starts it from its default. */
+function KindSelect<K extends string>({
+  testid,
+  kind,
+  kinds,
+  onPick,
+}: {
+  testid: string;
+  kind: K;
+  kinds: readonly { kind: K; label: string; disabled?: boolean }[];
+  onPick(kind: K): void;
+}) {
+  return (
     <label className="field">
       <span className="field-label">kind</span>
-      <select
-        data-testid="model-kind"
-        value={kind}
-        onChange={(e) => {
-          const k = e.target.value;
-          if (k === 'stages')
-            update({
-              kind: 'synthetic',
-              stages: 4,
-              costs: { F: 1, BI: 1, BW: 1 },
-              activationBytes: 256 * MIB,
-              paramBytes: 1024 * MIB,
-              outputBytes: 16 * MIB,
-            });
-          else if (k === 'transformer')
-            update({ kind: 'transformer', preset: 'llama3-8b', annotate: { PP: 4 } });
-        }}
-      >
-        <option value="stages">synthetic: identical stages</option>
-        <option value="blocks" disabled={kind !== 'blocks'}>
-          synthetic: explicit blocks
-        </option>
-        <option value="transformer">transformer</option>
+      <select data-testid={testid} value={kind} onChange={(e) => onPick(e.target.value as K)}>
+        {kinds.map((k) => (
+          <option key={k.kind} value={k.kind} disabled={k.disabled}>
+            {k.label}
+          </option>
+        ))}
       </select>
     </label>
   );
@@ -347,31 +369,28 @@ export function ClusterForm() {
   return (
     <section className="panel form" data-testid="cluster-form">
       <h2>Cluster</h2>
-      <label className="field">
-        <span className="field-label">kind</span>
-        <select
-          data-testid="cluster-kind"
-          value={kind}
-          onChange={(e) => {
-            const k = e.target.value;
-            if (k === 'ideal') update({ kind: 'ideal', devices: 4 });
-            else if (k === 'preset') update({ preset: 'dgx-h100', nodes: 1 });
-            else
-              update({
-                kind: 'custom',
-                nodes: 1,
-                gpusPerNode: 8,
-                gpu: { name: 'H100', peakTflops: 989, achievableFraction: 0.5, memoryGiB: 80, sms: 132 },
-                intraNode: { bandwidthGBps: 450, latencyUs: 3 },
-                interNode: { bandwidthGBps: 50, latencyUs: 10 },
-              });
-          }}
-        >
-          <option value="ideal">ideal (free communication)</option>
-          <option value="preset">preset</option>
-          <option value="custom">custom</option>
-        </select>
-      </label>
+      <KindSelect
+        testid="cluster-kind"
+        kind={kind}
+        kinds={[
+          { kind: 'ideal', label: 'ideal (free communication)' },
+          { kind: 'preset', label: 'preset' },
+          { kind: 'custom', label: 'custom' },
+        ]}
+        onPick={(k) => {
+          if (k === 'ideal') update({ kind: 'ideal', devices: 4 });
+          else if (k === 'preset') update({ preset: 'dgx-h100', nodes: 1 });
+          else
+            update({
+              kind: 'custom',
+              nodes: 1,
+              gpusPerNode: 8,
+              gpu: { name: 'H100', peakTflops: 989, achievableFraction: 0.5, memoryGiB: 80, sms: 132 },
+              intraNode: { bandwidthGBps: 450, latencyUs: 3 },
+              interNode: { bandwidthGBps: 50, latencyUs: 10 },
+            });
+        }}
+      />
       {'kind' in cluster && cluster.kind === 'ideal' && (
         <>
           <Row

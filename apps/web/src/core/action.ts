@@ -7,7 +7,7 @@
  * pins are edited by actions of their own, on the pin board (pins.ts).
  */
 import type { Design } from '@stagecraft/ir';
-import type { SweepAxis } from '@stagecraft/planner';
+import type { SweepAxis } from '@stagecraft/planner/sweep';
 import type { History } from './history.ts';
 import type { PlanSearchRequest } from './planForm.ts';
 

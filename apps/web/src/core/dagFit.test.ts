@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dagViewport, LABEL_PX, labelScale, MIN_FIT_ZOOM } from './dagFit.ts';
+import { dagViewport, FIT_FLOOR, LABEL_PX, labelScale, labelsReadable, MIN_FIT_ZOOM } from './dagFit.ts';
 
 describe('where the DAG canvas opens and how large its labels are', () => {
   it('a graph wider than the pane is shown whole, its last column (UPD) inside the pane', () => {
@@ -11,8 +11,26 @@ describe('where the DAG canvas opens and how large its labels are', () => {
     expect(v.y + graph.height * v.zoom).toBeLessThanOrEqual(380);
   });
 
-  it('never opens below the least zoom: a huge graph opens at its start', () => {
-    const v = dagViewport({ x: -190, y: 0, width: 20_000, height: 9_000 }, { width: 1000, height: 400 });
+  it('a graph too wide to read whole is fitted across as an outline: every column in the pane, labels on hover', () => {
+    // DualPipeV's 26 columns in a 1440 px window's DAG pane.
+    const graph = { x: -190, y: 0, width: 3766, height: 718 };
+    const pane = { width: 870, height: 359 };
+    const v = dagViewport(graph, pane);
+    expect(v.zoom).toBeLessThan(MIN_FIT_ZOOM);
+    expect(v.zoom).toBeGreaterThanOrEqual(FIT_FLOOR);
+    expect(v.x + graph.x * v.zoom).toBeGreaterThanOrEqual(0);
+    expect(v.x + (graph.x + graph.width) * v.zoom).toBeLessThanOrEqual(pane.width);
+    expect(labelsReadable(v.zoom)).toBe(false);
+  });
+
+  it('a graph too tall is fitted across from its top, at the readable zoom when its columns allow', () => {
+    const v = dagViewport({ x: -190, y: 0, width: 1200, height: 9_000 }, { width: 1000, height: 400 });
+    expect(v.zoom).toBe(MIN_FIT_ZOOM);
+    expect(v.y).toBe(16);
+  });
+
+  it('never fits below the floor: a graph of hundreds of columns opens readable at its start', () => {
+    const v = dagViewport({ x: -190, y: 0, width: 105_000, height: 9_000 }, { width: 1000, height: 400 });
     expect(v.zoom).toBe(MIN_FIT_ZOOM);
     expect(v.x + -190 * v.zoom).toBe(16);
     expect(v.y).toBe(16);
@@ -26,6 +44,13 @@ describe('where the DAG canvas opens and how large its labels are', () => {
     for (const zoom of [MIN_FIT_ZOOM, 0.5, 0.6, 0.75, 1])
       expect(12 * labelScale(zoom) * zoom).toBeGreaterThanOrEqual(LABEL_PX - 1e-9);
     expect(labelScale(1)).toBe(1);
+  });
+
+  it('labels show exactly where they reach 9 px on screen', () => {
+    expect(labelsReadable(MIN_FIT_ZOOM)).toBe(true);
+    expect(labelsReadable(1)).toBe(true);
+    expect(labelsReadable(0.4)).toBe(false);
+    expect(labelsReadable(FIT_FLOOR)).toBe(false);
   });
 
   it('fits the graph beside the tools on the pane, so the counter and zoom buttons cover no label', () => {

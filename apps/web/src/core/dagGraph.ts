@@ -102,6 +102,11 @@ const COL_W = 136;
 const SUB_H = 38;
 const ROW_PAD = 12;
 const LANE_PAD = 18;
+/**
+ * A lane's title band, above its rows: the title's line at its largest (11 px text × 1.8, the most
+ * labels grow, × 1.2 line height: styles.css and core/dagFit.ts), so it lies over no node.
+ */
+const LANE_TITLE_H = 24;
 
 /**
  * The stage row each node is drawn in: a compute op in its block's row; a SEND, RECV, collective
@@ -357,7 +362,7 @@ export function buildDagGraph(dag: Dag, options: GraphOptions = {}): DagGraph {
       }
       lane = openLane(dag, group, y);
       lanes.push(lane);
-      y += LANE_PAD / 2;
+      y += LANE_PAD / 2 + LANE_TITLE_H;
     }
     const placed = placeRow(dag, byRow.get(rk) ?? [], column, y, options);
     nodes.push(...placed.nodes);

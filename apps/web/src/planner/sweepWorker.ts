@@ -4,7 +4,7 @@
  * simulate of the whole design), off the page's thread and apart from the compile worker, so a
  * sweep never delays the edit the user is looking at.
  */
-import { sweep } from '@stagecraft/planner';
+import { sweep } from '@stagecraft/planner/sweep';
 import type { SweepReply, SweepRequest } from './sweepRunner.ts';
 
 self.onmessage = (e: MessageEvent<SweepRequest>) => {

@@ -6,7 +6,7 @@ import { emptyHistory, record } from '../core/history.ts';
 import { addPinAction } from '../core/pins.ts';
 import { compiledOfResult, currentResult } from './current.ts';
 import { clearMeasured } from './measured.ts';
-import type { Commands, State } from './slices.ts';
+import { type Commands, INITIAL_RESULT, type State } from './slices.ts';
 import type { WorkerLink } from './workerLink.ts';
 
 /** Edits remembered as suspects while the design does not compile: the latest ones. */
@@ -135,6 +135,10 @@ function perform<A extends object>(
     // are not this one's.
     extra.hovered = null;
     extra.target = null;
+    // Nor is its result: its timeline, DAG and metrics would otherwise stay under the new name
+    // until the new one computes (for good, should it not compile), and a DAG layout of it still
+    // in the worker would arrive for the result on screen.
+    Object.assign(extra, INITIAL_RESULT);
     clearMeasured();
   }
   changed(out.design, extra);

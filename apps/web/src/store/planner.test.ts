@@ -1,4 +1,4 @@
-import { sweep } from '@stagecraft/planner';
+import { sweep } from '@stagecraft/planner/sweep';
 import { describe, expect, test } from 'vitest';
 import { example } from '../../test/testDesigns.ts';
 import type { ApiResult } from '../api/designsApi.ts';

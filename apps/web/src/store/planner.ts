@@ -5,7 +5,7 @@
  * and the sweep runner, so a test gives it its own.
  */
 import type { Design } from '@stagecraft/ir';
-import type { SweepPoint } from '@stagecraft/planner';
+import type { SweepPoint } from '@stagecraft/planner/sweep';
 import { create, type StoreApi, type UseBoundStore } from 'zustand';
 import type { PlanJob, PlanJobsClient } from '../api/planJobsApi.ts';
 import type { PlannerSession, SweepAxis } from '../core/action.ts';

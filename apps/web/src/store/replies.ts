@@ -44,15 +44,17 @@ export function receiveReply(store: StoreApi<State>, link: WorkerLink, msg: Work
       return;
     }
     case 'layout':
-      // A layout of the latest valid result (a compute's own, or after expanding a stage).
-      if (msg.revision === s.resultRevision || msg.revision === s.revision)
-        store.setState({ graph: unpackGraph(msg.graph) });
+      // A layout of the result on screen (a compute's own, or after expanding a stage): one of a
+      // result the page dropped (another design opened since it was asked for) would show beside
+      // a timeline it does not belong to.
+      if (msg.revision === s.resultRevision)
+        store.setState({ graph: unpackGraph(msg.graph), graphRevision: msg.revision });
       return;
     case 'measured':
       receiveMeasured(msg.id, msg.overlay);
       return;
     case 'pass':
-      if (s.passView?.pass === msg.pass)
+      if (s.passView?.pass === msg.pass && msg.revision === s.resultRevision)
         store.setState({ passView: { pass: msg.pass, graph: msg.graph && unpackGraph(msg.graph) } });
       return;
   }

@@ -41,6 +41,11 @@ export interface ResultSlice {
   resultRevision: number;
   /** The final DAG laid out for the canvas (it follows its result). */
   graph: DagGraph | null;
+  /**
+   * The result revision `graph` lays out: it arrives after its result, so until it equals
+   * `resultRevision` the canvas still shows the previous result's DAG.
+   */
+  graphRevision: number;
   /** The final DAG of the result of `dagRevision`: for timeline moves and hover details. */
   dag: Dag | null;
   /** The whole plan of the result of `dagRevision`: for timeline moves and op details. */
@@ -145,6 +150,7 @@ export const INITIAL_RESULT: ResultSlice = {
   result: null,
   resultRevision: -1,
   graph: null,
+  graphRevision: -1,
   dag: null,
   plan: null,
   dagRevision: -1,
