@@ -72,7 +72,8 @@ export function buildState(dir = BUILD_DIR) {
   const incomplete = { fresh: false, reason: `${shown(dir)} is incomplete` };
   if (!isStampMap(inputs) || !Array.isArray(outputs)) return incomplete;
   const entries = Object.values(builtEntries(dir)).map((f) => basename(f));
-  for (const f of new Set([...entries, ...outputs]))
+  // Source maps are read only when a stack is printed (STAGECRAFT_DEBUG=1): not worth a stat each.
+  for (const f of new Set([...entries, ...outputs.filter((o) => !o.endsWith('.map'))]))
     if (statSync(`${dir}/${f}`, { throwIfNoEntry: false }) === undefined) return incomplete;
   for (const [input, stamp] of Object.entries(inputs)) {
     const st = statSync(`${ROOT}/${input}`, { throwIfNoEntry: false });
