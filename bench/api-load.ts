@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Design, Directive } from '@stagecraft/ir';
 import { compile } from '@stagecraft/passes';
+import { cpuMs } from './processCpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -87,24 +88,6 @@ async function rss(url: string): Promise<number> {
   const h = (await (await fetch(`${url}api/health`)).json()) as { rssBytes: number };
   return h.rssBytes;
 }
-
-/**
- * CPU time (user + system, all threads: the workers included) the server process has used, in
- * ms, from /proc (Linux); undefined elsewhere. Unlike latency, a busy machine barely changes it.
- */
-function cpuMs(pid: number | undefined): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
-const TICKS = 100;
 
 interface Run {
   latencies: number[];

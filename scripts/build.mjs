@@ -18,7 +18,6 @@ import {
   renameSync,
   rmSync,
   statSync,
-  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
@@ -55,30 +54,58 @@ const toPosix = (path) => path.split(sep).join('/');
 const shown = (path) => (path.startsWith(ROOT + sep) ? toPosix(relative(ROOT, path)) : path);
 
 /**
- * `{ fresh: true }`, or why the build must be made again: missing, or one of the files it was made
- * from (this script included) is newer than it or gone. A few hundred stats, so cheap enough for
- * the bin to ask on every run.
+ * `{ fresh: true }`, or why the build must be made again: missing, incomplete (an entry or a chunk
+ * it lists is gone), or one of the files it was made from (this script included) is gone or not
+ * the file it was built from: its size or modification time differs from the one recorded at the
+ * build, so a file put back with an older time (a restored backup, `cp -p`, a tar) counts too. A
+ * stat per input, a few hundred, so cheap enough for the bin to ask on every run: the paths are
+ * joined as text (no normalising) and a missing file is an answer, not an exception.
  */
 export function buildState(dir = BUILD_DIR) {
   const manifest = join(dir, MANIFEST);
   if (!existsSync(manifest)) return { fresh: false, reason: `${shown(dir)} is missing` };
-  const built = statSync(manifest).mtimeMs;
   let inputs;
+  let outputs;
   try {
-    inputs = JSON.parse(readFileSync(manifest, 'utf8')).inputs;
+    ({ inputs, outputs } = JSON.parse(readFileSync(manifest, 'utf8')));
   } catch {}
-  if (!Array.isArray(inputs) || !Object.values(builtEntries(dir)).every((f) => existsSync(f)))
-    return { fresh: false, reason: `${shown(dir)} is incomplete` };
-  for (const input of inputs) {
-    let mtime;
-    try {
-      mtime = statSync(join(ROOT, input)).mtimeMs;
-    } catch {
-      return { fresh: false, reason: `${input} is gone since the last build` };
-    }
-    if (mtime > built) return { fresh: false, reason: `${input} changed since the last build` };
+  const incomplete = { fresh: false, reason: `${shown(dir)} is incomplete` };
+  if (!isStampMap(inputs) || !Array.isArray(outputs)) return incomplete;
+  const entries = Object.values(builtEntries(dir)).map((f) => basename(f));
+  // Source maps are read only when a stack is printed (STAGECRAFT_DEBUG=1): not worth a stat each.
+  for (const f of new Set([...entries, ...outputs.filter((o) => !o.endsWith('.map'))]))
+    if (statSync(`${dir}/${f}`, { throwIfNoEntry: false }) === undefined) return incomplete;
+  for (const [input, stamp] of Object.entries(inputs)) {
+    const st = statSync(`${ROOT}/${input}`, { throwIfNoEntry: false });
+    if (st === undefined) return { fresh: false, reason: `${input} is gone since the last build` };
+    if (st.mtimeMs !== stamp[0] || st.size !== stamp[1])
+      return { fresh: false, reason: `${input} changed since the last build` };
   }
   return { fresh: true };
+}
+
+/** The manifest's `inputs`: each file's `[mtimeMs, size]` as the build saw it. */
+function isStampMap(inputs) {
+  return (
+    typeof inputs === 'object' &&
+    inputs !== null &&
+    !Array.isArray(inputs) &&
+    Object.values(inputs).every((s) => Array.isArray(s) && s.length === 2)
+  );
+}
+
+/**
+ * What each input looked like when the build started reading it. A file modified after that may
+ * or may not be in the bundle as it is now: it gets a stamp no file has, so the next check calls
+ * the build stale.
+ */
+function inputStamps(inputs, started) {
+  const stamps = {};
+  for (const input of inputs) {
+    const st = statSync(join(ROOT, input));
+    stamps[input] = st.mtimeMs >= started ? [-1, -1] : [st.mtimeMs, st.size];
+  }
+  return stamps;
 }
 
 /**
@@ -104,10 +131,19 @@ function sourceLocation(dir) {
 /** Builds into a fresh directory beside `dir` (apps/cli/dist), then moves it in (putInPlace). */
 export async function build(dir = BUILD_DIR) {
   const { build: esbuild } = await import('esbuild');
-  // Stamped with the time it started, so a source saved while it runs counts as newer.
-  const started = new Date();
+  // A source saved from here on may or may not be in the bundle: inputStamps marks it stale.
+  const started = Date.now();
   const staging = `${dir}.${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
+  try {
+    await buildInto(esbuild, dir, staging, started);
+  } finally {
+    // A failed build leaves no half-written directory beside the build.
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+async function buildInto(esbuild, dir, staging, started) {
   const result = await esbuild({
     entryPoints: ENTRIES,
     bundle: true,
@@ -135,15 +171,32 @@ export async function build(dir = BUILD_DIR) {
     metafile: true,
     logLevel: 'warning',
   });
-  const inputs = Object.keys(result.metafile.inputs)
+  const sources = Object.keys(result.metafile.inputs)
     .map((input) => toPosix(relative(ROOT, resolve(input))))
     .filter((input) => !input.startsWith('node_modules/'));
-  inputs.push(toPosix(relative(ROOT, fileURLToPath(import.meta.url))), toPosix(INSTALL_STAMP));
+  const inputs = [
+    ...sources,
+    ...packageFiles(sources),
+    toPosix(relative(ROOT, fileURLToPath(import.meta.url))),
+    toPosix(INSTALL_STAMP),
+  ];
   const outputs = readdirSync(staging).sort();
-  const manifest = join(staging, MANIFEST);
-  writeFileSync(manifest, `${JSON.stringify({ inputs: [...new Set(inputs)].sort(), outputs }, null, 1)}\n`);
-  utimesSync(manifest, started, started);
+  const stamps = inputStamps([...new Set(inputs)].sort(), started);
+  writeFileSync(join(staging, MANIFEST), `${JSON.stringify({ inputs: stamps, outputs }, null, 1)}\n`);
   putInPlace(staging, dir, outputs);
+}
+
+/**
+ * The package.json of every workspace package a source comes from: its `exports` and
+ * `sideEffects` decide what esbuild resolves and keeps, so an edit to one changes the bundle.
+ */
+function packageFiles(sources) {
+  const packages = new Set();
+  for (const source of sources) {
+    const m = /^((?:apps|packages)\/[^/]+)\//.exec(source);
+    if (m && existsSync(join(ROOT, m[1], 'package.json'))) packages.add(`${m[1]}/package.json`);
+  }
+  return [...packages];
 }
 
 /**
@@ -163,7 +216,6 @@ function putInPlace(staging, dir, outputs) {
   for (const f of outputs.filter((f) => !last.includes(f))) renameSync(join(staging, f), join(dir, f));
   for (const f of outputs.filter((f) => last.includes(f))) renameSync(join(staging, f), join(dir, f));
   renameSync(join(staging, MANIFEST), join(dir, MANIFEST));
-  rmSync(staging, { recursive: true, force: true });
   const kept = new Set([...outputs, ...previous, MANIFEST]);
   for (const f of readdirSync(dir)) if (!kept.has(f)) rmSync(join(dir, f), { recursive: true, force: true });
 }

@@ -2,7 +2,7 @@
 import { type Design, fromZod, type Issue, parseDesign } from '@stagecraft/ir';
 import { designSizeIssue } from '@stagecraft/passes';
 import { MAX_STEPS } from '@stagecraft/sim';
-import { z } from 'zod';
+import * as z from 'zod';
 import { magnitudeIssues } from './designMagnitude.ts';
 import { DESIGN_ID } from './designStore.ts';
 import { ApiError, underPath } from './errors.ts';

@@ -47,7 +47,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     seedDir: options.seedDir ?? join(REPO_ROOT, 'examples'),
     quotaBytes: limits.designQuotaBytes,
   });
-  const pool = CompilePool.forLimits(limits);
+  const pool = CompilePool.forLimits(limits, true);
   const dist = options.webDist ?? join(REPO_ROOT, 'apps', 'web', 'dist');
   const web = WebApp.load(existsSync(dist) ? dist : undefined);
   const host = options.host ?? DEFAULT_HOST;
@@ -68,12 +68,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     store.close();
   };
   try {
-    // Workers load while the server starts listening: compiles wait in the queue until one is ready.
     await app.listen({ port: options.port ?? DEFAULT_PORT, host });
   } catch (e) {
     await close();
     throw e;
   }
+  // Only now: on two cores, workers loading the compiler beside the server's own start made it
+  // answer later (issue 34). A compile sent meanwhile waits in the queue for the first of them.
+  pool.startWorkers();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? DEFAULT_PORT);
   const shown = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;

@@ -4,16 +4,7 @@
  * sources is recognised as such (the bin then runs the sources).
  */
 import { spawn } from 'node:child_process';
-import {
-  cpSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  unlinkSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -121,28 +112,84 @@ describe('a build is run only while it is up to date with its sources', () => {
     expect(buildState(copyOfBuild('fresh'))).toEqual({ fresh: true });
   });
 
-  test('a build older than one of its sources is stale, naming that source', () => {
-    const dir = copyOfBuild('old');
-    const long = new Date('2000-01-01T00:00:00Z');
-    utimesSync(join(dir, 'inputs.json'), long, long);
-    const state = buildState(dir);
-    expect(state.fresh).toBe(false);
-    expect(!state.fresh && state.reason).toMatch(/^\S+\.(ts|mjs|json) changed since the last build$/);
+  /** The copy's manifest, with `change` applied to it. */
+  function editManifest(dir: string, change: (m: { inputs: Record<string, [number, number]> }) => void) {
+    const manifest = JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8'));
+    change(manifest);
+    writeFileSync(join(dir, 'inputs.json'), JSON.stringify(manifest));
+  }
+
+  test('a source edited since the build is stale, naming that source', () => {
+    const dir = copyOfBuild('edited');
+    editManifest(dir, (m) => {
+      const stamp = m.inputs['packages/ir/src/index.ts']!;
+      m.inputs['packages/ir/src/index.ts'] = [stamp[0] - 1000, stamp[1]];
+    });
+    expect(buildState(dir)).toEqual({
+      fresh: false,
+      reason: 'packages/ir/src/index.ts changed since the last build',
+    });
+  });
+
+  test('a source put back with an older time or another size is stale too', () => {
+    // As a restored backup or `cp -p` leaves it: older than the build, yet not what it was made from.
+    const older = copyOfBuild('restored');
+    editManifest(older, (m) => {
+      const stamp = m.inputs['apps/cli/src/main.ts']!;
+      m.inputs['apps/cli/src/main.ts'] = [stamp[0] + 1000, stamp[1]];
+    });
+    expect(buildState(older)).toMatchObject({
+      fresh: false,
+      reason: 'apps/cli/src/main.ts changed since the last build',
+    });
+    const resized = copyOfBuild('resized');
+    editManifest(resized, (m) => {
+      const stamp = m.inputs['apps/cli/src/main.ts']!;
+      m.inputs['apps/cli/src/main.ts'] = [stamp[0], stamp[1] + 1];
+    });
+    expect(buildState(resized)).toMatchObject({
+      fresh: false,
+      reason: 'apps/cli/src/main.ts changed since the last build',
+    });
+  });
+
+  test("a workspace package's package.json is an input (its exports and sideEffects shape the bundle)", () => {
+    const { inputs } = JSON.parse(readFileSync(join(BUILD_DIR, 'inputs.json'), 'utf8'));
+    expect(Object.keys(inputs)).toEqual(
+      expect.arrayContaining(['packages/ir/package.json', 'apps/api/package.json', 'scripts/build.mjs']),
+    );
   });
 
   test('a build made from a file that is gone (moved or deleted) is stale', () => {
     const dir = copyOfBuild('moved');
-    writeFileSync(join(dir, 'inputs.json'), JSON.stringify({ inputs: ['packages/ir/src/moved-away.ts'] }));
+    editManifest(dir, (m) => {
+      m.inputs = { 'packages/ir/src/moved-away.ts': [0, 0] };
+    });
     expect(buildState(dir)).toEqual({
       fresh: false,
       reason: 'packages/ir/src/moved-away.ts is gone since the last build',
     });
   });
 
-  test('a build without one of its entries, or with an unreadable list of inputs, is incomplete', () => {
+  test('a build without one of its entries or chunks, or with an unreadable list of inputs, is incomplete', () => {
     const noWorker = copyOfBuild('no-worker');
     unlinkSync(builtEntries(noWorker).worker);
     expect(buildState(noWorker)).toMatchObject({
+      fresh: false,
+      reason: expect.stringMatching(/is incomplete$/),
+    });
+    const noChunk = copyOfBuild('no-chunk');
+    const chunk = readdirSync(noChunk).find((f) => f.startsWith('chunk-') && f.endsWith('.mjs'));
+    unlinkSync(join(noChunk, chunk!));
+    expect(buildState(noChunk)).toMatchObject({
+      fresh: false,
+      reason: expect.stringMatching(/is incomplete$/),
+    });
+    const listedByPath = copyOfBuild('old-list');
+    editManifest(listedByPath, (m) => {
+      (m as { inputs: unknown }).inputs = Object.keys(m.inputs);
+    });
+    expect(buildState(listedByPath)).toMatchObject({
       fresh: false,
       reason: expect.stringMatching(/is incomplete$/),
     });
@@ -166,6 +213,8 @@ describe('a build is run only while it is up to date with its sources', () => {
     expect(files).toContain('chunk-LAST.mjs');
     expect(files).not.toContain('chunk-OLDER.mjs');
     expect(buildState(dir)).toEqual({ fresh: true });
+    // Nor is the directory it was staged in left beside it.
+    expect(readdirSync(scratch).filter((f) => f.startsWith('rebuilt.'))).toEqual([]);
   }, 120_000);
 
   test('no build at all is missing', () => {

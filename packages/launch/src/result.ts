@@ -3,7 +3,7 @@
  * `report`), read at the boundary with zod: a line that is not this shape is the runtime's bug,
  * said as such rather than read half-way. Fields this reader does not know pass through.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Bytes a device held in the last step, measured on its tensors (docs/runtime.md). */
 export const DeviceMemorySchema = z.looseObject({

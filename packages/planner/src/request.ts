@@ -4,7 +4,7 @@
  * `{ path, message }`.
  */
 import type { Design, Issue } from '@stagecraft/ir';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** What the search polls to stop early: an `AbortSignal` is one (the packages see no DOM or Node types). */
 export interface StopSignal {

@@ -92,9 +92,13 @@ export class CompilePool {
   /** Running mean of how long a worker holds a job, in ms. */
   private meanJobMs = 100;
 
-  /** The pool the server's limits describe: workers, per-compile time and size, queue, worker heap. */
-  static forLimits(limits: Limits): CompilePool {
-    return new CompilePool({
+  /**
+   * The pool the server's limits describe: workers, per-compile time and size, queue, worker heap.
+   * With `deferStart`, no worker starts until `startWorkers()` (the server calls it once it
+   * listens, so on a machine of few cores the workers loading the compiler do not slow its start).
+   */
+  static forLimits(limits: Limits, deferStart = false): CompilePool {
+    const pool = new CompilePool({
       workers: limits.workers,
       timeLimitMs: limits.compileMs,
       maxOps: limits.maxOps,
@@ -102,19 +106,26 @@ export class CompilePool {
       memoryMb: limits.workerMemoryMb,
       largeOps: limits.largeOps,
     });
+    if (!deferStart) pool.startWorkers();
+    return pool;
   }
 
-  constructor(readonly options: PoolOptions) {
-    for (let i = 0; i < Math.max(1, options.workers); i++) this.slots.push(this.spawn());
+  constructor(readonly options: PoolOptions) {}
+
+  /** Starts the workers, once: jobs queued before wait for the first to load the compiler. */
+  startWorkers(): void {
+    if (this.slots.length > 0 || this.closed) return;
+    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
   }
 
+  /** Workers of the pool, started or not. */
   get size(): number {
-    return this.slots.length;
+    return Math.max(1, this.options.workers);
   }
 
   /** Workers large jobs may hold at once: all but one, so small jobs always have a worker. */
   get largeLane(): number {
-    return Math.max(1, this.slots.length - 1);
+    return Math.max(1, this.size - 1);
   }
 
   /** Jobs waiting for a worker. */
@@ -124,6 +135,7 @@ export class CompilePool {
 
   /** Resolves once every worker has loaded the compiler. */
   async ready(): Promise<void> {
+    this.startWorkers();
     while (!this.closed && !this.broken && this.slots.some((s) => !s.ready))
       await new Promise((r) => setTimeout(r, 20));
   }
@@ -183,8 +195,8 @@ export class CompilePool {
 
   /** A 503 for lack of room, with the time the jobs ahead are likely to take. */
   private busy(message: string): Refusal {
-    const ahead = this.queue.length + this.slots.length;
-    const ms = Math.min(this.options.timeLimitMs, (ahead * this.meanJobMs) / this.slots.length);
+    const ahead = this.queue.length + this.size;
+    const ms = Math.min(this.options.timeLimitMs, (ahead * this.meanJobMs) / this.size);
     return { ...refusal(503, '', message), retryAfterS: Math.max(1, Math.ceil(ms / 1000)) };
   }
 

@@ -4,7 +4,7 @@
  * preset with `nodes` expands into the full custom form, which is what the compiler and the
  * simulator read.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Issue } from '../issue/issue.ts';
 import type { CustomCluster, IdealCluster, PresetCluster } from './cluster.ts';
 

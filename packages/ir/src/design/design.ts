@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatPath, type Issue, type PathSegment } from '../issue/issue.ts';
 import { parseJsonText } from '../issue/json.ts';
 import { fromZod } from '../issue/zodIssues.ts';

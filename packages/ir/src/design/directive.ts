@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { filterSchema } from './filter.ts';
 import { meshSchema } from './mesh.ts';
 import { scheduleEditSchema } from './scheduleEdit.ts';

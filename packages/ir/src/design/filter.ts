@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The passes of a training step a filter may select with the `PASS` key. */
 export const PASS_NAMES = ['F', 'B', 'BI', 'BW'] as const;

@@ -4,7 +4,7 @@
  * "Compute by GEMM shape"); a total FLOP count cannot tell a thin expert GEMM from a big dense one.
  * Blocks carry their forward GEMMs; the backward's are derived from them by op (dag/opKernels.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * C[m × n] = A[m × k] · B[k × n], `count` independent problems of that shape in one launch (a

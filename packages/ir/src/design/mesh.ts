@@ -6,7 +6,7 @@
  * coordinate (a sub-group), data parallelism over `dp` another partition of the same members. Each
  * member issues every collective of its program in one order, so every sub-group's members do too.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const axisName = z
   .string()

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkTransformer } from './transformerPresets.ts';
 
 const nonNeg = z.number().finite().min(0);

@@ -15,7 +15,7 @@
  * - `overlap`: the slot that runs `op` and the rank's next slot become one slot: a forward and a
  *   backward overlapped, as DualPipe runs its F&B pairs.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PASS_NAMES } from './filter.ts';
 
 const index = z.number().int().min(0);

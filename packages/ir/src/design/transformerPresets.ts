@@ -3,7 +3,7 @@
  * one fully specified configuration. Values come from each model's released config.json (sources
  * in docs/cost-model.md, "Models and clusters").
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { formatPath, type Issue, type PathSegment } from '../issue/issue.ts';
 import type { Mla, Moe, TransformerModel } from './model.ts';
 

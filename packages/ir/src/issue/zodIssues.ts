@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { formatPath, type Issue, type PathSegment } from './issue.ts';
 
 /** zod's issues, rewritten as `Issue`s whose messages read well next to a path. */

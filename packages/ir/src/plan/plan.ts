@@ -16,7 +16,7 @@
  * representative lists, which an @2 reader would take literally. Plans without meshes still say
  * @2, byte for byte what they were.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type Cluster,
   customClusterSchema,

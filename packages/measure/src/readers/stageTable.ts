@@ -13,7 +13,7 @@
  */
 import { type Issue, IssueList, issue } from '@stagecraft/ir';
 import { DEFAULT_MAX_OPS } from '@stagecraft/passes';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const MEASURED_COSTS_FORMAT = 'stagecraft/measured-costs@1';
 

@@ -21,12 +21,14 @@ function blockCountPath(model: Design['model']): string {
  * compiler builds tables for.
  */
 export function designSizeIssue(design: Design, maxOps: number = DEFAULT_MAX_OPS): Issue | undefined {
-  const limit = maxOps.toLocaleString('en-US');
+  // Formatted only for a message: the first toLocaleString of a process loads the locale data, a
+  // tenth of a one-shot command's start (`stagecraft validate`'s profile, issue 34).
+  const limit = () => maxOps.toLocaleString('en-US');
   const blocks = modelBlockCount(design.model);
   if (2 * blocks > maxOps) {
     return {
       path: blockCountPath(design.model),
-      message: `${blocks.toLocaleString('en-US')} blocks make at least ${(2 * blocks).toLocaleString('en-US')} ops, over the limit of ${limit}`,
+      message: `${blocks.toLocaleString('en-US')} blocks make at least ${(2 * blocks).toLocaleString('en-US')} ops, over the limit of ${limit()}`,
     };
   }
   // An unknown preset has no devices to count: the compile names it.
@@ -35,7 +37,7 @@ export function designSizeIssue(design: Design, maxOps: number = DEFAULT_MAX_OPS
     const c = design.cluster;
     return {
       path: 'kind' in c && c.kind === 'ideal' ? 'design.cluster.devices' : 'design.cluster.nodes',
-      message: `${devices.devices.toLocaleString('en-US')} devices are more than the op limit of ${limit} allows`,
+      message: `${devices.devices.toLocaleString('en-US')} devices are more than the op limit of ${limit()} allows`,
     };
   }
   return undefined;
