@@ -15,11 +15,14 @@ export interface AppServer {
   stop(): void;
 }
 
-/** Starts the server on `port` and resolves once /api/health answers (the build can take a minute). */
-export async function startAppServer(port: number): Promise<AppServer> {
+/**
+ * Starts the server on `port` and resolves once /api/health answers (the build can take a minute).
+ * `root` serves another checkout of the repository (bench/web-frames.ts --old: the code before).
+ */
+export async function startAppServer(port: number, root = REPOSITORY_ROOT): Promise<AppServer> {
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [join(REPOSITORY_ROOT, 'e2e/serve.mjs'), String(port)], {
-    cwd: REPOSITORY_ROOT,
+  const child = spawn(process.execPath, [join(root, 'e2e/serve.mjs'), String(port)], {
+    cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const server = { base, stop: () => void child.kill('SIGTERM') };

@@ -1,29 +1,14 @@
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import { App } from './components/App.tsx';
-import { openDesignFromLink } from './components/DesignLink.tsx';
-import { openSaved } from './components/DesignsDialog.tsx';
-import { DEFAULT_EXAMPLE, defaultDesign } from './examples.ts';
-import { designIdFromHash } from './store/autosave.ts';
-import { autosave, startStore, useStore } from './store/index.ts';
+/**
+ * The page starts in stages, each in its own task, so none holds the main thread long: evaluating
+ * the whole bundle at once (the schemas, the compiler code the page runs, React, React Flow and
+ * every component) took one task of 0.5–1.2 s on a loaded 2-core machine before anything showed.
+ * The store and its worker go first, so the first design compiles while the components load.
+ */
 import './styles.css';
+import { nextTask } from './start/nextTask.ts';
 
-startStore(defaultDesign());
-const id = designIdFromHash();
-if (id) void openSaved(id);
-else if (!openDesignFromLink(location.hash)) autosave.exampleOpened(DEFAULT_EXAMPLE);
-// A link to another saved design, or one carrying a design, opens it in place.
-window.addEventListener('hashchange', () => {
-  if (openDesignFromLink(location.hash)) return;
-  const next = designIdFromHash();
-  if (next && next !== useStore.getState().designId) void openSaved(next);
-});
-
-// For scripts and benchmarks driving the page: the same store the UI uses.
-(window as unknown as { stagecraft: unknown }).stagecraft = { store: useStore };
-
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
+const { startSession } = await import('./start/session.ts');
+startSession();
+await nextTask();
+const { renderApp } = await import('./start/appRoot.tsx');
+renderApp(document.getElementById('root')!);

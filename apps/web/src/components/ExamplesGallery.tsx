@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import { openDesignAction } from '../core/actions.ts';
 import { EXAMPLE_FACTS, type ExampleGroup, exampleGroup } from '../core/exampleFacts.ts';
-import { EXAMPLES, type Example } from '../examples.ts';
+import { type Example, examples } from '../examples.ts';
 import { formatBytes } from '../gantt/label.ts';
 import { autosave, useStore } from '../store/index.ts';
 import { Dialog } from './Dialog.tsx';
@@ -31,7 +31,7 @@ export function ExamplesGallery({ onClose }: { onClose: () => void }) {
   const dispatch = useStore((s) => s.dispatch);
   const setSave = useStore((s) => s.setSave);
   const [query, setQuery] = useState('');
-  const shown = EXAMPLES.filter((e) => matches(e, query));
+  const shown = examples().filter((e) => matches(e, query));
   const open = (e: Example) => {
     dispatch(openDesignAction, { design: e.design });
     // An example opens unsaved; its edits go to its one fork (made by the first save).

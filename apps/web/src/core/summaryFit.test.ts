@@ -43,6 +43,20 @@ describe('directive summaries in narrow rows', () => {
     expect(measures).toBeLessThan(20);
   });
 
+  test('a summary of 2,048 device ids is placed and cut without measuring all of it', () => {
+    const text = `schedule dualpipe · m=32 · groups [${Array.from({ length: 2048 }, (_, i) => i).join(', ')}]`;
+    const measured: number[] = [];
+    const fit = fitSummary(text, { beside: 40, line: 60 }, (s) => {
+      measured.push(s.length);
+      return s.length;
+    });
+    expect(fit.below).toBe(true);
+    expect(fit.text.length).toBeLessThanOrEqual(60);
+    // Longest measure: under about twice what fits, not the 10k characters of the whole.
+    expect(Math.max(...measured)).toBeLessThan(200);
+    expect(measured.length).toBeLessThan(30);
+  });
+
   test('the cut keeps the longest run of whole words that fits, for any words and width', () => {
     const longest = (text: string, n: number) => {
       const words = text.split(' ');
