@@ -68,7 +68,15 @@ export const FIELDS: Record<DirectiveOp, FieldSpec[]> = {
     { key: 'filters', kind: 'json', help: 'slots in order; a slot lists the filters it runs together' },
   ],
   split_backward: [filter],
-  recompute: [filter],
+  recompute: [
+    filter,
+    {
+      key: 'ops',
+      kind: 'json',
+      optional: true,
+      help: 'only these parts, e.g. ["norm", "mla_up_projection", "swiglu"]; absent: the whole forward',
+    },
+  ],
   offload: [filter, stream()],
   stream: [
     { key: 'name', kind: 'string' },

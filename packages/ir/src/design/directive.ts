@@ -196,7 +196,27 @@ export const splitBackwardSchema = z.strictObject({
   filter: filterSchema,
   enabled,
 });
-export const recomputeSchema = z.strictObject({ op: z.literal('recompute'), filter: filterSchema, enabled });
+/**
+ * What selective recomputation can re-make in the backward instead of stashing (DeepSeek-V3,
+ * arXiv 2412.19437, §3.2.3 and §3.3.3): the RMSNorms' outputs, MLA's query and key/value
+ * up-projections, the SwiGLU's output (the down-projection's input).
+ */
+export const RECOMPUTE_PARTS = ['norm', 'mla_up_projection', 'swiglu'] as const;
+export type RecomputePart = (typeof RECOMPUTE_PARTS)[number];
+
+export const recomputeSchema = z.strictObject({
+  op: z.literal('recompute'),
+  filter: filterSchema,
+  /**
+   * Stagecraft's own: recompute only these parts of each block (selective recomputation); absent,
+   * the whole forward (full activation checkpointing).
+   */
+  ops: z
+    .array(z.enum(RECOMPUTE_PARTS))
+    .min(1, 'name at least one part to recompute, or drop "ops" to recompute the whole forward')
+    .optional(),
+  enabled,
+});
 export const offloadSchema = z.strictObject({
   op: z.literal('offload'),
   filter: filterSchema,

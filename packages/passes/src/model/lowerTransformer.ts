@@ -95,6 +95,8 @@ function blockInfo(
     activationBytes: b.activationBytes,
     recomputeActivationBytes: b.recomputeActivationBytes,
     ...(b.sequenceActivationBytes ? { sequenceActivationBytes: b.sequenceActivationBytes } : {}),
+    ...(b.recomputeParts ? { recomputeParts: b.recomputeParts } : {}),
+    ...(b.dispatchedActivationBytes ? { dispatchedActivationBytes: b.dispatchedActivationBytes } : {}),
     paramBytes: b.paramBytes,
     outputBytes: b.outputBytes,
     tokens,

@@ -33,6 +33,8 @@ import {
   OP_SEND,
   OP_UPD,
   type OwnTable,
+  type RecomputePart,
+  type RecomputePartCost,
 } from '@stagecraft/ir';
 import type { Adjacency } from '../dag/adjacency.ts';
 import { type Pass, type PassContext, rewritten } from '../driver/pass.ts';
@@ -349,5 +351,15 @@ function divided(b: BlockInfo, n: number, sequenceParallel: boolean | undefined)
       sequenceParallel === false ? b.recomputeActivationBytes : b.recomputeActivationBytes / n;
   if (b.sequenceActivationBytes !== undefined)
     out.sequenceActivationBytes = b.sequenceActivationBytes / (sequenceParallel === false ? 1 : n);
+  if (b.recomputeParts !== undefined) {
+    const parts: NonNullable<BlockInfo['recomputeParts']> = {};
+    // A norm's output is sequence-sharded only under sequence parallelism, like the norm's input.
+    for (const [part, cost] of Object.entries(b.recomputeParts) as [RecomputePart, RecomputePartCost][])
+      parts[part] = {
+        ...cost,
+        bytes: part === 'norm' && sequenceParallel === false ? cost.bytes : cost.bytes / n,
+      };
+    out.recomputeParts = parts;
+  }
   return out;
 }
