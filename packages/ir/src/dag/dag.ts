@@ -58,6 +58,12 @@ export interface BlockInfo {
   recomputeParts?: Partial<Record<RecomputePart, RecomputePartCost>>;
   /** Set by `recompute` with `ops`: what its RECOMPUTE re-runs, instead of the whole forward. */
   recomputeSelection?: { ops: readonly RecomputePart[]; flops: number; kernels?: BlockKernels };
+  /**
+   * Of paramBytes, the bytes that are one tensor with block `block`'s (DeepSeek-V3's MTP modules
+   * use the main model's embedding and output head, arXiv 2412.19437, §2.2): a group holding both
+   * blocks keeps one copy, with one gradient and one optimizer state (§3.2.3).
+   */
+  sharedParams?: { block: number; bytes: number };
   /** Of activationBytes, the routed tokens' copies as dispatch delivers them (expert blocks). */
   dispatchedActivationBytes?: number;
   /** Routed experts of an MoE block (expert parallelism must divide them) and how many each token visits. */

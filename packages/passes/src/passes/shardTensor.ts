@@ -337,6 +337,7 @@ function divided(b: BlockInfo, n: number, sequenceParallel: boolean | undefined)
     activationBytes: (b.activationBytes - whole) / n + whole,
     paramBytes: b.paramBytes / n,
   };
+  if (b.sharedParams) out.sharedParams = { ...b.sharedParams, bytes: b.sharedParams.bytes / n };
   if (b.ms)
     out.ms = { F: b.ms.F / n, BI: b.ms.BI / n, BW: b.ms.BW / n, FandB: b.ms.FandB / n, UPD: b.ms.UPD / n };
   if (b.flops) out.flops = { F: b.flops.F / n, BI: b.flops.BI / n, BW: b.flops.BW / n };
