@@ -62,6 +62,12 @@ export const FIELDS: Record<DirectiveOp, FieldSpec[]> = {
       optional: true,
       help: 'pipeline sends 1/n per member, all-gathered by the receiving stage',
     },
+    {
+      key: 'comm_overlap',
+      kind: 'bool',
+      optional: true,
+      help: 'reduce-scatter and all-gather in chunks beside the GEMMs (needs sequence_parallel)',
+    },
   ],
   split: [filter, { key: 'dim_name', kind: 'string' }, { key: 'num_microbatches', kind: 'int' }],
   order: [

@@ -145,9 +145,25 @@ export const shardTensorSchema = z
      * Under sequence parallelism sends always take this form.
      */
     scatter_gather_sends: z.boolean().optional(),
+    /**
+     * Stagecraft's own: Megatron-LM's `--tp-comm-overlap` (Transformer Engine's userbuffers): the
+     * reduce-scatters and all-gathers of sequence parallelism cut into chunks pipelined with the
+     * GEMMs that produce and consume them. Needs `sequence_parallel: true`, as Megatron does: an
+     * all-reduce has no chunked form beside a GEMM.
+     */
+    comm_overlap: z.boolean().optional(),
     enabled,
   })
-  .superRefine(devicesOrAxis);
+  .superRefine((d, ctx) => {
+    devicesOrAxis(d, ctx);
+    if (d.comm_overlap === true && d.sequence_parallel !== true)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['comm_overlap'],
+        message:
+          "overlapping tensor-parallel communication with the GEMMs pipelines sequence parallelism's reduce-scatter and all-gather; set sequence_parallel: true (Megatron-LM's --tp-comm-overlap requires --sequence-parallel)",
+      });
+  });
 
 export const splitSchema = z.strictObject({
   op: z.literal('split'),
