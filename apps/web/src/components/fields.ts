@@ -62,13 +62,27 @@ export const FIELDS: Record<DirectiveOp, FieldSpec[]> = {
       optional: true,
       help: 'pipeline sends 1/n per member, all-gathered by the receiving stage',
     },
+    {
+      key: 'comm_overlap',
+      kind: 'bool',
+      optional: true,
+      help: 'reduce-scatter and all-gather in chunks beside the GEMMs (needs sequence_parallel)',
+    },
   ],
   split: [filter, { key: 'dim_name', kind: 'string' }, { key: 'num_microbatches', kind: 'int' }],
   order: [
     { key: 'filters', kind: 'json', help: 'slots in order; a slot lists the filters it runs together' },
   ],
   split_backward: [filter],
-  recompute: [filter],
+  recompute: [
+    filter,
+    {
+      key: 'ops',
+      kind: 'json',
+      optional: true,
+      help: 'only these parts, e.g. ["norm", "mla_up_projection", "swiglu"]; absent: the whole forward',
+    },
+  ],
   offload: [filter, stream()],
   stream: [
     { key: 'name', kind: 'string' },

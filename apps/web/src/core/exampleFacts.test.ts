@@ -28,6 +28,15 @@ describe('what the gallery says of each example', () => {
     expect(EXAMPLE_FACTS['llama3-70b-pp4-dp8-zero3']!.oomDevices).toBe(0);
   });
 
+  it('fits the flagship examples in their GPUs, with the memory savings their published runs used', () => {
+    for (const flagship of [
+      'deepseek-v3-pp16-ep128-dualpipe',
+      'deepseek-v3-pp16-dp2-ep64-dualpipe',
+      'llama3.1-405b-tp8-pp16-dp64',
+    ])
+      expect(EXAMPLE_FACTS[flagship], flagship).toMatchObject({ oomDevices: 0 });
+  });
+
   it('sorts examples into schedules, real models and meshes', () => {
     expect(exampleGroup(example('1f1b-p4-m8'))).toBe('schedules');
     expect(exampleGroup(example('qwen3-30b-a3b-pp4-ep8-dualpipev'))).toBe('real models');

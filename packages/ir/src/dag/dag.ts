@@ -5,6 +5,7 @@
  * pass costs only what that pass changed.
  */
 
+import type { RecomputePart } from '../design/directive.ts';
 import type { PassName } from '../design/filter.ts';
 import type { BlockKernels } from '../design/kernels.ts';
 import type { GroupMesh } from '../design/mesh.ts';
@@ -49,9 +50,32 @@ export interface BlockInfo {
   outputBytes: number;
   /** Tokens one microbatch pass of the block processes (transformer models). */
   tokens?: number;
+  /**
+   * What selective recomputation (`recompute` with `ops`) can drop, per part: the stashed bytes it
+   * re-makes, the forward GEMMs that make them (indices into `kernels.gemms`) and the other
+   * kernels it launches again. Transformer models give it; a part a block lacks is absent.
+   */
+  recomputeParts?: Partial<Record<RecomputePart, RecomputePartCost>>;
+  /** Set by `recompute` with `ops`: what its RECOMPUTE re-runs, instead of the whole forward. */
+  recomputeSelection?: { ops: readonly RecomputePart[]; flops: number; kernels?: BlockKernels };
+  /**
+   * Of paramBytes, the bytes that are one tensor with block `block`'s (DeepSeek-V3's MTP modules
+   * use the main model's embedding and output head, arXiv 2412.19437, §2.2): a group holding both
+   * blocks keeps one copy, with one gradient and one optimizer state (§3.2.3).
+   */
+  sharedParams?: { block: number; bytes: number };
+  /** Of activationBytes, the routed tokens' copies as dispatch delivers them (expert blocks). */
+  dispatchedActivationBytes?: number;
   /** Routed experts of an MoE block (expert parallelism must divide them) and how many each token visits. */
   experts?: number;
   topK?: number;
+}
+
+/** One part selective recomputation can re-make (BlockInfo.recomputeParts). */
+export interface RecomputePartCost {
+  bytes: number;
+  gemms: readonly number[];
+  launches: number;
 }
 
 /** Data parallelism of some blocks on one device group, as `replicate` set it (ZeRO stage 0..3). */

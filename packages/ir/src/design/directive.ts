@@ -145,9 +145,25 @@ export const shardTensorSchema = z
      * Under sequence parallelism sends always take this form.
      */
     scatter_gather_sends: z.boolean().optional(),
+    /**
+     * Stagecraft's own: Megatron-LM's `--tp-comm-overlap` (Transformer Engine's userbuffers): the
+     * reduce-scatters and all-gathers of sequence parallelism cut into chunks pipelined with the
+     * GEMMs that produce and consume them. Needs `sequence_parallel: true`, as Megatron does: an
+     * all-reduce has no chunked form beside a GEMM.
+     */
+    comm_overlap: z.boolean().optional(),
     enabled,
   })
-  .superRefine(devicesOrAxis);
+  .superRefine((d, ctx) => {
+    devicesOrAxis(d, ctx);
+    if (d.comm_overlap === true && d.sequence_parallel !== true)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['comm_overlap'],
+        message:
+          "overlapping tensor-parallel communication with the GEMMs pipelines sequence parallelism's reduce-scatter and all-gather; set sequence_parallel: true (Megatron-LM's --tp-comm-overlap requires --sequence-parallel)",
+      });
+  });
 
 export const splitSchema = z.strictObject({
   op: z.literal('split'),
@@ -196,7 +212,27 @@ export const splitBackwardSchema = z.strictObject({
   filter: filterSchema,
   enabled,
 });
-export const recomputeSchema = z.strictObject({ op: z.literal('recompute'), filter: filterSchema, enabled });
+/**
+ * What selective recomputation can re-make in the backward instead of stashing (DeepSeek-V3,
+ * arXiv 2412.19437, §3.2.3 and §3.3.3): the RMSNorms' outputs, MLA's query and key/value
+ * up-projections, the SwiGLU's output (the down-projection's input).
+ */
+export const RECOMPUTE_PARTS = ['norm', 'mla_up_projection', 'swiglu'] as const;
+export type RecomputePart = (typeof RECOMPUTE_PARTS)[number];
+
+export const recomputeSchema = z.strictObject({
+  op: z.literal('recompute'),
+  filter: filterSchema,
+  /**
+   * Stagecraft's own: recompute only these parts of each block (selective recomputation); absent,
+   * the whole forward (full activation checkpointing).
+   */
+  ops: z
+    .array(z.enum(RECOMPUTE_PARTS))
+    .min(1, 'name at least one part to recompute, or drop "ops" to recompute the whole forward')
+    .optional(),
+  enabled,
+});
 export const offloadSchema = z.strictObject({
   op: z.literal('offload'),
   filter: filterSchema,

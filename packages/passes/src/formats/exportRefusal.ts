@@ -32,7 +32,9 @@ export function piperRefusal(program: readonly ExpandedDirective[]): Issue | und
           ? 'sequence_parallel'
           : d.scatter_gather_sends !== undefined
             ? 'scatter_gather_sends'
-            : undefined;
+            : d.comm_overlap !== undefined
+              ? 'comm_overlap'
+              : undefined;
     if (option)
       return {
         path: formatPath([...e.path, option]),

@@ -338,8 +338,9 @@ export function opFlops(dag: Dag, code: number, block: number): number | undefin
   const f = dag.blocks[block]?.flops;
   if (!f) return undefined;
   switch (code) {
-    case OP_F:
     case OP_RECOMPUTE:
+      return dag.blocks[block]!.recomputeSelection?.flops ?? f.F;
+    case OP_F:
       return f.F;
     case OP_B:
       return f.BI + f.BW;
@@ -360,7 +361,11 @@ export function blockOpKernels(dag: Dag, code: number, block: number): OpKernels
   if (!memo) kernelsMemo.set(dag, (memo = new Map()));
   const key = block * 8 + code;
   let ops = memo.get(key);
-  if (ops === undefined) memo.set(key, (ops = opKernels(k, code)));
+  if (ops === undefined) {
+    // A selective recompute re-runs only its selection's GEMMs and launches.
+    const selection = code === OP_RECOMPUTE ? dag.blocks[block]!.recomputeSelection?.kernels : undefined;
+    memo.set(key, (ops = opKernels(selection ?? k, code)));
+  }
   return ops;
 }
 

@@ -6,6 +6,8 @@
  * i.e. 6 × the 16-bit weight bytes.
  *   ZeRO-0: W + G + 6W · ZeRO-1: W + G + 6W/n · ZeRO-2: W + G/n + 6W/n · ZeRO-3: (W + G + 6W)/n
  * (ZeRO-3's gathered parameters are transient and counted on the ops that use them.)
+ * Parameters a block shares with another block the group also holds (`sharedParams`) are held
+ * once, by the other block.
  */
 import {
   type Dag,
@@ -39,8 +41,12 @@ export function trainingState(dag: Dag, group: number, blocks: Iterable<number>)
         degreeOf.set(b, r.degree ?? n);
       }
   const s: TrainingState = { params: 0, grads: 0, optimizer: 0 };
-  for (const b of blocks) {
-    const w = dag.blocks[b]!.paramBytes;
+  const held = new Set(blocks);
+  for (const b of held) {
+    const info = dag.blocks[b]!;
+    const shared =
+      info.sharedParams !== undefined && held.has(info.sharedParams.block) ? info.sharedParams.bytes : 0;
+    const w = info.paramBytes - shared;
     const zero = zeroOf.get(b);
     const dp = zero === undefined ? 1 : degreeOf.get(b)!;
     const z = zero ?? 0;

@@ -11,6 +11,7 @@
 import {
   type BlockInfo,
   CompileError,
+  DTYPE_BYTES,
   type PathSegment,
   resolveTransformer,
   type TransformerConfig,
@@ -58,6 +59,7 @@ export function lowerTransformer(
   const ep = model.annotate?.EP !== false;
   const tokens = tokensPerMicrobatch(config);
   const blocks: BlockInfo[] = [];
+  const mtpShared: { at: number; part: 'embedding' | 'head' }[] = [];
   units.forEach((u, i) => {
     const stage = unitStages[i]!;
     for (const b of u.blocks) {
@@ -67,9 +69,23 @@ export function lowerTransformer(
         info.experts = config.moe.experts;
         info.topK = config.moe.topK;
       }
+      if (u.kind === 'm' && (b.part === 'mtp-projection' || b.part === 'head'))
+        mtpShared.push({ at: blocks.length, part: b.part === 'head' ? 'head' : 'embedding' });
       blocks.push(info);
     }
   });
+  // An MTP module's embedding table and output head are the main model's (DeepSeek-V3 §2.2).
+  const table = config.vocab * config.hidden * DTYPE_BYTES[config.dtype];
+  for (const { at, part } of mtpShared) {
+    const owner = part === 'head' ? blocks.length - 1 : 0;
+    blocks[at]!.sharedParams = {
+      block: owner,
+      bytes: Math.min(
+        blocks[owner]!.paramBytes,
+        table + (part === 'head' ? config.hidden * DTYPE_BYTES[config.dtype] : 0),
+      ),
+    };
+  }
   return { config, units, unitStages, blocks, stages: stageLayers(units, unitStages) };
 }
 
@@ -95,6 +111,8 @@ function blockInfo(
     activationBytes: b.activationBytes,
     recomputeActivationBytes: b.recomputeActivationBytes,
     ...(b.sequenceActivationBytes ? { sequenceActivationBytes: b.sequenceActivationBytes } : {}),
+    ...(b.recomputeParts ? { recomputeParts: b.recomputeParts } : {}),
+    ...(b.dispatchedActivationBytes ? { dispatchedActivationBytes: b.dispatchedActivationBytes } : {}),
     paramBytes: b.paramBytes,
     outputBytes: b.outputBytes,
     tokens,

@@ -8,7 +8,13 @@
  * layer, `m` multi-token-prediction module, `L` final norm + head + loss — and each unit lowers to
  * one or more blocks (a MoE layer: attention, router, shared experts, routed experts).
  */
-import { type BlockGemm, DTYPE_BYTES, type TransformerConfig } from '@stagecraft/ir';
+import {
+  type BlockGemm,
+  DTYPE_BYTES,
+  type RecomputePart,
+  type RecomputePartCost,
+  type TransformerConfig,
+} from '@stagecraft/ir';
 
 /**
  * Attention is causal: a query attends to the keys at or before it, so the score and context
@@ -61,6 +67,10 @@ export interface TransformerBlock {
   sequenceActivationBytes?: number;
   /** Bytes sent to the next block (and, as the gradient, back): the hidden state. */
   outputBytes: number;
+  /** What selective recomputation can re-make instead of stashing, per part (BlockInfo.recomputeParts). */
+  recomputeParts?: Partial<Record<RecomputePart, RecomputePartCost>>;
+  /** Of activationBytes, the routed tokens' copies (expert blocks): what dispatch delivers. */
+  dispatchedActivationBytes?: number;
 }
 
 export interface TransformerUnit {
@@ -135,6 +145,7 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
   let normParams = h;
   let stash: number;
   let gemms: BlockGemm[];
+  let parts: TransformerBlock['recomputeParts'];
   if (c.mla) {
     const m = c.mla;
     const q = m.qLoraRank !== undefined ? h * m.qLoraRank + m.qLoraRank * c.heads * qk : h * c.heads * qk;
@@ -153,6 +164,19 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
     const qLatent = 2 * (m.qLoraRank ?? 0);
     const kvLatent = 2 * m.kvLoraRank + m.qkRopeHeadDim;
     stash = t * (2 * h + qLatent + kvLatent + c.heads * (2 * qk + 2 * v)) * e;
+    const norms = m.qLoraRank !== undefined ? 3 : 2;
+    const up = m.qLoraRank !== undefined ? [1, 3] : [2];
+    parts = {
+      // The input norm's and the latent norms' outputs (one launch each).
+      norm: { bytes: t * (h + (m.qLoraRank ?? 0) + m.kvLoraRank) * e, gemms: [], launches: norms },
+      // K and V (and Q, with a query latent) from the latents: the up-projections and RoPE again;
+      // the attention output stays.
+      mla_up_projection: {
+        bytes: t * c.heads * ((m.qLoraRank !== undefined ? 2 : 1) * qk + v) * e,
+        gemms: up,
+        launches: 1,
+      },
+    };
   } else {
     const hq = c.heads * c.headDim;
     const hkv = c.kvHeads * c.headDim;
@@ -160,6 +184,7 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
     gemms = [column(t, h, hq + 2 * hkv), row(t, hq, h)];
     // Norm input, norm output (the QKV input), Q, K, V and the attention output (the O input).
     stash = t * (2 * h + 2 * hq + 2 * hkv) * e;
+    parts = { norm: normPart(x) };
   }
   // FlashAttention keeps one fp32 log-sum-exp per query and head instead of the s × s scores.
   stash += t * c.heads * 4;
@@ -176,7 +201,18 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
     params: projParams + normParams,
     activationBytes: stash,
     sequenceActivationBytes: 2 * t * h * e,
+    recomputeParts: parts,
   });
+}
+
+/** A block's one RMSNorm output (t·h), re-made by one launch. */
+function normPart(x: Ctx, norms = 1): RecomputePartCost {
+  return { bytes: norms * x.t * x.c.hidden * x.e, gemms: [], launches: norms };
+}
+
+/** The SwiGLU output (the down-projection's input, `copies`·t·f), re-made by one launch. */
+function swigluPart(x: Ctx, f: number, copies = 1): RecomputePartCost {
+  return { bytes: copies * x.t * f * x.e, gemms: [], launches: 1 };
 }
 
 /** SwiGLU MLP: gate and up (h → f), down (f → h). */
@@ -210,6 +246,7 @@ function denseMlp(x: Ctx, layer: number, name: string): TransformerBlock {
     // Norm input, norm output (the gate/up input), gate and up outputs, the down input.
     activationBytes: 2 * x.t * h * x.e + m.stash,
     sequenceActivationBytes: 2 * x.t * h * x.e,
+    recomputeParts: { norm: normPart(x), swiglu: swigluPart(x, x.c.ffnHidden) },
   });
 }
 
@@ -239,6 +276,7 @@ function moeBlocks(x: Ctx, layer: number, prefix: string): TransformerBlock[] {
       params: h * moe.experts + h,
       // Norm input and output (shared by router and experts), fp32 router logits.
       activationBytes: 2 * t * h * e + t * moe.experts * 4,
+      recomputeParts: { norm: normPart(x) },
     }),
   ];
   if (moe.sharedExperts > 0) {
@@ -254,6 +292,7 @@ function moeBlocks(x: Ctx, layer: number, prefix: string): TransformerBlock[] {
         otherLaunches: launches(1),
         params: s.params,
         activationBytes: s.stash,
+        recomputeParts: { swiglu: swigluPart(x, moe.sharedExperts * moe.sharedExpertFfnHidden) },
       }),
     );
   }
@@ -274,6 +313,8 @@ function moeBlocks(x: Ctx, layer: number, prefix: string): TransformerBlock[] {
       activeParams: one.params * moe.topK,
       // Per routed copy of a token: its permuted input plus one expert's intermediates.
       activationBytes: moe.topK * (t * h * e + one.stash),
+      recomputeParts: { swiglu: swigluPart(x, moe.expertFfnHidden, moe.topK) },
+      dispatchedActivationBytes: moe.topK * t * h * e,
     }),
   );
   return out;
@@ -297,6 +338,7 @@ function head(x: Ctx, name: string, layer?: number): TransformerBlock {
     params: c.hidden * c.vocab + c.hidden,
     // Norm input and output, and the fp32 softmax of the logits the cross-entropy backward reads.
     activationBytes: 2 * t * c.hidden * e + t * c.vocab * 4,
+    recomputeParts: { norm: normPart(x) },
   });
   return b;
 }
@@ -347,6 +389,7 @@ export function transformerUnits(c: TransformerConfig): TransformerUnit[] {
           // Its own embedding table (DeepSeek-V3 keeps one per module), two norms, the projection.
           params: c.vocab * h + 2 * h + 2 * h * h,
           activationBytes: 4 * x.t * h * x.e,
+          recomputeParts: { norm: normPart(x, 2) },
         }),
         ...decoderLayer(x, layer, prefix),
         head(x, `${prefix} head`, layer),

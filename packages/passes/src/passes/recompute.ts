@@ -6,7 +6,9 @@
  * waits for, so it runs late (when the gradient arrives) rather than right after the forward; the
  * order pass issues it right before its backward. A forward whose output tensor parallelism
  * all-reduces repeats that all-reduce when re-run (Megatron re-runs the whole layer, collectives
- * included), and the backward waits for it.
+ * included), and the backward waits for it. With `ops` only the named parts of each block are
+ * dropped and re-made (recomputeSelection.ts): the forward keeps the rest of its stash and the
+ * RECOMPUTE runs only their GEMMs and kernels, without the collectives.
  */
 import {
   EDGE_DATA,
@@ -19,10 +21,17 @@ import {
   OP_BW,
   OP_RECOMPUTE,
   OP_REDUCE_SCATTER,
+  type RecomputePart,
 } from '@stagecraft/ir';
 import { type Pass, rewritten } from '../driver/pass.ts';
 import { stashedForwards } from '../program/stashedForwards.ts';
 import { DagRewrite } from './dagRewrite.ts';
+import {
+  type BlockSelection,
+  BlockSelections,
+  blockSelection,
+  refuseUnmatchedParts,
+} from './recomputeSelection.ts';
 
 export const recomputePass: Pass = {
   name: 'recompute',
@@ -40,9 +49,31 @@ export const recomputePass: Pass = {
     const allocOf = (i: number) => alloc.get(i) ?? t.alloc[i]!;
     const freeOf = (i: number) => free.get(i) ?? t.free[i]!;
     const subgroups = new Map(dag.subgroups ?? []);
-    for (const { f, provenance } of stashedForwards(dag, list, 'recompute', 'recompute re-runs forwards')) {
-      const block = dag.blocks[t.block[f]!]!;
-      const keep = block.recomputeActivationBytes ?? dag.blocks[t.block[f]! - 1]?.outputBytes ?? 0;
+    const pathOf = new Map(list.map((x) => [x.index, x.path]));
+    const claims = new BlockSelections();
+    const selected = new Map<number, BlockSelection>();
+    const seen = new Map<number, Set<RecomputePart>>();
+    for (const { f, d, provenance } of stashedForwards(
+      dag,
+      list,
+      'recompute',
+      'recompute re-runs forwards',
+    )) {
+      const bi = t.block[f]!;
+      const block = dag.blocks[bi]!;
+      claims.claim(bi, block.name, d.ops, pathOf.get(provenance.directive ?? -1) ?? ['directives']);
+      const selection = d.ops === undefined ? undefined : blockSelection(block, d.ops);
+      if (d.ops !== undefined) {
+        const parts = seen.get(provenance.directive ?? -1) ?? new Set<RecomputePart>();
+        seen.set(provenance.directive ?? -1, parts);
+        for (const op of selection?.info.ops ?? []) parts.add(op);
+        if (selection === undefined) continue;
+        selected.set(bi, selection);
+      }
+      const keep =
+        selection !== undefined
+          ? block.activationBytes - selection.bytes
+          : (block.recomputeActivationBytes ?? dag.blocks[bi - 1]?.outputBytes ?? 0);
       // The stash edge: F → its own backward (B or BI) of the same block and microbatch.
       let stash = -1;
       for (let k = out.offset[f]!; k < out.offset[f + 1]!; k++) {
@@ -59,7 +90,8 @@ export const recomputePass: Pass = {
       }
       if (stash < 0) continue;
       const b = e.to[stash]!;
-      const stashed = block.activationBytes;
+      // What the RECOMPUTE makes again: the whole stash, or the selected parts of it.
+      const stashed = selection?.bytes ?? block.activationBytes;
       // A ZeRO-3 gather before the backward must come before the recompute, which needs the weights too.
       const gather = gatherInto(t, dag.edges.from, inc, b);
       const gathered = gather >= 0 ? Math.max(0, allocOf(b)) : 0;
@@ -73,13 +105,16 @@ export const recomputePass: Pass = {
         // Named after its forward (the rule does so; a forward with an id of its own, likewise).
         ...(t.ids.has(f) ? { id: `RECOMPUTE${t.ids.get(f)!.slice(1)}` } : {}),
       });
-      alloc.set(f, Math.max(0, allocOf(f) - stashed) + keep);
+      alloc.set(f, Math.max(0, allocOf(f) - stashed) + (selection === undefined ? keep : 0));
       directive.set(f, provenance.directive ?? -1);
       if (gathered > 0) alloc.set(b, 0);
       if (gather >= 0) edges.push(gather, r);
-      // Whichever backward frees the stash now frees the kept input too.
-      const freer = freeingOp(t, b, freeOf(b), out, e.to);
-      free.set(freer, freeOf(freer) + keep);
+      // Whichever backward frees the stash now frees the kept input too (a selection keeps part
+      // of the stash the backward frees already).
+      if (selection === undefined) {
+        const freer = freeingOp(t, b, freeOf(b), out, e.to);
+        free.set(freer, freeOf(freer) + keep);
+      }
       edges.from[stash] = r; // RECOMPUTE → backward
       edges.push(f, r, e.bytes[stash]!);
       for (let k = inc.offset[b]!; k < inc.offset[b + 1]!; k++) {
@@ -87,10 +122,11 @@ export const recomputePass: Pass = {
         if (j !== stash && e.kind[j] === EDGE_DATA) edges.push(e.from[j]!, r);
       }
       // The forward's TP collectives (an all-reduce, or sequence parallelism's reduce-scatter and
-      // all-gather), again after the recompute and before the backward.
+      // all-gather), again after the recompute and before the backward; a selection re-makes
+      // tensors inside the block only.
       let last = r;
       let lastBytes = 0;
-      for (const c of tensorParallelCollectives(t, f, out, e.to)) {
+      for (const c of selection !== undefined ? [] : tensorParallelCollectives(t, f, out, e.to)) {
         const again = rows.add({
           op: t.op[c]!,
           like: f,
@@ -108,6 +144,11 @@ export const recomputePass: Pass = {
       }
       if (last !== r) edges.push(last, b, lastBytes);
     }
+    // Of the forwards each selective directive claimed, some block must have each named part.
+    for (const { d, index, path } of list) {
+      const parts = seen.get(index);
+      if (d.ops !== undefined && parts !== undefined) refuseUnmatchedParts(d.ops, parts, path);
+    }
     const table = rows.table(['alloc', 'free', 'provPass', 'provDirective']);
     const pass = table.names.indexOf('recompute');
     for (const [i, a] of alloc) table.alloc[i] = a;
@@ -116,10 +157,16 @@ export const recomputePass: Pass = {
       table.provPass[i] = pass;
       table.provDirective[i] = d;
     }
+    const blocks = dag.blocks.slice();
+    for (const [b, s] of selected) blocks[b] = { ...blocks[b]!, recomputeSelection: s.info };
     return rewritten(
       dag,
       ctx,
-      subgroups.size > 0 ? { edges: edges.list(), subgroups } : { edges: edges.list() },
+      {
+        edges: edges.list(),
+        ...(subgroups.size > 0 ? { subgroups } : {}),
+        ...(selected.size > 0 ? { blocks } : {}),
+      },
       table,
     );
   },

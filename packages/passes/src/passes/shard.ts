@@ -8,6 +8,9 @@
  * min(M, k) (node-limited routing: one copy per node, fanned out there over NVLink), in
  * `dispatch_dtype` for what enters the experts. The degree n must divide the experts. Over a mesh
  * axis (`axis`: "ep"), n is the axis's size and each all-to-all runs among one sub-group.
+ * The routed tokens' copies an expert block stashes for its weight gradient are what the dispatch
+ * delivered, so they are kept in `dispatch_dtype` too (DeepSeek-V3, arXiv 2412.19437, §3.3.3:
+ * the FP8-quantized input of the MoE up-projections is what its backward reads).
  */
 import {
   type BlockInfo,
@@ -16,8 +19,11 @@ import {
   DTYPE_BYTES,
   EDGE_DATA,
   formatPath,
+  type NodeTable,
   nodeIdOf,
   OP_ALL_TO_ALL,
+  OP_F,
+  OP_UPD,
   type PathSegment,
   resolveTransformer,
 } from '@stagecraft/ir';
@@ -43,6 +49,9 @@ export const shardPass: Pass = {
     const addedGroup: number[] = [];
     const addedFamily: ('F' | 'B' | null)[] = [];
     const subgroups = new Map(dag.subgroups ?? []);
+    // Per node of an expert block, the stash bytes the dispatch dtype saves.
+    const saved = new Map<number, number>();
+    const cached = new Set<number>();
     for (const { d, region: r, ops: inRegion, provenance, stream, path } of regionDirectives(
       dag,
       ctx,
@@ -70,6 +79,8 @@ export const shardPass: Pass = {
       }
       if (n === 1) continue;
       const dispatchScale = dispatchBytesScale(ctx.design, d.dispatch_dtype, path);
+      if (dispatchScale !== 1)
+        cacheDispatched(t, inRegion, { before: dag.blocks, blocks }, dispatchScale, { saved, cached });
       const nodesPerToken = d.nodes_per_token;
       if (nodesPerToken !== undefined)
         for (const b of r.blocks) {
@@ -133,14 +144,50 @@ export const shardPass: Pass = {
         }
       }
     }
+    const table = rows.table(saved.size > 0 ? ['alloc', 'free'] : []);
+    for (const [i, bytes] of saved) {
+      if (t.op[i] === OP_F) table.alloc[i] = t.alloc[i]! - bytes;
+      else table.free[i] = t.free[i]! - bytes;
+    }
     return rewritten(
       dag,
       ctx,
       subgroups.size > 0 ? { blocks, edges: edges.list(), subgroups } : { blocks, edges: edges.list() },
-      rows.table(),
+      table,
     );
   },
 };
+
+/**
+ * The routed tokens' copies of the region's expert blocks, stashed at `scale` of their bytes: the
+ * blocks' activation bytes (`cached`: blocks done, as DualPipe's copies put one block on two
+ * groups), and per forward (allocating) and freeing backward the bytes saved.
+ */
+function cacheDispatched(
+  t: NodeTable,
+  region: ReadonlySet<number>,
+  { before, blocks }: { before: readonly BlockInfo[]; blocks: BlockInfo[] },
+  scale: number,
+  { saved, cached }: { saved: Map<number, number>; cached: Set<number> },
+): void {
+  for (const i of region) {
+    const b = t.block[i]!;
+    const copies = before[b]?.dispatchedActivationBytes;
+    if (copies === undefined || t.op[i]! > OP_UPD) continue;
+    const delta = copies * (1 - scale);
+    if (!cached.has(b)) {
+      cached.add(b);
+      const info = blocks[b]!;
+      blocks[b] = {
+        ...info,
+        activationBytes: info.activationBytes - delta,
+        dispatchedActivationBytes: copies * scale,
+      };
+    }
+    if (saved.has(i)) continue;
+    if (t.op[i] === OP_F ? t.alloc[i]! >= delta : t.free[i]! >= delta && t.free[i]! > 0) saved.set(i, delta);
+  }
+}
 
 /** A block of routed experts on one of n members: each local expert's GEMMs see n× the tokens. */
 function localExperts(info: BlockInfo, n: number): BlockInfo {

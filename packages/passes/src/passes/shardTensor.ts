@@ -15,13 +15,15 @@
  * all-gather of a block's input that Megatron repeats in the backward for the weight gradient,
  * overlapped there with the input-gradient GEMM, is not charged. Without it (`false`) the norm
  * activations and the checkpointed input stay whole on every member; absent, every activation is
- * counted 1/n with all-reduces, as designs written before the option were.
+ * counted 1/n with all-reduces, as designs written before the option were. `comm_overlap` pipelines
+ * those reduce-scatters and all-gathers with the GEMMs (tensorParallelOverlap.ts).
  */
 import {
   type BlockInfo,
   CompileError,
   type Dag,
   EDGE_DATA,
+  EDGE_TEMPORAL,
   type EdgeList,
   formatPath,
   type NodeTable,
@@ -33,12 +35,15 @@ import {
   OP_SEND,
   OP_UPD,
   type OwnTable,
+  type RecomputePart,
+  type RecomputePartCost,
 } from '@stagecraft/ir';
 import type { Adjacency } from '../dag/adjacency.ts';
 import { type Pass, type PassContext, rewritten } from '../driver/pass.ts';
 import { familyOf, nodeFamily } from '../program/region.ts';
 import { type RegionDirective, regionDirectives } from '../program/regionDirectives.ts';
 import { DagRewrite } from './dagRewrite.ts';
+import { allGatherChunks, type OverlapWiring, REDUCE_SCATTER_CHUNKS } from './tensorParallelOverlap.ts';
 
 export const shardTensorPass: Pass = {
   name: 'shard-tensor',
@@ -61,6 +66,7 @@ export const shardTensorPass: Pass = {
       reduceRegionOutputs(dag, rewrite, sharding, directive);
     }
     const sendBytes = scatterGatherSends(dag, rewrite, sharding);
+    wireGatherRests(dag, rewrite, sharding.overlap);
     const { t, edges } = rewrite;
     const { degree, blocks, tensorParallel, subgroups } = sharding;
     const out = rewrite.rows.table(
@@ -96,6 +102,8 @@ interface Sharding {
   memory: Map<number, number>;
   tensorParallel: NonNullable<Dag['tensorParallel']>[number][];
   subgroups: Map<number, number>;
+  /** Under `comm_overlap`: the chunks each collective left on the critical path, and what waits for the rest. */
+  overlap: OverlapWiring;
 }
 
 function startSharding(dag: Dag): Sharding {
@@ -108,6 +116,7 @@ function startSharding(dag: Dag): Sharding {
     memory: new Map(),
     tensorParallel: [...(dag.tensorParallel ?? [])],
     subgroups: new Map(dag.subgroups ?? []),
+    overlap: { scatterOf: new Map(), hiddenScatterOf: new Map(), restOf: new Map(), gatherRest: new Map() },
   };
 }
 
@@ -158,6 +167,10 @@ function reduceRegionOutputs(
 ): void {
   const n = r.degree;
   const sequenceParallel = d.sequence_parallel === true;
+  // Under comm_overlap the chunk of each collective that waits on the critical path.
+  const overlap = d.comm_overlap === true;
+  const scatterShare = overlap ? 1 / REDUCE_SCATTER_CHUNKS : 1;
+  const gatherShare = overlap ? 1 / allGatherChunks(n) : 1;
   for (const b of r.blocks)
     s.regionOf.set(b, {
       n,
@@ -167,7 +180,7 @@ function reduceRegionOutputs(
       directive: provenance.directive ?? -1,
       scatterGather: sequenceParallel || d.scatter_gather_sends === true,
     });
-  const add = (op: number, name: string, like: number, bytes: number) => {
+  const add = (op: number, name: string, like: number, bytes: number, part = 'tp') => {
     const x = rows.add({
       op,
       like,
@@ -175,7 +188,7 @@ function reduceRegionOutputs(
       stream,
       directive: provenance.directive ?? -1,
       bytes,
-      id: `${name}.tp.${nodeIdOf(dag, like)}`,
+      id: `${name}.${part}.${nodeIdOf(dag, like)}`,
     });
     if (r.mask !== null) s.subgroups.set(x, r.mask);
     return x;
@@ -198,19 +211,35 @@ function reduceRegionOutputs(
         sequenceParallel ? OP_REDUCE_SCATTER : OP_ALL_REDUCE,
         sequenceParallel ? 'REDUCE_SCATTER' : 'ALL_REDUCE',
         u,
-        bytes,
+        bytes * scatterShare,
       );
       arOf.set(u, a);
       edges.push(u, a, bytes);
+      if (overlap) {
+        // The chunks reduced while u still computes: from when u's inputs are ready.
+        const hidden = add(OP_REDUCE_SCATTER, 'REDUCE_SCATTER', u, bytes * (1 - scatterShare), 'tp-overlap');
+        edges.push(hidden, a, 0, EDGE_TEMPORAL);
+        s.overlap.scatterOf.set(u, a);
+        s.overlap.hiddenScatterOf.set(u, hidden);
+      }
     }
     if (t.op[v] === OP_SEND) s.sends.push({ edge: j, u, collective: a, sequenceParallel });
     if (sequenceParallel && t.op[v] !== OP_SEND) {
       let g = s.gatherOf.get(u);
       if (g === undefined) {
-        g = add(OP_ALL_GATHER, 'ALL_GATHER', u, bytes);
+        g = add(OP_ALL_GATHER, 'ALL_GATHER', u, bytes * gatherShare);
         s.gatherOf.set(u, g);
         edges.push(a, g, bytes);
+        if (overlap) {
+          // The chunks gathered while the consumer computes on the first ones.
+          const rest = add(OP_ALL_GATHER, 'ALL_GATHER', u, bytes * (1 - gatherShare), 'tp-overlap');
+          edges.push(g, rest, 0, EDGE_TEMPORAL);
+          s.overlap.gatherRest.set(rest, []);
+          s.overlap.restOf.set(g, rest);
+        }
       }
+      const rest = s.overlap.restOf.get(g);
+      if (rest !== undefined) s.overlap.gatherRest.get(rest)!.push(v);
       a = g;
     }
     edges.from[j] = a;
@@ -284,6 +313,37 @@ function scatterGatherSends(dag: Dag, { t, rows, edges, out: adjacency }: ShardT
 }
 
 /**
+ * What a consumer of an overlapped all-gather makes is complete once the gather's rest has arrived:
+ * its own reduce-scatter waits for it, or, without one, whatever consumes it.
+ */
+function wireGatherRests(
+  dag: Dag,
+  { edges, out, inc }: ShardTensorRewrite,
+  { scatterOf, hiddenScatterOf, restOf, gatherRest }: OverlapWiring,
+): void {
+  const e = edges;
+  // A reduce-scatter's hidden chunks start with their producer: when its inputs, gathered ones
+  // included, have arrived (the inputs as rewired, so it never queues ahead of the gather it needs).
+  for (const [u, hidden] of hiddenScatterOf)
+    for (let k = inc.offset[u]!; k < inc.offset[u + 1]!; k++) {
+      const j = inc.edge[k]!;
+      if (dag.edges.kind[j] !== EDGE_DATA) continue;
+      const from = e.from[j]!;
+      edges.push(restOf.get(from) ?? from, hidden, 0, EDGE_TEMPORAL);
+    }
+  for (const [rest, consumers] of gatherRest)
+    for (const v of consumers) {
+      const scatter = scatterOf.get(v);
+      if (scatter !== undefined) {
+        edges.push(rest, scatter, 0, EDGE_TEMPORAL);
+        continue;
+      }
+      for (let k = out.offset[v]!; k < out.offset[v + 1]!; k++)
+        edges.push(rest, e.to[out.edge[k]!]!, 0, EDGE_TEMPORAL);
+    }
+}
+
+/**
  * Each member computes 1/n of a block: its ops' memory effects too (the norms' whole without
  * sequence parallelism).
  */
@@ -335,6 +395,7 @@ function divided(b: BlockInfo, n: number, sequenceParallel: boolean | undefined)
     activationBytes: (b.activationBytes - whole) / n + whole,
     paramBytes: b.paramBytes / n,
   };
+  if (b.sharedParams) out.sharedParams = { ...b.sharedParams, bytes: b.sharedParams.bytes / n };
   if (b.ms)
     out.ms = { F: b.ms.F / n, BI: b.ms.BI / n, BW: b.ms.BW / n, FandB: b.ms.FandB / n, UPD: b.ms.UPD / n };
   if (b.flops) out.flops = { F: b.flops.F / n, BI: b.flops.BI / n, BW: b.flops.BW / n };
@@ -349,5 +410,15 @@ function divided(b: BlockInfo, n: number, sequenceParallel: boolean | undefined)
       sequenceParallel === false ? b.recomputeActivationBytes : b.recomputeActivationBytes / n;
   if (b.sequenceActivationBytes !== undefined)
     out.sequenceActivationBytes = b.sequenceActivationBytes / (sequenceParallel === false ? 1 : n);
+  if (b.recomputeParts !== undefined) {
+    const parts: NonNullable<BlockInfo['recomputeParts']> = {};
+    // A norm's output is sequence-sharded only under sequence parallelism, like the norm's input.
+    for (const [part, cost] of Object.entries(b.recomputeParts) as [RecomputePart, RecomputePartCost][])
+      parts[part] = {
+        ...cost,
+        bytes: part === 'norm' && sequenceParallel === false ? cost.bytes : cost.bytes / n,
+      };
+    out.recomputeParts = parts;
+  }
   return out;
 }
