@@ -63,6 +63,18 @@ export const FIELDS: Record<DirectiveOp, FieldSpec[]> = {
       help: 'pipeline sends 1/n per member, all-gathered by the receiving stage',
     },
   ],
+  shard_sequence: [
+    filter,
+    devices,
+    axis,
+    stream(),
+    {
+      key: 'form',
+      kind: 'string',
+      optional: true,
+      help: '"ring" (K/V passed around the ring, overlapped) or "all_gather"',
+    },
+  ],
   split: [filter, { key: 'dim_name', kind: 'string' }, { key: 'num_microbatches', kind: 'int' }],
   order: [
     { key: 'filters', kind: 'json', help: 'slots in order; a slot lists the filters it runs together' },

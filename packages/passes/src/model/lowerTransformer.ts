@@ -97,6 +97,7 @@ function blockInfo(
     ...(b.sequenceActivationBytes ? { sequenceActivationBytes: b.sequenceActivationBytes } : {}),
     paramBytes: b.paramBytes,
     outputBytes: b.outputBytes,
+    ...(b.kvBytes ? { kvBytes: b.kvBytes } : {}),
     tokens,
   };
 }

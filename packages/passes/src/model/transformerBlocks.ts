@@ -61,6 +61,8 @@ export interface TransformerBlock {
   sequenceActivationBytes?: number;
   /** Bytes sent to the next block (and, as the gradient, back): the hidden state. */
   outputBytes: number;
+  /** Attention: its keys and values for one microbatch, what context parallelism exchanges. */
+  kvBytes?: number;
 }
 
 export interface TransformerUnit {
@@ -135,6 +137,7 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
   let normParams = h;
   let stash: number;
   let gemms: BlockGemm[];
+  let kvBytes: number;
   if (c.mla) {
     const m = c.mla;
     const q = m.qLoraRank !== undefined ? h * m.qLoraRank + m.qLoraRank * c.heads * qk : h * c.heads * qk;
@@ -153,6 +156,8 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
     const qLatent = 2 * (m.qLoraRank ?? 0);
     const kvLatent = 2 * m.kvLoraRank + m.qkRopeHeadDim;
     stash = t * (2 * h + qLatent + kvLatent + c.heads * (2 * qk + 2 * v)) * e;
+    // The up-projected K and V per head (Megatron-LM's context parallelism exchanges those under MLA).
+    kvBytes = t * c.heads * (qk + v) * e;
   } else {
     const hq = c.heads * c.headDim;
     const hkv = c.kvHeads * c.headDim;
@@ -160,11 +165,12 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
     gemms = [column(t, h, hq + 2 * hkv), row(t, hq, h)];
     // Norm input, norm output (the QKV input), Q, K, V and the attention output (the O input).
     stash = t * (2 * h + 2 * hq + 2 * hkv) * e;
+    kvBytes = 2 * t * hkv * e;
   }
   // FlashAttention keeps one fp32 log-sum-exp per query and head instead of the s × s scores.
   stash += t * c.heads * 4;
   const proj = matmul(t, projParams, 1);
-  return block(x, {
+  const b = block(x, {
     name,
     part: 'attention',
     layer,
@@ -177,6 +183,7 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
     activationBytes: stash,
     sequenceActivationBytes: 2 * t * h * e,
   });
+  return { ...b, kvBytes };
 }
 
 /** SwiGLU MLP: gate and up (h → f), down (f → h). */
