@@ -58,6 +58,7 @@ export const shardSequencePass: Pass = {
     const regions: ContextParallelRegion[] = [...(dag.contextParallel ?? [])];
     const subgroups = new Map(dag.subgroups ?? []);
     const synthetic = ctx.design.model.kind !== 'transformer';
+    const exchanges = new Map<number, number>();
     for (const directive of regionDirectives(dag, ctx, rewrite.directives, 'shard-sequence')) {
       const { d, region: r, path, members } = directive;
       const form = d.form ?? 'ring';
@@ -96,9 +97,11 @@ export const shardSequencePass: Pass = {
               mask: r.mask,
             },
       );
-      if (r.degree > 1) exchangeKeysAndValues(dag, rewrite, directive, form, synthetic, subgroups);
+      if (r.degree > 1) exchangeKeysAndValues(dag, rewrite, directive, form, synthetic, subgroups, exchanges);
     }
     const out = rewrite.rows.table(['alloc', 'free', 'bytes']);
+    // Each exchange names the pass it serves, as a transfer does: a runtime reads which tensor it moves.
+    for (const [x, op] of exchanges) out.pass[x] = op;
     divideSequenceTraffic(rewrite, degree, out);
     return rewritten(
       dag,
@@ -119,6 +122,7 @@ function exchangeKeysAndValues(
   form: 'ring' | 'all_gather',
   synthetic: boolean,
   subgroups: Map<number, number>,
+  exchanges: Map<number, number>,
 ): void {
   const stream = d.stream ?? CONTEXT_PARALLEL_STREAM;
   const e = dag.edges;
@@ -133,6 +137,7 @@ function exchangeKeysAndValues(
       id: `${name}.cp.${nodeIdOf(dag, like)}`,
     });
     if (r.mask !== null) subgroups.set(x, r.mask);
+    exchanges.set(x, t.op[like]!);
     return x;
   };
   /** The ops whose data reach node i (what an exchange started with it waits for). */
