@@ -69,6 +69,18 @@ export const FIELDS: Record<DirectiveOp, FieldSpec[]> = {
       help: 'reduce-scatter and all-gather in chunks beside the GEMMs (needs sequence_parallel)',
     },
   ],
+  shard_sequence: [
+    filter,
+    devices,
+    axis,
+    stream(),
+    {
+      key: 'form',
+      kind: 'string',
+      optional: true,
+      help: '"ring" (K/V passed around the ring, overlapped) or "all_gather"',
+    },
+  ],
   split: [filter, { key: 'dim_name', kind: 'string' }, { key: 'num_microbatches', kind: 'int' }],
   order: [
     { key: 'filters', kind: 'json', help: 'slots in order; a slot lists the filters it runs together' },

@@ -25,6 +25,7 @@ export function directiveSummary(d: Directive): string {
     case 'replicate':
     case 'shard':
     case 'shard_tensor':
+    case 'shard_sequence':
       return d.axis !== undefined
         ? `${filterText(d.filter)} over ${[d.axis].flat().join(' × ')}`
         : `${filterText(d.filter)} → [${d.devices?.join(', ') ?? ''}]`;

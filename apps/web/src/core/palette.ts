@@ -35,6 +35,11 @@ export const DIRECTIVE_ITEMS = [
   },
   { key: 'shard', label: 'shard', summary: 'expert parallel: all-to-all around the region' },
   { key: 'shard_tensor', label: 'shard tensor', summary: 'tensor parallel: all-reduce pair on the region' },
+  {
+    key: 'shard_sequence',
+    label: 'shard sequence',
+    summary: 'context parallel: 1/n of the sequence per member, K/V exchanged',
+  },
   { key: 'place', label: 'place', summary: "put the region on the target's device group" },
   { key: 'overlap', label: 'overlap slot', summary: 'run the op overlapped with the next one of its device' },
 ] as const;
@@ -55,11 +60,16 @@ export function isBuilder(key: string): key is ScheduleBuilderName {
 export const WHOLE_GROUP = '';
 
 /** Items that run over a device group, so over one axis of it when the group is a mesh. */
-const AXIS_ITEMS: ReadonlySet<DirectiveItem> = new Set(['replicate', 'shard', 'shard_tensor']);
+const AXIS_ITEMS: ReadonlySet<DirectiveItem> = new Set([
+  'replicate',
+  'shard',
+  'shard_tensor',
+  'shard_sequence',
+]);
 
 /**
  * The directive an item adds on a target, before the user edits it in the inspector. `axis` (a
- * mesh axis of the target's group) makes a replicate, shard or shard_tensor run over that axis
+ * mesh axis of the target's group) makes a replicate, shard, shard_tensor or shard_sequence run over that axis
  * only: the same devices, one collective per sub-group along it.
  */
 export function directiveFor(
@@ -80,6 +90,7 @@ export function directiveFor(
       return { op: 'replicate', filter, devices, ...over };
     case 'shard':
     case 'shard_tensor':
+    case 'shard_sequence':
       return { op: item, filter, devices, ...over };
     case 'place':
       return { op: 'place', filter, devices };

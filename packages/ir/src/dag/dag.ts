@@ -48,6 +48,11 @@ export interface BlockInfo {
   sequenceActivationBytes?: number;
   paramBytes: number;
   outputBytes: number;
+  /**
+   * Bytes of the block's keys and values for one microbatch: what context parallelism exchanges
+   * (transformer attention blocks only).
+   */
+  kvBytes?: number;
   /** Tokens one microbatch pass of the block processes (transformer models). */
   tokens?: number;
   /**
@@ -86,6 +91,17 @@ export interface DataParallelRegion {
   readonly directive: number;
   /** Members one gradient is reduced over (ZeRO shards over them): the group's size unless over mesh axes. */
   readonly degree?: number;
+  /** The mesh axes it runs over (bit mask, mesh.ts); absent for the whole group. */
+  readonly mask?: number;
+}
+
+/** Context parallelism of some blocks on one device group, as `shard_sequence` set it. */
+export interface ContextParallelRegion {
+  readonly group: number;
+  readonly blocks: readonly number[];
+  readonly degree: number;
+  readonly form: 'ring' | 'all_gather';
+  readonly directive: number;
   /** The mesh axes it runs over (bit mask, mesh.ts); absent for the whole group. */
   readonly mask?: number;
 }
@@ -203,6 +219,11 @@ export interface Dag {
     readonly blocks: readonly number[];
     readonly mask?: number;
   }[];
+  /**
+   * Set by `shard_sequence`: blocks whose sequence the members of a sub-group along `mask` (the
+   * whole group when absent) split `degree` ways, and how their attention exchanges K and V.
+   */
+  readonly contextParallel?: readonly ContextParallelRegion[];
   /** Per group, its mesh (design format @3), null for a flat group; absent when no group has one. */
   readonly meshes?: readonly (GroupMesh | null)[];
   /**

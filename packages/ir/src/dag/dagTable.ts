@@ -79,6 +79,7 @@ export function dagOf(parts: DagParts, table: NodeTable, parent?: Dag): Dag {
   mutable.streams = parts.streams;
   if (parts.dataParallel !== undefined) mutable.dataParallel = parts.dataParallel;
   if (parts.tensorParallel !== undefined) mutable.tensorParallel = parts.tensorParallel;
+  if (parts.contextParallel !== undefined) mutable.contextParallel = parts.contextParallel;
   if (parts.jointCollectives !== undefined) mutable.jointCollectives = parts.jointCollectives;
   if (parts.meshes !== undefined) mutable.meshes = parts.meshes;
   if (parts.subgroups !== undefined) mutable.subgroups = parts.subgroups;
@@ -111,6 +112,7 @@ export function partsOf(dag: Dag): DagParts {
   };
   if (dag.dataParallel !== undefined) parts.dataParallel = dag.dataParallel;
   if (dag.tensorParallel !== undefined) parts.tensorParallel = dag.tensorParallel;
+  if (dag.contextParallel !== undefined) parts.contextParallel = dag.contextParallel;
   if (dag.jointCollectives !== undefined) parts.jointCollectives = dag.jointCollectives;
   if (dag.meshes !== undefined) parts.meshes = dag.meshes;
   if (dag.subgroups !== undefined) parts.subgroups = dag.subgroups;

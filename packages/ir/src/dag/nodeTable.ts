@@ -94,7 +94,7 @@ export interface NodeTable {
   readonly bytes: Float64Array;
   /** SEND/RECV: the group on the other side; −1 elsewhere. */
   readonly peer: Int32Array;
-  /** SEND/RECV: op code of the op whose output moves. */
+  /** SEND/RECV and context parallelism's K/V exchanges: op code of the op whose output moves (or that they serve). */
   readonly pass: Uint8Array;
   /**
    * SEND/RECV: the node whose output moves, which names the transfer (its id and the first device

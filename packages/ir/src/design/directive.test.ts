@@ -43,3 +43,28 @@ describe('replicate fields', () => {
     expect(r.errors[0]!.path).toBe('directives[1].stream');
   });
 });
+
+describe('shard_sequence fields', () => {
+  it('accepts a mesh axis and either form', () => {
+    for (const form of ['ring', 'all_gather'])
+      expect(
+        parseDirective({ op: 'shard_sequence', filter: {}, axis: 'cp', form }, ['directives', 1]).errors,
+      ).toEqual([]);
+  });
+
+  it('refuses an unknown form and a directive with neither devices nor axis, naming the field', () => {
+    const r = parseDirective({ op: 'shard_sequence', filter: {}, axis: 'cp', form: 'ulysses' }, [
+      'directives',
+      4,
+    ]);
+    expect(r.errors.map((e) => e.path)).toEqual(['directives[4].form']);
+    expect(r.errors[0]!.message).toMatch(/ring.*all_gather/);
+    const r2 = parseDirective({ op: 'shard_sequence', filter: {} }, ['directives', 2]);
+    expect(r2.errors).toEqual([
+      {
+        path: 'directives[2].devices',
+        message: 'required: the device group ("devices") or the mesh axes ("axis") it runs over',
+      },
+    ]);
+  });
+});

@@ -165,6 +165,28 @@ export const shardTensorSchema = z
       });
   });
 
+/**
+ * Stagecraft's own: context parallelism (Megatron-LM's `--context-parallel-size`, Llama 3 §3.3.2).
+ * Each member of a sub-group along `axis` holds 1/cp of every sequence (causal load-balanced: 2·cp
+ * chunks, member r holding chunks r and 2·cp−1−r, so each does 1/cp of the attention), and the
+ * attention blocks exchange K and V among the members. `form`: "ring" (default), K/V passed
+ * around the ring in cp−1 point-to-point steps overlapped with the attention (Megatron-LM's);
+ * "all_gather", K/V all-gathered before the attention and their gradients reduce-scattered after
+ * its backward (Llama 3's). The gradient all-reduce over the axis is folded into data
+ * parallelism's: one reduce over the dp × cp members.
+ */
+export const shardSequenceSchema = z
+  .strictObject({
+    op: z.literal('shard_sequence'),
+    filter: filterSchema,
+    devices: devices.optional(),
+    axis: axis.optional(),
+    stream: streamName.optional(),
+    form: z.enum(['ring', 'all_gather']).optional(),
+    enabled,
+  })
+  .superRefine(devicesOrAxis);
+
 export const splitSchema = z.strictObject({
   op: z.literal('split'),
   filter: filterSchema,
@@ -253,6 +275,7 @@ export const directiveSchemas = {
   replicate: replicateSchema,
   shard: shardSchema,
   shard_tensor: shardTensorSchema,
+  shard_sequence: shardSequenceSchema,
   split: splitSchema,
   order: orderSchema,
   schedule: scheduleSchema,
@@ -277,6 +300,7 @@ export type PlaceDirective = z.infer<typeof placeSchema>;
 export type ReplicateDirective = z.infer<typeof replicateSchema>;
 export type ShardDirective = z.infer<typeof shardSchema>;
 export type ShardTensorDirective = z.infer<typeof shardTensorSchema>;
+export type ShardSequenceDirective = z.infer<typeof shardSequenceSchema>;
 export type SplitDirective = z.infer<typeof splitSchema>;
 export type OrderDirective = z.infer<typeof orderSchema>;
 export type ScheduleDirective = z.infer<typeof scheduleSchema>;
@@ -290,6 +314,7 @@ export type Directive =
   | ReplicateDirective
   | ShardDirective
   | ShardTensorDirective
+  | ShardSequenceDirective
   | SplitDirective
   | OrderDirective
   | ScheduleDirective

@@ -207,6 +207,19 @@ export const planSchema = z.strictObject({
    * r-th of n column slices of a block's first linear and row slices of its second.
    */
   tensorParallel: z.array(z.strictObject({ devices: z.array(index), blocks: z.array(index) })).optional(),
+  /**
+   * @3: blocks whose sequence is split over `devices` (context parallelism): the member at index r
+   * holds the r-th of n row chunks of every microbatch; `form` is how their K/V are exchanged.
+   */
+  contextParallel: z
+    .array(
+      z.strictObject({
+        devices: z.array(index),
+        blocks: z.array(index),
+        form: z.enum(['ring', 'all_gather']),
+      }),
+    )
+    .optional(),
   devices: z.array(devicePlanSchema),
 });
 

@@ -23,6 +23,7 @@ import { recomputePass } from '../passes/recompute.ts';
 import { reduceCopiesPass } from '../passes/reduceCopies.ts';
 import { replicatePass } from '../passes/replicate.ts';
 import { shardPass } from '../passes/shard.ts';
+import { shardSequencePass } from '../passes/shardSequence.ts';
 import { shardTensorPass } from '../passes/shardTensor.ts';
 import { splitPass } from '../passes/split.ts';
 import { splitBackwardPass } from '../passes/splitBackward.ts';
@@ -45,6 +46,7 @@ export const PASSES: readonly Pass[] = [
   replicatePass,
   shardPass,
   shardTensorPass,
+  shardSequencePass,
   reduceCopiesPass,
   recomputePass,
   offloadPass,

@@ -10,12 +10,16 @@ import type { ExpandedDirective } from '../driver/compileTypes.ts';
 const NO_PIPER_OP: Partial<Record<string, string>> = {
   recompute: 'recompute has no Piper op',
   offload: 'offload has no Piper op',
+  shard_sequence:
+    "shard_sequence (context parallelism) has no Piper op: Piper's six split no sequence, and a program without it would run every member on the whole sequence",
 };
 
 /** Directives torch.distributed.pipelining cannot run: it runs a pure pipeline. */
 const NOT_PIPELINE_OPS: Partial<Record<string, string>> = {
   shard: 'expert parallelism (shard) exchanges tokens all-to-all inside a stage',
   shard_tensor: 'tensor parallelism (shard_tensor) splits a stage across devices',
+  shard_sequence:
+    'context parallelism (shard_sequence) splits each sequence across devices and exchanges K/V among them',
 };
 
 /** Why the program has no Piper program, at the directive, or undefined. */

@@ -310,6 +310,15 @@ function assemblePlan(
           : subgroupsOf(mesh, r.mask).map((ranks) => ranks.map((k) => groups[r.group]![k]!));
       return sets.map((devices) => ({ devices, blocks: [...r.blocks] }));
     });
+  if (dag.contextParallel?.length)
+    plan.contextParallel = dag.contextParallel.flatMap((r) => {
+      const mesh = meshes?.[r.group];
+      const sets =
+        r.mask === undefined || !mesh
+          ? [[...groups[r.group]!]]
+          : subgroupsOf(mesh, r.mask).map((ranks) => ranks.map((k) => groups[r.group]![k]!));
+      return sets.map((devices) => ({ devices, blocks: [...r.blocks], form: r.form }));
+    });
   attachCompiledLayout(plan, compiled);
   return { plan, ops };
 }

@@ -38,6 +38,7 @@ export function microbatchOf(dag: Dag, t: NodeTable, i: number): number {
  */
 export function collectiveParams(dag: Dag, t: NodeTable): Map<number, number[]> {
   const { from, to, kind } = dag.edges;
+  const exchange = sequenceExchanges(t);
   const into = new Map<number, Set<number>>();
   const outOf = new Map<number, Set<number>>();
   const afterUpd = new Set<number>();
@@ -52,6 +53,8 @@ export function collectiveParams(dag: Dag, t: NodeTable): Map<number, number[]> 
     const v = to[e]!;
     const ou = t.op[u]!;
     const ov = t.op[v]!;
+    // K/V exchanges carry activations, whichever compute they sit between.
+    if (exchange(u) || exchange(v)) continue;
     if (kindOfCode(ov) === 'collective' && (ou === OP_B || ou === OP_BW) && t.group[u] === t.group[v])
       add(into, v, t.block[u]!);
     if (ov === OP_ALL_GATHER && ou === OP_UPD) afterUpd.add(v);
@@ -94,6 +97,17 @@ export function collectiveParams(dag: Dag, t: NodeTable): Map<number, number[]> 
 export function collectiveTensors(dag: Dag, t: NodeTable): Map<number, PlanTensor> {
   const { from, to, kind } = dag.edges;
   const out = new Map<number, PlanTensor>();
+  // A K/V exchange carries the keys and values of the op it serves (its block, pass and microbatch).
+  const exchange = sequenceExchanges(t);
+  for (let i = 0; i < t.length; i++) {
+    if (!exchange(i)) continue;
+    const op = t.pass[i]!;
+    out.set(i, {
+      block: t.block[i]!,
+      pass: op === OP_F ? 'F' : op === OP_B ? 'B' : 'BI',
+      microbatch: microbatchOf(dag, t, i),
+    });
+  }
   for (let e = 0; e < from.length; e++) {
     if (kind[e] !== EDGE_DATA) continue;
     const u = from[e]!;
@@ -112,4 +126,10 @@ export function collectiveTensors(dag: Dag, t: NodeTable): Map<number, PlanTenso
     });
   }
   return out;
+}
+
+/** Whether node i is a K/V exchange of context parallelism (made by the shard-sequence pass). */
+export function sequenceExchanges(t: NodeTable): (i: number) => boolean {
+  const made = t.names.indexOf('shard-sequence');
+  return (i) => made >= 0 && t.provPass[i] === made && kindOfCode(t.op[i]!) === 'collective';
 }

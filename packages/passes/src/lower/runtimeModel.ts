@@ -17,6 +17,7 @@ import {
   type PlanModel,
   tableOf,
 } from '@stagecraft/ir';
+import { sequenceExchanges } from './runtimeFields.ts';
 
 /**
  * Gives `plan` its model section, made from `dag` when first read (or replaced when written), as
@@ -56,9 +57,16 @@ export function runtimeModel(dag: Dag): PlanModel {
   // Most DAGs of a pipeline alone have no collective: one look at the op column, not the edges.
   let collectives = false;
   for (let i = 0; i < op.length && !collectives; i++) collectives = isCollectiveCode(op[i]!);
+  // Not a K/V exchange of context parallelism: it carries no block's output on to another.
+  const exchange = sequenceExchanges(t);
   if (collectives)
     for (let e = 0; e < from.length; e++)
-      if (kind[e] === EDGE_DATA && op[from[e]!] === OP_F && isCollectiveCode(op[to[e]!]!))
+      if (
+        kind[e] === EDGE_DATA &&
+        op[from[e]!] === OP_F &&
+        isCollectiveCode(op[to[e]!]!) &&
+        !exchange(to[e]!)
+      )
         through.set(to[e]!, from[e]!);
   // Every microbatch repeats the same block edges: the last one seen per block skips the set.
   const lastInput = new Int32Array(dag.blocks.length).fill(-1);

@@ -115,6 +115,7 @@ function blockInfo(
     ...(b.dispatchedActivationBytes ? { dispatchedActivationBytes: b.dispatchedActivationBytes } : {}),
     paramBytes: b.paramBytes,
     outputBytes: b.outputBytes,
+    ...(b.kvBytes ? { kvBytes: b.kvBytes } : {}),
     tokens,
   };
 }

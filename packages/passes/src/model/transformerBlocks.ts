@@ -71,6 +71,8 @@ export interface TransformerBlock {
   recomputeParts?: Partial<Record<RecomputePart, RecomputePartCost>>;
   /** Of activationBytes, the routed tokens' copies (expert blocks): what dispatch delivers. */
   dispatchedActivationBytes?: number;
+  /** Attention: its keys and values for one microbatch, what context parallelism exchanges. */
+  kvBytes?: number;
 }
 
 export interface TransformerUnit {
@@ -146,6 +148,7 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
   let stash: number;
   let gemms: BlockGemm[];
   let parts: TransformerBlock['recomputeParts'];
+  let kvBytes: number;
   if (c.mla) {
     const m = c.mla;
     const q = m.qLoraRank !== undefined ? h * m.qLoraRank + m.qLoraRank * c.heads * qk : h * c.heads * qk;
@@ -177,6 +180,8 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
         launches: 1,
       },
     };
+    // The up-projected K and V per head (Megatron-LM's context parallelism exchanges those under MLA).
+    kvBytes = t * c.heads * (qk + v) * e;
   } else {
     const hq = c.heads * c.headDim;
     const hkv = c.kvHeads * c.headDim;
@@ -185,11 +190,12 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
     // Norm input, norm output (the QKV input), Q, K, V and the attention output (the O input).
     stash = t * (2 * h + 2 * hq + 2 * hkv) * e;
     parts = { norm: normPart(x) };
+    kvBytes = 2 * t * hkv * e;
   }
   // FlashAttention keeps one fp32 log-sum-exp per query and head instead of the s × s scores.
   stash += t * c.heads * 4;
   const proj = matmul(t, projParams, 1);
-  return block(x, {
+  const b = block(x, {
     name,
     part: 'attention',
     layer,
@@ -203,6 +209,7 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
     sequenceActivationBytes: 2 * t * h * e,
     recomputeParts: parts,
   });
+  return { ...b, kvBytes };
 }
 
 /** A block's one RMSNorm output (t·h), re-made by one launch. */

@@ -70,12 +70,14 @@ function computeOnGroup(dag: Dag, t: NodeTable, group: number): number[] {
 export const replicatePass: Pass = {
   name: 'replicate',
   // The shard directives too: expert blocks are left out of data parallelism; and shard_tensor's,
-  // which divide a block's parameters among the members of a tensor-parallel sub-group.
-  reads: ['replicate', 'shard', 'shard_tensor'],
+  // which divide a block's parameters among the members of a tensor-parallel sub-group; and
+  // shard_sequence's, whose members' gradients are reduced with data parallelism's.
+  reads: ['replicate', 'shard', 'shard_tensor', 'shard_sequence'],
   writes: [],
   run(dag, ctx) {
     const reps = directivesOf(ctx.program, 'replicate');
-    if (reps.length === 0) return dag;
+    const sequences = directivesOf(ctx.program, 'shard_sequence');
+    if (reps.length === 0 && sequences.length === 0) return dag;
     const index = new NodeIndex(dag);
     const devices = deviceCount(ctx.design.cluster);
     const shares = blockShares(dag, ctx, index, devices);
@@ -87,13 +89,24 @@ export const replicatePass: Pass = {
         const mesh = dag.meshes?.[group];
         const full = fullMask(dag, group);
         let p = 0;
-        for (const [eff, blocks] of replicatedParts(r.blocks, r.mask ?? full, group, shares.sharded)) {
+        const parts = replicatedParts(r.blocks, r.mask ?? full, group, shares.sharded, shares.sequence);
+        for (const [eff, blocks] of parts) {
           const mask = eff === full ? null : eff;
           const n = mask === null || !mesh ? members.length : subgroupSize(mesh, mask);
           const tag = p === 0 ? `d${members[0]}` : `d${members[0]}.p${p}`;
           rewrite.region({ d, di, path, group, blocks, mask, n, tag });
           p++;
         }
+      }
+    // Context parallelism without data parallelism still sums its members' gradients.
+    for (const { d, index: di, path } of sequences)
+      for (const r of regionsOf(dag, index, d, path, devices)) {
+        const blocks = r.blocks.filter((b) => !rewrite.covers(r.group, b));
+        if (blocks.length === 0) continue;
+        const members = dag.groups[r.group]!;
+        const plain: ReplicatedPart['d'] = { op: 'replicate', filter: d.filter };
+        const tag = `d${members[0]}.cp`;
+        rewrite.region({ d: plain, di, path, group: r.group, blocks, mask: r.mask, n: r.degree, tag });
       }
     return rewrite.result(ctx);
   },
@@ -117,11 +130,20 @@ interface BlockShares {
    * (its experts, its tensor slice), and its gradients and parameters move in those shares.
    */
   readonly share: ReadonlyMap<string, number>;
+  /**
+   * Blocks whose sequence shard_sequence splits, with its mesh axes: their members' gradients are
+   * partial sums too, reduced in the same collective (one reduce over dp × cp).
+   */
+  readonly sequence: ReadonlyMap<string, number>;
 }
 
 function blockShares(dag: Dag, ctx: PassContext, index: NodeIndex, devices: number): BlockShares {
   const sharded = new Map<string, number>();
   const share = new Map<string, number>();
+  const sequence = new Map<string, number>();
+  for (const { d, path } of directivesOf(ctx.program, 'shard_sequence'))
+    for (const r of regionsOf(dag, index, d, path, devices))
+      for (const b of r.blocks) sequence.set(`${r.group}:${b}`, r.mask ?? fullMask(dag, r.group));
   for (const { d, path } of directivesOf(ctx.program, 'shard'))
     for (const r of regionsOf(dag, index, d, path, devices))
       for (const b of r.blocks) {
@@ -131,7 +153,7 @@ function blockShares(dag: Dag, ctx: PassContext, index: NodeIndex, devices: numb
   for (const { d, path } of directivesOf(ctx.program, 'shard_tensor'))
     for (const r of regionsOf(dag, index, d, path, devices))
       for (const b of r.blocks) share.set(`${r.group}:${b}`, (share.get(`${r.group}:${b}`) ?? 1) * r.degree);
-  return { sharded, share };
+  return { sharded, share, sequence };
 }
 
 /** A region's blocks by the axes they are replicated over: the directive's, less those they are sharded over. */
@@ -140,10 +162,12 @@ function replicatedParts(
   repMask: number,
   group: number,
   sharded: ReadonlyMap<string, number>,
+  sequence: ReadonlyMap<string, number>,
 ): Map<number, number[]> {
   const parts = new Map<number, number[]>();
   for (const b of blocks) {
-    const eff = repMask & ~(sharded.get(`${group}:${b}`) ?? 0);
+    const k = `${group}:${b}`;
+    const eff = (repMask | (sequence.get(k) ?? 0)) & ~(sharded.get(k) ?? 0);
     if (eff === 0) continue;
     let l = parts.get(eff);
     if (!l) parts.set(eff, (l = []));
@@ -242,6 +266,11 @@ class DataParallelRewrite {
         this.gatheredBytes,
         (b) => this.paramBytesOn(group, b),
       );
+  }
+
+  /** Whether a directive already replicates block b on the group. */
+  covers(group: number, b: number): boolean {
+    return this.covered.has(`${group}:${b}`);
   }
 
   /** Records which directive replicates each block of the part; a block replicated twice is refused. */

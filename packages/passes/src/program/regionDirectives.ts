@@ -1,5 +1,5 @@
 /**
- * The resolution step `shard` and `shard_tensor` share: each directive's regions (regionsOf), their
+ * The resolution step `shard`, `shard_tensor` and `shard_sequence` share: each directive's regions (regionsOf), their
  * group's members, the region's F/B/BI ops (the only ones whose data edges can cross its
  * boundary), and the provenance and stream of the collectives it adds. Yielded one directive at a
  * time, so a directive's errors still come before the next one is resolved.
@@ -17,7 +17,7 @@ import { NodeIndex } from './nodeIndex.ts';
 import { DEFAULT_COMM_STREAM } from './program.ts';
 import { familyOf, type Region, regionsOf } from './region.ts';
 
-export interface RegionDirective<K extends 'shard' | 'shard_tensor'> {
+export interface RegionDirective<K extends 'shard' | 'shard_tensor' | 'shard_sequence'> {
   readonly d: DirectiveOf<K>;
   readonly path: PathSegment[];
   readonly region: Region;
@@ -29,7 +29,7 @@ export interface RegionDirective<K extends 'shard' | 'shard_tensor'> {
   readonly stream: string;
 }
 
-export function* regionDirectives<K extends 'shard' | 'shard_tensor'>(
+export function* regionDirectives<K extends 'shard' | 'shard_tensor' | 'shard_sequence'>(
   dag: Dag,
   ctx: PassContext,
   list: readonly { d: DirectiveOf<K>; index: number; path: PathSegment[] }[],
@@ -47,7 +47,7 @@ export function* regionDirectives<K extends 'shard' | 'shard_tensor'>(
         members: dag.groups[region.group]!,
         ops: new Set(region.nodes.filter((i) => familyOf(t.op[i]!) !== null)),
         provenance: { pass, directive: di },
-        stream: (d as DirectiveOf<'shard' | 'shard_tensor'>).stream ?? DEFAULT_COMM_STREAM,
+        stream: (d as DirectiveOf<'shard' | 'shard_tensor' | 'shard_sequence'>).stream ?? DEFAULT_COMM_STREAM,
       };
   }
 }

@@ -1,0 +1,63 @@
+import type { Design, Directive } from '@stagecraft/ir';
+import { compile } from '@stagecraft/passes';
+import { describe, expect, it } from 'vitest';
+import { collectiveMs, resolveCluster } from './costModel.ts';
+import { simulate } from './simulate.ts';
+
+/** Llama-3-8B, two layers of 16K tokens, on one DGX H100 node: cp members along the whole group. */
+function design(cp: number, form?: 'ring' | 'all_gather'): Design {
+  const devices = Array.from({ length: cp }, (_, i) => i);
+  const directives: Directive[] = [
+    { op: 'split', filter: {}, dim_name: 'MB', num_microbatches: 2 },
+    { op: 'place', filter: {}, devices },
+  ];
+  if (cp > 1) directives.push({ op: 'shard_sequence', filter: {}, devices, ...(form ? { form } : {}) });
+  return {
+    format: 'stagecraft/design@3',
+    name: `cp${cp}`,
+    model: { kind: 'transformer', preset: 'llama3-8b', layers: 2, seqLen: 16384, annotate: { PP: 1 } },
+    cluster: { preset: 'dgx-h100', nodes: 1 },
+    directives,
+  };
+}
+
+function run(d: Design) {
+  const c = compile(d, { keepSnapshots: false });
+  if (!c.ok) throw new Error(c.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
+  const s = simulate(c.plan);
+  if (!s.ok) throw new Error(s.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
+  return { plan: c.plan, sim: s.sim };
+}
+
+describe('context parallelism in the simulator', () => {
+  it('holds 1/cp of the activations on each member', () => {
+    const one = run(design(1)).sim.devices[0]!.peakActivationBytes;
+    for (const cp of [2, 4]) {
+      const split = run(design(cp)).sim.devices[0]!.peakActivationBytes;
+      expect(split / one).toBeCloseTo(1 / cp, 2);
+    }
+  });
+
+  it('costs each K/V exchange as a ring of cp−1 steps of 1/cp of K and V over the link', () => {
+    const { plan, sim } = run(design(4, 'all_gather'));
+    const ins = plan.devices[0]!.streams.flatMap((s) => s.instructions).find((i) => i.op === 'ALL_GATHER')!;
+    if (ins.op !== 'ALL_GATHER') throw new Error('no K/V all-gather');
+    // Llama-3-8B: 8 K/V heads of 128, 16,384 tokens, bf16: K and V of one microbatch.
+    expect(ins.bytes).toBe(2 * 16384 * 8 * 128 * 2);
+    const cluster = resolveCluster(plan.cluster);
+    if (!cluster.ok) throw new Error('cluster');
+    const event = sim.timeline!.find((e) => e.id === ins.id && e.device === 0)!;
+    expect(event.endMs - event.startMs).toBeCloseTo(
+      collectiveMs(cluster.cost, 'ALL_GATHER', [0, 1, 2, 3], ins.bytes),
+      6,
+    );
+  });
+
+  it('ring overlaps the exchange with the attention; all_gather waits for it', () => {
+    const ring = run(design(4, 'ring')).sim;
+    const gathered = run(design(4, 'all_gather')).sim;
+    expect(ring.makespanMs).toBeLessThan(gathered.makespanMs);
+    // Each member does 1/cp of the work: four members take well under half the step of one.
+    expect(ring.makespanMs).toBeLessThan(run(design(1)).sim.makespanMs / 2);
+  });
+});
