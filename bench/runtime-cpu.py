@@ -13,7 +13,9 @@ connecting, caches) is left out.
 `--runtime` may be given several times (default: this checkout's runtime/); each round runs every
 plan on every runtime in turn, so old and new alternate within seconds. Prints one line per run:
 runtime, plan, median wall step ms, wall µs per instruction (median step ÷ the most instructions a
-device issues), CPU µs per instruction (the devices' CPU over their instructions, steps 2…n).
+device issues), CPU µs per instruction (the devices' CPU over their instructions, steps 2…n, the
+kernel's count per thread), and its parts: the thread that runs the issue loop and the compute,
+inflight.py's waiter threads, every other thread (gloo's, torch's).
 """
 import argparse
 import json
@@ -23,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -35,6 +38,30 @@ def free_port():
         return s.getsockname()[1]
 
 
+def thread_cpu():
+    """CPU seconds of each of this process's threads (the kernel's count, in ns, schedstat)."""
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat") as f:
+                out[int(tid)] = int(f.read().split()[0]) / 1e9
+        except OSError:  # a thread that ended meanwhile
+            pass
+    return out
+
+
+def by_kind(before, after):
+    """CPU seconds between two `thread_cpu` readings: the loop's thread, inflight's waiter threads,
+    and every other (gloo's and torch's own threads)."""
+    loop_id = threading.main_thread().native_id
+    waiters = {t.native_id for t in threading.enumerate() if t.name == "stagecraft-inflight"}
+    kinds = [0.0, 0.0, 0.0]
+    for tid, t in after.items():
+        spent = t - before.get(tid, 0.0)
+        kinds[0 if tid == loop_id else 1 if tid in waiters else 2] += spent
+    return kinds
+
+
 def device(rank, world, plan, steps, dtype, width):
     """One process: the runtime's worker with each step timed."""
     from stagecraft_runtime import worker
@@ -43,9 +70,10 @@ def device(rank, world, plan, steps, dtype, width):
 
     class Timed(worker.Device):
         def step(self, step):
-            wall, cpu = time.perf_counter(), time.process_time()
+            wall, threads = time.perf_counter(), thread_cpu()
             loss = super().step(step)
-            timed.append((time.perf_counter() - wall, time.process_time() - cpu, self.scheduler.total))
+            wall = time.perf_counter() - wall
+            timed.append((wall, by_kind(threads, thread_cpu()), self.scheduler.total))
             return loss
 
     worker.Device = Timed
@@ -77,11 +105,11 @@ def run(runtime, plan, steps, dtype, width):
         ranks.append(json.loads(out.strip().splitlines()[-1]))
     measured = [r for r in ranks if r["steps"]]
     walls = [max(r["steps"][s][0] for r in measured) for s in range(1, steps)]
-    cpu = sum(sum(s[1] for s in r["steps"][1:]) for r in measured)
+    kinds = [sum(s[1][k] for r in measured for s in r["steps"][1:]) for k in range(3)]
     instructions = sum(r["steps"][0][2] for r in measured) * (steps - 1)
     most = max(r["steps"][0][2] for r in measured)
     wall = statistics.median(walls)
-    return wall * 1e3, wall / most * 1e6, cpu / instructions * 1e6
+    return wall * 1e3, wall / most * 1e6, [k / instructions * 1e6 for k in kinds]
 
 
 def main():
@@ -99,12 +127,14 @@ def main():
     runtimes = [os.path.abspath(r) for r in a.runtime or [CHECKOUT_RUNTIME]]
     sys.path.insert(0, CHECKOUT_RUNTIME)  # the plan's device count, read as this checkout reads it
     print("load average (1, 5, 15 min) before: " + " ".join(f"{x:.1f}" for x in os.getloadavg()))
-    print("runtime | plan | median wall step ms | wall µs per instruction | CPU µs per instruction")
+    print("runtime | plan | median wall step ms | wall µs per instruction | CPU µs per instruction | "
+          "of which the loop's thread | waiter threads | gloo's and torch's threads")
     for _ in range(a.rounds):
         for plan in a.plans:
             for runtime in runtimes:
                 wall, per, cpu = run(runtime, os.path.abspath(plan), a.steps, a.dtype, a.width)
-                print(f"{runtime} | {os.path.basename(plan)} | {wall:.1f} | {per:.0f} | {cpu:.0f}", flush=True)
+                print(f"{runtime} | {os.path.basename(plan)} | {wall:.1f} | {per:.0f} | {sum(cpu):.0f} | "
+                      + " | ".join(f"{c:.0f}" for c in cpu), flush=True)
     print("load average (1, 5, 15 min) after: " + " ".join(f"{x:.1f}" for x in os.getloadavg()))
 
 
