@@ -5,6 +5,8 @@ parallelisms lives apart: ZeRO in sharded.py, expert exchange in experts.py, ten
 tensor_slices.py; the status file, fault injection and collective notes in diagnostics.py.
 Nothing here reads an id's text: blocks, microbatches, tensors and parameters come from the typed
 instructions (instructions.py)."""
+import contextlib
+
 import torch
 import torch.distributed as dist
 
@@ -35,7 +37,7 @@ class Device:
         self.trace = trace
         self.program = parse_program(program, rank, peer_of, tags)
         self.adam = Adam()
-        held, self.recomputed = set(), set()
+        held, self.recomputed, self.offloaded = set(), set(), set()
         for ins in self.program.instructions():
             for m in ins.members if isinstance(ins, Overlap) else (ins,):
                 if isinstance(m, Compute):
@@ -43,12 +45,15 @@ class Device:
                         held.add(m.block)
                     if m.op == "RECOMPUTE":
                         self.recomputed.add(m.key)
+                    if m.op == "OFFLOAD":
+                        self.offloaded.add(m.key)
             held.update(getattr(ins, "params", ()))
         # The compute whose start is when the gradients kept between microbatches are measured.
         self.reads_gradients = {
             ins.id for ins in self.program.instructions()
             if any(m.op in BACKWARD_OPS or m.op == "UPD" for m in (ins.members if isinstance(ins, Overlap) else (ins,)))
         }
+        self.element_size = torch.empty(0, dtype=setup.dtype).element_size()
         self.acts = Activations(setup.blocks, held)
         self.slices = TensorSlices(plan, rank, self.acts)
         if setup.loss_block in self.slices:
@@ -85,7 +90,7 @@ class Device:
 
     def _held(self):
         """Bytes of parameters, gradients and optimizer state this device holds now."""
-        size = torch.empty(0, dtype=self.setup.dtype).element_size()
+        size = self.element_size
         params, grads = self.params.held()
         chunk_params, chunk_grads = self.zero.held()
         return (params + chunk_params) * size, (grads + chunk_grads) * size, self.adam.numel() * size
@@ -179,6 +184,13 @@ class Device:
             box.t = box.t.to(box.device, copy=True)
         return None
 
+    def _saving(self, key, boxes):
+        """Where the graph of `key` keeps its saved activations: in boxes OFFLOAD can move when an
+        OFFLOAD moves them, else where autograd keeps them (a Python call per saved tensor less)."""
+        if key in self.offloaded:
+            return torch.autograd.graph.saved_tensors_hooks(packer(boxes), unpack)
+        return contextlib.nullcontext()
+
     def _experts_forward(self, key):
         rows = self.experts.rows_in.pop(key)
         w = self.setup.width
@@ -186,7 +198,7 @@ class Device:
         gates = rows[..., w + 1].clone().requires_grad_()
         ids = rows[..., w].round().long()
         boxes = []
-        with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(packer(boxes), unpack):
+        with torch.enable_grad(), self._saving(key, boxes):
             y = self.blocks[key[0]].rows(x, gates, ids)
         self.experts.rows_out[key] = y.detach()
         self.acts.stash[key] = {"inputs": [x, gates], "out": y, "boxes": boxes}
@@ -208,7 +220,7 @@ class Device:
         keep_graph = recompute or key not in self.recomputed
         boxes = []
         if keep_graph:
-            with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(packer(boxes), unpack):
+            with torch.enable_grad(), self._saving(key, boxes):
                 out = self.blocks[b](sum(inputs) if len(inputs) > 1 else inputs[0])
                 if routed is not None:
                     self.experts.routes[key] = self.blocks[b].route(out, k)

@@ -8,6 +8,9 @@ class BlockParameters:
     def __init__(self, blocks, dtype, device, tp):
         self.blocks = blocks  # block -> module
         self.shapes = {b: [p.shape for p in mod.parameters()] for b, mod in blocks.items()}
+        # Every Parameter once: they stay the same objects (ZeRO-3 swaps their storage), and
+        # `held` runs before every backward, where walking the modules cost more than the sums.
+        self.every = [p for mod in blocks.values() for p in mod.parameters()]
         self.dtype = dtype
         self.device = device
         self.tp = tp  # block -> (index, degree) of its tensor-parallel slice
@@ -68,9 +71,9 @@ class BlockParameters:
     def held(self):
         """(parameter, gradient) elements held by the modules."""
         params = grads = 0
-        for m in self.blocks.values():
-            for p in m.parameters():
-                params += p.data.numel()
-                if p.grad is not None:
-                    grads += p.grad.numel()
+        for p in self.every:
+            params += p.numel()
+            g = p.grad
+            if g is not None:
+                grads += g.numel()
         return params, grads

@@ -3,7 +3,8 @@ stream is issued once the instruction before it has finished (a SEND and a RECV 
 stream when posted) and its waits have. Compute runs in the loop; SENDs, RECVs and collectives are
 started by the backend and complete asynchronously: the loop waits on one itself when it is idle
 and every stream waits for that one, inflight.py's waiter threads watch the others, so compute and
-communication overlap as far as the plan's waits allow. Written against a small
+communication overlap as far as the plan's waits allow. A SEND no instruction waits for is waited
+by the loop once the device has issued everything (no waiter thread, no thread switch for it). Written against a small
 backend protocol (`DeviceBackend`): torch.distributed in executor.py, an in-process fake in the
 tests."""
 from __future__ import annotations
@@ -67,6 +68,9 @@ class Scheduler:
         self.trace = trace
         self.total = sum(len(s.instructions) for s in program.streams)
         self.waiters = inflight.InFlight(backend.wait)
+        # What some instruction waits for; a SEND that nothing waits for only has to have finished
+        # by the step's end (rule 4: it never holds back its stream).
+        self.awaited = {w for s in program.streams for ins in s.instructions for w in ins.waits}
 
     def run(self, step: int) -> None:
         self.step = step
@@ -78,6 +82,10 @@ class Scheduler:
         # where the plan waits for it and nothing else can run, and hands the rest to inflight's
         # threads (no thread hand-off while there is compute to issue).
         self.unwatched = {}  # id -> (ins, finish, start, stream, work, before)
+        # SENDs nothing waits for, in the order issued: waited by the loop once every stream has
+        # issued its last instruction (by then gloo's own thread has usually delivered them), never
+        # by a waiter thread, whose wake-up and hand-back cost two thread switches per message.
+        self.unawaited = []
         self.issued = set()
         streams = self.streams = [_Stream(s.name, s.instructions) for s in self.program.streams]
         last = time.monotonic()
@@ -117,7 +125,13 @@ class Scheduler:
                 ins, finish, start, stream, work, before = self.unwatched.pop(i)
                 self.waiters.watch(work, (ins, finish, start, stream), before)
             if needed is not None:
-                self._wait_here(needed, last)
+                self._wait_here(self.unwatched.pop(needed), last)
+                last = time.monotonic()
+                continue
+            if self.unawaited and self._all_issued():
+                # Safe to block on now: nothing this device has left to issue can be what a peer
+                # needs before it posts the matching RECV.
+                self._wait_here(self.unawaited.pop(0), last)
                 last = time.monotonic()
                 continue
             if time.monotonic() - last > self.timeout:
@@ -142,7 +156,11 @@ class Scheduler:
                 # only once the peer has posted the receive, so holding the stream until then would
                 # turn the plan's eager SENDs into a rendezvous (and deadlock V-shaped schedules).
                 work, finish = self.backend.send(ins) if isinstance(ins, Send) else self.backend.recv(ins)
-                self.unwatched[ins.id] = (ins, finish, time.perf_counter(), stream, work, None)
+                entry = (ins, finish, time.perf_counter(), stream, work, None)
+                if isinstance(ins, Send) and ins.id not in self.awaited:
+                    self.unawaited.append(entry)
+                else:
+                    self.unwatched[ins.id] = entry
                 return False
             # A collective holds its stream until it completes (rule 6).
             work, finish = self.backend.collective(ins)
@@ -169,10 +187,17 @@ class Scheduler:
             return None
         return inflight.worth_blocking_on(self._blocking(), self.unwatched, self.issued)
 
-    def _wait_here(self, i, last):
-        """Waits in the loop for the communication `i` (one thread switch fewer than a waiter's
-        handing it over), no longer than the no-progress timeout allows."""
-        ins, finish, start, stream, work, before = self.unwatched.pop(i)
+    def _all_issued(self):
+        for s in self.streams:
+            if s.pos < len(s.instructions):
+                return False
+        return True
+
+    def _wait_here(self, entry, last):
+        """Waits in the loop for a communication (one thread switch fewer than a waiter's handing
+        it over), no longer than the no-progress timeout allows."""
+        ins, finish, start, stream, work, before = entry
+        i = ins.id
         left = self.timeout - (time.monotonic() - last)
         try:
             if before is not None:

@@ -151,3 +151,58 @@ def test_a_failed_communication_is_named_by_its_instruction():
     program = parse_program(raw, 0, lambda p: p, {})
     with pytest.raises(RunError, match=r"device 0: ALL_REDUCE\.grads \(ALL_REDUCE\) failed: connection reset by peer"):
         Scheduler(program, FakeBackend(failing={"ALL_REDUCE.grads"}), timeout=5).run(0)
+
+
+class ThreadNotingBackend(FakeBackend):
+    """The fake, noting which instructions' waits ran on a thread other than the loop's."""
+
+    def __init__(self):
+        super().__init__()
+        self.loop = threading.current_thread()
+        self.works = {}
+        self.off_loop = set()
+
+    def _communicate(self, ins):
+        work, finish = super()._communicate(ins)
+        self.works[id(work)] = ins.id
+        return work, finish
+
+    send = recv = collective = _communicate
+
+    def wait(self, work, timeout=None):
+        if threading.current_thread() is not self.loop:
+            self.off_loop.add(self.works[id(work)])
+        super().wait(work, timeout)
+
+
+def send(block, mb, waits=()):
+    return {"op": "SEND", "id": f"SEND.b{block}.mb{mb}", "tensor": {"block": block, "microbatch": mb, "pass": "F"},
+            "peer": 1, "transfer": f"t{block}.{mb}", "waits": list(waits)}
+
+
+def recv(block, mb, waits=()):
+    return {"op": "RECV", "id": f"RECV.b{block}.mb{mb}", "tensor": {"block": block, "microbatch": mb, "pass": "F"},
+            "peer": 1, "transfer": f"r{block}.{mb}", "waits": list(waits)}
+
+
+def test_a_send_nothing_waits_for_is_waited_by_the_loop_after_its_last_instruction():
+    # The loop is idle while RECV.b1.mb0 is in flight: the SEND issued before it is not handed to a
+    # waiter thread then, and finishes after the last instruction has issued.
+    raw = one_device([("compute", f(0, 0)), ("comm", send(0, 0, ["F.b0.mb0"])), ("comm", recv(1, 0)),
+                      ("compute", f(2, 0, ["RECV.b1.mb0"])), ("comm", send(2, 0, ["F.b2.mb0"]))])
+    program = parse_program(raw, 0, lambda p: p, {"t0.0": 1, "r1.0": 2, "t2.0": 3})
+    fake = ThreadNotingBackend()
+    Scheduler(program, fake, timeout=5).run(0)
+    order = [(kind, i) for kind, i in fake.events]
+    last_issue = max(at for at, (kind, _) in enumerate(order) if kind == "issue")
+    finishes = {i: at for at, (kind, i) in enumerate(order) if kind == "finish"}
+    assert all(finishes[i] > last_issue for i in ("SEND.b0.mb0", "SEND.b2.mb0")), order
+    assert fake.off_loop == set()
+
+
+def test_a_send_an_instruction_waits_for_has_finished_before_that_instruction_issues():
+    raw = one_device([("compute", f(0, 0)), ("comm", send(0, 0, ["F.b0.mb0"])), ("compute", f(0, 1, ["SEND.b0.mb0"]))])
+    program = parse_program(raw, 0, lambda p: p, {"t0.0": 1})
+    fake = FakeBackend()
+    Scheduler(program, fake, timeout=5).run(0)
+    assert fake.events.index(("finish", "SEND.b0.mb0")) < fake.events.index(("issue", "F.b0.mb1"))
