@@ -23,6 +23,11 @@
  *   npm run bench -- --max-m 512  # stop at m = 512
  *   npm run bench -- --reps 9 --warmup 5
  *   npm run bench -- --fresh 15   # the fresh process compiles the target 15 times
+ *   npm run bench -- --max-m 512 --cpu-profile /tmp/target.cpuprofile
+ *
+ * `--cpu-profile <file>` also profiles 20 more compiles + simulations of the target (V8's sampling
+ * profiler, bench/passProfile.ts), writes the profile there (for DevTools) and prints each pass's
+ * sampled time per run and share, garbage collection apart.
  */
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
@@ -30,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Design, formatIssue } from '@stagecraft/ir';
 import { runDesign, simulateRun } from '@stagecraft/workflow';
+import { profilePasses } from './passProfile.ts';
 
 interface Size {
   p: number;
@@ -157,6 +163,7 @@ const { values } = parseArgs({
     'max-m': { type: 'string' },
     cold: { type: 'boolean', default: false },
     fresh: { type: 'string', default: '10' },
+    'cpu-profile': { type: 'string' },
   },
 });
 const fresh = Math.max(1, Number(values.fresh) || 10);
@@ -250,6 +257,26 @@ if (target && !('error' in target) && floorRun) {
     console.log(
       `  ${pass.padEnd(22)} ${ms.toFixed(1).padStart(8)} ${((100 * ms) / whole).toFixed(1).padStart(6)}%`,
     );
+  const profileFile = values['cpu-profile'];
+  if (profileFile) {
+    const d = design(TARGET);
+    const runs = 20;
+    const passes = await profilePasses(
+      () => {
+        const run = runDesign(d, { keepSnapshots: false });
+        if (run.ok) simulateRun(run, false);
+      },
+      runs,
+      profileFile,
+    );
+    console.log(
+      `\nper pass at the target size, sampled over ${runs} runs (${profileFile}; ms per run, share):`,
+    );
+    for (const { pass, ms, share } of passes.filter((p) => p.share >= 0.0005))
+      console.log(
+        `  ${pass.padEnd(30)} ${ms.toFixed(1).padStart(8)} ${(100 * share).toFixed(1).padStart(6)}%`,
+      );
+  }
   const warm = whole / floorRun.ms;
   const cold = (first.compileMs + first.simulateMs) / floorRun.ms;
   console.log(

@@ -433,17 +433,19 @@ class ColumnWriter {
   private waitsOf(i: number, self: number, lane: number): void {
     const { inc, laneOf, laneGroup, seen } = this;
     const rep = this.units.rep;
+    // Without overlap slots every node is its own unit: no lookups of its representative.
+    const single = this.units.members.size === 0;
     const g = laneGroup[lane]!;
-    for (let k = inc.offset[i]!; k < inc.offset[i + 1]!; k++) {
+    for (let k = inc.offset[i]!, end = inc.offset[i + 1]!; k < end; k++) {
       const x = inc.node[k]!;
       const lx = laneOf[x]!;
       if (lx < 0 || lx === lane || laneGroup[lx] !== g) continue;
-      const r = rep[x]!;
+      const r = single ? x : rep[x]!;
       if (r === self || seen[r] === self) continue;
       seen[r] = self;
       // A unit's representative outside the group would leave the wait unresolved: the plan
-      // says so on validation, and the columns step aside.
-      if (laneOf[r]! < 0 || laneGroup[laneOf[r]!] !== g) {
+      // says so on validation, and the columns step aside. (x itself is in the group.)
+      if (r !== x && (laneOf[r]! < 0 || laneGroup[laneOf[r]!] !== g)) {
         this.columnsHold = false;
         this.outsideWaits.set(this.tw, r);
       }
