@@ -56,6 +56,8 @@ test('at 1280×720 no metric value breaks over two lines', async ({ page }) => {
 test('the export menu greys the formats the design cannot be written in, with the reason, and says plan@3 on meshes', async ({
   page,
 }) => {
+  // Llama-3-70B on 64 GPUs compiles for seconds, and settled() waits for its DAG too.
+  test.setTimeout(60_000);
   await page
     .getByTestId('palette-recompute')
     .dragTo(page.getByTestId('gantt').locator('[data-op-id="F.b2.mb3"]'));
