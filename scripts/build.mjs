@@ -161,8 +161,10 @@ async function buildInto(esbuild, dir, staging, started) {
     minify: true,
     keepNames: true,
     sourcemap: 'linked',
-    // The native SQLite binding loads from node_modules as installed.
-    external: ['better-sqlite3'],
+    // The native SQLite binding loads from node_modules as installed. fastify's JSON-schema
+    // compilers are never loaded (apps/api/src/app.ts gives it compilers of its own): left out of
+    // the server's chunk, they are not parsed at its start, and would load from node_modules.
+    external: ['better-sqlite3', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
     // Bundled CommonJS packages (fastify's) call require() for Node's own modules.
     banner: {
       js: "import { createRequire as __stagecraftRequire } from 'node:module'; const require = __stagecraftRequire(import.meta.url);",
