@@ -9,12 +9,18 @@
  * speed of the moment: the ratio of the two is what a shared machine's load does not move as much.
  * The load average is printed before and after. Not a test: it asserts nothing.
  *
- *   npx tsx bench/runtime-overhead.ts [design …]    # default: 1F1B, ZB-H1 and DualPipeV on 4 ranks
+ * With `--old <checkout>`, each design runs on this checkout's runtime and then on that one's
+ * (its runtime/ folder, the same interpreter), `--rounds` times, so old and new code alternate on
+ * the same machine within a minute; the plain loop is timed again beside each run.
+ *
+ *   npx tsx bench/runtime-overhead.ts [--old <checkout>] [--rounds n] [design …]
+ *     # default designs: 1F1B, ZB-H1 and DualPipeV on 4 ranks
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import type { Instruction, Plan } from '@stagecraft/ir';
 import { parseDesignText } from '@stagecraft/ir';
 import { launchRuntime, measuredTrace, pythonInterpreter, RUNTIME_DIR } from '@stagecraft/launch';
@@ -22,7 +28,16 @@ import { compile } from '@stagecraft/passes';
 import { simulate } from '@stagecraft/sim';
 
 const ROOT = join(import.meta.dirname, '..');
-const designs = process.argv.slice(2);
+const { values: flags, positionals: designs } = parseArgs({
+  allowPositionals: true,
+  options: { old: { type: 'string' }, rounds: { type: 'string', default: '1' } },
+});
+const rounds = Number(flags.rounds);
+if (!Number.isInteger(rounds) || rounds < 1)
+  throw new Error(`--rounds: expected a whole number ≥ 1, got ${flags.rounds}`);
+const oldRuntime = flags.old === undefined ? undefined : join(resolve(flags.old), 'runtime');
+if (oldRuntime && !existsSync(join(oldRuntime, 'stagecraft_runtime')))
+  throw new Error(`--old: ${flags.old} has no runtime/stagecraft_runtime`);
 const files = designs.length
   ? designs
   : ['1f1b-p4-m8.json', 'zb-h1-p4-m8.json', 'dualpipev-p4-m10.json'].map((f) => join(ROOT, 'examples', f));
@@ -56,11 +71,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 const COMPUTE = new Set(['F', 'B', 'BI', 'BW', 'RECOMPUTE', 'UPD', 'OVERLAP', 'OFFLOAD', 'RELOAD']);
 
-console.log(
-  'design | median wall step ms | critical path of measured compute ms | max instructions per device | overhead per instruction µs | plain loop µs per instruction | overhead / plain loop',
-);
-console.log(`load average (1, 5, 15 min) before: ${load()}`);
-for (const file of files) {
+/** One design on one runtime: the figures of one row. */
+function measure(file: string, runtimeDir: string | undefined): string {
   const parsed = parseDesignText(readFileSync(file, 'utf8'));
   if (!parsed.ok) throw new Error(`${file}: ${parsed.errors[0]!.message}`);
   const compiled = compile(parsed.design);
@@ -73,6 +85,7 @@ for (const file of files) {
     backend: 'auto',
     trace: true,
     oversubscribe: true,
+    runtimeDir,
   });
   if (outcome.kind !== 'done') throw new Error(`${file}: ${JSON.stringify(outcome)}`);
   const { stepMs, trace } = outcome.result;
@@ -109,8 +122,19 @@ for (const file of files) {
   if (!sim.ok) throw new Error(sim.errors[0]!.message);
   const critical = sim.sim.makespanMs;
   const per = ((wall - critical) / most) * 1000;
-  console.log(
-    `${parsed.design.name} | ${wall.toFixed(2)} | ${critical.toFixed(2)} | ${most} | ${per.toFixed(0)} | ${plain.toFixed(0)} | ${(per / plain).toFixed(2)}`,
-  );
+  return `${parsed.design.name} | ${wall.toFixed(2)} | ${critical.toFixed(2)} | ${most} | ${per.toFixed(0)} | ${plain.toFixed(0)} | ${(per / plain).toFixed(2)}`;
 }
+
+console.log(
+  'runtime | design | median wall step ms | critical path of measured compute ms | max instructions per device | overhead per instruction µs | plain loop µs per instruction | overhead / plain loop',
+);
+console.log(`load average (1, 5, 15 min) before: ${load()}`);
+const runtimes: [string, string | undefined][] = [['this checkout', undefined]];
+if (oldRuntime) runtimes.push([`old (${flags.old})`, oldRuntime]);
+for (let round = 0; round < rounds; round++)
+  for (const file of files)
+    for (const [name, runtimeDir] of runtimes) {
+      const row = measure(file, runtimeDir);
+      console.log(`${name} | ${row} | load ${load()} at ${new Date().toISOString().slice(11, 19)} UTC`);
+    }
 console.log(`load average (1, 5, 15 min) after: ${load()}`);

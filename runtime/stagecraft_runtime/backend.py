@@ -29,10 +29,11 @@ class Backend:
     name: str  # the torch.distributed backend: "gloo" or "nccl"
     device: torch.device  # where blocks, data and buffers live
     native: dict = field(default_factory=dict)  # operation -> the torch.distributed function's name
+    # Read after every communication's wait: a field, not a torch.device attribute read each time.
+    cuda: bool = field(init=False)
 
-    @property
-    def cuda(self):
-        return self.device.type == "cuda"
+    def __post_init__(self):
+        object.__setattr__(self, "cuda", self.device.type == "cuda")
 
     def init(self, rank, world, timeout):
         if self.cuda:

@@ -4,9 +4,9 @@ stream when posted) and its waits have. Compute runs in the loop; SENDs, RECVs a
 started by the backend and complete asynchronously: the loop waits on one itself when it is idle
 and every stream waits for that one, inflight.py's waiter threads watch the others, so compute and
 communication overlap as far as the plan's waits allow. A SEND no instruction waits for is waited
-by the loop once the device has issued everything (no waiter thread, no thread switch for it). Written against a small
-backend protocol (`DeviceBackend`): torch.distributed in executor.py, an in-process fake in the
-tests."""
+by the loop once the device has issued everything (no waiter thread, no thread switch for it).
+Written against a small backend protocol (`DeviceBackend`): torch.distributed in executor.py, an
+in-process fake in the tests."""
 from __future__ import annotations
 
 import time

@@ -32,6 +32,8 @@ export interface LaunchOptions {
    * (a plan file alone: read off its instructions by the runtime).
    */
   referenceBatch?: { microbatches: number; microbatchSize: number; replicas: number };
+  /** The runtime/ folder to start in (default: this checkout's); a bench alternates two checkouts'. */
+  runtimeDir?: string;
 }
 
 /**
@@ -60,7 +62,7 @@ export function launchRuntime(plan: Plan, options: LaunchOptions): LaunchOutcome
     const limitMs = options.timeoutMs ?? RUNTIME_LIMIT_MS;
     const r = withCtrlCForTheChild(() =>
       spawnSync(python, [...runtimeArgs(options), planFile], {
-        cwd: RUNTIME_DIR,
+        cwd: options.runtimeDir ?? RUNTIME_DIR,
         encoding: 'utf8',
         maxBuffer: 256 * 1024 * 1024,
         timeout: limitMs,
