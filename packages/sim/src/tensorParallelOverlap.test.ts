@@ -24,6 +24,14 @@ function llama405b(file: string, overlap: boolean): Design {
   };
 }
 
+/** `design` with comm_overlap on its shard_tensor directives. */
+function withOverlap(design: Design): Design {
+  return {
+    ...design,
+    directives: design.directives.map((d) => (d.op === 'shard_tensor' ? { ...d, comm_overlap: true } : d)),
+  };
+}
+
 function run(design: Design) {
   const c = compile(design, { keepSnapshots: false });
   if (!c.ok) throw new Error(c.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
@@ -52,12 +60,7 @@ describe('shard_tensor comm_overlap (TP communication pipelined with the GEMMs)'
   }, 120_000);
 
   it('leaves a quarter of each reduce-scatter and an eighth of each all-gather on the critical path (TP8)', () => {
-    const { plan } = run({
-      ...tp8Layer(true),
-      directives: tp8Layer(true).directives.map((d) =>
-        d.op === 'shard_tensor' ? { ...d, comm_overlap: true } : d,
-      ),
-    });
+    const { plan } = run(withOverlap(tp8Layer(true)));
     const all = plan.devices[0]!.streams.flatMap((s) => s.instructions);
     const bytes = (id: string) => {
       const i = all.find((x) => x.id === id);
@@ -72,12 +75,7 @@ describe('shard_tensor comm_overlap (TP communication pipelined with the GEMMs)'
   });
 
   it('is refused without sequence parallelism, at the option', () => {
-    const design = tp8Layer(false);
-    const bad = {
-      ...design,
-      directives: design.directives.map((d) => (d.op === 'shard_tensor' ? { ...d, comm_overlap: true } : d)),
-    };
-    const r = parseDesign(bad);
+    const r = parseDesign(withOverlap(tp8Layer(false)));
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.errors.map((e) => e.path)).toEqual(['directives[2].comm_overlap']);
@@ -86,11 +84,7 @@ describe('shard_tensor comm_overlap (TP communication pipelined with the GEMMs)'
   });
 
   it('has no Piper form: the export refuses the design at the directive', () => {
-    const design = tp8Layer(true);
-    const overlapped = {
-      ...design,
-      directives: design.directives.map((d) => (d.op === 'shard_tensor' ? { ...d, comm_overlap: true } : d)),
-    };
+    const overlapped = withOverlap(tp8Layer(true));
     const c = compile(overlapped);
     if (!c.ok) throw new Error('compile failed');
     const piper = exportPiperProgram(overlapped, c.program, c.plan, c.dag);

@@ -111,11 +111,11 @@ describe('laying the pipeline stages out on a mesh', () => {
 
   test('the stage count is checked against ranks × chunks, and a transformer’s stages are counted from its layout', () => {
     const llama = example('llama3.1-405b-tp8-pp16-dp64');
-    expect(modelPipelineStages(llama.model)).toBe(32);
-    // Interleaved 1F1B with two chunks: 16 ranks are 32 virtual stages; 32 ranks would be 64.
-    expect(stageCountProblem(llama, 16, 32)).toBeNull();
-    expect(stageCountProblem(llama, 32, 32)).toBe(
-      'stages: the model has 32 PP stages, which do not divide into 32 stages × 2 chunks = 64 virtual stages (interleaved-1f1b)',
+    expect(modelPipelineStages(llama.model)).toBe(128);
+    // Interleaved 1F1B with eight chunks: 16 ranks are 128 virtual stages; 32 ranks would be 256.
+    expect(stageCountProblem(llama, 16, 128)).toBeNull();
+    expect(stageCountProblem(llama, 32, 128)).toBe(
+      'stages: the model has 128 PP stages, which do not divide into 32 stages × 8 chunks = 256 virtual stages (interleaved-1f1b)',
     );
   });
 });
