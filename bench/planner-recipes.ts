@@ -22,7 +22,10 @@ interface Recipe {
   /** The example holding the published layout; the search lays out its model on its cluster. */
   example: string;
   nodes?: number;
+  /** Sequences per step the search runs at. */
   globalBatch: number;
+  /** The published global batch and where it is from, when the search runs at less. */
+  publishedBatch?: string;
   published: string;
 }
 
@@ -31,6 +34,8 @@ const RECIPES: Recipe[] = [
     name: 'Llama-3-70B, 64 H100',
     example: 'llama3-70b-tp8-pp4-dp2.json',
     globalBatch: 32,
+    publishedBatch:
+      '512 sequences of 8,192 (Megatron-Bridge, recipes/llama/llama3_70b.py, pretrain_config: global_batch_size=512)',
     published: 'TP8 × PP4 × DP2, 1F1B, ZeRO-1 (the repository example)',
   },
   {
@@ -56,6 +61,8 @@ const RECIPES: Recipe[] = [
     name: 'DeepSeek-V3, 2,048 H100',
     example: 'deepseek-v3-pp16-dp2-ep64-dualpipe.json',
     globalBatch: 64,
+    publishedBatch:
+      '15,360 sequences of 4,096 after the first 469B tokens (DeepSeek-V3, arXiv 2412.19437, §4.2 Hyper-Parameters)',
     published: 'PP16 × DP2 × EP64, DualPipe, ZeRO-1, recompute (DeepSeek-V3 §3.2)',
   },
 ];
@@ -103,4 +110,12 @@ for (const r of RECIPES) {
       ? `${(sim.sim.makespanMs / 1000).toFixed(2)} s | ${(Math.max(...sim.sim.devices.map((d) => d.peakMemoryBytes)) / GIB).toFixed(1)} GiB`
       : 'not simulated | ';
   console.log(`${row} ${r.published} | ${figures} |`);
+  if (r.publishedBatch)
+    console.error(`${r.name}: searched at ${r.globalBatch} sequences; published ${r.publishedBatch}`);
 }
+console.error(
+  `load: ${(await import('node:os'))
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ')}`,
+);

@@ -16,7 +16,7 @@ import {
   resolveTransformer,
   type TransformerModel,
 } from '@stagecraft/ir';
-import { lowerModel } from '@stagecraft/passes';
+import { type CostCluster, resolveCluster } from '@stagecraft/sim';
 import { type LayoutEvaluation, LayoutEvaluator } from '../layoutEvaluation.ts';
 import { seededRandom } from '../order/localSearch.ts';
 import {
@@ -27,10 +27,10 @@ import {
   type LayoutSearchResult,
   layoutSearchRequestSchema,
 } from '../request.ts';
-import { type BoundFacts, memoryLowerBound, stepEstimate, stepLowerBound } from './layoutBounds.ts';
 import { layoutDesign } from './layoutDesign.ts';
 import { layoutSpace, type SpaceFacts } from './layoutSpace.ts';
 import { ParetoFront } from './paretoFront.ts';
+import { PipelineBounds } from './pipelineBounds.ts';
 
 const DEFAULT_BUDGET_MS = 60_000;
 /** Microbatch sizes tried besides the design's own: Megatron-LM's recipes use 1 and 2 for long sequences. */
@@ -48,7 +48,6 @@ interface Candidate {
   layout: Layout;
   stepBound: number;
   memoryBound: number;
-  estimate: number;
   order: number;
 }
 
@@ -80,27 +79,33 @@ export async function searchLayouts(
   let pruned = 0;
   const candidates: Candidate[] = [];
   const random = seededRandom(request.seed ?? 1);
+  const bounds = new PipelineBounds(facts.model, facts.cost);
   for (const entry of layoutSpace(facts.space)) {
     spaceSize++;
     if (entry.pruned) {
       pruned++;
       continue;
     }
-    const memoryBound = memoryLowerBound(facts.bounds, entry.layout);
-    if (memoryBound > maxMemory) {
+    // A builder's own minimums (layoutDesign checks them) before its order is timed.
+    if (typeof layoutDesign(design, entry.layout) === 'string') {
+      pruned++;
+      continue;
+    }
+    const bound = bounds.of(entry.layout);
+    if (bound.memoryBytes > maxMemory) {
       pruned++;
       continue;
     }
     candidates.push({
       index: spaceSize - 1,
       layout: entry.layout,
-      memoryBound,
-      stepBound: stepLowerBound(facts.bounds, entry.layout),
-      estimate: stepEstimate(facts.bounds, entry.layout),
+      memoryBound: bound.memoryBytes,
+      stepBound: bound.stepMs,
       order: random(),
     });
   }
-  candidates.sort((a, b) => a.estimate - b.estimate || a.order - b.order);
+  // Fastest bound first: the front's fast end is found early and bounds the rest.
+  candidates.sort((a, b) => a.stepBound - b.stepBound || a.memoryBound - b.memoryBound || a.order - b.order);
 
   const front = new ParetoFront<LayoutPoint & { index: number }>();
   const evaluator = await startEvaluator(options.workers);
@@ -129,11 +134,7 @@ export async function searchLayouts(
           pruned++;
           continue;
         }
-        const d = layoutDesign(design, c.layout);
-        if (typeof d === 'string') {
-          pruned++;
-          continue;
-        }
+        const d = layoutDesign(design, c.layout) as Design;
         const job = evaluator.evaluate(d).then((e) => {
           running.delete(job);
           tried++;
@@ -176,7 +177,8 @@ export async function searchLayouts(
 
 interface Facts {
   space: SpaceFacts;
-  bounds: BoundFacts;
+  model: TransformerModel;
+  cost: CostCluster & { kind: 'custom' };
   gpuMemoryBytes: number;
 }
 
@@ -199,27 +201,15 @@ function spaceFacts(design: Design, request: LayoutSearchRequest): Facts {
       },
     ]);
   const c = cluster.cluster;
+  const resolvedCost = resolveCluster(design.cluster);
+  if (!resolvedCost.ok) throw new LayoutRequestError(resolvedCost.errors);
+  const cost = resolvedCost.cost as CostCluster & { kind: 'custom' };
   const devices = deviceCount(design.cluster);
   const globalBatch = request.globalBatch ?? designGlobalBatch(design, model);
   if (globalBatch === undefined)
     throw new LayoutRequestError([
       { path: 'globalBatch', message: 'the design has no schedule to take a global batch from: give one' },
     ]);
-  // Per-sequence weights and work, from the model cut into one stage with microbatches of one sequence.
-  const { cuts: _cuts, layout: _layout, ...annotate } = model.annotate ?? {};
-  const blocks = lowerModel({
-    ...model,
-    microbatchSize: 1,
-    annotate: { ...annotate, PP: 1 },
-  } as TransformerModel);
-  let denseWeightBytes = 0;
-  let expertWeightBytes = 0;
-  let flopsPerSequence = 0;
-  for (const b of blocks) {
-    if (b.tags.EP !== undefined) expertWeightBytes += b.paramBytes;
-    else denseWeightBytes += b.paramBytes;
-    if (b.flops) flopsPerSequence += b.flops.F + b.flops.BI + b.flops.BW;
-  }
   const sizes = [...new Set([...MICROBATCH_SIZES, config.microbatchSize])].sort((a, b) => a - b);
   const space: SpaceFacts = {
     devices,
@@ -233,13 +223,8 @@ function spaceFacts(design: Design, request: LayoutSearchRequest): Facts {
   if (config.moe) space.experts = config.moe.experts;
   return {
     space,
-    bounds: {
-      denseWeightBytes,
-      expertWeightBytes,
-      flopsPerSequence,
-      gpuFlopsPerSecond: c.gpu.peakTflops * 1e12 * (c.gpu.achievableFraction ?? 1),
-      devices,
-    },
+    model,
+    cost,
     gpuMemoryBytes: c.gpu.memoryGiB * 2 ** 30,
   };
 }

@@ -19,6 +19,12 @@ import {
 export interface GreedySwitches {
   /** A ready forward before a ready BI (fills the pipeline sooner, holds more memory). */
   forwardFirst: boolean;
+  /**
+   * When both are ready, the other pass than the rank's last F or BI: the one-forward-one-backward
+   * steady state ZB-H1 keeps, which reaches its step on uniform costs at 1F1B's memory where
+   * either fixed preference falls behind (the paper's ZB-1p matches ZB-H1 there, §3.1, Table 3).
+   */
+  alternate?: boolean;
   /** Fill a wait with a BW only when the BW ends before the wait would (else: whenever waiting). */
   fillOnlyFitting: boolean;
 }
@@ -28,6 +34,8 @@ export const GREEDY_SWITCHES: readonly GreedySwitches[] = [
   { forwardFirst: false, fillOnlyFitting: true },
   { forwardFirst: true, fillOnlyFitting: false },
   { forwardFirst: true, fillOnlyFitting: true },
+  { forwardFirst: false, alternate: true, fillOnlyFitting: false },
+  { forwardFirst: false, alternate: true, fillOnlyFitting: true },
 ];
 
 /**
@@ -75,6 +83,8 @@ interface Placing {
   free: Float64Array;
   held: Float64Array;
   pendingW: number[][];
+  /** Per rank, the pass of its last F or BI (−1 before any). */
+  lastPass: Int32Array;
   orders: ActionCode[][];
 }
 
@@ -97,6 +107,7 @@ function startPlacing(s: OrderShape, c: StageCosts, limit: readonly number[]): P
     free: new Float64Array(s.ranks),
     held: new Float64Array(s.ranks),
     pendingW: Array.from({ length: s.ranks }, () => []),
+    lastPass: new Int32Array(s.ranks).fill(-1),
     orders: Array.from({ length: s.ranks }, () => []),
   };
 }
@@ -188,7 +199,8 @@ function chooseAction(
 ): Action | { wait: number } {
   const fNow = bestF >= 0 && bestFReady <= now;
   const bNow = bestB >= 0 && bestBReady <= now;
-  if (bNow && (!fNow || !sw.forwardFirst)) return { pass: PASS_BI, vs: bestB };
+  const forwardFirst = sw.alternate ? p.lastPass[rank] === PASS_BI : sw.forwardFirst;
+  if (bNow && (!fNow || !forwardFirst)) return { pass: PASS_BI, vs: bestB };
   if (fNow) return { pass: PASS_F, vs: bestF };
   const wait = Math.min(bestFReady, bestBReady);
   const w = p.pendingW[rank]![0];
@@ -223,5 +235,6 @@ function place(p: Placing, rank: number, now: number, ready: Readiest, { pass, v
     held[rank]! -= c.freeBW[vs]!;
     free[rank] = now + c.BW[vs]!;
   }
+  if (pass !== PASS_BW) p.lastPass[rank] = pass;
   p.orders[rank]!.push(encode(p.s, pass, vs, mb));
 }

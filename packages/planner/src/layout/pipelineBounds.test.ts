@@ -1,0 +1,105 @@
+import { type Design, resolveTransformer, type TransformerModel } from '@stagecraft/ir';
+import { type CostCluster, resolveCluster } from '@stagecraft/sim';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { searchLayouts } from '../index.ts';
+import { LayoutEvaluator } from '../layoutEvaluation.ts';
+import type { LayoutPoint } from '../request.ts';
+import { layoutDesign } from './layoutDesign.ts';
+import { layoutSpace } from './layoutSpace.ts';
+import { ParetoFront } from './paretoFront.ts';
+import { PipelineBounds } from './pipelineBounds.ts';
+
+/**
+ * A small MoE transformer on one node of 8 GPUs, its experts behind a dense layer: every axis of
+ * the space (tp, pp with chunks, dp, ep, builders with overlapped slots, ZeRO, recompute, offload)
+ * is exercised, and the whole space simulates in well under a minute.
+ */
+const moe: Design = {
+  format: 'stagecraft/design@3',
+  name: 'moe',
+  model: {
+    kind: 'transformer',
+    layers: 4,
+    hidden: 512,
+    ffnHidden: 1024,
+    heads: 8,
+    kvHeads: 4,
+    vocab: 8192,
+    seqLen: 1024,
+    microbatchSize: 1,
+    moe: { experts: 4, topK: 2, expertFfnHidden: 512, sharedExperts: 0, denseLayers: 1 },
+  },
+  cluster: { preset: 'dgx-h100', nodes: 1 },
+  directives: [],
+} as Design;
+const GLOBAL_BATCH = 8;
+
+interface Simulated {
+  name: string;
+  stepMs: number;
+  peakMemoryBytes: number;
+  bound: { stepMs: number; memoryBytes: number };
+}
+
+/** Every layout of the space that is not structurally pruned, compiled and simulated. */
+function bruteForce(): Simulated[] {
+  const model = moe.model as TransformerModel;
+  const resolved = resolveTransformer(model, []);
+  if (!resolved.ok) throw new Error(JSON.stringify(resolved.errors));
+  const cost = resolveCluster(moe.cluster);
+  if (!cost.ok) throw new Error(JSON.stringify(cost.errors));
+  const bounds = new PipelineBounds(model, cost.cost as CostCluster & { kind: 'custom' });
+  const evaluator = new LayoutEvaluator();
+  const out: Simulated[] = [];
+  const c = resolved.config;
+  for (const entry of layoutSpace({
+    devices: 8,
+    gpusPerNode: 8,
+    layers: c.layers,
+    heads: c.heads,
+    kvHeads: c.kvHeads,
+    experts: c.moe!.experts,
+    globalBatch: GLOBAL_BATCH,
+    microbatchSizes: [1, 2],
+  })) {
+    if (entry.pruned) continue;
+    const d = layoutDesign(moe, entry.layout);
+    if (typeof d === 'string') continue;
+    const e = evaluator.evaluate(d);
+    if (!e.ok || e.oom) continue;
+    out.push({
+      name: d.name,
+      stepMs: e.stepMs,
+      peakMemoryBytes: e.peakMemoryBytes,
+      bound: bounds.of(entry.layout),
+    });
+  }
+  return out;
+}
+
+describe('the layout bounds', () => {
+  let all: Simulated[] = [];
+  beforeAll(() => {
+    all = bruteForce();
+  }, 600_000);
+
+  it('never exceed the simulated step or peak memory of any layout of the space', () => {
+    expect(all.length).toBeGreaterThan(100);
+    const over = all.filter((s) => s.bound.stepMs > s.stepMs || s.bound.memoryBytes > s.peakMemoryBytes);
+    expect(over.map((s) => s.name)).toEqual([]);
+  });
+
+  it('prune only dominated layouts: the search answers the front brute force finds', async () => {
+    const front = new ParetoFront<Pick<LayoutPoint, 'stepMs' | 'peakMemoryBytes'> & { name: string }>();
+    for (const s of all) front.offer(s);
+    const r = await searchLayouts(
+      { design: moe, globalBatch: GLOBAL_BATCH, budgetMs: 600_000 },
+      { workers: 0 },
+    );
+    expect(r.stoppedEarly).toBe(false);
+    expect(r.tried).toBeLessThan(all.length);
+    const figures = (ps: { stepMs: number; peakMemoryBytes: number }[]) =>
+      ps.map((p) => [p.stepMs, p.peakMemoryBytes]);
+    expect(figures(r.front)).toEqual(figures(front.list()));
+  }, 600_000);
+});
