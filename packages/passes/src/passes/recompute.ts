@@ -11,6 +11,7 @@
  * RECOMPUTE runs only their GEMMs and kernels, without the collectives.
  */
 import {
+  type Dag,
   EDGE_DATA,
   type NodeTable,
   nodeIdOf,
@@ -74,20 +75,7 @@ export const recomputePass: Pass = {
         selection !== undefined
           ? block.activationBytes - selection.bytes
           : (block.recomputeActivationBytes ?? dag.blocks[bi - 1]?.outputBytes ?? 0);
-      // The stash edge: F → its own backward (B or BI) of the same block and microbatch.
-      let stash = -1;
-      for (let k = out.offset[f]!; k < out.offset[f + 1]!; k++) {
-        const j = out.edge[k]!;
-        const to = e.to[j]!;
-        if (
-          e.kind[j] === EDGE_DATA &&
-          (t.op[to] === OP_B || t.op[to] === OP_BI) &&
-          t.block[to] === t.block[f]
-        ) {
-          stash = j;
-          break;
-        }
-      }
+      const stash = stashEdge(t, e, out, f);
       if (stash < 0) continue;
       const b = e.to[stash]!;
       // What the RECOMPUTE makes again: the whole stash, or the selected parts of it.
@@ -121,28 +109,9 @@ export const recomputePass: Pass = {
         const j = inc.edge[k]!;
         if (j !== stash && e.kind[j] === EDGE_DATA) edges.push(e.from[j]!, r);
       }
-      // The forward's TP collectives (an all-reduce, or sequence parallelism's reduce-scatter and
-      // all-gather), again after the recompute and before the backward; a selection re-makes
-      // tensors inside the block only.
-      let last = r;
-      let lastBytes = 0;
-      for (const c of selection !== undefined ? [] : tensorParallelCollectives(t, f, out, e.to)) {
-        const again = rows.add({
-          op: t.op[c]!,
-          like: f,
-          group: t.group[c]!,
-          stream: t.names[t.stream[c]!]!,
-          directive: provenance.directive ?? -1,
-          bytes: t.bytes[c]!,
-          id: `${nodeIdOf(dag, c).split('.', 2).join('.')}.RECOMPUTE${nodeIdOf(dag, f).slice(1)}`,
-        });
-        const mask = dag.subgroups?.get(c);
-        if (mask !== undefined) subgroups.set(again, mask);
-        edges.push(last, again, t.bytes[c]!);
-        last = again;
-        lastBytes = t.bytes[c]!;
-      }
-      if (last !== r) edges.push(last, b, lastBytes);
+      // A selection re-makes tensors inside the block only: no collective again.
+      if (selection === undefined)
+        repeatTensorParallel(dag, rewrite, subgroups, f, r, b, provenance.directive ?? -1);
     }
     // Of the forwards each selective directive claimed, some block must have each named part.
     for (const { d, index, path } of list) {
@@ -171,6 +140,57 @@ export const recomputePass: Pass = {
     );
   },
 };
+
+/** The stash edge: F → its own backward (B or BI) of the same block and microbatch, or −1. */
+function stashEdge(
+  t: NodeTable,
+  e: Dag['edges'],
+  out: { offset: Int32Array; edge: Int32Array },
+  f: number,
+): number {
+  for (let k = out.offset[f]!; k < out.offset[f + 1]!; k++) {
+    const j = out.edge[k]!;
+    const to = e.to[j]!;
+    if (e.kind[j] === EDGE_DATA && (t.op[to] === OP_B || t.op[to] === OP_BI) && t.block[to] === t.block[f])
+      return j;
+  }
+  return -1;
+}
+
+/**
+ * The forward's TP collectives (an all-reduce, or sequence parallelism's reduce-scatter and
+ * all-gather) again, after the recompute r and before the backward b, as Megatron re-runs them.
+ */
+function repeatTensorParallel(
+  dag: Dag,
+  rewrite: DagRewrite<'recompute'>,
+  subgroups: Map<number, number>,
+  f: number,
+  r: number,
+  b: number,
+  directive: number,
+): void {
+  const { t, rows, edges, out } = rewrite;
+  let last = r;
+  let lastBytes = 0;
+  for (const c of tensorParallelCollectives(t, f, out, dag.edges.to)) {
+    const again = rows.add({
+      op: t.op[c]!,
+      like: f,
+      group: t.group[c]!,
+      stream: t.names[t.stream[c]!]!,
+      directive,
+      bytes: t.bytes[c]!,
+      id: `${nodeIdOf(dag, c).split('.', 2).join('.')}.RECOMPUTE${nodeIdOf(dag, f).slice(1)}`,
+    });
+    const mask = dag.subgroups?.get(c);
+    if (mask !== undefined) subgroups.set(again, mask);
+    edges.push(last, again, t.bytes[c]!);
+    last = again;
+    lastBytes = t.bytes[c]!;
+  }
+  if (last !== r) edges.push(last, b, lastBytes);
+}
 
 /**
  * The collectives tensor parallelism puts on forward f's output (shardTensor.ts), in order: its
