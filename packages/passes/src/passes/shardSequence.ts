@@ -173,7 +173,7 @@ function exchangeKeysAndValues(
   for (const i of ops) {
     const block = dag.blocks[t.block[i]!]!;
     const whole = block.kvBytes ?? (synthetic ? block.outputBytes : undefined);
-    if (whole === undefined || whole === 0) continue;
+    if (whole === undefined) continue;
     const kv = whole / (heads.get(t.block[i]!) ?? 1);
     const op = t.op[i]!;
     if (op === OP_F) {
