@@ -70,6 +70,11 @@ class Setup:
         self.loss_block = plan["model"]["loss"]
         # Blocks whose rows attend each other (every device and the reference build them so).
         self.sequence_blocks = {b for r in plan.get("contextParallel", []) for b in r["blocks"]}
+        # Context parallelism over n members splits each microbatch's rows into 2n equal chunks:
+        # as few more rows as that takes (context_parallel.py).
+        need = 2 * max([len(r["devices"]) for r in plan.get("contextParallel", [])] or [0])
+        while need and (self.microbatch_size * self.rows) % need:
+            self.rows += 1
 
     def experts_of(self, b):
         return self.blocks[b].get("experts")
