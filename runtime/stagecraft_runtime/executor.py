@@ -12,6 +12,7 @@ import torch.distributed as dist
 
 from . import backend, collectives
 from .activations import Activations, packer, unpack
+from .context_parallel import SequenceChunks
 from .diagnostics import Diagnostics
 from .experts import ExpertExchange
 from .instructions import BLOCK_OPS, Compute, Overlap, Update, parse_program
@@ -56,6 +57,8 @@ class Device:
         self.element_size = torch.empty(0, dtype=setup.dtype).element_size()
         self.acts = Activations(setup.blocks, held)
         self.slices = TensorSlices(plan, rank, self.acts)
+        self.sequence = SequenceChunks(plan, setup, rank, held)
+        self.sequence.replica = replica
         if setup.loss_block in self.slices:
             raise RunError(
                 f"device {rank}: the loss block {setup.loss_block} is tensor parallel; this runtime "
@@ -80,6 +83,8 @@ class Device:
         self.step_index = step
         self.acts.reset()
         self.experts.reset()
+        self.sequence.reset()
+        self.sequence.step = step
         self.loss = 0.0
         self.memory = {}
         self.scheduler.run(step)
@@ -121,7 +126,7 @@ class Device:
 
     def recv(self, ins):
         setup = self.setup
-        buf = torch.empty(setup.sample_rows(), setup.width, dtype=setup.dtype, device=setup.device)
+        buf = torch.empty(self.sequence.local_rows(), setup.width, dtype=setup.dtype, device=setup.device)
         work = dist.group.WORLD.recv([buf], ins.peer, ins.tag)
         tensor = ins.tensor
 
@@ -135,6 +140,11 @@ class Device:
 
     def collective(self, ins):
         group, order = self._group(ins.devices, ins.stream)
+        if ins.tensor is not None and ins.tensor.block in self.sequence:
+            if ins.op == "ALL_GATHER":
+                return self.sequence.all_gather(ins, group, order, self.acts)
+            if ins.op == "REDUCE_SCATTER":
+                return self.sequence.reduce_scatter(ins, group, order, self.acts)
         if ins.tensor is not None and ins.op == "ALL_REDUCE":
             return self.slices.all_reduce(ins, group)
         if ins.tensor is not None and ins.op == "ALL_TO_ALL":
@@ -213,29 +223,37 @@ class Device:
         spec = setup.blocks[b]
         routed = self.routes_for[b]
         k = setup.blocks[routed].get("topK") or 1 if routed is not None else 0
+        sequence = b in self.sequence
+        data = (lambda: self.sequence.data(mb)) if sequence else (lambda: setup.data(self.step_index, self.replica, mb))
         if recompute:
             inputs = acts.stash[key]["inputs"]
         elif spec["inputs"]:
             inputs = [acts.outputs[(a, mb)].detach().requires_grad_() for a in spec["inputs"]]
         else:
-            inputs = [setup.data(self.step_index, self.replica, mb)[0]]
+            inputs = [data()[0]]
+        # A context-parallel block attends its rows over the sequence's, gathered before it.
+        keys = None
+        if sequence:
+            keys = acts.stash[key]["keys"] if recompute else self.sequence.keys_for(b, mb, True).requires_grad_()
+        block = self.blocks[b] if keys is None else (
+            lambda x, m=self.blocks[b], k=keys: m(x, keys=k, positions=self.sequence.rows()))
         keep_graph = recompute or key not in self.recomputed
         boxes = []
         if keep_graph:
             with torch.enable_grad(), self._saving(key, boxes):
-                out = self.blocks[b](sum(inputs) if len(inputs) > 1 else inputs[0])
+                out = block(sum(inputs) if len(inputs) > 1 else inputs[0])
                 if routed is not None:
                     self.experts.routes[key] = self.blocks[b].route(out, k)
                 if b == setup.loss_block:
-                    loss = setup.loss(out, setup.data(self.step_index, self.replica, mb)[1])
+                    loss = setup.loss(out, data()[1]) / (self.sequence.slot[1] if sequence else 1)
         else:
             # To be recomputed: keep only the input now, the graph comes from RECOMPUTE.
             with torch.no_grad():
-                out = self.blocks[b](sum(inputs) if len(inputs) > 1 else inputs[0])
+                out = block(sum(inputs) if len(inputs) > 1 else inputs[0])
                 if routed is not None:
                     self.experts.routes[key] = self.blocks[b].route(out, k)
                 if b == setup.loss_block:
-                    loss = setup.loss(out, setup.data(self.step_index, self.replica, mb)[1])
+                    loss = setup.loss(out, data()[1]) / (self.sequence.slot[1] if sequence else 1)
         if b == setup.loss_block and not recompute:
             self.loss += loss.item()
         acts.outputs[key] = out.detach()
@@ -244,9 +262,9 @@ class Device:
             if routed is not None:
                 # A router's result is its tokens and their gate weights, both differentiable.
                 result = (out, self.experts.routes[key][1])
-            acts.stash[key] = {"inputs": inputs, "out": result, "boxes": boxes}
+            acts.stash[key] = {"inputs": inputs, "out": result, "boxes": boxes, "keys": keys}
         else:
-            acts.stash[key] = {"inputs": inputs, "out": None, "boxes": boxes}
+            acts.stash[key] = {"inputs": inputs, "out": None, "boxes": boxes, "keys": keys}
 
     def _backward(self, key, op):
         b, mb = key
@@ -270,9 +288,15 @@ class Device:
         retain = op != "B" and not {"BI", "BW"} <= halves
         params = self.parameters[b]
         inputs = [x for x in st["inputs"] if x.requires_grad]
-        wrt = (inputs if op in ("B", "BI") else []) + (params if op in ("B", "BW") else [])
+        keys = st.get("keys") if op in ("B", "BI") else None
+        if keys is not None and not torch.equal(self.sequence.keys_for(b, mb, False), keys.detach()):
+            raise RunError(f"device {self.rank}: block {b} microbatch {mb}: the K/V gathered for its backward differ from its forward's")
+        wrt = (inputs if op in ("B", "BI") else []) + ([keys] if keys is not None else []) + (params if op in ("B", "BW") else [])
         grads = torch.autograd.grad(out, wrt, grad_outputs=grad, retain_graph=retain) if wrt else []
-        if op in ("B", "BI") and self.setup.experts_of(b):
+        if keys is not None:
+            # Its input gradient leaves with the other members' share, after the REDUCE_SCATTER.
+            self.sequence.partial[key] = (grads[: len(inputs)], grads[len(inputs)])
+        elif op in ("B", "BI") and self.setup.experts_of(b):
             self.experts.row_grads[key] = (grads[0], grads[1])
         elif op in ("B", "BI") and inputs:
             if len(inputs) == 1:

@@ -152,13 +152,28 @@ def data_slot(plan, rank):
         return 0, True
     if mesh is None:
         i = group.index(rank)
+        if any(rank in r["devices"] for r in plan.get("contextParallel", [])):
+            return 0, True  # a flat group's context parallelism splits its one sample
         return i % replicas, i < replicas
-    axes = data_axes(plan, plan["groups"].index(group))
+    gi = plan["groups"].index(group)
     shape = mesh["shape"]
+    # Context-parallel members read one sample, each its own rows, and each counts its rows' loss.
+    sequence = sequence_axes(plan, gi)
+    axes = [a for a in data_axes(plan, gi) if a not in sequence]
     c = coords(group.index(rank), shape)
     i = position([c[a] for a in axes], [shape[a] for a in axes])
-    others_zero = all(c[a] == 0 for a in range(len(shape)) if a not in axes)
+    others_zero = all(c[a] == 0 for a in range(len(shape)) if a not in axes and a not in sequence)
     return i % replicas, others_zero and i < replicas
+
+
+def sequence_axes(plan, gi):
+    """The axes of group gi's mesh its `contextParallel` entries run over."""
+    group, shape = plan["groups"][gi], plan["meshes"][gi]["shape"]
+    axes = set()
+    for region in plan.get("contextParallel", []):
+        if all(d in group for d in region["devices"]):
+            axes.update(_varying_axes(region["devices"], group, shape))
+    return axes
 
 
 class SubGroups:

@@ -31,6 +31,26 @@ class Block(torch.nn.Module):
         return y + self.bias2 if self.bias2 is not None else y
 
 
+class SequenceBlock(Block):
+    """A Block plus causal attention over the rows of its microbatch (the stand-in of a layer whose
+    sequence context parallelism splits): queries a projection of each row, keys and values the
+    rows themselves. `keys` (the whole sequence's rows) and `positions` (the sequence positions of
+    the rows of x) let a member attend its own rows over every member's."""
+
+    def __init__(self, width, seed, index, dtype):
+        super().__init__(width, seed, index, dtype)
+        g = torch.Generator().manual_seed(seed * 7919 + index + 104729)
+        self.query = torch.nn.Parameter(torch.randn(width, width, generator=g, dtype=dtype) / width)
+
+    def forward(self, x, keys=None, positions=None):
+        if keys is None:
+            keys, positions = x, torch.arange(x.shape[0])
+        scores = (x @ self.query) @ keys.T / x.shape[1] ** 0.5
+        causal = positions.unsqueeze(1) >= torch.arange(keys.shape[0]).unsqueeze(0)
+        weights = torch.softmax(scores.masked_fill(~causal, float("-inf")), dim=1)
+        return super().forward(x) + weights @ keys
+
+
 class Setup:
     """Model sizes and data of one run: `width` features, `rows` rows per sample."""
 
@@ -48,6 +68,13 @@ class Setup:
         self.loss_scale = b["lossScale"]
         self.blocks = plan["model"]["blocks"]
         self.loss_block = plan["model"]["loss"]
+        # Blocks whose rows attend each other (every device and the reference build them so).
+        self.sequence_blocks = {b for r in plan.get("contextParallel", []) for b in r["blocks"]}
+        # Context parallelism over n members splits each microbatch's rows into 2n equal chunks:
+        # as few more rows as that takes (context_parallel.py).
+        need = 2 * max([len(r["devices"]) for r in plan.get("contextParallel", [])] or [0])
+        while need and (self.microbatch_size * self.rows) % need:
+            self.rows += 1
 
     def experts_of(self, b):
         return self.blocks[b].get("experts")
@@ -68,6 +95,10 @@ class Setup:
             block = Experts(self.width, self.seed, index, self.dtype, range(experts) if owned is None else owned)
         elif self.router_of(index) is not None:
             block = Router(self.width, self.seed, index, self.dtype, self.experts_of(self.router_of(index)))
+        elif index in self.sequence_blocks:
+            if shard != (0, 1):
+                raise ValueError(f"block {index}: context parallel and tensor parallel at once is not run here")
+            block = SequenceBlock(self.width, self.seed, index, self.dtype)
         else:
             block = Block(self.width, self.seed, index, self.dtype, shard)
         return block.to(self.device)

@@ -39,7 +39,10 @@ def data_parallel_degree(plan):
         if m["op"] in ("ALL_REDUCE", "REDUCE_SCATTER") and m.get("params"):
             group = mesh_of(plan, dev["device"])[0] or []
             if all(d in group for d in m["devices"]):
-                degree = max(degree, len(m["devices"]))
+                # Context-parallel members in it share one sequence: not replicas of the batch.
+                members = set(m["devices"])
+                cp = max([len(members & set(r["devices"])) for r in plan.get("contextParallel", [])] or [1])
+                degree = max(degree, len(members) // max(cp, 1))
     return degree
 
 

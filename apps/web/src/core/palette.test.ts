@@ -156,7 +156,7 @@ describe('dropping a directive on a mesh group', () => {
     expect(node.data.devices).toEqual([16, 17, 18, 19, 20, 21, 22, 23, 48, 49, 50, 51, 52, 53, 54, 55]);
   });
 
-  test.each(['shard_tensor', 'shard', 'replicate'] as const)(
+  test.each(['shard_tensor', 'shard_sequence', 'shard', 'replicate'] as const)(
     '%s on a group with two axes asks which one, listing each axis and the whole group',
     (item) => {
       const r = dropItem(bare, item, target, base.program);
@@ -194,6 +194,17 @@ describe('dropping a directive on a mesh group', () => {
         JSON.stringify([16, 17, 18, 19, 20, 21, 22, 23]),
         JSON.stringify([48, 49, 50, 51, 52, 53, 54, 55]),
       ]).toContain(g);
+  });
+
+  test('shard_sequence over the chosen axis adds the directive on that group and axis', () => {
+    const r = dropItem(bare, 'shard_sequence', target, base.program, 'dp');
+    if (!r.ok) throw new Error(r.error);
+    expect(r.design.directives.at(-1)).toEqual({
+      op: 'shard_sequence',
+      filter,
+      devices: target.devices,
+      axis: 'dp',
+    });
   });
 
   test('a design built as @1 says @3 once a directive runs over a mesh axis, so it saves and loads', () => {

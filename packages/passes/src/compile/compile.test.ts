@@ -60,6 +60,7 @@ describe('compile', () => {
       'replicate',
       'shard',
       'shard-tensor',
+      'shard-sequence',
       'reduce-copies',
       'recompute',
       'offload',

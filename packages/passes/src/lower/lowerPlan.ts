@@ -300,25 +300,21 @@ function assemblePlan(
   if (census.flops !== undefined) plan.modelFlopsPerStep = census.flops;
   lazyRuntimeModel(plan, dag);
   plan.batch = runtimeBatch(dag, design.model);
+  // Over a mesh axis, each sub-group along it splits the blocks on its own.
+  const memberSets = (r: { group: number; mask?: number }) => {
+    const mesh = meshes?.[r.group];
+    return r.mask === undefined || !mesh
+      ? [[...groups[r.group]!]]
+      : subgroupsOf(mesh, r.mask).map((ranks) => ranks.map((k) => groups[r.group]![k]!));
+  };
   if (dag.tensorParallel?.length)
-    plan.tensorParallel = dag.tensorParallel.flatMap((r) => {
-      const mesh = meshes?.[r.group];
-      // Over a mesh axis, each sub-group along it splits the blocks on its own.
-      const sets =
-        r.mask === undefined || !mesh
-          ? [[...groups[r.group]!]]
-          : subgroupsOf(mesh, r.mask).map((ranks) => ranks.map((k) => groups[r.group]![k]!));
-      return sets.map((devices) => ({ devices, blocks: [...r.blocks] }));
-    });
+    plan.tensorParallel = dag.tensorParallel.flatMap((r) =>
+      memberSets(r).map((devices) => ({ devices, blocks: [...r.blocks] })),
+    );
   if (dag.contextParallel?.length)
-    plan.contextParallel = dag.contextParallel.flatMap((r) => {
-      const mesh = meshes?.[r.group];
-      const sets =
-        r.mask === undefined || !mesh
-          ? [[...groups[r.group]!]]
-          : subgroupsOf(mesh, r.mask).map((ranks) => ranks.map((k) => groups[r.group]![k]!));
-      return sets.map((devices) => ({ devices, blocks: [...r.blocks], form: r.form }));
-    });
+    plan.contextParallel = dag.contextParallel.flatMap((r) =>
+      memberSets(r).map((devices) => ({ devices, blocks: [...r.blocks], form: r.form })),
+    );
   attachCompiledLayout(plan, compiled);
   return { plan, ops };
 }

@@ -108,9 +108,12 @@ export function runtimeBatch(dag: Dag, model: Design['model']): PlanBatch {
   const dims = dag.dims.map((d) => ({ name: d.name, size: d.size }));
   const microbatches = dims.reduce((n, d) => n * d.size, 1);
   // Data-parallel degree: the largest group that replicates blocks (its members read different data).
+  // Context-parallel members read one sequence between them: their reduce's cp share is no replica.
+  const cp = new Map<number, number>();
+  for (const r of dag.contextParallel ?? []) cp.set(r.group, Math.max(cp.get(r.group) ?? 1, r.degree));
   let replicas = 1;
   for (const r of dag.dataParallel ?? [])
-    replicas = Math.max(replicas, r.degree ?? dag.groups[r.group]!.length);
+    replicas = Math.max(replicas, (r.degree ?? dag.groups[r.group]!.length) / (cp.get(r.group) ?? 1));
   const microbatchSize =
     model.kind === 'transformer' ? Math.max(1, Math.round(model.microbatchSize ?? 1)) : 1;
   return { dims, microbatches, microbatchSize, replicas, lossScale: 1 / (microbatches * replicas) };

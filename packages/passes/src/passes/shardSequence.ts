@@ -35,6 +35,7 @@ import {
   OP_REDUCE_SCATTER,
   OP_UPD,
   type OwnTable,
+  tensorParallelDegree,
 } from '@stagecraft/ir';
 import { type Pass, rewritten } from '../driver/pass.ts';
 import { type RegionDirective, regionDirectives } from '../program/regionDirectives.ts';
@@ -165,10 +166,15 @@ function exchangeKeysAndValues(
     }
     return list;
   };
+  // Tensor parallelism splits the heads: each member exchanges its own heads' K/V among its cp peers.
+  const heads = new Map<number, number>();
+  for (const tp of dag.tensorParallel ?? [])
+    if (tp.group === r.group) for (const b of tp.blocks) heads.set(b, tensorParallelDegree(dag, tp));
   for (const i of ops) {
     const block = dag.blocks[t.block[i]!]!;
-    const kv = block.kvBytes ?? (synthetic ? block.outputBytes : undefined);
-    if (kv === undefined || kv === 0) continue;
+    const whole = block.kvBytes ?? (synthetic ? block.outputBytes : undefined);
+    if (whole === undefined) continue;
+    const kv = whole / (heads.get(t.block[i]!) ?? 1);
     const op = t.op[i]!;
     if (op === OP_F) {
       const x = add(OP_ALL_GATHER, 'ALL_GATHER', i, kv);
