@@ -44,9 +44,9 @@ interface Shown {
 /**
  * The timeline follows a result one render behind the rest of the page: a zustand update renders
  * synchronously, so the metrics, the program and the timeline's gutter, legend and tools were one
- * task of 0.25–0.44 s per result on the big examples (docs/performance.md). Deferred, the store's
- * update commits the cheap panes first and the timeline renders in a transition React slices and
- * yields between; `data-result-revision` says which result the timeline shows.
+ * task of 0.25–0.44 s per result on the big examples at load 17–23 (docs/performance.md).
+ * Deferred, the store's update commits the cheap panes first and the timeline renders in a
+ * transition React slices and yields between; `data-result-revision` says which result it shows.
  */
 export function TimelinePane() {
   const result = useDeferredValue(useStore((s) => s.result));
