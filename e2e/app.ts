@@ -53,10 +53,14 @@ export async function settled(page: Page): Promise<string[]> {
           };
         }
       ).stagecraft.store.getState();
+      // The timeline renders a result after the rest of the page (components/TimelinePane.tsx).
+      const shown = document.querySelector('.timeline-pane')?.getAttribute('data-result-revision');
       return {
         done:
           s.status === 'error' ||
-          (s.resultRevision === s.revision && (s.passView !== null || s.graphRevision === s.resultRevision)),
+          (s.resultRevision === s.revision &&
+            (s.passView !== null || s.graphRevision === s.resultRevision) &&
+            (shown == null || Number(shown) === s.resultRevision)),
         errors: s.errors.map((e) => `${e.path}: ${e.message}`),
       };
     });

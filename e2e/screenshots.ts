@@ -38,7 +38,13 @@ async function openExample(page: Page, base: string, file: string, name: RegExp)
               };
             }
           ).stagecraft.store.getState();
-          return s.resultRevision === s.revision && s.graph !== null;
+          // The timeline renders a result after the rest of the page (components/TimelinePane.tsx).
+          const shown = document.querySelector('.timeline-pane')?.getAttribute('data-result-revision');
+          return (
+            s.resultRevision === s.revision &&
+            s.graph !== null &&
+            (shown == null || Number(shown) === s.resultRevision)
+          );
         }),
       { timeout: 60_000 },
     )

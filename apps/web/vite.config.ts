@@ -1,11 +1,12 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { startPreload } from './src/start/startPreload.ts';
 
 // In development the API runs separately (`stagecraft serve --port 8787`); Vite proxies /api to it.
 const apiPort = process.env.STAGECRAFT_API_PORT ?? '8787';
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), startPreload()],
   // STAGECRAFT_WEB_MINIFY=0 keeps function names for profiles (bench/web-frames.ts --trace).
   build: {
     outDir: 'dist',

@@ -6,6 +6,7 @@
 import { type Design, parseDesign } from '@stagecraft/ir';
 import { z } from 'zod';
 import type { ExportKind } from '../core/exportName.ts';
+import { nextTask } from '../nextTask.ts';
 
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; status: number; message: string };
 
@@ -131,6 +132,9 @@ export async function openDesign(id: string): Promise<ApiResult<{ version: numbe
   const r = await request('GET', `/api/designs/${encodeURIComponent(id)}`, savedDesign);
   if (!r.ok) return r;
   const d = designOf(r.value.design);
+  // The page's render of the opened design runs in a task after its validation (DeepSeek-V3's:
+  // 50–200 ms), not in the same one.
+  await nextTask();
   return d.ok ? { ok: true, value: { version: r.value.version, design: d.value } } : d;
 }
 

@@ -4,7 +4,7 @@
  * the store's commands and actions.
  */
 import type { TimelineEvent } from '@stagecraft/sim';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { memo, useCallback, useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { reorderOpAction } from '../core/actions.ts';
 import { detailsOf } from '../core/dagGraph.ts';
 import type { DropTarget } from '../core/dropTarget.ts';
@@ -41,10 +41,31 @@ interface Shown {
   reveal: { id: string } | { device: number } | null;
 }
 
+/**
+ * The timeline follows a result one render behind the rest of the page: a zustand update renders
+ * synchronously, so the metrics, the program and the timeline's gutter, legend and tools were one
+ * task of 0.25–0.44 s per result on the big examples at load 17–23 (docs/performance.md).
+ * Deferred, the store's update commits the cheap panes first and the timeline renders in a
+ * transition React slices and yields between; `data-result-revision` says which result it shows.
+ */
 export function TimelinePane() {
-  const result = useStore((s) => s.result);
+  const result = useDeferredValue(useStore((s) => s.result));
   // The result comes with its plan's outline; the whole plan (op details) follows it.
-  const plan = useStore((s) => compiledOfResult(s)?.plan ?? s.result?.plan ?? null);
+  const plan = useDeferredValue(useStore((s) => compiledOfResult(s)?.plan ?? s.result?.plan ?? null));
+  const revision = useDeferredValue(useStore((s) => s.resultRevision));
+  return <TimelineOf result={result} plan={plan} revision={revision} />;
+}
+
+/** Memoised: the urgent render of a new result passes the previous props and stops here. */
+const TimelineOf = memo(function TimelineOf({
+  result,
+  plan,
+  revision,
+}: {
+  result: ResultView | null;
+  plan: TimelinePlan | null;
+  revision: number;
+}) {
   const cluster = useStore((s) => s.design.cluster);
   const target = useStore((s) => s.target);
   // With a measured step beside it, both timelines share one time axis (measured/MeasuredPane).
@@ -58,9 +79,9 @@ export function TimelinePane() {
   const show = (change: Partial<Shown>) => setShown((s) => ({ ...s, ...change }));
   const capacity = useMemo(() => capacityOf(cluster), [cluster]);
   const edits = useTimelineEdits(plan);
-  if (!result || !plan) return <section className="timeline-pane" />;
+  if (!result || !plan) return <section className="timeline-pane" data-result-revision={revision} />;
   return (
-    <section className="timeline-pane">
+    <section className="timeline-pane" data-result-revision={revision}>
       <TimelineTools result={result} plan={plan} shown={shown} show={show} selectEvent={edits.selectEvent} />
       <Gantt
         sim={result.simulation}
@@ -89,7 +110,7 @@ export function TimelinePane() {
       />
     </section>
   );
-}
+});
 
 function TimelineTools({
   result,
