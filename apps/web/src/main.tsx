@@ -5,7 +5,7 @@
  * The store and its worker go first, so the first design compiles while the components load.
  */
 import './styles.css';
-import { nextTask } from './nextTask.ts';
+import { nextTask } from './core/nextTask.ts';
 
 const { startSession } = await import('./start/session.ts');
 startSession();

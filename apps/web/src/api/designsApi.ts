@@ -6,7 +6,7 @@
 import { type Design, parseDesign } from '@stagecraft/ir';
 import { z } from 'zod';
 import type { ExportKind } from '../core/exportName.ts';
-import { nextTask } from '../nextTask.ts';
+import { nextTask } from '../core/nextTask.ts';
 
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; status: number; message: string };
 

@@ -5,7 +5,7 @@
  * supersedes: the page asks for those again once the new result is drawn. Each reply is handled in
  * a task after the one that read it.
  */
-import { nextTask } from '../nextTask.ts';
+import { nextTask } from '../core/nextTask.ts';
 import type { WorkerReply, WorkerRequest } from '../workerProtocol.ts';
 
 export class Recompute {
