@@ -71,21 +71,38 @@ describe('plan export', () => {
   });
 });
 
-/** Designs using Stagecraft's own rewrites, which Piper's six ops cannot express. */
+/**
+ * Where a design uses what Piper's six ops cannot say: Stagecraft's own rewrites (recompute,
+ * offload), context parallelism, or a shard_tensor option beyond Piper's all-reduce form; −1 for none.
+ */
 const stagecraftOnly = (d: Design) =>
-  d.directives.findIndex((x) => x.op === 'recompute' || x.op === 'offload');
+  d.directives.findIndex(
+    (x) =>
+      x.op === 'recompute' ||
+      x.op === 'offload' ||
+      x.op === 'shard_sequence' ||
+      (x.op === 'shard_tensor' &&
+        (x.sequence_parallel !== undefined ||
+          x.scatter_gather_sends !== undefined ||
+          x.comm_overlap !== undefined)),
+  );
 
 describe('piper export', () => {
   test.each(examples.filter((e) => stagecraftOnly(e.design) >= 0))(
-    '$file: its recompute or offload is refused by name, not dropped',
+    '$file: what Piper cannot say is refused at its directive, not dropped',
     ({ design }) => {
       const r = exportDesign(design, 'piper');
       if (r.ok) throw new Error('exported');
       const i = stagecraftOnly(design);
-      expect(r.errors[0]).toEqual({
-        path: `directives[${i}]`,
-        message: `${design.directives[i]!.op} has no Piper op`,
-      });
+      const d = design.directives[i]!;
+      expect(r.errors).toHaveLength(1);
+      if (d.op === 'recompute' || d.op === 'offload')
+        expect(r.errors[0]).toEqual({ path: `directives[${i}]`, message: `${d.op} has no Piper op` });
+      else if (d.op === 'shard_sequence') expect(r.errors[0]!.path).toBe(`directives[${i}]`);
+      else
+        expect(r.errors[0]!.path).toMatch(
+          new RegExp(`^directives\\[${i}\\]\\.(sequence_parallel|scatter_gather_sends|comm_overlap)$`),
+        );
     },
   );
 
