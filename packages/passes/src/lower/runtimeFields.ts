@@ -116,8 +116,9 @@ export function collectiveTensors(dag: Dag, t: NodeTable): Map<number, PlanTenso
     const activation = cv === OP_ALL_TO_ALL || (cv === OP_ALL_REDUCE && t.dims.some((c) => c[v]! >= 0));
     if (!activation || t.group[u] !== t.group[v]) continue;
     // A received input gradient carries the pass that made it (an expert combine's gradient
-    // often arrives from the next stage).
-    const op = t.op[u] === OP_RECV ? t.pass[u]! : t.op[u]!;
+    // often arrives from the next stage); so does a K/V gradient's reduce-scatter, which a
+    // context-parallel block's input gradient leaves through before tensor parallelism sums it.
+    const op = t.op[u] === OP_RECV || exchange(u) ? t.pass[u]! : t.op[u]!;
     if (op !== OP_F && op !== OP_B && op !== OP_BI) continue;
     out.set(v, {
       block: t.block[u]!,
