@@ -30,7 +30,9 @@ test('the gallery groups its examples, finds them by search and says which do no
   ).toHaveCount(0);
   // Search narrows every section at once.
   await gallery.getByTestId('gallery-search').fill('405b');
-  await expect(gallery.locator('[data-testid^="example-"]')).toHaveCount(3);
+  await expect(gallery.locator('[data-testid^="example-"]')).toHaveCount(
+    examples.filter((f) => f.includes('405b')).length,
+  );
   await expect(gallery.getByTestId('gallery-group-schedules')).toHaveCount(0);
   await gallery.getByTestId('gallery-search').fill('no such example');
   await expect(gallery).toContainText('No example matches “no such example”');
