@@ -51,15 +51,13 @@ test('at 1440×900 no two of the 405B DAG’s labels overlap, a cut one in full 
   expect(boxes.length).toBeGreaterThan(20);
   expect(overlapping(boxes)).toEqual([]);
   // Every row label gives its full text on hover, and one cut to the label column still says it all.
-  const rows = await canvas
-    .locator('.dag-row-label')
-    .evaluateAll((els) =>
-      els.map((el) => ({
-        title: el.getAttribute('title'),
-        text: el.textContent,
-        cut: el.scrollWidth > el.clientWidth,
-      })),
-    );
+  const rows = await canvas.locator('.dag-row-label').evaluateAll((els) =>
+    els.map((el) => ({
+      title: el.getAttribute('title'),
+      text: el.textContent,
+      cut: el.scrollWidth > el.clientWidth,
+    })),
+  );
   expect(rows.length).toBeGreaterThan(0);
   for (const r of rows) expect(r.title).toBe(r.text);
   expect(rows.some((r) => r.cut)).toBe(true);
