@@ -5,10 +5,9 @@
  * with an error naming a directive.
  */
 import type { Design, Directive, SyntheticBlock } from '@stagecraft/ir';
-import { compile } from '@stagecraft/passes';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { simulate } from './index.ts';
+import { describe, it } from 'vitest';
+import { expectSimulatesOrNamesDirective, unitBlock } from '../test/composition.ts';
 
 interface StageOptions {
   cp: 'ring' | 'all_gather' | null;
@@ -27,16 +26,7 @@ function design(
 ): Design {
   const blocks: SyntheticBlock[] = [];
   stages.forEach((_, s) => {
-    for (let k = 0; k < 2; k++)
-      blocks.push({
-        tags: { PP: s, TP: k },
-        F: 1,
-        BI: 1,
-        BW: 1,
-        activationBytes: 1e8,
-        paramBytes: 1e9,
-        outputBytes: 1e7,
-      });
+    for (let k = 0; k < 2; k++) blocks.push(unitBlock({ PP: s, TP: k }));
   });
   // Each stage a dp2 × cp2 × tp2 mesh on one DGX node.
   const mesh = (s: number) => ({ axes: ['dp', 'cp', 'tp'], shape: [2, 2, 2], start: 8 * s });
@@ -82,14 +72,7 @@ describe('shard_sequence composes', () => {
         fc.boolean(),
         fc.boolean(),
         (stages, builder, m, dp, recompute, split) => {
-          const c = compile(design(stages, builder, m, dp, recompute, split), { keepSnapshots: false });
-          if (!c.ok) {
-            for (const e of c.errors) expect(e.path).toMatch(/^directives\[\d+\]/);
-            return;
-          }
-          const s = simulate(c.plan, { keepTimeline: false });
-          if (!s.ok) throw new Error(s.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
-          expect(s.sim.makespanMs).toBeGreaterThan(0);
+          expectSimulatesOrNamesDirective(design(stages, builder, m, dp, recompute, split), 'at-directive');
         },
       ),
       { numRuns: 60 },

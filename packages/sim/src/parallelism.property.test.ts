@@ -5,10 +5,9 @@
  * its resident training state.
  */
 import type { Design, Directive, SyntheticBlock } from '@stagecraft/ir';
-import { compile } from '@stagecraft/passes';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { simulate } from './index.ts';
+import { expectSimulatesOrNamesDirective, unitBlock } from '../test/composition.ts';
 
 function design(
   stages: number,
@@ -21,26 +20,8 @@ function design(
 ): Design {
   const blocks: SyntheticBlock[] = [];
   for (let s = 0; s < stages; s++) {
-    blocks.push({
-      tags: { PP: s, TP: 0 },
-      F: 1,
-      BI: 1,
-      BW: 1,
-      activationBytes: 1e8,
-      paramBytes: 1e9,
-      outputBytes: 1e7,
-    });
-    blocks.push({
-      tags: { PP: s, EP: 0 },
-      F: 1,
-      BI: 1,
-      BW: 1,
-      activationBytes: 1e8,
-      paramBytes: 2e9,
-      outputBytes: 1e7,
-      experts: 12,
-      topK: 2,
-    });
+    blocks.push(unitBlock({ PP: s, TP: 0 }));
+    blocks.push(unitBlock({ PP: s, EP: 0 }, { paramBytes: 2e9, experts: 12, topK: 2 }));
   }
   const group = (s: number) => Array.from({ length: size }, (_, i) => s * size + i);
   const directives: Directive[] = [
@@ -93,13 +74,14 @@ describe('parallelism rewrites compose', () => {
         fc.boolean(),
         fc.constantFrom('none', 'recompute', 'offload'),
         (stages, size, m, zero, ep, tp, extra) => {
-          const c = compile(design(stages, size, m, zero, ep, tp, extra), { keepSnapshots: false });
-          if (!c.ok) throw new Error(c.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
-          const s = simulate(c.plan, { keepTimeline: false });
-          if (!s.ok) throw new Error(s.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
-          expect(s.sim.makespanMs).toBeGreaterThan(0);
-          for (const d of s.sim.devices) {
-            const plan = c.plan.devices.find((p) => p.device === d.device || p.replicas?.includes(d.device));
+          const { plan: compiled, sim } = expectSimulatesOrNamesDirective(
+            design(stages, size, m, zero, ep, tp, extra),
+            'never',
+          )!;
+          for (const d of sim.devices) {
+            const plan = compiled.devices.find(
+              (p) => p.device === d.device || p.replicas?.includes(d.device),
+            );
             if (plan && plan.group >= 0) expect(d.peakMemoryBytes).toBeGreaterThanOrEqual(plan.staticBytes!);
           }
         },

@@ -5,10 +5,9 @@
  * refused with an error naming a directive.
  */
 import type { Design, Directive, SyntheticBlock } from '@stagecraft/ir';
-import { compile } from '@stagecraft/passes';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { simulate } from './index.ts';
+import { describe, it } from 'vitest';
+import { expectSimulatesOrNamesDirective, unitBlock } from '../test/composition.ts';
 
 interface StageOptions {
   tp: boolean;
@@ -28,15 +27,7 @@ function design(
   const blocks: SyntheticBlock[] = [];
   stages.forEach((st, s) => {
     for (let k = 0; k < 2; k++)
-      blocks.push({
-        tags: k === 1 && st.plainLast ? { PP: s } : { PP: s, TP: k },
-        F: 1,
-        BI: 1,
-        BW: 1,
-        activationBytes: 1e8,
-        paramBytes: 1e9,
-        outputBytes: 1e7,
-      });
+      blocks.push(unitBlock(k === 1 && st.plainLast ? { PP: s } : { PP: s, TP: k }));
   });
   const size = 2;
   const group = (s: number) => Array.from({ length: size }, (_, i) => s * size + i);
@@ -87,14 +78,7 @@ describe('shard_tensor options compose', () => {
         fc.boolean(),
         fc.boolean(),
         (stages, builder, m, recompute, split) => {
-          const c = compile(design(stages, builder, m, recompute, split), { keepSnapshots: false });
-          if (!c.ok) {
-            for (const e of c.errors) expect(e.path).toMatch(/^directives\[\d+\]/);
-            return;
-          }
-          const s = simulate(c.plan, { keepTimeline: false });
-          if (!s.ok) throw new Error(s.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
-          expect(s.sim.makespanMs).toBeGreaterThan(0);
+          expectSimulatesOrNamesDirective(design(stages, builder, m, recompute, split), 'at-directive');
         },
       ),
       { numRuns: 60 },
