@@ -40,8 +40,9 @@ const { values: flags, positionals: designs } = parseArgs({
   options: {
     old: { type: 'string' },
     rounds: { type: 'string', default: '1' },
-    // 30 steps, 5 left out: on the quiet machine the first 2–3 steps of a run are slow (gloo's
-    // connections, the allocator's first blocks); 25 steps give quartiles that mean something.
+    // 30 steps, 5 left out: a run's first step takes 3–4 times the next ones (gloo's connections,
+    // the allocator's first blocks: 151 ms against 40–52 ms for steps 2–5 of 1F1B p=2, 21:45 UTC
+    // 2026-12-07), the next few are left out for margin; 25 steps give quartiles worth printing.
     steps: { type: 'string', default: '30' },
     warmup: { type: 'string', default: '5' },
     width: { type: 'string', default: '16' },
