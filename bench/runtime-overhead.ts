@@ -6,7 +6,8 @@
  * communication free (ideal cluster): the critical path of measured compute. With more processes
  * than cores the step can be no shorter than the compute the cores must do either (Σ compute ÷
  * cores), so the bound is the larger of the two. That step's span (first instruction's start to
- * last one's end, all devices) minus the bound, over the most instructions any device issues, is
+ * last one's end, all devices) minus the bound, over the instructions one core must issue (the
+ * most any device issues, or all devices' ÷ cores when there are more processes than cores), is
  * what the runtime adds per instruction (loop, waits, Python, gloo's messages). The median over
  * the steps is printed with its quartiles: one step a neighbour delayed moves a quartile, not the
  * median, and the wall figure and its bound always come from the same step.
@@ -116,7 +117,7 @@ function criticalPathMs(plan: Plan, measured: Map<string, number>): number {
 }
 
 /** The figures of one step: wall span, its bound, overhead and CPU per instruction. */
-function stepFigures(plan: Plan, devices: DeviceRun[], step: number, most: number, cores: number) {
+function stepFigures(plan: Plan, devices: DeviceRun[], step: number, perCore: number, cores: number) {
   const measured = new Map<string, number>();
   let first = Number.POSITIVE_INFINITY;
   let last = 0;
@@ -147,7 +148,7 @@ function stepFigures(plan: Plan, devices: DeviceRun[], step: number, most: numbe
     span,
     critical,
     coresWork,
-    overheadUs: ((span - bound) / most) * 1000,
+    overheadUs: ((span - bound) / perCore) * 1000,
     cpuUs: (cpu / instructions) * 1e6,
     beyondComputeUs: ((cpu * 1000 - compute) / instructions) * 1000,
   };
@@ -178,11 +179,13 @@ function measure(file: string, runtimeDir: string): string {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  const most = Math.max(...plan.devices.map((d) => d.streams.reduce((n, s) => n + s.instructions.length, 0)));
-  // Processes beyond the cores wait for one: the cores' share of the compute bounds the step too.
+  const counts = plan.devices.map((d) => d.streams.reduce((n, s) => n + s.instructions.length, 0));
+  // Processes beyond the cores wait for one: the cores' share of the compute bounds the step too,
+  // and each core issues its share of every device's instructions, whose overheads add up there.
   const cores = Math.min(availableParallelism(), plan.devices.length);
+  const perCore = Math.max(...counts, counts.reduce((a, b) => a + b, 0) / cores);
   const figures = Array.from({ length: steps - warmup }, (_, i) =>
-    stepFigures(plan, devices, warmup + i, most, cores),
+    stepFigures(plan, devices, warmup + i, perCore, cores),
   );
   const mid = (f: (x: (typeof figures)[number]) => number) => quantile(figures.map(f), 0.5);
   const quartiles = (f: (x: (typeof figures)[number]) => number) =>
@@ -194,7 +197,7 @@ function measure(file: string, runtimeDir: string): string {
     parsed.design.name,
     mid((x) => x.span).toFixed(2),
     `${bound.toFixed(2)} (${by})`,
-    most,
+    perCore.toFixed(0),
     `${overhead.toFixed(0)} (${quartiles((x) => x.overheadUs)})`,
     `${mid((x) => x.cpuUs).toFixed(0)} (${quartiles((x) => x.cpuUs)})`,
     `${mid((x) => x.beyondComputeUs).toFixed(0)} (${quartiles((x) => x.beyondComputeUs)})`,
@@ -207,7 +210,7 @@ console.log(
   `Steps ${warmup + 1}–${steps} of ${steps} per run, medians (quartiles in brackets); ${availableParallelism()} cores; bound = max(critical path of measured compute, Σ compute ÷ cores).`,
 );
 console.log(
-  'runtime | design | median step span ms | bound ms | max instructions per device | overhead per instruction µs | CPU µs per instruction | CPU beyond compute µs per instruction | plain loop µs per instruction | overhead / plain loop',
+  'runtime | design | median step span ms | bound ms | instructions per core | overhead per instruction µs | CPU µs per instruction | CPU beyond compute µs per instruction | plain loop µs per instruction | overhead / plain loop',
 );
 console.log(`load average (1, 5, 15 min) before: ${load()}`);
 const runtimes: [string, string][] = [['this checkout', RUNTIME_DIR]];
