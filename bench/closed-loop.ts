@@ -343,26 +343,38 @@ const pairRows = PAIRS.filter((p) => SCHEDULES.includes(p.a) && SCHEDULES.includ
   const predictedDiff = diff('predicted');
   // One run per schedule measures no noise: no pair is then known to be apart.
   const noise = reps > 1 ? Math.max(spreadPct(a), spreadPct(b)) / 100 : Number.NaN;
+  // Paired: a's and b's runs of the same round start within a minute of each other, so a load that
+  // comes and goes over minutes stretches both; their ratio round by round cancels it, and the
+  // scatter of those ratios is the noise of the difference itself (a robust σ: 1.4826 × the
+  // median absolute deviation of the log-ratios, the normal distribution's consistency constant).
+  const logs = a.runs.map((x, r) => Math.log(x / per(p.a) / (b.runs[r]! / per(p.b))));
+  const pairedDiff = Math.exp(median(logs)) - 1;
+  const pairedNoise =
+    reps > 2 ? Math.exp(1.4826 * median(logs.map((l) => Math.abs(l - median(logs))))) - 1 : Number.NaN;
   return {
     ...p,
     predictedDiff,
     medianDiff: diff('median'),
     fastestDiff: diff('min'),
+    pairedDiff,
     noise,
+    pairedNoise,
     apart: Number.isFinite(noise) && Math.abs(predictedDiff) > 2 * noise,
+    pairedApart: Number.isFinite(pairedNoise) && Math.abs(predictedDiff) > 2 * pairedNoise,
     keptMedian: Math.sign(diff('median')) === Math.sign(predictedDiff),
     keptFastest: Math.sign(diff('min')) === Math.sign(predictedDiff),
+    keptPaired: Math.sign(pairedDiff) === Math.sign(predictedDiff),
   };
 });
 const apart = pairRows.filter((p) => p.apart);
 const yesNo = (x: boolean) => (x ? 'yes' : 'no');
 out.push(
   '',
-  '| pair (a / b) | predicted a/b − 1 | measured, medians | measured, fastest runs | noise (larger spread of the two) | predicted apart by > 2 × noise | same order: medians / fastest |',
-  '| --- | --- | --- | --- | --- | --- | --- |',
+  '| pair (a / b) | predicted a/b − 1 | measured, medians | measured, fastest runs | measured, paired by round | noise (larger spread of the two) | paired noise (robust σ) | predicted apart by > 2 × noise / paired | same order: medians / fastest / paired |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ...pairRows.map(
     (p) =>
-      `| ${p.what} | ${pct(100 * p.predictedDiff)} | ${pct(100 * p.medianDiff)} | ${pct(100 * p.fastestDiff)} | ${Number.isFinite(p.noise) ? `${(100 * p.noise).toFixed(1)}%` : '— (one run each)'} | ${yesNo(p.apart)} | ${yesNo(p.keptMedian)} / ${yesNo(p.keptFastest)} |`,
+      `| ${p.what} | ${pct(100 * p.predictedDiff)} | ${pct(100 * p.medianDiff)} | ${pct(100 * p.fastestDiff)} | ${pct(100 * p.pairedDiff)} | ${Number.isFinite(p.noise) ? `${(100 * p.noise).toFixed(1)}%` : '— (one run each)'} | ${Number.isFinite(p.pairedNoise) ? `${(100 * p.pairedNoise).toFixed(1)}%` : '— (fewer than 3 rounds)'} | ${yesNo(p.apart)} / ${yesNo(p.pairedApart)} | ${yesNo(p.keptMedian)} / ${yesNo(p.keptFastest)} / ${yesNo(p.keptPaired)} |`,
   ),
   '',
   `- Pairs predicted apart by more than twice their noise: ${apart.length} of ${pairRows.length}; measured in the predicted order on ${apart.filter((p) => p.keptMedian).length} of them by the medians and ${apart.filter((p) => p.keptFastest).length} by the fastest runs${
@@ -373,6 +385,7 @@ out.push(
           .join(', ')})`
       : ''
   }.`,
+  `- Paired by round (a/b each round, median of the rounds): ${pairRows.filter((p) => p.pairedApart).length} of ${pairRows.length} pairs predicted apart by more than twice the paired noise; measured in the predicted order on ${pairRows.filter((p) => p.pairedApart && p.keptPaired).length} of them.`,
   `- Median step error over all ${others.length} predicted (not calibrated) schedules: ${median(abs(others.map((r) => r.errorPct))).toFixed(1)}% against their medians, ${median(abs(others.map((r) => r.errorMinPct))).toFixed(1)}% against their fastest runs.`,
 );
 console.log(out.join('\n'));

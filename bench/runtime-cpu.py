@@ -62,8 +62,9 @@ def by_kind(before, after):
     return kinds
 
 
-def device(rank, world, plan, steps, dtype, width):
-    """One process: the runtime's worker with each step timed."""
+def device(rank, world, plan, steps, dtype, width, traced):
+    """One process: the runtime's worker with each step timed (and, `traced`, each step's measured
+    instructions kept: the runtime's own trace holds only the last step's)."""
     from stagecraft_runtime import worker
 
     timed = []
@@ -73,17 +74,20 @@ def device(rank, world, plan, steps, dtype, width):
             wall, threads = time.perf_counter(), thread_cpu()
             loss = super().step(step)
             wall = time.perf_counter() - wall
-            timed.append((wall, by_kind(threads, thread_cpu()), self.scheduler.total))
+            events = [list(e) for e in self.trace] if traced else None
+            timed.append((wall, by_kind(threads, thread_cpu()), self.scheduler.total, events))
             return loss
 
     worker.Device = Timed
-    opts = {"steps": steps, "dtype": dtype, "width": width, "timeout": 60.0, "backend": "gloo"}
+    opts = {"steps": steps, "dtype": dtype, "width": width, "timeout": 60.0, "backend": "gloo", "trace": traced}
     with tempfile.TemporaryDirectory(prefix="runtime-cpu-") as out:
         code = worker.main(rank, world, [plan], opts, out)
     print(json.dumps({"rank": rank, "code": code, "steps": timed}), flush=True)
 
 
-def run(runtime, plan, steps, dtype, width):
+def launch(runtime, plan, steps, dtype, width, traced=False):
+    """Every device of `plan` on `runtime`: per device, its steps (wall s, CPU s by kind,
+    instructions, measured events or None)."""
     from stagecraft_runtime.plan import device_count, load
 
     world = device_count(load(plan))
@@ -92,7 +96,7 @@ def run(runtime, plan, steps, dtype, width):
     env.pop("STAGECRAFT_RUNTIME_STATUS", None)
     procs = [
         subprocess.Popen([sys.executable, __file__, "--device", str(r), str(world), "--steps", str(steps),
-                          "--dtype", dtype, "--width", str(width), plan],
+                          "--dtype", dtype, "--width", str(width), *(["--traced"] if traced else []), plan],
                          env=dict(env, RANK=str(r), LOCAL_RANK=str(r)), cwd=runtime,
                          stdout=subprocess.PIPE, text=True)
         for r in range(world)
@@ -103,7 +107,11 @@ def run(runtime, plan, steps, dtype, width):
         if p.returncode != 0:
             raise SystemExit(f"{plan} on {runtime}: a device exited with {p.returncode}")
         ranks.append(json.loads(out.strip().splitlines()[-1]))
-    measured = [r for r in ranks if r["steps"]]
+    return ranks
+
+
+def run(runtime, plan, steps, dtype, width):
+    measured = [r for r in launch(runtime, plan, steps, dtype, width) if r["steps"]]
     walls = [max(r["steps"][s][0] for r in measured) for s in range(1, steps)]
     kinds = [sum(s[1][k] for r in measured for s in r["steps"][1:]) for k in range(3)]
     instructions = sum(r["steps"][0][2] for r in measured) * (steps - 1)
@@ -120,10 +128,19 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--dtype", default="float32")
     ap.add_argument("--width", type=int, default=16)
+    ap.add_argument("--json", action="store_true",
+                    help="one run of the first plan on the first runtime, every device's steps with their "
+                         "measured instructions, as JSON (what bench/runtime-overhead.ts reads)")
     ap.add_argument("--device", nargs=2, type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.device:
-        return device(a.device[0], a.device[1], a.plans[0], a.steps, a.dtype, a.width)
+        return device(a.device[0], a.device[1], a.plans[0], a.steps, a.dtype, a.width, a.traced)
+    if a.json:
+        runtime = os.path.abspath((a.runtime or [CHECKOUT_RUNTIME])[0])
+        sys.path.insert(0, CHECKOUT_RUNTIME)
+        print(json.dumps(launch(runtime, os.path.abspath(a.plans[0]), a.steps, a.dtype, a.width, traced=True)))
+        return None
     runtimes = [os.path.abspath(r) for r in a.runtime or [CHECKOUT_RUNTIME]]
     sys.path.insert(0, CHECKOUT_RUNTIME)  # the plan's device count, read as this checkout reads it
     print("load average (1, 5, 15 min) before: " + " ".join(f"{x:.1f}" for x in os.getloadavg()))

@@ -134,10 +134,14 @@ class Scheduler:
                 self._wait_here(self.unawaited.pop(0), last)
                 last = time.monotonic()
                 continue
-            if time.monotonic() - last > self.timeout:
+            left = self.timeout - (time.monotonic() - last)
+            if left < 0:
                 raise RunError(self._stuck())
-            # Nothing can start until something in flight finishes: sleep until a waiter says so.
-            self.waiters.wake.wait(0.002)
+            # Nothing can start until something in flight finishes: sleep until a waiter says so,
+            # or the no-progress timeout. No shorter poll is needed: a waiter appends what finished
+            # before it sets `wake`, so one that finishes after this clear is drained next pass,
+            # and one that finishes before the wait makes it return at once.
+            self.waiters.wake.wait(left)
             self.waiters.wake.clear()
 
     def _issue(self, ins: Instruction, stream: str) -> bool:
@@ -215,6 +219,8 @@ class Scheduler:
         self.done.add(i)
 
     def _drain(self):
+        if not self.waiters.finished:  # most passes: no lock to take (a late one is read next pass)
+            return False
         ready = self.waiters.take()
         for (ins, finish, start, stream), error in ready:
             try:
