@@ -9,14 +9,18 @@
  * - A compute op takes at least its FLOPs at the GPU's achievable peak for its dtype (the cost
  *   model's GEMM roofline divides by peak × achievable fraction × a shape efficiency ≤ 1, adds
  *   HBM and launch time; the rest of an op's FLOPs runs at the BF16 rate: sim/src/costModel.ts).
- *   Tensor parallelism divides at most a block's FLOPs and activations by tp.
+ *   Tensor parallelism divides a block's FLOPs and activations by tp only when `shard_tensor`
+ *   splits it (tagged TP); a router or a routed expert runs whole on every member of a tp group.
  * - The simulator runs each rank's compute in the builder's order, an op starting no earlier than
  *   its inputs exist and the previous op of its stream has ended (design: streams are in order);
  *   p2p, collectives and host transfers only delay. Within a stage, the next block's forward waits
  *   for the all-reduce tensor parallelism puts on the previous block's output (and a backward on
  *   the next block's input gradient: passes/src/passes/shardTensor.ts), which takes at least the
  *   ring all-reduce of those bytes on NVLink (a tp group is one node); at a stage's edge the
- *   all-reduce delays the send.
+ *   all-reduce delays the send. Likewise an expert block inside a stage waits for its dispatch
+ *   all-to-all and the block after it for the combine (the backward for their mirrors), each at
+ *   least the all-to-all of its bytes over the stage's cheapest ep sub-group (sim/src/costModel.ts,
+ *   spannedAllToAllMs), run in order on the ep stream.
  * - An offloaded stash crosses the host link twice (OFFLOAD after F, RELOAD before B), one copy
  *   after the other on the device's offload stream, each at least the host link's latency plus
  *   its bytes at its bandwidth (sim/src/costModel.ts, HOST_LINK). A fused B split into BI then
@@ -28,9 +32,16 @@
  *   flight, each at least the block's activations over tp (only the kept input when recomputed,
  *   none when offloaded), freed as early as the BI.
  */
-import type { BlockInfo, ScheduleBuilderName, TransformerModel } from '@stagecraft/ir';
-import { getBuilder, lowerModel } from '@stagecraft/passes';
-import { allReduceMs, type CostCluster, HOST_LINK } from '@stagecraft/sim';
+import type { ScheduleBuilderName, TransformerModel } from '@stagecraft/ir';
+import { getBuilder } from '@stagecraft/passes';
+import {
+  allReduceMs,
+  type CostCluster,
+  type GroupSpan,
+  groupSpan,
+  HOST_LINK,
+  spannedAllToAllMs,
+} from '@stagecraft/sim';
 import {
   type ActionCode,
   type OrderShape,
@@ -41,6 +52,7 @@ import {
 import { builderInput } from '../order/pipeline.ts';
 import { fromBuilt } from '../order/searchOrder.ts';
 import type { Layout } from '../request.ts';
+import { type StageFacts, stageFacts } from './stageFacts.ts';
 
 export interface LayoutBound {
   stepMs: number;
@@ -52,29 +64,6 @@ interface BuilderOrders {
   orders: ActionCode[][];
   /** Some slot runs an F and a B as one unit (DualPipeV): the two wait for their all-reduces at once. */
   overlaps: boolean;
-}
-
-/** Per virtual stage, at one microbatch size, before tensor parallelism divides it. */
-interface StageFacts {
-  /** ms of F, BI and BW of one microbatch at the dtype's peak (undivided by tp). */
-  F: number[];
-  BI: number[];
-  BW: number[];
-  /** Bytes tensor parallelism all-reduces between the stage's blocks in its forward and its backward. */
-  forwardReduceBytes: number[];
-  backwardReduceBytes: number[];
-  /** How many all-reduces those are: each pays the ring's latency. */
-  forwardReduces: number[];
-  backwardReduces: number[];
-  /** Output bytes of the stage's last block and input-gradient bytes of its first, when tp-split. */
-  sendReduceBytes: number[];
-  receiveReduceBytes: number[];
-  activationBytes: number[];
-  keptBytes: number[];
-  /** The largest one block stashes: a RECOMPUTE or RELOAD brings back one block at a time. */
-  blockActivationBytes: number[];
-  denseParamBytes: number[];
-  expertParamBytes: number[];
 }
 
 /** Bytes of resident state per 16-bit weight byte at a ZeRO level over n replicas (W, W, 6W / n as the table says). */
@@ -93,6 +82,7 @@ const SLACK = 1e-9;
 export class PipelineBounds {
   private readonly stages = new Map<string, StageFacts>();
   private readonly orders = new Map<string, BuilderOrders>();
+  private readonly expertSpans = new Map<string, GroupSpan[][]>();
 
   constructor(
     private readonly model: TransformerModel,
@@ -107,19 +97,29 @@ export class PipelineBounds {
     const link = this.cost.intraNode;
     const reduce = (bytes: number, count: number) =>
       count === 0 ? 0 : allReduceMs(l.tp, bytes, link) + (count - 1) * allReduceMs(l.tp, 0, link);
-    // In an overlapped unit one all-reduce's wait covers its partner's: none is counted inside a stage.
+    // In an overlapped unit one collective's wait covers its partner's: none is counted inside a stage.
     const inner = (bytes: number, count: number) => (overlaps ? 0 : reduce(bytes, count));
-    const stash = facts.activationBytes.map((a) => a / l.tp);
+    const exchange = this.exchangeMs(l, facts, shape.placement, overlaps);
+    const { split, whole } = facts;
+    const stash = split.activationBytes.map((a, s) => a / l.tp + whole.activationBytes[s]!);
     // What stays on the device from F to BI: all of it, the block input when recomputed, none offloaded.
-    const kept = l.offload ? zeros : l.recompute ? facts.keptBytes.map((a) => a / l.tp) : stash;
+    const kept = l.offload
+      ? zeros
+      : l.recompute
+        ? split.keptBytes.map((a, s) => a / l.tp + whole.keptBytes[s]!)
+        : stash;
+    const F = split.F.map((x, s) => x / l.tp + whole.F[s]!);
     const costs: StageCosts = {
-      F: facts.F.map((x, s) => x / l.tp + inner(facts.forwardReduceBytes[s]!, facts.forwardReduces[s]!)),
-      BI: facts.BI.map(
+      F: F.map((x, s) => x + inner(facts.forwardReduceBytes[s]!, facts.forwardReduces[s]!) + exchange[s]!),
+      BI: split.BI.map(
         (x, s) =>
-          (x + (l.recompute ? facts.F[s]! : 0)) / l.tp +
-          inner(facts.backwardReduceBytes[s]!, facts.backwardReduces[s]!),
+          x / l.tp +
+          whole.BI[s]! +
+          (l.recompute ? F[s]! : 0) +
+          inner(facts.backwardReduceBytes[s]!, facts.backwardReduces[s]!) +
+          exchange[s]!,
       ),
-      BW: facts.BW.map((x) => x / l.tp),
+      BW: split.BW.map((x, s) => x / l.tp + whole.BW[s]!),
       sendF: facts.sendReduceBytes.map((b) => reduce(b, b > 0 ? 1 : 0)),
       sendB: facts.receiveReduceBytes.map((b) => reduce(b, b > 0 ? 1 : 0)),
       alloc: kept,
@@ -133,16 +133,21 @@ export class PipelineBounds {
     for (let r = 0; r < shape.ranks; r++) {
       let resident = 0;
       // A recomputed or offloaded block's stash is whole again from its RECOMPUTE or RELOAD to its backward.
-      let whole = 0;
+      let back = 0;
       let copies = 0;
       for (let s = 0; s < S; s++) {
         if (shape.placement[s] !== r) continue;
-        resident += (facts.denseParamBytes[s]! / l.tp) * residentFactor(l.zero, l.dp);
-        resident += (facts.expertParamBytes[s]! / (l.tp * l.ep)) * residentFactor(l.zero, l.dp / l.ep);
-        if (l.recompute || l.offload) whole = Math.max(whole, facts.blockActivationBytes[s]! / l.tp);
+        for (const [w, tp] of [
+          [split, l.tp],
+          [whole, 1],
+        ] as const) {
+          resident += (w.denseParamBytes[s]! / tp) * residentFactor(l.zero, l.dp);
+          resident += (w.expertParamBytes[s]! / (tp * l.ep)) * residentFactor(l.zero, l.dp / l.ep);
+          if (l.recompute || l.offload) back = Math.max(back, w.blockActivationBytes[s]! / tp);
+        }
         if (l.offload) copies += 2 * l.microbatches * hostCopyMs(stash[s]!);
       }
-      const held = resident + Math.max(stashPeak(shape, costs, orders[r]!), whole);
+      const held = resident + Math.max(stashPeak(shape, costs, orders[r]!), back);
       if (held > memoryBytes) memoryBytes = held;
       if (copies > stepMs) stepMs = copies;
     }
@@ -150,78 +155,56 @@ export class PipelineBounds {
     return { stepMs: stepMs * (1 - SLACK), memoryBytes: memoryBytes * (1 - SLACK) };
   }
 
+  /**
+   * Per virtual stage, the all-to-alls expert parallelism runs inside it, each on the cheapest of
+   * the stage's ep sub-groups: an expert block waits for its dispatch and the block after it for
+   * the combine (the ep stream runs them in order), in the forward and again in the backward.
+   */
+  private exchangeMs(
+    l: Layout,
+    facts: StageFacts,
+    placement: readonly number[],
+    overlaps: boolean,
+  ): number[] {
+    if (l.ep <= 1 || overlaps) return facts.expertExchangeBytes.map(() => 0);
+    const spans = this.spansOf(l);
+    return facts.expertExchangeBytes.map((list, s) => {
+      const rankSpans = spans[placement[s]!]!;
+      let ms = 0;
+      for (const bytes of list)
+        ms += Math.min(...rankSpans.map((span) => spannedAllToAllMs(this.cost, span, bytes)));
+      return ms;
+    });
+  }
+
+  /** The distinct spans of each rank's ep sub-groups on the mesh layoutDesign writes (dp, ep, tp; tp innermost). */
+  private spansOf(l: Layout): GroupSpan[][] {
+    const key = `${l.pp}/${l.dp}/${l.tp}/${l.ep}`;
+    let spans = this.expertSpans.get(key);
+    if (spans) return spans;
+    const perStage = l.dp * l.tp;
+    spans = Array.from({ length: l.pp }, (_, r) => {
+      const seen = new Map<string, GroupSpan>();
+      for (let o = 0; o < l.dp / l.ep; o++)
+        for (let t = 0; t < l.tp; t++) {
+          const members = Array.from({ length: l.ep }, (_, k) => r * perStage + (o * l.ep + k) * l.tp + t);
+          const span = groupSpan(this.cost, members);
+          seen.set(`${span.n}/${span.nodes}/${span.perNode}`, span);
+        }
+      return [...seen.values()];
+    });
+    this.expertSpans.set(key, spans);
+    return spans;
+  }
+
   private stageFacts(microbatchSize: number, stageCount: number): StageFacts {
     const key = `${microbatchSize}/${stageCount}`;
     let facts = this.stages.get(key);
-    if (facts) return facts;
-    const { cuts: _cuts, layout: _layout, ...annotate } = this.model.annotate ?? {};
-    const blocks = lowerModel({
-      ...this.model,
-      microbatchSize,
-      annotate: { ...annotate, PP: stageCount },
-    } as TransformerModel);
-    const values: number[] = [];
-    for (const b of blocks) {
-      const v = b.tags.PP;
-      if (v !== undefined && !values.includes(v)) values.push(v);
+    if (!facts) {
+      facts = stageFacts(this.model, this.cost.gpu, microbatchSize, stageCount);
+      this.stages.set(key, facts);
     }
-    const zero = () => new Array<number>(values.length).fill(0);
-    facts = {
-      F: zero(),
-      BI: zero(),
-      BW: zero(),
-      forwardReduceBytes: zero(),
-      backwardReduceBytes: zero(),
-      forwardReduces: zero(),
-      backwardReduces: zero(),
-      sendReduceBytes: zero(),
-      receiveReduceBytes: zero(),
-      activationBytes: zero(),
-      keptBytes: zero(),
-      blockActivationBytes: zero(),
-      denseParamBytes: zero(),
-      expertParamBytes: zero(),
-    };
-    blocks.forEach((b, i) => {
-      const s = values.indexOf(b.tags.PP ?? values[0]!);
-      const next = blocks[i + 1];
-      const split = b.tags.TP !== undefined;
-      const nextStage = next ? values.indexOf(next.tags.PP ?? values[0]!) : -1;
-      // Forward: b's output, all-reduced when b is split; backward: the next block's input gradient.
-      if (next && nextStage === s) {
-        if (split) {
-          facts.forwardReduceBytes[s]! += b.outputBytes;
-          facts.forwardReduces[s]!++;
-        }
-        if (next.tags.TP !== undefined) {
-          facts.backwardReduceBytes[s]! += b.outputBytes;
-          facts.backwardReduces[s]!++;
-        }
-      } else if (next) {
-        if (split) facts.sendReduceBytes[s] = b.outputBytes;
-        if (next.tags.TP !== undefined) facts.receiveReduceBytes[nextStage] = b.outputBytes;
-      }
-      const rate = this.rateOf(b);
-      if (b.flops) {
-        facts.F[s]! += b.flops.F / rate;
-        facts.BI[s]! += b.flops.BI / rate;
-        facts.BW[s]! += b.flops.BW / rate;
-      }
-      facts.activationBytes[s]! += b.activationBytes;
-      facts.blockActivationBytes[s] = Math.max(facts.blockActivationBytes[s]!, b.activationBytes);
-      facts.keptBytes[s]! += Math.min(b.activationBytes, b.recomputeActivationBytes ?? 0);
-      if (b.tags.EP !== undefined) facts.expertParamBytes[s]! += b.paramBytes;
-      else facts.denseParamBytes[s]! += b.paramBytes;
-    });
-    this.stages.set(key, facts);
     return facts;
-  }
-
-  private rateOf(b: BlockInfo): number {
-    const gpu = this.cost.gpu;
-    const peak =
-      b.kernels?.dtype === 'fp8' ? Math.max(gpu.fp8PeakFlopsPerMs, gpu.peakFlopsPerMs) : gpu.peakFlopsPerMs;
-    return peak * gpu.achievableFraction;
   }
 
   private builderOrders(l: Layout): BuilderOrders {
