@@ -90,7 +90,8 @@ describe('the step bound of an expert-parallel layout', () => {
       tp: 1,
       zero: 0,
       builder: '1f1b',
-      microbatches: 1,
+      // Enough microbatches that the pipeline, not the one gradient all-reduce, sets the bound.
+      microbatches: 8,
       microbatchSize: 1,
       recompute: false,
       offload: false,
@@ -98,8 +99,9 @@ describe('the step bound of an expert-parallel layout', () => {
     const replicated = bounds.of({ ...layout, ep: 1 }).stepMs;
     const sharded = bounds.of({ ...layout, ep: 4 }).stepMs;
     // Three MoE layers, each a dispatch of the router's output and a combine of the experts' (1 MiB
-    // each at 1,024 tokens × 512 in bf16) times the top-k 2, over 4 GPUs of one node; twice per layer pass.
-    const exchanges = 3 * 2 * 2 * allToAllMs(4, 2 * 2 ** 20, custom.intraNode);
+    // each at 1,024 tokens × 512 in bf16) times the top-k 2, over 4 GPUs of one node; twice per layer
+    // pass, for each of the 8 microbatches.
+    const exchanges = 8 * 3 * 2 * 2 * allToAllMs(4, 2 * 2 ** 20, custom.intraNode);
     expect(sharded - replicated).toBeCloseTo(exchanges, 6);
   });
 });

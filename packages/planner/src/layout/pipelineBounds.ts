@@ -21,6 +21,8 @@
  *   all-to-all and the block after it for the combine (the backward for their mirrors), each at
  *   least the all-to-all of its bytes over the stage's cheapest ep sub-group (sim/src/costModel.ts,
  *   spannedAllToAllMs), run in order on the ep stream.
+ * - Data parallelism's collectives of a device run one after the other on its reduce stream
+ *   (dataParallelMs): the step is at least their sum, each at least its ring formula.
  * - An offloaded stash crosses the host link twice (OFFLOAD after F, RELOAD before B), one copy
  *   after the other on the device's offload stream, each at least the host link's latency plus
  *   its bytes at its bandwidth (sim/src/costModel.ts, HOST_LINK). A fused B split into BI then
@@ -35,11 +37,13 @@
 import type { ScheduleBuilderName, TransformerModel } from '@stagecraft/ir';
 import { getBuilder } from '@stagecraft/passes';
 import {
+  allGatherMs,
   allReduceMs,
   type CostCluster,
   type GroupSpan,
-  groupSpan,
   HOST_LINK,
+  reduceScatterMs,
+  ringLink,
   spannedAllToAllMs,
 } from '@stagecraft/sim';
 import {
@@ -52,6 +56,7 @@ import {
 import { builderInput } from '../order/pipeline.ts';
 import { fromBuilt } from '../order/searchOrder.ts';
 import type { Layout } from '../request.ts';
+import { type MeshAxis, subgroupSpans } from './meshGroups.ts';
 import { type StageFacts, stageFacts } from './stageFacts.ts';
 
 export interface LayoutBound {
@@ -64,6 +69,14 @@ interface BuilderOrders {
   orders: ActionCode[][];
   /** Some slot runs an F and a B as one unit (DualPipeV): the two wait for their all-reduces at once. */
   overlaps: boolean;
+}
+
+interface PipelinePart {
+  facts: StageFacts;
+  placement: readonly number[];
+  stepMs: number;
+  /** Per rank, the least stash it holds at its peak. */
+  held: number[];
 }
 
 /** Bytes of resident state per 16-bit weight byte at a ZeRO level over n replicas (W, W, 6W / n as the table says). */
@@ -82,7 +95,8 @@ const SLACK = 1e-9;
 export class PipelineBounds {
   private readonly stages = new Map<string, StageFacts>();
   private readonly orders = new Map<string, BuilderOrders>();
-  private readonly expertSpans = new Map<string, GroupSpan[][]>();
+  private readonly groupSpans = new Map<string, GroupSpan[][]>();
+  private readonly pipelines = new Map<string, PipelinePart>();
 
   constructor(
     private readonly model: TransformerModel,
@@ -90,6 +104,34 @@ export class PipelineBounds {
   ) {}
 
   of(l: Layout): LayoutBound {
+    const p = this.pipelinePart(l);
+    const { split, whole } = p.facts;
+    let stepMs = p.stepMs;
+    let memoryBytes = 0;
+    for (let r = 0; r < l.pp; r++) {
+      let dense = 0;
+      let experts = 0;
+      for (let s = 0; s < p.placement.length; s++) {
+        if (p.placement[s] !== r) continue;
+        dense += split.denseParamBytes[s]! / l.tp + whole.denseParamBytes[s]!;
+        experts += (split.expertParamBytes[s]! / l.tp + whole.expertParamBytes[s]!) / l.ep;
+      }
+      const resident = dense * residentFactor(l.zero, l.dp) + experts * residentFactor(l.zero, l.dp / l.ep);
+      memoryBytes = Math.max(memoryBytes, resident + p.held[r]!);
+      stepMs = Math.max(stepMs, this.dataParallelMs(l, r, dense, experts));
+    }
+    // A hair under, so summing in another order than the simulator never lifts a bound above it.
+    return { stepMs: stepMs * (1 - SLACK), memoryBytes: memoryBytes * (1 - SLACK) };
+  }
+
+  /**
+   * What a layout's bounds owe its pipeline, the same at every ZeRO level: the order's step on the
+   * least costs, the host copies, and per rank the stash it holds at its peak.
+   */
+  private pipelinePart(l: Layout): PipelinePart {
+    const key = `${l.builder}/${l.pp}/${l.vp}/${l.microbatches}/${l.microbatchSize}/${l.tp}/${l.dp}/${l.ep}/${l.recompute}/${l.offload}`;
+    const cached = this.pipelines.get(key);
+    if (cached) return cached;
     const facts = this.stageFacts(l.microbatchSize, l.pp * l.vp);
     const { shape, orders, overlaps } = this.builderOrders(l);
     const S = shape.stages;
@@ -129,30 +171,57 @@ export class PipelineBounds {
     const timing = timeOrders(shape, costs, orders);
     // A builder's order never deadlocks; were it to, the compile refuses it and 0 bounds nothing.
     let stepMs = timing?.stepMs ?? 0;
-    let memoryBytes = 0;
+    const held: number[] = [];
     for (let r = 0; r < shape.ranks; r++) {
-      let resident = 0;
       // A recomputed or offloaded block's stash is whole again from its RECOMPUTE or RELOAD to its backward.
       let back = 0;
       let copies = 0;
       for (let s = 0; s < S; s++) {
         if (shape.placement[s] !== r) continue;
-        for (const [w, tp] of [
-          [split, l.tp],
-          [whole, 1],
-        ] as const) {
-          resident += (w.denseParamBytes[s]! / tp) * residentFactor(l.zero, l.dp);
-          resident += (w.expertParamBytes[s]! / (tp * l.ep)) * residentFactor(l.zero, l.dp / l.ep);
-          if (l.recompute || l.offload) back = Math.max(back, w.blockActivationBytes[s]! / tp);
-        }
+        if (l.recompute || l.offload)
+          back = Math.max(back, split.blockActivationBytes[s]! / l.tp, whole.blockActivationBytes[s]!);
         if (l.offload) copies += 2 * l.microbatches * hostCopyMs(stash[s]!);
       }
-      const held = resident + Math.max(stashPeak(shape, costs, orders[r]!), back);
-      if (held > memoryBytes) memoryBytes = held;
+      held.push(Math.max(stashPeak(shape, costs, orders[r]!), back));
       if (copies > stepMs) stepMs = copies;
     }
-    // A hair under, so summing in another order than the simulator never lifts a bound above it.
-    return { stepMs: stepMs * (1 - SLACK), memoryBytes: memoryBytes * (1 - SLACK) };
+    const part = { facts, placement: shape.placement, stepMs, held };
+    this.pipelines.set(key, part);
+    return part;
+  }
+
+  /**
+   * The data-parallel collectives one device of rank r runs on its reduce stream, one after the
+   * other (replicate's `reduce_stream`, which layoutDesign gives its gathers too:
+   * passes/src/passes/replicate.ts): ZeRO-0 all-reduces the gradients once; ZeRO-1 reduce-scatters
+   * them once and all-gathers the parameters after the step; ZeRO-2 reduce-scatters after every
+   * microbatch; ZeRO-3 also all-gathers a block's parameters before each F and each B. Summed
+   * into one collective per kind and group (buckets only add latencies), on the rank's cheapest
+   * sub-group; dense blocks over dp × ep, experts over the outer dp alone.
+   */
+  private dataParallelMs(l: Layout, r: number, denseBytes: number, expertBytes: number): number {
+    const m = l.microbatches;
+    const [reduces, scatters, gathers] =
+      l.zero === 0 ? [1, 0, 0] : l.zero === 1 ? [0, 1, 1] : l.zero === 2 ? [0, m, 1] : [0, m, 2 * m];
+    let ms = 0;
+    for (const [bytes, axes] of [
+      [denseBytes, ['outer', 'ep']],
+      [expertBytes, ['outer']],
+    ] as const) {
+      if (bytes === 0) continue;
+      const spans = this.spans(l, axes)[r]!;
+      ms += Math.min(
+        ...spans.map((span) => {
+          const link = ringLink(this.cost, span);
+          return (
+            reduces * allReduceMs(span.n, bytes, link) +
+            scatters * reduceScatterMs(span.n, bytes, link) +
+            gathers * allGatherMs(span.n, bytes, link)
+          );
+        }),
+      );
+    }
+    return ms;
   }
 
   /**
@@ -167,7 +236,7 @@ export class PipelineBounds {
     overlaps: boolean,
   ): number[] {
     if (l.ep <= 1 || overlaps) return facts.expertExchangeBytes.map(() => 0);
-    const spans = this.spansOf(l);
+    const spans = this.spans(l, ['ep']);
     return facts.expertExchangeBytes.map((list, s) => {
       const rankSpans = spans[placement[s]!]!;
       let ms = 0;
@@ -177,23 +246,13 @@ export class PipelineBounds {
     });
   }
 
-  /** The distinct spans of each rank's ep sub-groups on the mesh layoutDesign writes (dp, ep, tp; tp innermost). */
-  private spansOf(l: Layout): GroupSpan[][] {
-    const key = `${l.pp}/${l.dp}/${l.tp}/${l.ep}`;
-    let spans = this.expertSpans.get(key);
-    if (spans) return spans;
-    const perStage = l.dp * l.tp;
-    spans = Array.from({ length: l.pp }, (_, r) => {
-      const seen = new Map<string, GroupSpan>();
-      for (let o = 0; o < l.dp / l.ep; o++)
-        for (let t = 0; t < l.tp; t++) {
-          const members = Array.from({ length: l.ep }, (_, k) => r * perStage + (o * l.ep + k) * l.tp + t);
-          const span = groupSpan(this.cost, members);
-          seen.set(`${span.n}/${span.nodes}/${span.perNode}`, span);
-        }
-      return [...seen.values()];
-    });
-    this.expertSpans.set(key, spans);
+  private spans(l: Layout, axes: readonly MeshAxis[]): GroupSpan[][] {
+    const key = `${l.pp}/${l.dp}/${l.tp}/${l.ep}/${axes.join(',')}`;
+    let spans = this.groupSpans.get(key);
+    if (!spans) {
+      spans = subgroupSpans(this.cost, l, axes);
+      this.groupSpans.set(key, spans);
+    }
     return spans;
   }
 
