@@ -1,5 +1,5 @@
 import { type Design, resolveTransformer, type TransformerModel } from '@stagecraft/ir';
-import { type CostCluster, resolveCluster } from '@stagecraft/sim';
+import { allToAllMs, type CostCluster, resolveCluster } from '@stagecraft/sim';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { searchLayouts } from '../index.ts';
 import { LayoutEvaluator } from '../layoutEvaluation.ts';
@@ -76,6 +76,35 @@ function bruteForce(): Simulated[] {
   }
   return out;
 }
+
+describe('the step bound of an expert-parallel layout', () => {
+  it('counts the dispatch and combine all-to-alls inside a stage, in the forward and the backward', () => {
+    const cost = resolveCluster(moe.cluster);
+    if (!cost.ok) throw new Error(JSON.stringify(cost.errors));
+    const custom = cost.cost as CostCluster & { kind: 'custom' };
+    const bounds = new PipelineBounds(moe.model as TransformerModel, custom);
+    const layout = {
+      pp: 1,
+      vp: 1,
+      dp: 8,
+      tp: 1,
+      zero: 0,
+      builder: '1f1b',
+      // Enough microbatches that the pipeline, not the one gradient all-reduce, sets the bound.
+      microbatches: 8,
+      microbatchSize: 1,
+      recompute: false,
+      offload: false,
+    } as const;
+    const replicated = bounds.of({ ...layout, ep: 1 }).stepMs;
+    const sharded = bounds.of({ ...layout, ep: 4 }).stepMs;
+    // Three MoE layers, each a dispatch of the router's output and a combine of the experts' (1 MiB
+    // each at 1,024 tokens × 512 in bf16) times the top-k 2, over 4 GPUs of one node; twice per layer
+    // pass, for each of the 8 microbatches.
+    const exchanges = 8 * 3 * 2 * 2 * allToAllMs(4, 2 * 2 ** 20, custom.intraNode);
+    expect(sharded - replicated).toBeCloseTo(exchanges, 6);
+  });
+});
 
 describe('the layout bounds', () => {
   let all: Simulated[] = [];

@@ -9,14 +9,20 @@
  * - A compute op takes at least its FLOPs at the GPU's achievable peak for its dtype (the cost
  *   model's GEMM roofline divides by peak × achievable fraction × a shape efficiency ≤ 1, adds
  *   HBM and launch time; the rest of an op's FLOPs runs at the BF16 rate: sim/src/costModel.ts).
- *   Tensor parallelism divides at most a block's FLOPs and activations by tp.
+ *   Tensor parallelism divides a block's FLOPs and activations by tp only when `shard_tensor`
+ *   splits it (tagged TP); a router or a routed expert runs whole on every member of a tp group.
  * - The simulator runs each rank's compute in the builder's order, an op starting no earlier than
  *   its inputs exist and the previous op of its stream has ended (design: streams are in order);
  *   p2p, collectives and host transfers only delay. Within a stage, the next block's forward waits
  *   for the all-reduce tensor parallelism puts on the previous block's output (and a backward on
  *   the next block's input gradient: passes/src/passes/shardTensor.ts), which takes at least the
  *   ring all-reduce of those bytes on NVLink (a tp group is one node); at a stage's edge the
- *   all-reduce delays the send.
+ *   all-reduce delays the send. Likewise an expert block inside a stage waits for its dispatch
+ *   all-to-all and the block after it for the combine (the backward for their mirrors), each at
+ *   least the all-to-all of its bytes over the stage's cheapest ep sub-group (sim/src/costModel.ts,
+ *   spannedAllToAllMs), run in order on the ep stream.
+ * - Data parallelism's collectives of a device run one after the other on its reduce stream
+ *   (dataParallelMs): the step is at least their sum, each at least its ring formula.
  * - An offloaded stash crosses the host link twice (OFFLOAD after F, RELOAD before B), one copy
  *   after the other on the device's offload stream, each at least the host link's latency plus
  *   its bytes at its bandwidth (sim/src/costModel.ts, HOST_LINK). A fused B split into BI then
@@ -28,9 +34,18 @@
  *   flight, each at least the block's activations over tp (only the kept input when recomputed,
  *   none when offloaded), freed as early as the BI.
  */
-import type { BlockInfo, ScheduleBuilderName, TransformerModel } from '@stagecraft/ir';
-import { getBuilder, lowerModel } from '@stagecraft/passes';
-import { allReduceMs, type CostCluster, HOST_LINK } from '@stagecraft/sim';
+import type { ScheduleBuilderName, TransformerModel } from '@stagecraft/ir';
+import { getBuilder } from '@stagecraft/passes';
+import {
+  allGatherMs,
+  allReduceMs,
+  type CostCluster,
+  type GroupSpan,
+  HOST_LINK,
+  reduceScatterMs,
+  ringLink,
+  spannedAllToAllMs,
+} from '@stagecraft/sim';
 import {
   type ActionCode,
   type OrderShape,
@@ -41,6 +56,8 @@ import {
 import { builderInput } from '../order/pipeline.ts';
 import { fromBuilt } from '../order/searchOrder.ts';
 import type { Layout } from '../request.ts';
+import { type MeshAxis, subgroupSpans } from './meshGroups.ts';
+import { type StageFacts, stageFacts } from './stageFacts.ts';
 
 export interface LayoutBound {
   stepMs: number;
@@ -54,27 +71,12 @@ interface BuilderOrders {
   overlaps: boolean;
 }
 
-/** Per virtual stage, at one microbatch size, before tensor parallelism divides it. */
-interface StageFacts {
-  /** ms of F, BI and BW of one microbatch at the dtype's peak (undivided by tp). */
-  F: number[];
-  BI: number[];
-  BW: number[];
-  /** Bytes tensor parallelism all-reduces between the stage's blocks in its forward and its backward. */
-  forwardReduceBytes: number[];
-  backwardReduceBytes: number[];
-  /** How many all-reduces those are: each pays the ring's latency. */
-  forwardReduces: number[];
-  backwardReduces: number[];
-  /** Output bytes of the stage's last block and input-gradient bytes of its first, when tp-split. */
-  sendReduceBytes: number[];
-  receiveReduceBytes: number[];
-  activationBytes: number[];
-  keptBytes: number[];
-  /** The largest one block stashes: a RECOMPUTE or RELOAD brings back one block at a time. */
-  blockActivationBytes: number[];
-  denseParamBytes: number[];
-  expertParamBytes: number[];
+interface PipelinePart {
+  facts: StageFacts;
+  placement: readonly number[];
+  stepMs: number;
+  /** Per rank, the least stash it holds at its peak. */
+  held: number[];
 }
 
 /** Bytes of resident state per 16-bit weight byte at a ZeRO level over n replicas (W, W, 6W / n as the table says). */
@@ -93,6 +95,8 @@ const SLACK = 1e-9;
 export class PipelineBounds {
   private readonly stages = new Map<string, StageFacts>();
   private readonly orders = new Map<string, BuilderOrders>();
+  private readonly groupSpans = new Map<string, GroupSpan[][]>();
+  private readonly pipelines = new Map<string, PipelinePart>();
 
   constructor(
     private readonly model: TransformerModel,
@@ -100,6 +104,34 @@ export class PipelineBounds {
   ) {}
 
   of(l: Layout): LayoutBound {
+    const p = this.pipelinePart(l);
+    const { split, whole } = p.facts;
+    let stepMs = p.stepMs;
+    let memoryBytes = 0;
+    for (let r = 0; r < l.pp; r++) {
+      let dense = 0;
+      let experts = 0;
+      for (let s = 0; s < p.placement.length; s++) {
+        if (p.placement[s] !== r) continue;
+        dense += split.denseParamBytes[s]! / l.tp + whole.denseParamBytes[s]!;
+        experts += (split.expertParamBytes[s]! / l.tp + whole.expertParamBytes[s]!) / l.ep;
+      }
+      const resident = dense * residentFactor(l.zero, l.dp) + experts * residentFactor(l.zero, l.dp / l.ep);
+      memoryBytes = Math.max(memoryBytes, resident + p.held[r]!);
+      stepMs = Math.max(stepMs, this.dataParallelMs(l, r, dense, experts));
+    }
+    // A hair under, so summing in another order than the simulator never lifts a bound above it.
+    return { stepMs: stepMs * (1 - SLACK), memoryBytes: memoryBytes * (1 - SLACK) };
+  }
+
+  /**
+   * What a layout's bounds owe its pipeline, the same at every ZeRO level: the order's step on the
+   * least costs, the host copies, and per rank the stash it holds at its peak.
+   */
+  private pipelinePart(l: Layout): PipelinePart {
+    const key = `${l.builder}/${l.pp}/${l.vp}/${l.microbatches}/${l.microbatchSize}/${l.tp}/${l.dp}/${l.ep}/${l.recompute}/${l.offload}`;
+    const cached = this.pipelines.get(key);
+    if (cached) return cached;
     const facts = this.stageFacts(l.microbatchSize, l.pp * l.vp);
     const { shape, orders, overlaps } = this.builderOrders(l);
     const S = shape.stages;
@@ -107,19 +139,29 @@ export class PipelineBounds {
     const link = this.cost.intraNode;
     const reduce = (bytes: number, count: number) =>
       count === 0 ? 0 : allReduceMs(l.tp, bytes, link) + (count - 1) * allReduceMs(l.tp, 0, link);
-    // In an overlapped unit one all-reduce's wait covers its partner's: none is counted inside a stage.
+    // In an overlapped unit one collective's wait covers its partner's: none is counted inside a stage.
     const inner = (bytes: number, count: number) => (overlaps ? 0 : reduce(bytes, count));
-    const stash = facts.activationBytes.map((a) => a / l.tp);
+    const exchange = this.exchangeMs(l, facts, shape.placement, overlaps);
+    const { split, whole } = facts;
+    const stash = split.activationBytes.map((a, s) => a / l.tp + whole.activationBytes[s]!);
     // What stays on the device from F to BI: all of it, the block input when recomputed, none offloaded.
-    const kept = l.offload ? zeros : l.recompute ? facts.keptBytes.map((a) => a / l.tp) : stash;
+    const kept = l.offload
+      ? zeros
+      : l.recompute
+        ? split.keptBytes.map((a, s) => a / l.tp + whole.keptBytes[s]!)
+        : stash;
+    const F = split.F.map((x, s) => x / l.tp + whole.F[s]!);
     const costs: StageCosts = {
-      F: facts.F.map((x, s) => x / l.tp + inner(facts.forwardReduceBytes[s]!, facts.forwardReduces[s]!)),
-      BI: facts.BI.map(
+      F: F.map((x, s) => x + inner(facts.forwardReduceBytes[s]!, facts.forwardReduces[s]!) + exchange[s]!),
+      BI: split.BI.map(
         (x, s) =>
-          (x + (l.recompute ? facts.F[s]! : 0)) / l.tp +
-          inner(facts.backwardReduceBytes[s]!, facts.backwardReduces[s]!),
+          x / l.tp +
+          whole.BI[s]! +
+          (l.recompute ? F[s]! : 0) +
+          inner(facts.backwardReduceBytes[s]!, facts.backwardReduces[s]!) +
+          exchange[s]!,
       ),
-      BW: facts.BW.map((x) => x / l.tp),
+      BW: split.BW.map((x, s) => x / l.tp + whole.BW[s]!),
       sendF: facts.sendReduceBytes.map((b) => reduce(b, b > 0 ? 1 : 0)),
       sendB: facts.receiveReduceBytes.map((b) => reduce(b, b > 0 ? 1 : 0)),
       alloc: kept,
@@ -129,99 +171,99 @@ export class PipelineBounds {
     const timing = timeOrders(shape, costs, orders);
     // A builder's order never deadlocks; were it to, the compile refuses it and 0 bounds nothing.
     let stepMs = timing?.stepMs ?? 0;
-    let memoryBytes = 0;
+    const held: number[] = [];
     for (let r = 0; r < shape.ranks; r++) {
-      let resident = 0;
       // A recomputed or offloaded block's stash is whole again from its RECOMPUTE or RELOAD to its backward.
-      let whole = 0;
+      let back = 0;
       let copies = 0;
       for (let s = 0; s < S; s++) {
         if (shape.placement[s] !== r) continue;
-        resident += (facts.denseParamBytes[s]! / l.tp) * residentFactor(l.zero, l.dp);
-        resident += (facts.expertParamBytes[s]! / (l.tp * l.ep)) * residentFactor(l.zero, l.dp / l.ep);
-        if (l.recompute || l.offload) whole = Math.max(whole, facts.blockActivationBytes[s]! / l.tp);
+        if (l.recompute || l.offload)
+          back = Math.max(back, split.blockActivationBytes[s]! / l.tp, whole.blockActivationBytes[s]!);
         if (l.offload) copies += 2 * l.microbatches * hostCopyMs(stash[s]!);
       }
-      const held = resident + Math.max(stashPeak(shape, costs, orders[r]!), whole);
-      if (held > memoryBytes) memoryBytes = held;
+      held.push(Math.max(stashPeak(shape, costs, orders[r]!), back));
       if (copies > stepMs) stepMs = copies;
     }
-    // A hair under, so summing in another order than the simulator never lifts a bound above it.
-    return { stepMs: stepMs * (1 - SLACK), memoryBytes: memoryBytes * (1 - SLACK) };
+    const part = { facts, placement: shape.placement, stepMs, held };
+    this.pipelines.set(key, part);
+    return part;
+  }
+
+  /**
+   * The data-parallel collectives one device of rank r runs on its reduce stream, one after the
+   * other (replicate's `reduce_stream`, which layoutDesign gives its gathers too:
+   * passes/src/passes/replicate.ts): ZeRO-0 all-reduces the gradients once; ZeRO-1 reduce-scatters
+   * them once and all-gathers the parameters after the step; ZeRO-2 reduce-scatters after every
+   * microbatch; ZeRO-3 also all-gathers a block's parameters before each F and each B. Summed
+   * into one collective per kind and group (buckets only add latencies), on the rank's cheapest
+   * sub-group; dense blocks over dp × ep, experts over the outer dp alone.
+   */
+  private dataParallelMs(l: Layout, r: number, denseBytes: number, expertBytes: number): number {
+    const m = l.microbatches;
+    const [reduces, scatters, gathers] =
+      l.zero === 0 ? [1, 0, 0] : l.zero === 1 ? [0, 1, 1] : l.zero === 2 ? [0, m, 1] : [0, m, 2 * m];
+    let ms = 0;
+    for (const [bytes, axes] of [
+      [denseBytes, ['outer', 'ep']],
+      [expertBytes, ['outer']],
+    ] as const) {
+      if (bytes === 0) continue;
+      const spans = this.spans(l, axes)[r]!;
+      ms += Math.min(
+        ...spans.map((span) => {
+          const link = ringLink(this.cost, span);
+          return (
+            reduces * allReduceMs(span.n, bytes, link) +
+            scatters * reduceScatterMs(span.n, bytes, link) +
+            gathers * allGatherMs(span.n, bytes, link)
+          );
+        }),
+      );
+    }
+    return ms;
+  }
+
+  /**
+   * Per virtual stage, the all-to-alls expert parallelism runs inside it, each on the cheapest of
+   * the stage's ep sub-groups: an expert block waits for its dispatch and the block after it for
+   * the combine (the ep stream runs them in order), in the forward and again in the backward.
+   */
+  private exchangeMs(
+    l: Layout,
+    facts: StageFacts,
+    placement: readonly number[],
+    overlaps: boolean,
+  ): number[] {
+    if (l.ep <= 1 || overlaps) return facts.expertExchangeBytes.map(() => 0);
+    const spans = this.spans(l, ['ep']);
+    return facts.expertExchangeBytes.map((list, s) => {
+      const rankSpans = spans[placement[s]!]!;
+      let ms = 0;
+      for (const bytes of list)
+        ms += Math.min(...rankSpans.map((span) => spannedAllToAllMs(this.cost, span, bytes)));
+      return ms;
+    });
+  }
+
+  private spans(l: Layout, axes: readonly MeshAxis[]): GroupSpan[][] {
+    const key = `${l.pp}/${l.dp}/${l.tp}/${l.ep}/${axes.join(',')}`;
+    let spans = this.groupSpans.get(key);
+    if (!spans) {
+      spans = subgroupSpans(this.cost, l, axes);
+      this.groupSpans.set(key, spans);
+    }
+    return spans;
   }
 
   private stageFacts(microbatchSize: number, stageCount: number): StageFacts {
     const key = `${microbatchSize}/${stageCount}`;
     let facts = this.stages.get(key);
-    if (facts) return facts;
-    const { cuts: _cuts, layout: _layout, ...annotate } = this.model.annotate ?? {};
-    const blocks = lowerModel({
-      ...this.model,
-      microbatchSize,
-      annotate: { ...annotate, PP: stageCount },
-    } as TransformerModel);
-    const values: number[] = [];
-    for (const b of blocks) {
-      const v = b.tags.PP;
-      if (v !== undefined && !values.includes(v)) values.push(v);
+    if (!facts) {
+      facts = stageFacts(this.model, this.cost.gpu, microbatchSize, stageCount);
+      this.stages.set(key, facts);
     }
-    const zero = () => new Array<number>(values.length).fill(0);
-    facts = {
-      F: zero(),
-      BI: zero(),
-      BW: zero(),
-      forwardReduceBytes: zero(),
-      backwardReduceBytes: zero(),
-      forwardReduces: zero(),
-      backwardReduces: zero(),
-      sendReduceBytes: zero(),
-      receiveReduceBytes: zero(),
-      activationBytes: zero(),
-      keptBytes: zero(),
-      blockActivationBytes: zero(),
-      denseParamBytes: zero(),
-      expertParamBytes: zero(),
-    };
-    blocks.forEach((b, i) => {
-      const s = values.indexOf(b.tags.PP ?? values[0]!);
-      const next = blocks[i + 1];
-      const split = b.tags.TP !== undefined;
-      const nextStage = next ? values.indexOf(next.tags.PP ?? values[0]!) : -1;
-      // Forward: b's output, all-reduced when b is split; backward: the next block's input gradient.
-      if (next && nextStage === s) {
-        if (split) {
-          facts.forwardReduceBytes[s]! += b.outputBytes;
-          facts.forwardReduces[s]!++;
-        }
-        if (next.tags.TP !== undefined) {
-          facts.backwardReduceBytes[s]! += b.outputBytes;
-          facts.backwardReduces[s]!++;
-        }
-      } else if (next) {
-        if (split) facts.sendReduceBytes[s] = b.outputBytes;
-        if (next.tags.TP !== undefined) facts.receiveReduceBytes[nextStage] = b.outputBytes;
-      }
-      const rate = this.rateOf(b);
-      if (b.flops) {
-        facts.F[s]! += b.flops.F / rate;
-        facts.BI[s]! += b.flops.BI / rate;
-        facts.BW[s]! += b.flops.BW / rate;
-      }
-      facts.activationBytes[s]! += b.activationBytes;
-      facts.blockActivationBytes[s] = Math.max(facts.blockActivationBytes[s]!, b.activationBytes);
-      facts.keptBytes[s]! += Math.min(b.activationBytes, b.recomputeActivationBytes ?? 0);
-      if (b.tags.EP !== undefined) facts.expertParamBytes[s]! += b.paramBytes;
-      else facts.denseParamBytes[s]! += b.paramBytes;
-    });
-    this.stages.set(key, facts);
     return facts;
-  }
-
-  private rateOf(b: BlockInfo): number {
-    const gpu = this.cost.gpu;
-    const peak =
-      b.kernels?.dtype === 'fp8' ? Math.max(gpu.fp8PeakFlopsPerMs, gpu.peakFlopsPerMs) : gpu.peakFlopsPerMs;
-    return peak * gpu.achievableFraction;
   }
 
   private builderOrders(l: Layout): BuilderOrders {
