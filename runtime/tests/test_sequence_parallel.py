@@ -14,6 +14,7 @@ import pytest
 
 from plan_edits import corrupted, plan_path
 from stagecraft_runtime.launch import launch
+from stagecraft_runtime.plan import PlanError, check
 
 PLANS = ["tp2-sp", "mesh-dp2-tp2-sp", "mesh-dp2-tp2-sp-recompute", "pp2-tp2-sp", "pp2-tp2-sp-recompute",
          "pp2-tp2-scatter"]
@@ -78,3 +79,13 @@ def test_a_wrong_activation_all_gather_fails_the_verdict(runs, name):
     r = runs[name]
     assert not r["equal"], r
     assert r["maxRelDiff"] > 1e-6
+
+
+def test_an_activation_reduce_scatter_without_its_tensor_is_refused_naming_its_path():
+    with open(plan_path("tp2-sp"), encoding="utf-8") as f:
+        plan = json.load(f)
+    ins = plan["devices"][1]["streams"][0]["instructions"]
+    k = next(k for k, i in enumerate(ins) if i["op"] == "REDUCE_SCATTER")
+    del ins[k]["tensor"]
+    with pytest.raises(PlanError, match=rf"devices\[1\]\.streams\[0\]\.instructions\[{k}\] \(REDUCE_SCATTER\.tp\..*neither `params` nor `tensor`"):
+        check(plan)
