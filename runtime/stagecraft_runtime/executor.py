@@ -84,6 +84,7 @@ class Device:
         self.acts.reset()
         self.experts.reset()
         self.sequence.reset()
+        self.slices.reset()
         self.sequence.step = step
         self.loss = 0.0
         self.memory = {}
@@ -119,19 +120,28 @@ class Device:
 
     def send(self, ins):
         key = ins.tensor.key
-        t = self.acts.outputs[key] if ins.tensor.forward else self.acts.grad_in[key]
+        if ins.scatter > 1:
+            t = self.slices.own_chunk(ins)
+        else:
+            t = self.acts.outputs[key] if ins.tensor.forward else self.acts.grad_in[key]
         # The process group's own call: what dist.isend runs after checks the plan's validation
         # has made already (a Python frame and a group lookup less per message).
         return dist.group.WORLD.send([t.contiguous()], ins.peer, ins.tag), _nothing
 
     def recv(self, ins):
         setup = self.setup
-        buf = torch.empty(self.sequence.local_rows(), setup.width, dtype=setup.dtype, device=setup.device)
+        rows = self.sequence.local_rows()
+        if rows % ins.scatter:
+            raise RunError(f"device {self.rank}: {ins.id}: {rows} rows do not split into {ins.scatter} equal chunks")
+        buf = torch.empty(rows // ins.scatter, setup.width, dtype=setup.dtype, device=setup.device)
         work = dist.group.WORLD.recv([buf], ins.peer, ins.tag)
         tensor = ins.tensor
 
         def received():
-            if tensor.forward:
+            if ins.scatter > 1:
+                # The sender's chunk: the ALL_GATHER after this RECV makes the tensor whole.
+                self.slices.chunks[(*tensor.key, tensor.forward)] = buf
+            elif tensor.forward:
                 self.acts.outputs[tensor.key] = buf
             else:
                 self.acts.input_gradient(tensor.block, tensor.microbatch, buf)
@@ -147,6 +157,10 @@ class Device:
                 return self.sequence.reduce_scatter(ins, group, order, self.acts)
         if ins.tensor is not None and ins.op == "ALL_REDUCE":
             return self.slices.all_reduce(ins, group)
+        if ins.tensor is not None and ins.op == "REDUCE_SCATTER":
+            return self.slices.reduce_scatter(ins, group, order)
+        if ins.tensor is not None and ins.op == "ALL_GATHER":
+            return self.slices.all_gather(ins, group, order)
         if ins.tensor is not None and ins.op == "ALL_TO_ALL":
             return self.experts.all_to_all(ins, group, order)
         blocks = ins.params

@@ -64,13 +64,16 @@ class Overlap:
 
 @dataclass(frozen=True)
 class Transfer:
-    """One side of a point-to-point message: the tensor, the other rank of this run, its tag."""
+    """One side of a point-to-point message: the tensor, the other rank of this run, its tag;
+    `scatter` n > 1 when it carries the sender's 1/n of the tensor's rows (a tensor-parallel
+    stage's scatter-gather send, all-gathered after the RECV)."""
 
     id: str
     tensor: TensorRef
     peer: int
     tag: int
     waits: Tuple[str, ...]
+    scatter: int = 1
 
 
 @dataclass(frozen=True)
@@ -158,10 +161,10 @@ def _instruction(ins, stream, peer_of, tags, where) -> Instruction:
         return Update(ins["id"], waits)
     if op in BLOCK_OPS or op in STASH_OPS:
         return Compute(ins["id"], op, ins["block"], ins["microbatch"], waits)
-    if op == "SEND":
-        return Send(ins["id"], _tensor(ins["tensor"]), peer_of(ins["peer"]), tags[ins["transfer"]], waits)
-    if op == "RECV":
-        return Recv(ins["id"], _tensor(ins["tensor"]), peer_of(ins["peer"]), tags[ins["transfer"]], waits)
+    if op in ("SEND", "RECV"):
+        kind = Send if op == "SEND" else Recv
+        return kind(ins["id"], _tensor(ins["tensor"]), peer_of(ins["peer"]), tags[ins["transfer"]], waits,
+                    ins.get("scatter", 1))
     if op in COLLECTIVES:
         tensor = _tensor(ins["tensor"]) if "tensor" in ins else None
         return Collective(ins["id"], op, tuple(ins["devices"]), stream, ins.get("collective", ins["id"]),

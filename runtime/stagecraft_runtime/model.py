@@ -73,7 +73,9 @@ class Setup:
         # Context parallelism over n members splits each microbatch's rows into 2n equal chunks:
         # as few more rows as that takes (context_parallel.py).
         need = 2 * max([len(r["devices"]) for r in plan.get("contextParallel", [])] or [0])
-        while need and (self.microbatch_size * self.rows) % need:
+        # Sequence parallelism's reduce-scatters split them into one chunk per tensor-parallel member.
+        tensor_parallel = [len(r["devices"]) for r in plan.get("tensorParallel", [])]
+        while any((self.microbatch_size * self.rows) % n for n in tensor_parallel + ([need] if need else [])):
             self.rows += 1
 
     def experts_of(self, b):

@@ -90,8 +90,9 @@ def _check_instruction(ins, where, blocks):
     elif op in COLLECTIVES:
         if "params" not in ins and "tensor" not in ins:
             raise PlanError(
-                f"{where} ({ins.get('id')}): a {op} carrying activations (expert dispatch/combine, "
-                "tensor-parallel reduction) is not run by this runtime yet: it needs `params` or `tensor`"
+                f"{where} ({ins.get('id')}): a {op} with neither `params` nor `tensor` is not run by this "
+                "runtime: it cannot tell what the collective carries (shard_tensor's comm_overlap chunks "
+                "carry neither yet)"
             )
     for key in need:
         if key not in ins:

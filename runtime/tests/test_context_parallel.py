@@ -5,33 +5,14 @@ reduce-scattered back (context_parallel.py says what the runtime's stand-in atte
 dp2 × cp2 mesh (the gradient reduce over dp × cp) and on PP2 × CP2 (sends of 1/cp of the rows, the
 gradient all-reduce over the cp members alone). A plan with the K/V gathers' member order reversed
 trains wrongly and the verdict says so; one whose forward K/V gather is dropped stops naming it."""
-import json
-import os
-
 import pytest
 
+from plan_edits import corrupted, plan_path
 from stagecraft_runtime.launch import launch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 PLANS = ["mesh-dp2-cp2", "pp2-cp2"]
 # Each member's two chunks of 2·cp: rows a multiple of 4.
 OPTS = {"steps": 3, "dtype": "float64", "timeout": 30, "rows": 4}
-
-
-def plan_path(name):
-    return os.path.join(HERE, "plans", f"{name}.json")
-
-
-def corrupted(name, directory, edit, suffix):
-    with open(plan_path(name), encoding="utf-8") as f:
-        plan = json.load(f)
-    for dev in plan["devices"]:
-        for stream in dev["streams"]:
-            stream["instructions"] = [x for x in (edit(i) for i in stream["instructions"]) if x is not None]
-    path = os.path.join(directory, f"{name}-{suffix}.json")
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(plan, f)
-    return path
 
 
 def reversed_gathers(ins):

@@ -85,6 +85,11 @@ export const p2pInstructionSchema = z.strictObject({
   transfer: z.string().min(1),
   /** @2: the tensor the transfer carries. */
   tensor: planTensorSchema.optional(),
+  /**
+   * @2: it carries 1/n of the tensor's rows, the sender's chunk at its index in its tensor-parallel
+   * group (a tensor-parallel stage's scatter-gather send); the ALL_GATHER after the RECV makes it whole.
+   */
+  scatter: z.number().int().min(2).optional(),
 });
 
 export const collectiveInstructionSchema = z.strictObject({

@@ -37,7 +37,7 @@ import {
   transferOf,
 } from '@stagecraft/ir';
 import { CollectiveMembers, collectiveKey } from './collectiveMembers.ts';
-import { collectiveParams, collectiveTensors, microbatchOf } from './runtimeFields.ts';
+import { collectiveParams, collectiveTensors, microbatchOf, scatteredTransfers } from './runtimeFields.ts';
 
 type Tags = Record<string, number | string>;
 
@@ -75,6 +75,7 @@ export class PlanInstructions {
   private readonly radix: number[];
   private params: Map<number, number[]> | undefined;
   private tensors: Map<number, PlanTensor> | undefined;
+  private scattered: Map<number, number> | undefined;
 
   private readonly members: CollectiveMembers;
 
@@ -240,7 +241,7 @@ export class PlanInstructions {
 
   private p2p(i: number, waits: string[], peer: number, tags = this.tags(i)): P2PInstruction {
     const t = this.t;
-    return {
+    const ins: P2PInstruction = {
       op: t.op[i] === OP_SEND ? 'SEND' : 'RECV',
       id: nodeIdOf(this.p.dag, i),
       tags,
@@ -255,6 +256,10 @@ export class PlanInstructions {
         microbatch: microbatchOf(this.p.dag, t, i),
       },
     };
+    const gather = (this.scattered ??= scatteredTransfers(this.p.dag, t)).get(i);
+    // Every sub-group of the gather has as many members: any rank's tells n.
+    if (gather !== undefined) ins.scatter = this.members.of(gather, 0).devices.length;
+    return ins;
   }
 
   private provenance(i: number): Provenance {

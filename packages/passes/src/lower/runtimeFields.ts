@@ -15,8 +15,10 @@ import {
   OP_BI,
   OP_BW,
   OP_F,
+  OP_RECOMPUTE,
   OP_RECV,
   OP_REDUCE_SCATTER,
+  OP_SEND,
   OP_UPD,
   type PlanTensor,
 } from '@stagecraft/ir';
@@ -39,6 +41,7 @@ export function microbatchOf(dag: Dag, t: NodeTable, i: number): number {
 export function collectiveParams(dag: Dag, t: NodeTable): Map<number, number[]> {
   const { from, to, kind } = dag.edges;
   const exchange = sequenceExchanges(t);
+  const tensorParallel = tensorParallelCollectives(t);
   const into = new Map<number, Set<number>>();
   const outOf = new Map<number, Set<number>>();
   const afterUpd = new Set<number>();
@@ -53,8 +56,9 @@ export function collectiveParams(dag: Dag, t: NodeTable): Map<number, number[]> 
     const v = to[e]!;
     const ou = t.op[u]!;
     const ov = t.op[v]!;
-    // K/V exchanges carry activations, whichever compute they sit between.
-    if (exchange(u) || exchange(v)) continue;
+    // K/V exchanges and sequence parallelism's reduce-scatters and all-gathers carry activations,
+    // whichever compute they sit between.
+    if (exchange(u) || exchange(v) || tensorParallel(u) || tensorParallel(v)) continue;
     if (kindOfCode(ov) === 'collective' && (ou === OP_B || ou === OP_BW) && t.group[u] === t.group[v])
       add(into, v, t.block[u]!);
     if (ov === OP_ALL_GATHER && ou === OP_UPD) afterUpd.add(v);
@@ -92,13 +96,17 @@ export function collectiveParams(dag: Dag, t: NodeTable): Map<number, number[]> 
  * of one microbatch) the block's partial output (F) or partial input gradient (B, BI) it sums; for
  * an expert ALL_TO_ALL the output of the forward (dispatch after the router, combine after the
  * experts) or the input gradient of the backward (combine's gradient after the block that read the
- * combined tokens, dispatch's after the experts) that feeds it.
+ * combined tokens, dispatch's after the experts) that feeds it; under sequence parallelism a
+ * reduce-scatter the partial output or input gradient it sums and scatters, and the all-gather after
+ * it (or after the RECV of a scattered send) that same tensor, gathered whole again.
  */
 export function collectiveTensors(dag: Dag, t: NodeTable): Map<number, PlanTensor> {
   const { from, to, kind } = dag.edges;
   const out = new Map<number, PlanTensor>();
   // A K/V exchange carries the keys and values of the op it serves (its block, pass and microbatch).
   const exchange = sequenceExchanges(t);
+  const tensorParallel = tensorParallelCollectives(t);
+  const gathers: [number, number][] = [];
   for (let i = 0; i < t.length; i++) {
     if (!exchange(i)) continue;
     const op = t.pass[i]!;
@@ -113,18 +121,68 @@ export function collectiveTensors(dag: Dag, t: NodeTable): Map<number, PlanTenso
     const u = from[e]!;
     const v = to[e]!;
     const cv = t.op[v]!;
-    const activation = cv === OP_ALL_TO_ALL || (cv === OP_ALL_REDUCE && t.dims.some((c) => c[v]! >= 0));
+    const activation =
+      cv === OP_ALL_TO_ALL || (cv === OP_ALL_REDUCE && t.dims.some((c) => c[v]! >= 0)) || tensorParallel(v);
     if (!activation || t.group[u] !== t.group[v]) continue;
+    // Sequence parallelism's all-gather after a reduce-scatter gathers the tensor that one scattered.
+    if (tensorParallel(u)) {
+      gathers.push([u, v]);
+      continue;
+    }
     // A received input gradient carries the pass that made it (an expert combine's gradient
     // often arrives from the next stage); so does a K/V gradient's reduce-scatter, which a
     // context-parallel block's input gradient leaves through before tensor parallelism sums it.
     const op = t.op[u] === OP_RECV || exchange(u) ? t.pass[u]! : t.op[u]!;
-    if (op !== OP_F && op !== OP_B && op !== OP_BI) continue;
+    // A collective repeated after a RECOMPUTE carries the forward's output again, made anew.
+    if (op !== OP_F && op !== OP_B && op !== OP_BI && op !== OP_RECOMPUTE) continue;
     out.set(v, {
       block: t.block[u]!,
-      pass: op === OP_F ? 'F' : op === OP_B ? 'B' : 'BI',
+      pass: op === OP_F || op === OP_RECOMPUTE ? 'F' : op === OP_B ? 'B' : 'BI',
       microbatch: microbatchOf(dag, t, u),
     });
+  }
+  for (const [u, v] of gathers) {
+    const scattered = out.get(u);
+    if (scattered !== undefined) out.set(v, scattered);
+  }
+  return out;
+}
+
+/**
+ * Whether node i is a collective of tensor parallelism: made by the shard-tensor pass (its
+ * all-reduces, and under sequence parallelism its reduce-scatters and all-gathers of activations),
+ * or repeated by the recompute pass after a RECOMPUTE (the only collectives that pass makes).
+ */
+export function tensorParallelCollectives(t: NodeTable): (i: number) => boolean {
+  const made = t.names.indexOf('shard-tensor');
+  const repeated = t.names.indexOf('recompute');
+  return (i) =>
+    made >= 0 &&
+    (t.provPass[i] === made || (repeated >= 0 && t.provPass[i] === repeated)) &&
+    kindOfCode(t.op[i]!) === 'collective';
+}
+
+/**
+ * Per SEND and RECV of a tensor-parallel stage's scatter-gather send (shardTensor.ts), the
+ * all-gather that makes the received chunk whole again: its members are the n the tensor's rows
+ * were split into.
+ */
+export function scatteredTransfers(dag: Dag, t: NodeTable): Map<number, number> {
+  const { from, to, kind } = dag.edges;
+  const tensorParallel = tensorParallelCollectives(t);
+  const out = new Map<number, number>();
+  for (let e = 0; e < from.length; e++)
+    if (
+      kind[e] === EDGE_DATA &&
+      t.op[from[e]!] === OP_RECV &&
+      t.op[to[e]!] === OP_ALL_GATHER &&
+      tensorParallel(to[e]!)
+    )
+      out.set(from[e]!, to[e]!);
+  for (let e = 0; e < from.length; e++) {
+    if (kind[e] !== EDGE_DATA || t.op[from[e]!] !== OP_SEND) continue;
+    const gather = out.get(to[e]!);
+    if (gather !== undefined) out.set(from[e]!, gather);
   }
   return out;
 }

@@ -17,7 +17,7 @@ import {
   type PlanModel,
   tableOf,
 } from '@stagecraft/ir';
-import { sequenceExchanges } from './runtimeFields.ts';
+import { sequenceExchanges, tensorParallelCollectives } from './runtimeFields.ts';
 
 /**
  * Gives `plan` its model section, made from `dag` when first read (or replaced when written), as
@@ -59,15 +59,31 @@ export function runtimeModel(dag: Dag): PlanModel {
   for (let i = 0; i < op.length && !collectives; i++) collectives = isCollectiveCode(op[i]!);
   // Not a K/V exchange of context parallelism: it carries no block's output on to another.
   const exchange = sequenceExchanges(t);
-  if (collectives)
-    for (let e = 0; e < from.length; e++)
-      if (
-        kind[e] === EDGE_DATA &&
-        op[from[e]!] === OP_F &&
-        isCollectiveCode(op[to[e]!]!) &&
-        !exchange(to[e]!)
-      )
-        through.set(to[e]!, from[e]!);
+  const tensorParallel = tensorParallelCollectives(t);
+  if (collectives) {
+    // Sequence parallelism's all-gather follows its reduce-scatter: the forward feeding that one.
+    const chained: [number, number][] = [];
+    for (let e = 0; e < from.length; e++) {
+      const u = from[e]!;
+      const v = to[e]!;
+      if (kind[e] !== EDGE_DATA || !isCollectiveCode(op[v]!) || exchange(v)) continue;
+      if (op[u] === OP_F) through.set(v, u);
+      else if (tensorParallel(u) && tensorParallel(v)) chained.push([u, v]);
+    }
+    for (const [u, v] of chained) {
+      const f = through.get(u);
+      if (f !== undefined) through.set(v, f);
+    }
+    // A scatter-gather send's all-gather follows its RECV: the forward the SEND's value came from.
+    for (let e = 0; e < from.length; e++) {
+      const u = from[e]!;
+      const v = to[e]!;
+      if (kind[e] !== EDGE_DATA || op[u] !== OP_RECV || !tensorParallel(v)) continue;
+      const s = source[u]!;
+      const f = s >= 0 && tensorParallel(s) ? through.get(s) : s;
+      if (f !== undefined && f >= 0 && op[f] === OP_F) through.set(v, f);
+    }
+  }
   // Every microbatch repeats the same block edges: the last one seen per block skips the set.
   const lastInput = new Int32Array(dag.blocks.length).fill(-1);
   for (let e = 0; e < from.length; e++) {
@@ -76,7 +92,9 @@ export function runtimeModel(dag: Dag): PlanModel {
     // through a collective the forward feeding it.
     const v = from[e]!;
     const o = op[v]!;
-    const u = o === OP_RECV || o === OP_SEND ? source[v]! : isCollectiveCode(o) ? (through.get(v) ?? v) : v;
+    let u = o === OP_RECV || o === OP_SEND ? source[v]! : isCollectiveCode(o) ? (through.get(v) ?? v) : v;
+    // Sent after its reduction: the forward that reduction passes on.
+    if (u >= 0 && tensorParallel(u)) u = through.get(u) ?? u;
     if (u < 0 || op[u] !== OP_F) continue;
     const a = block[u]!;
     const b = block[to[e]!]!;

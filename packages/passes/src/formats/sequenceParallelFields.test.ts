@@ -1,0 +1,61 @@
+import type { Design, Instruction, Plan } from '@stagecraft/ir';
+import { expect, test } from 'vitest';
+import { compile } from '../compile/compile.ts';
+
+/** One stage on two devices, its first two blocks tensor parallel with sequence parallelism. */
+function design(recompute: boolean): Design {
+  return {
+    format: 'stagecraft/design@1',
+    name: 'tp2-sp',
+    model: {
+      kind: 'synthetic',
+      blocks: [
+        { name: 'attn', tags: { TP: 0 }, F: 1, BI: 1, BW: 1 },
+        { name: 'mlp', tags: { TP: 1 }, F: 1, BI: 1, BW: 1 },
+        { name: 'head', tags: {}, F: 1, BI: 1, BW: 1 },
+      ],
+    },
+    cluster: { kind: 'ideal', devices: 2 },
+    directives: [
+      { op: 'place', filter: {}, devices: [0, 1] },
+      { op: 'shard_tensor', filter: { TP: '*' }, devices: [0, 1], sequence_parallel: true },
+      { op: 'split', filter: {}, dim_name: 'MB', num_microbatches: 2 },
+      ...(recompute ? [{ op: 'recompute', filter: { TP: '*' } }] : []),
+    ],
+  } as unknown as Design;
+}
+
+function instructions(recompute: boolean): { plan: Plan; all: Instruction[] } {
+  const r = compile(design(recompute));
+  if (!r.ok) throw new Error(r.errors[0]!.message);
+  const plan = JSON.parse(JSON.stringify(r.plan)) as Plan;
+  return { plan, all: plan.devices.flatMap((d) => d.streams.flatMap((s) => s.instructions)) };
+}
+
+const tensorOf = (i: Instruction) => ('tensor' in i ? i.tensor : undefined);
+const paramsOf = (i: Instruction) => ('params' in i ? i.params : undefined);
+
+test('sequence parallelism: the model keeps its data flow through the reduce-scatter and all-gather', () => {
+  const { plan } = instructions(false);
+  expect(plan.model?.blocks.map((b) => b.inputs)).toEqual([[], [0], [1]]);
+  expect(plan.model?.loss).toBe(2);
+});
+
+test('every reduce-scatter and all-gather of sequence parallelism carries its tensor and no parameters', () => {
+  for (const recompute of [false, true]) {
+    const { all } = instructions(recompute);
+    const activations = all.filter((i) => i.op === 'REDUCE_SCATTER' || i.op === 'ALL_GATHER');
+    // Per device, F of blocks 0 and 1 and B of block 1 on 2 microbatches (recompute: F of both again).
+    expect(activations).toHaveLength(2 * 2 * (recompute ? 5 : 3) * 2);
+    for (const c of activations) {
+      expect(paramsOf(c), c.id).toBeUndefined();
+      // The tensor the id labels: a recomputed forward's output is the forward's, made again.
+      const [, , pass, b, mb] = c.id.split('.');
+      expect(tensorOf(c), c.id).toEqual({
+        block: Number(b!.slice(1)),
+        pass: pass === 'RECOMPUTE' ? 'F' : pass,
+        microbatch: Number(mb!.slice(2)),
+      });
+    }
+  }
+});
