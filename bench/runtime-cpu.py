@@ -16,6 +16,12 @@ runtime, plan, median wall step ms, wall µs per instruction (median step ÷ the
 device issues), CPU µs per instruction (the devices' CPU over their instructions, steps 2…n, the
 kernel's count per thread), and its parts: the thread that runs the issue loop and the compute,
 inflight.py's waiter threads, every other thread (gloo's, torch's).
+
+    python3 bench/runtime-cpu.py --json [--steps 30] [--runtime DIR] plan.json
+
+runs the plan once and prints every device's steps as JSON, each with its wall time, CPU by kind,
+instruction count and measured instructions ([stream, id, start s, end s]; the runtime's own trace
+keeps only the last step's): what bench/runtime-overhead.ts reads.
 """
 import argparse
 import json

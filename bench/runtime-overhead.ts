@@ -12,9 +12,11 @@
  * the steps is printed with its quartiles: one step a neighbour delayed moves a quartile, not the
  * median, and the wall figure and its bound always come from the same step.
  * Beside it: CPU time per instruction (every thread of every device, compute included) and the
- * part of it beyond the measured compute, which a shared machine's load moves far less than wall
- * time; the same F and B timed in a plain loop on one process in the same run
- * (bench/runtime-plain-loop.py), the machine's speed of the moment. The load average is printed
+ * part of it beyond what the same F and B cost in a plain loop on one process
+ * (bench/runtime-plain-loop.py, run after it: wall and CPU time), both CPU figures, which a
+ * shared machine's load moves far less than wall time (for pipelines without data parallelism: the
+ * plain loop computes one replica's step). The plain loop's wall time is the machine's speed of
+ * the moment. The load average is printed
  * before, after and at each row. Not a test: it asserts nothing.
  *
  * With `--old <checkout>`, each design runs on this checkout's runtime and then on that one's
@@ -117,7 +119,14 @@ function criticalPathMs(plan: Plan, measured: Map<string, number>): number {
 }
 
 /** The figures of one step: wall span, its bound, overhead and CPU per instruction. */
-function stepFigures(plan: Plan, devices: DeviceRun[], step: number, perCore: number, cores: number) {
+function stepFigures(
+  plan: Plan,
+  devices: DeviceRun[],
+  step: number,
+  perCore: number,
+  cores: number,
+  plainStepCpuUs: number,
+) {
   const measured = new Map<string, number>();
   let first = Number.POSITIVE_INFINITY;
   let last = 0;
@@ -150,7 +159,7 @@ function stepFigures(plan: Plan, devices: DeviceRun[], step: number, perCore: nu
     coresWork,
     overheadUs: ((span - bound) / perCore) * 1000,
     cpuUs: (cpu / instructions) * 1e6,
-    beyondComputeUs: ((cpu * 1000 - compute) / instructions) * 1000,
+    beyondPlainUs: (cpu * 1e6 - plainStepCpuUs) / instructions,
   };
 }
 
@@ -165,7 +174,7 @@ function measure(file: string, runtimeDir: string): string {
   const planFile = join(scratch, 'plan.json');
   writeFileSync(planFile, JSON.stringify(plan));
   let devices: DeviceRun[];
-  let plain: number;
+  let plain: number[];
   try {
     const out = python(
       'runtime-cpu.py',
@@ -173,9 +182,10 @@ function measure(file: string, runtimeDir: string): string {
       runtimeDir,
     );
     devices = (JSON.parse(out) as DeviceRun[]).filter((d) => d.steps.length > 0);
-    plain = Number(
-      python('runtime-plain-loop.py', [planFile, String(width), 'float32', '5'], runtimeDir).trim(),
-    );
+    plain = python('runtime-plain-loop.py', [planFile, String(width), 'float32', '5'], runtimeDir)
+      .trim()
+      .split(' ')
+      .map(Number);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -185,7 +195,7 @@ function measure(file: string, runtimeDir: string): string {
   const cores = Math.min(availableParallelism(), plan.devices.length);
   const perCore = Math.max(...counts, counts.reduce((a, b) => a + b, 0) / cores);
   const figures = Array.from({ length: steps - warmup }, (_, i) =>
-    stepFigures(plan, devices, warmup + i, perCore, cores),
+    stepFigures(plan, devices, warmup + i, perCore, cores, plain[1]! * plain[2]!),
   );
   const mid = (f: (x: (typeof figures)[number]) => number) => quantile(figures.map(f), 0.5);
   const quartiles = (f: (x: (typeof figures)[number]) => number) =>
@@ -200,9 +210,10 @@ function measure(file: string, runtimeDir: string): string {
     perCore.toFixed(0),
     `${overhead.toFixed(0)} (${quartiles((x) => x.overheadUs)})`,
     `${mid((x) => x.cpuUs).toFixed(0)} (${quartiles((x) => x.cpuUs)})`,
-    `${mid((x) => x.beyondComputeUs).toFixed(0)} (${quartiles((x) => x.beyondComputeUs)})`,
-    plain.toFixed(0),
-    (overhead / plain).toFixed(2),
+    `${mid((x) => x.beyondPlainUs).toFixed(0)} (${quartiles((x) => x.beyondPlainUs)})`,
+    plain[0]!.toFixed(0),
+    plain[1]!.toFixed(0),
+    (overhead / plain[0]!).toFixed(2),
   ].join(' | ');
 }
 
@@ -210,7 +221,7 @@ console.log(
   `Steps ${warmup + 1}–${steps} of ${steps} per run, medians (quartiles in brackets); ${availableParallelism()} cores; bound = max(critical path of measured compute, Σ compute ÷ cores).`,
 );
 console.log(
-  'runtime | design | median step span ms | bound ms | instructions per core | overhead per instruction µs | CPU µs per instruction | CPU beyond compute µs per instruction | plain loop µs per instruction | overhead / plain loop',
+  'runtime | design | median step span ms | bound ms | instructions per core | overhead per instruction µs | CPU µs per instruction | CPU beyond the plain loop µs per instruction | plain loop µs per instruction | plain loop CPU µs per instruction | overhead / plain loop',
 );
 console.log(`load average (1, 5, 15 min) before: ${load()}`);
 const runtimes: [string, string][] = [['this checkout', RUNTIME_DIR]];

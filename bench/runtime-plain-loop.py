@@ -1,8 +1,11 @@
 """The same compute as a plan's F and B instructions, in a plain loop on one process: every block's
 forward on an input cut from the graph (as a device receives it), then every block's backward by
 torch.autograd.grad, microbatch after microbatch, with no scheduler, no threads and no
-communication. Prints the mean µs per instruction; bench/runtime-overhead.ts divides the
-runtime's overhead per instruction by it, so a loaded machine slows both sides of the ratio.
+communication. Prints the mean wall µs per instruction, the mean CPU µs per instruction
+(`time.process_time`) and the instructions of one step (every block's F and B, every
+microbatch); bench/runtime-overhead.ts divides the runtime's overhead per instruction by the first,
+so a loaded machine slows both sides of the ratio, and takes the CPU a step's compute needs from
+the other two, which the load moves far less.
 
     python3 bench/runtime-plain-loop.py <plan.json> <width> <dtype> <repeats>
 """
@@ -23,7 +26,7 @@ def main(path, width, dtype, repeats):
     order = setup.order()
     blocks = {b: setup.block(b) for b in order}
     instructions = 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for step in range(repeats):
         for mb in range(setup.microbatches):
             x, y = setup.data(step, 0, mb)
@@ -41,8 +44,8 @@ def main(path, width, dtype, repeats):
                 grads = torch.autograd.grad(target, [inp, *params], grad_outputs=grad)
                 grad = grads[0]
                 instructions += 1
-    elapsed = time.perf_counter() - start
-    print(f"{elapsed / instructions * 1e6:.1f}")
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    print(f"{elapsed / instructions * 1e6:.1f} {cpu / instructions * 1e6:.1f} {instructions // repeats}")
 
 
 if __name__ == "__main__":
