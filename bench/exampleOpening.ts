@@ -38,6 +38,8 @@ const OPENING_PROBE = `
       sim &&
       gantt &&
       gantt.getAttribute('data-layout') !== 'pending' &&
+      // A new layout's rows are painted in slices over several tasks (gantt/painter.ts): all of them.
+      !gantt.hasAttribute('data-painting') &&
       gantt.getAttribute('data-makespan-ms') === String(sim.makespanMs)
     ) {
       window.__opening.ops = sim.ops;

@@ -131,13 +131,14 @@ async function armProbe(page: Page): Promise<void> {
       // laid out over several tasks first (gantt/slicedLayout.ts).
       // (No named function in here: tsx would wrap it in a helper the page does not have.)
       const gantt = document.querySelector('[data-testid="gantt"]');
+      // Its rows are then painted in slices (gantt/painter.ts): the frame after the last one.
       const laid = new MutationObserver(() => {
-        if (gantt?.getAttribute('data-layout') === 'pending') return;
+        if (gantt?.getAttribute('data-layout') === 'pending' || gantt?.hasAttribute('data-painting')) return;
         laid.disconnect();
         requestAnimationFrame(() => setTimeout(() => (w.__drop!.ms = performance.now() - w.__drop!.t0), 0));
       });
-      if (gantt && gantt.getAttribute('data-layout') === 'pending')
-        laid.observe(gantt, { attributes: true, attributeFilter: ['data-layout'] });
+      if (gantt && (gantt.getAttribute('data-layout') === 'pending' || gantt.hasAttribute('data-painting')))
+        laid.observe(gantt, { attributes: true, attributeFilter: ['data-layout', 'data-painting'] });
       else
         requestAnimationFrame(() => setTimeout(() => (w.__drop!.ms = performance.now() - w.__drop!.t0), 0));
     });

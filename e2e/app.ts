@@ -34,7 +34,7 @@ export async function metric(
  * replaces it), and returns its errors as `path: message` lines: none when the result on screen is
  * the latest design's.
  */
-export async function settled(page: Page): Promise<string[]> {
+export async function settled(page: Page, { timeout = 30_000 } = {}): Promise<string[]> {
   const read = () =>
     page.evaluate(() => {
       const s = (
@@ -60,12 +60,14 @@ export async function settled(page: Page): Promise<string[]> {
           s.status === 'error' ||
           (s.resultRevision === s.revision &&
             (s.passView !== null || s.graphRevision === s.resultRevision) &&
-            (shown == null || Number(shown) === s.resultRevision)),
+            (shown == null || Number(shown) === s.resultRevision) &&
+            // A new layout's rows are painted in slices over several tasks (gantt/painter.ts).
+            document.querySelector('[data-testid="gantt"][data-painting]') === null),
         errors: s.errors.map((e) => `${e.path}: ${e.message}`),
       };
     });
   // A mesh example compiles for seconds on a loaded machine, and its DAG is laid out after.
-  await expect.poll(async () => (await read()).done, { timeout: 30_000 }).toBe(true);
+  await expect.poll(async () => (await read()).done, { timeout }).toBe(true);
   return (await read()).errors;
 }
 

@@ -18,6 +18,20 @@ test('the first screen shows the 1F1B p=4 m=8 example: DAG, timelines and metric
   await expect(page.getByTestId('gantt').locator('[data-op-id^="BW."]')).toHaveCount(0);
 });
 
+test("the DAG's edges are drawn, not hit: the pointer goes through them to the pane", async ({ page }) => {
+  const edge = page.getByTestId('dag-canvas').locator('.react-flow__edge').first();
+  await expect(edge).toBeAttached();
+  // A hit-testable edge made the browser's first hit test after a new graph stroke every edge in
+  // view (0.7–1.3 s on DeepSeek-V3).
+  expect(await edge.evaluate((e) => getComputedStyle(e).pointerEvents)).toBe('none');
+  expect(
+    await edge
+      .locator('path')
+      .first()
+      .evaluate((e) => getComputedStyle(e).pointerEvents),
+  ).toBe('none');
+});
+
 test('dropping split_backward on a DAG node adds BW ops and lowers the bubble', async ({ page }) => {
   const before = await metric(page, 'bubble');
   await page.getByTestId('palette-split_backward').dragTo(dagNode(page, 'B.b1.mb0'));

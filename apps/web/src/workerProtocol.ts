@@ -26,9 +26,11 @@ export type PostedResult = (Omit<ComputeOk, 'dag' | 'plan'> & { plan: TimelinePl
 /**
  * Timelines longer than this go to the page in parts of this many events, one message each, before
  * their result: the page reads a message in one task, and DeepSeek-V3's 70k events (10 MB) took it
- * 90–120 ms to read at once, garbage collection after it not counted.
+ * 90–120 ms to read at once, garbage collection after it not counted. Parts of 8,192 still took
+ * 0.1–0.16 s each to read and unpack with the garbage collection after (2026-12-07 traces at load
+ * 3–25, issue 30 §5 bounds a task by 100 ms): half that.
  */
-export const TIMELINE_PART = 8192;
+export const TIMELINE_PART = 4096;
 
 export type WorkerReply =
   /** A part of the next 'computed' result's timeline, in order (see TIMELINE_PART), packed. */

@@ -3,8 +3,9 @@
  * on a line of its own indented under the op. Measured, not guessed from a character budget:
  * the sidebar's width and the font decide what fits.
  */
-import { useLayoutEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { fitSummary } from '../core/summaryFit.ts';
+import { afterPaint } from '../gantt/afterPaint.ts';
 
 let context: CanvasRenderingContext2D | null | undefined;
 
@@ -41,33 +42,60 @@ function measure(main: HTMLElement, op: HTMLElement, summary: HTMLElement, text:
   return { ...fitSummary(text, room, (s) => textWidth(s, font)), indent };
 }
 
+/**
+ * What a row shows before its first measure: a summary of 2,048 device ids (10k characters) laid
+ * out whole made the page's first layout shape all of it on every such row. 64 words are wider
+ * than any row of the sidebar (its rows hold about 30 at most), so the measure only ever shortens it.
+ */
+const UNMEASURED_WORDS = 64;
+
+function unmeasured(text: string): string {
+  const words = text.split(' ', UNMEASURED_WORDS + 1);
+  return words.length > UNMEASURED_WORDS ? `${words.slice(0, UNMEASURED_WORDS).join(' ')} …` : text;
+}
+
 /** The summary as it fits the row of `main`, refitted when the row's width changes. */
 export function useFittedSummary(text: string) {
   const main = useRef<HTMLButtonElement>(null);
   const op = useRef<HTMLSpanElement>(null);
   const summary = useRef<HTMLSpanElement>(null);
-  const [fit, setFit] = useState<FittedSummary>({ text, below: false, indent: 0 });
-  useLayoutEffect(() => {
+  // The fit of the text it was measured for: a new text shows its unmeasured form until measured,
+  // never the last text's fit.
+  const [measured, setMeasured] = useState<{ of: string; fit: FittedSummary } | null>(null);
+  useEffect(() => {
     const m = main.current;
     if (!m || !op.current || !summary.current) return;
     const refit = () => {
       if (!op.current || !summary.current) return;
       const next = measure(m, op.current, summary.current, text);
-      setFit((f) => (f.text === next.text && f.below === next.below && f.indent === next.indent ? f : next));
+      setMeasured((was) =>
+        was?.of === text &&
+        was.fit.text === next.text &&
+        was.fit.below === next.below &&
+        was.fit.indent === next.indent
+          ? was
+          : { of: text, fit: next },
+      );
     };
-    refit();
-    if (typeof ResizeObserver === 'undefined') return;
-    let width = m.getBoundingClientRect().width;
-    const observer = new ResizeObserver(() => {
+    // Measured once the row's frame is painted: in a layout effect the first fit forced the whole
+    // page's first style and layout into React's commit, one task of 0.17–0.35 s when an example
+    // opens (2026-12-07 traces); after the frame the layout is clean and reading it is cheap.
+    const cancelFirst = afterPaint(refit);
+    if (typeof ResizeObserver === 'undefined') return cancelFirst;
+    // The observer's callbacks run after layout, where reading the row's width costs nothing.
+    let width: number | null = null;
+    const observer = new ResizeObserver((entries) => {
       // The row grows taller when the summary moves below: only a new width changes the fit.
-      const w = m.getBoundingClientRect().width;
-      if (w !== width) {
-        width = w;
-        refit();
-      }
+      const w = entries[entries.length - 1]?.contentRect.width ?? 0;
+      if (width !== null && w !== width) refit();
+      width = w;
     });
     observer.observe(m);
-    return () => observer.disconnect();
+    return () => {
+      cancelFirst();
+      observer.disconnect();
+    };
   }, [text]);
+  const fit = measured?.of === text ? measured.fit : { text: unmeasured(text), below: false, indent: 0 };
   return { main, op, summary, fit };
 }

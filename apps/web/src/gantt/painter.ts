@@ -4,6 +4,7 @@
  * render is asked for only when SVG must be laid out anew, within the same frame so the pan keeps
  * up with the pointer.
  */
+import { nextTask } from '../core/nextTask.ts';
 import { paintAxis, paintGantt } from './canvasPaint.ts';
 import { FrameMeter } from './frameMeter.ts';
 import { PAN_MARGIN_VIEWS } from './GanttSvg.tsx';
@@ -13,6 +14,16 @@ import { type GanttLive, measuring } from './props.ts';
 
 /** Pixels painted above and below what is in view, so a short scroll shows painted rows at once. */
 const ROW_MARGIN = 200;
+
+/**
+ * A new layout is painted in slices of rows, each slice sized to take about this long and the next
+ * one in a task of its own once a task has spent it: issue 30 §5 bounds every task by 100 ms, and
+ * DeepSeek-V3's first paint of all its rows in view took 0.15–0.7 s in one task (2026-12-07 traces,
+ * load 3–25), which a loaded machine stretches 2–3×.
+ */
+const SLICE_BUDGET_MS = 25;
+/** The first slice's rows, before a slice's cost is known: about one device's band of rows. */
+const FIRST_SLICE_PX = 96;
 
 export interface PainterElements {
   root(): HTMLElement | null;
@@ -76,13 +87,13 @@ export class GanttPainter {
     return y1 > y0 ? [y0, y1] : [0, 0];
   }
 
-  paint(frameTime = performance.now()): void {
+  /** The canvas sized to the rows in view, or null when there is nothing to paint on. */
+  private prepare(): { ctx: CanvasRenderingContext2D; y0: number; y1: number } | null {
     const l = this.live();
-    if (l.mode !== 'canvas') return;
+    if (l.mode !== 'canvas') return null;
     const canvas = this.el.canvas();
     const ctx = canvas?.getContext('2d', { alpha: false });
-    if (!canvas || !ctx) return;
-    const t0 = performance.now();
+    if (!canvas || !ctx) return null;
     const [y0, y1] = this.visibleRows();
     const dpr = window.devicePixelRatio || 1;
     const w = Math.round(l.width * dpr);
@@ -95,20 +106,105 @@ export class GanttPainter {
     }
     canvas.style.top = `${y0}px`;
     this.paintStickyAxis();
-    if (h > 0) {
-      ctx.setTransform(dpr, 0, 0, dpr, 0, -y0 * dpr);
-      paintGantt(ctx, l.layout, l.planIndex, this.geometry.view(), {
-        selection: l.props.selection ?? null,
-        dropTarget: l.dropTarget,
-        hover: l.hover,
-        showArrows: l.props.showArrows ?? false,
-        flows: l.flows,
-        y0,
-        y1,
-      });
-    }
+    return { ctx, y0, y1 };
+  }
+
+  /** Paints content rows [y0, y1) of the canvas whose top row is `top`. */
+  private paintRows(ctx: CanvasRenderingContext2D, top: number, y0: number, y1: number): void {
+    const l = this.live();
+    const dpr = window.devicePixelRatio || 1;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, -top * dpr);
+    paintGantt(ctx, l.layout, l.planIndex, this.geometry.view(), {
+      selection: l.props.selection ?? null,
+      dropTarget: l.dropTarget,
+      hover: l.hover,
+      showArrows: l.props.showArrows ?? false,
+      flows: l.flows,
+      y0,
+      y1,
+    });
+  }
+
+  /** Every row in view, now: a pan, a zoom, a hover or a selection shows in this frame. */
+  paint(frameTime = performance.now()): void {
+    this.stopSlices();
+    const t0 = performance.now();
+    const target = this.prepare();
+    if (!target) return;
+    const { ctx, y0, y1 } = target;
+    if (y1 > y0) this.paintRows(ctx, y0, y0, y1);
     this.drawn();
-    if (measuring(l.props)) this.meter.draw(performance.now() - t0, frameTime);
+    if (measuring(this.live().props)) this.meter.draw(performance.now() - t0, frameTime);
+  }
+
+  /** Whether the next paintChanges() paints a new layout (in slices). */
+  private layoutChanged = false;
+
+  /** The layout, width or mode changed: the next paintChanges() paints it in slices. */
+  newLayout(): void {
+    this.layoutChanged = true;
+    this.el.root()?.setAttribute('data-painting', 'slices');
+  }
+
+  /** What changed since the last paint: a new layout in slices, anything else at once. */
+  paintChanges(): void {
+    if (!this.layoutChanged) {
+      this.paint();
+      return;
+    }
+    this.layoutChanged = false;
+    this.paintInSlices();
+  }
+
+  /** Cancels the slices of a new layout's paint still to come. */
+  private stopSlices: () => void = () => {};
+
+  /**
+   * A new layout's rows in view, top to bottom in slices of about SLICE_BUDGET_MS, yielding to the
+   * page between tasks; any paint() before the last slice paints every row at once instead. The
+   * root says `data-painting="slices"` until the last slice is painted.
+   */
+  private paintInSlices(): void {
+    this.stopSlices();
+    const root = this.el.root();
+    const target = this.prepare();
+    if (!target) {
+      root?.removeAttribute('data-painting');
+      return;
+    }
+    const { ctx, y0, y1 } = target;
+    // Rows not painted yet show blank, not the last layout's ops (or a resized canvas's black).
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.fillStyle = '#ffffff';
+    ctx.fillRect(0, 0, ctx.canvas.width, ctx.canvas.height);
+    let at = y0;
+    let rows = FIRST_SLICE_PX;
+    let stopped = false;
+    const slice = () => {
+      if (stopped) return;
+      const started = performance.now();
+      while (at < y1 && performance.now() - started < SLICE_BUDGET_MS) {
+        const end = Math.min(y1, at + rows);
+        const t = performance.now();
+        this.paintRows(ctx, y0, at, end);
+        // The next slice as tall as fits the budget at this one's cost per row.
+        rows = Math.max(16, Math.round(((end - at) * SLICE_BUDGET_MS) / Math.max(performance.now() - t, 1)));
+        at = end;
+      }
+      if (at < y1) {
+        void nextTask().then(slice);
+        return;
+      }
+      this.stopSlices = () => {};
+      root?.removeAttribute('data-painting');
+      this.drawn();
+    };
+    this.stopSlices = () => {
+      stopped = true;
+      root?.removeAttribute('data-painting');
+    };
+    root?.setAttribute('data-painting', 'slices');
+    slice();
   }
 
   /** Redraw in the next animation frame (one per frame however many events ask). */
@@ -163,6 +259,7 @@ export class GanttPainter {
   }
 
   stop(): void {
+    this.stopSlices();
     this.meter.stop();
     if (this.raf !== 0) cancelAnimationFrame(this.raf);
     this.raf = 0;
