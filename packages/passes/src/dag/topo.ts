@@ -4,7 +4,7 @@
  * a channel come out in the order of its SENDs. On a cycle it returns one cycle of units.
  */
 import { type ArraySource, type Dag, FRESH, tableOf } from '@stagecraft/ir';
-import { inEdges } from './adjacency.ts';
+import { inEdges, type Predecessors } from './adjacency.ts';
 
 export interface Units {
   /** Representative node of each node's unit (itself unless it is in an overlap slot). */
@@ -25,7 +25,18 @@ export function unitsOf(dag: Dag): Units {
   return { rep, members };
 }
 
-export type TopoResult = { ok: true; order: Int32Array } | { ok: false; cycle: number[] };
+export type TopoResult =
+  | {
+      ok: true;
+      order: Int32Array;
+      /**
+       * Each node's predecessors (adjacency.ts `predecessors`, the same lists), filled in the
+       * sweep that fills the successors, when every node is its own unit and no edge is a loop;
+       * else undefined. Its arrays come from `lentFrom`.
+       */
+      predecessors?: { readonly lists: Predecessors; readonly lentFrom: ArraySource };
+    }
+  | { ok: false; cycle: number[] };
 
 const memo = new WeakMap<Dag, TopoResult & { units: Units }>();
 
@@ -38,7 +49,7 @@ export function topoOrderOf(dag: Dag, scratch: ArraySource = FRESH): TopoResult 
   if (!hit) {
     const units = unitsOf(dag);
     const topo = topoOrder(dag, units, scratch);
-    hit = topo.ok ? { ok: true, order: topo.order, units } : { ok: false, cycle: topo.cycle, units };
+    hit = topo.ok ? { ...topo, units } : { ok: false, cycle: topo.cycle, units };
     memo.set(dag, hit);
   }
   return hit;
@@ -56,12 +67,14 @@ export function topoOrder(dag: Dag, units: Units, scratch: ArraySource = FRESH):
   const single = members.size === 0;
   const indeg = scratch.int32(n);
   const off = scratch.int32(n + 1);
+  let loops = 0;
   if (single)
     for (let j = 0; j < m; j++) {
       const u = from[j]!;
       const b = to[j]!;
       off[u + 1]!++;
       if (u !== b) indeg[b]!++;
+      else loops++;
     }
   else
     for (let j = 0; j < m; j++) {
@@ -74,7 +87,24 @@ export function topoOrder(dag: Dag, units: Units, scratch: ArraySource = FRESH):
   const fill = scratch.int32(n);
   fill.set(off.subarray(0, n));
   const succ = scratch.int32(m);
-  if (single) for (let j = 0; j < m; j++) succ[fill[from[j]!]!++] = to[j]!;
+  // Every node its own unit and no loop: the in-degrees are the predecessor counts, and the
+  // sweep that fills the successors fills the predecessors too (stream-order and lower-plan read
+  // them), instead of a second count and fill over all the edges.
+  let predecessors: { lists: Predecessors; lentFrom: ArraySource } | undefined;
+  if (single && loops === 0) {
+    const predOff = scratch.int32(n + 1);
+    for (let i = 0; i < n; i++) predOff[i + 1] = predOff[i]! + indeg[i]!;
+    const predFill = scratch.int32(n);
+    predFill.set(predOff.subarray(0, n));
+    const pred = scratch.int32(m);
+    for (let j = 0; j < m; j++) {
+      const u = from[j]!;
+      const b = to[j]!;
+      succ[fill[u]!++] = b;
+      pred[predFill[b]!++] = u;
+    }
+    predecessors = { lists: { offset: predOff, node: pred }, lentFrom: scratch };
+  } else if (single) for (let j = 0; j < m; j++) succ[fill[from[j]!]!++] = to[j]!;
   else for (let j = 0; j < m; j++) succ[fill[from[j]!]!++] = rep[to[j]!]!;
   const order = new Int32Array(n);
   let emitted = 0;
@@ -112,7 +142,7 @@ export function topoOrder(dag: Dag, units: Units, scratch: ArraySource = FRESH):
       }
     }
   }
-  if (emitted === n) return { ok: true, order };
+  if (emitted === n) return predecessors ? { ok: true, order, predecessors } : { ok: true, order };
   return { ok: false, cycle: findCycle(dag, units, indeg) };
 }
 

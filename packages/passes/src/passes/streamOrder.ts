@@ -37,8 +37,14 @@ export const streamOrderPass: Pass = {
     for (let l = 0; l < L; l++) laneOff[l + 1]! += laneOff[l]!;
     const { order } = topo;
     const n = order.length;
-    // Lower-plan lists each unit's waits from the same lists.
-    const inc = predecessors(n, dag.edges, ctx.scratch);
+    // Lower-plan lists each unit's waits from the same lists, which the topological sort filled
+    // when it could, from this compile's scratch.
+    const sorted = topo.predecessors;
+    const lists =
+      sorted !== undefined && sorted.lentFrom === ctx.scratch
+        ? sorted
+        : { lists: predecessors(n, dag.edges, ctx.scratch), lentFrom: ctx.scratch };
+    const inc = lists.lists;
     // Each lane's units numbered key·n + FIFO position: sorting by that number is sorting by
     // (key, FIFO position), a topological order, and the numbers themselves are ranks plan
     // validation can check (exact in a double: key ≤ 2n + 2). Most lanes come out sorted, every
@@ -54,7 +60,7 @@ export const streamOrderPass: Pass = {
       laneOff,
       laneUnits,
       laneRank,
-      predecessors: { lists: inc, lentFrom: ctx.scratch },
+      predecessors: lists,
     };
     return dag;
   },
