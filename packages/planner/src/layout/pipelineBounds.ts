@@ -6,11 +6,11 @@
  * dominated), so the front it answers with is the true front of the layouts it covered.
  *
  * Why each piece is a lower bound of what the simulator computes:
- * - A compute op takes at least its FLOPs at the GPU's achievable peak for its dtype (the cost
- *   model's GEMM roofline divides by peak × achievable fraction × a shape efficiency ≤ 1, adds
- *   HBM and launch time; the rest of an op's FLOPs runs at the BF16 rate: sim/src/costModel.ts).
- *   Tensor parallelism divides a block's FLOPs and activations by tp only when `shard_tensor`
- *   splits it (tagged TP); a router or a routed expert runs whole on every member of a tp group.
+ * - A compute op takes what the cost model gives its block as one member holds it (stageFacts.ts,
+ *   stageCompute: its kernels' roofline over the tp and ep split), an overlapped unit the sum of
+ *   its members (sim/src/unitTimes.ts); contention only slows it. Tensor parallelism divides a
+ *   block's FLOPs and activations by tp only when `shard_tensor` splits it (tagged TP); a router
+ *   or a routed expert runs whole on every member of a tp group.
  * - The simulator runs each rank's compute in the builder's order, an op starting no earlier than
  *   its inputs exist and the previous op of its stream has ended (design: streams are in order);
  *   p2p, collectives and host transfers only delay. Within a stage, the next block's forward waits
@@ -57,7 +57,7 @@ import { builderInput } from '../order/pipeline.ts';
 import { fromBuilt } from '../order/searchOrder.ts';
 import type { Layout } from '../request.ts';
 import { type MeshAxis, subgroupSpans } from './meshGroups.ts';
-import { type StageFacts, stageFacts } from './stageFacts.ts';
+import { type StageCompute, type StageFacts, stageCompute, stageFacts } from './stageFacts.ts';
 
 export interface LayoutBound {
   stepMs: number;
@@ -97,6 +97,7 @@ export class PipelineBounds {
   private readonly orders = new Map<string, BuilderOrders>();
   private readonly groupSpans = new Map<string, GroupSpan[][]>();
   private readonly pipelines = new Map<string, PipelinePart>();
+  private readonly computes = new Map<string, StageCompute>();
 
   constructor(
     private readonly model: TransformerModel,
@@ -141,7 +142,7 @@ export class PipelineBounds {
       count === 0 ? 0 : allReduceMs(l.tp, bytes, link) + (count - 1) * allReduceMs(l.tp, 0, link);
     // In an overlapped unit one collective's wait covers its partner's: none is counted inside a stage.
     const inner = (bytes: number, count: number) => (overlaps ? 0 : reduce(bytes, count));
-    const exchange = this.exchangeMs(l, facts, shape.placement, overlaps);
+    const exchange = this.exchangeMs(l, facts.expertExchangeBytes, shape.placement, overlaps);
     const { split, whole } = facts;
     const stash = split.activationBytes.map((a, s) => a / l.tp + whole.activationBytes[s]!);
     // What stays on the device from F to BI: all of it, the block input when recomputed, none offloaded.
@@ -150,18 +151,17 @@ export class PipelineBounds {
       : l.recompute
         ? split.keptBytes.map((a, s) => a / l.tp + whole.keptBytes[s]!)
         : stash;
-    const F = split.F.map((x, s) => x / l.tp + whole.F[s]!);
+    const { F, BI, BW } = this.compute(l, facts);
     const costs: StageCosts = {
       F: F.map((x, s) => x + inner(facts.forwardReduceBytes[s]!, facts.forwardReduces[s]!) + exchange[s]!),
-      BI: split.BI.map(
+      BI: BI.map(
         (x, s) =>
-          x / l.tp +
-          whole.BI[s]! +
+          x +
           (l.recompute ? F[s]! : 0) +
           inner(facts.backwardReduceBytes[s]!, facts.backwardReduces[s]!) +
           exchange[s]!,
       ),
-      BW: split.BW.map((x, s) => x / l.tp + whole.BW[s]!),
+      BW,
       sendF: facts.sendReduceBytes.map((b) => reduce(b, b > 0 ? 1 : 0)),
       sendB: facts.receiveReduceBytes.map((b) => reduce(b, b > 0 ? 1 : 0)),
       alloc: kept,
@@ -228,22 +228,34 @@ export class PipelineBounds {
    * Per virtual stage, the all-to-alls expert parallelism runs inside it, each on the cheapest of
    * the stage's ep sub-groups: an expert block waits for its dispatch and the block after it for
    * the combine (the ep stream runs them in order), in the forward and again in the backward.
+   * Not counted beside tensor parallelism: there the brute-force test (pipelineBounds.test.ts)
+   * found TP4 × EP2 layouts simulated faster than a bound with their forward all-to-alls.
    */
   private exchangeMs(
     l: Layout,
-    facts: StageFacts,
+    exchanges: readonly (readonly number[])[],
     placement: readonly number[],
     overlaps: boolean,
   ): number[] {
-    if (l.ep <= 1 || overlaps) return facts.expertExchangeBytes.map(() => 0);
+    if (l.ep <= 1 || overlaps || l.tp > 1) return exchanges.map(() => 0);
     const spans = this.spans(l, ['ep']);
-    return facts.expertExchangeBytes.map((list, s) => {
+    return exchanges.map((list, s) => {
       const rankSpans = spans[placement[s]!]!;
       let ms = 0;
       for (const bytes of list)
         ms += Math.min(...rankSpans.map((span) => spannedAllToAllMs(this.cost, span, bytes)));
       return ms;
     });
+  }
+
+  private compute(l: Layout, facts: StageFacts): StageCompute {
+    const key = `${l.microbatchSize}/${l.pp * l.vp}/${l.tp}/${l.ep}`;
+    let c = this.computes.get(key);
+    if (!c) {
+      c = stageCompute(facts, l.tp, l.ep, this.cost);
+      this.computes.set(key, c);
+    }
+    return c;
   }
 
   private spans(l: Layout, axes: readonly MeshAxis[]): GroupSpan[][] {
@@ -260,7 +272,7 @@ export class PipelineBounds {
     const key = `${microbatchSize}/${stageCount}`;
     let facts = this.stages.get(key);
     if (!facts) {
-      facts = stageFacts(this.model, this.cost.gpu, microbatchSize, stageCount);
+      facts = stageFacts(this.model, microbatchSize, stageCount);
       this.stages.set(key, facts);
     }
     return facts;

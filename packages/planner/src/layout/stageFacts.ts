@@ -1,21 +1,26 @@
 /**
  * What the layout bounds (pipelineBounds.ts) read off the model, per virtual stage at one
- * microbatch size, before any parallelism divides it: the compute at the GPU's peak, the bytes
+ * microbatch size, before any parallelism divides it: the compute (stageCompute), the bytes
  * tensor parallelism all-reduces and expert parallelism exchanges inside the stage, the stash and
  * the parameters. Blocks tensor parallelism splits (tagged TP, as `shard_tensor` over { TP: "*" }
  * selects them) and blocks every member of a tp group runs whole (routers, routed experts) are
  * kept apart: only the first are divided by tp (passes/src/passes/shardTensor.ts, `divided`).
  */
-import type { BlockInfo, TransformerModel } from '@stagecraft/ir';
+import {
+  type BlockInfo,
+  type BlockKernels,
+  OP_B,
+  OP_BI,
+  OP_BW,
+  OP_F,
+  opKernels,
+  type TransformerModel,
+} from '@stagecraft/ir';
 import { lowerModel } from '@stagecraft/passes';
-import type { GemmGpu } from '@stagecraft/sim';
+import { type CostCluster, computeMsOf } from '@stagecraft/sim';
 
 /** Per stage, of the blocks on one side of the tp split. */
 export interface StageWork {
-  /** ms of F, BI and BW of one microbatch at the dtype's achievable peak. */
-  F: number[];
-  BI: number[];
-  BW: number[];
   activationBytes: number[];
   /** Kept from F to B when the forward is recomputed: the block input. */
   keptBytes: number[];
@@ -45,15 +50,20 @@ export interface StageFacts {
    * mirrors each (combine-grad, dispatch-grad) on the same bytes.
    */
   expertExchangeBytes: number[][];
+  /** The lowered blocks and the stage of each, for the compute times at a tp and ep degree. */
+  blocks: readonly BlockInfo[];
+  stageOfBlock: readonly number[];
 }
 
-export type PeakRate = Pick<GemmGpu, 'peakFlopsPerMs' | 'fp8PeakFlopsPerMs' | 'achievableFraction'>;
+/** Per stage, ms of one microbatch's F, BI and BW on one member, as the cost model times them. */
+export interface StageCompute {
+  F: number[];
+  BI: number[];
+  BW: number[];
+}
 
 const zeros = (n: number) => new Array<number>(n).fill(0);
 const work = (n: number): StageWork => ({
-  F: zeros(n),
-  BI: zeros(n),
-  BW: zeros(n),
   activationBytes: zeros(n),
   keptBytes: zeros(n),
   blockActivationBytes: zeros(n),
@@ -61,12 +71,7 @@ const work = (n: number): StageWork => ({
   expertParamBytes: zeros(n),
 });
 
-export function stageFacts(
-  model: TransformerModel,
-  gpu: PeakRate,
-  microbatchSize: number,
-  stageCount: number,
-): StageFacts {
+export function stageFacts(model: TransformerModel, microbatchSize: number, stageCount: number): StageFacts {
   const { cuts: _cuts, layout: _layout, ...annotate } = model.annotate ?? {};
   const blocks = lowerModel({
     ...model,
@@ -89,10 +94,13 @@ export function stageFacts(
     sendReduceBytes: zeros(n),
     receiveReduceBytes: zeros(n),
     expertExchangeBytes: Array.from({ length: n }, () => []),
+    blocks,
+    stageOfBlock: [],
   };
   const stageOf = (b: BlockInfo) => values.indexOf(b.tags.PP ?? values[0]!);
   blocks.forEach((b, i) => {
     const s = stageOf(b);
+    (facts.stageOfBlock as number[]).push(s);
     const next = blocks[i + 1];
     const split = b.tags.TP !== undefined;
     const nextStage = next ? stageOf(next) : -1;
@@ -116,12 +124,6 @@ export function stageFacts(
       if (next.tags.TP !== undefined) facts.receiveReduceBytes[nextStage] = b.outputBytes;
     }
     const w = split ? facts.split : facts.whole;
-    const rate = rateOf(gpu, b);
-    if (b.flops) {
-      w.F[s]! += b.flops.F / rate;
-      w.BI[s]! += b.flops.BI / rate;
-      w.BW[s]! += b.flops.BW / rate;
-    }
     w.activationBytes[s]! += b.activationBytes;
     w.blockActivationBytes[s] = Math.max(w.blockActivationBytes[s]!, b.activationBytes);
     w.keptBytes[s]! += Math.min(b.activationBytes, b.recomputeActivationBytes ?? 0);
@@ -131,8 +133,54 @@ export function stageFacts(
   return facts;
 }
 
-function rateOf(gpu: PeakRate, b: BlockInfo): number {
-  const peak =
-    b.kernels?.dtype === 'fp8' ? Math.max(gpu.fp8PeakFlopsPerMs, gpu.peakFlopsPerMs) : gpu.peakFlopsPerMs;
-  return peak * gpu.achievableFraction;
+/**
+ * Each stage's compute as the simulator times it (sim/src/costModel.ts, computeMsOf: a block's own
+ * ms, else its kernels' roofline, else its FLOPs at the sustained rate) for its blocks as one
+ * member holds them: a TP-tagged block's FLOPs and GEMMs divided over tp as `shard_tensor` divides
+ * them (passes/src/passes/shardTensor.ts, `divided`), a routed expert block's GEMMs on ep× the
+ * tokens for 1/ep of the experts (passes/src/passes/shard.ts, `localExperts`). A BI is counted at
+ * most its fused B less its BW, so BI + BW never exceeds the fused B a builder may run instead.
+ */
+export function stageCompute(
+  facts: StageFacts,
+  tp: number,
+  ep: number,
+  cost: CostCluster & { kind: 'custom' },
+): StageCompute {
+  const n = facts.split.activationBytes.length;
+  const out: StageCompute = { F: zeros(n), BI: zeros(n), BW: zeros(n) };
+  facts.blocks.forEach((b, i) => {
+    const s = facts.stageOfBlock[i]!;
+    const d = b.tags.TP !== undefined ? tp : 1;
+    const kernels = memberKernels(b.kernels, d, b.tags.EP !== undefined && b.experts !== undefined ? ep : 1);
+    const time = (code: number, ms: number | undefined, flops: number | undefined) => {
+      const t = computeMsOf(
+        ms === undefined ? undefined : ms / d,
+        flops === undefined ? undefined : flops / d,
+        cost,
+        kernels && opKernels(kernels, code),
+      );
+      return typeof t === 'number' ? t : 0;
+    };
+    const f = b.flops;
+    const F = time(OP_F, b.ms?.F, f?.F);
+    const BI = time(OP_BI, b.ms?.BI, f?.BI);
+    const BW = time(OP_BW, b.ms?.BW, f?.BW);
+    const B = time(OP_B, b.ms === undefined ? undefined : b.ms.BI + b.ms.BW, f && f.BI + f.BW);
+    out.F[s]! += F;
+    out.BI[s]! += Math.max(0, Math.min(BI, B - BW));
+    out.BW[s]! += BW;
+  });
+  return out;
+}
+
+function memberKernels(k: BlockKernels | undefined, tp: number, ep: number): BlockKernels | undefined {
+  if (!k || (tp === 1 && ep === 1)) return k;
+  return {
+    ...k,
+    gemms: k.gemms.map((g) => {
+      const split = tp === 1 ? g : g.split === 'n' ? { ...g, n: g.n / tp } : { ...g, k: g.k / tp };
+      return ep === 1 ? split : { ...split, m: split.m * ep, count: (split.count ?? 1) / ep };
+    }),
+  };
 }
