@@ -30,7 +30,7 @@
  */
 import type { BlockInfo, ScheduleBuilderName, TransformerModel } from '@stagecraft/ir';
 import { getBuilder, lowerModel } from '@stagecraft/passes';
-import { allReduceMs, type CostCluster, HOST_LINK } from '@stagecraft/sim';
+import { allReduceMs, type CostCluster, gemmRate, HOST_LINK } from '@stagecraft/sim';
 import {
   type ActionCode,
   type OrderShape,
@@ -219,9 +219,7 @@ export class PipelineBounds {
 
   private rateOf(b: BlockInfo): number {
     const gpu = this.cost.gpu;
-    const peak =
-      b.kernels?.dtype === 'fp8' ? Math.max(gpu.fp8PeakFlopsPerMs, gpu.peakFlopsPerMs) : gpu.peakFlopsPerMs;
-    return peak * gpu.achievableFraction;
+    return gemmRate(b.kernels?.dtype === 'fp8' ? 'fp8' : 'bf16', gpu);
   }
 
   private builderOrders(l: Layout): BuilderOrders {
