@@ -159,7 +159,7 @@ const ROWS: Row[] = [
     published: 0.43,
     format: pct0,
     whenOff:
-      "the model's 0.6 achievable fraction is a whole-layer average, not measured per kernel; the parameter all-gather after the step is charged in full, where FSDP overlaps it with the next step's forward",
+      "the tensor-parallel all-reduces sit exposed (the design has no sequence parallelism or TP overlap, which the paper does not state); the parameter all-gather after the step is charged in full, where FSDP overlaps it with the next step's forward",
   },
   {
     table: LLAMA3,
@@ -185,7 +185,7 @@ const ROWS: Row[] = [
     published: 0.38,
     format: pct0,
     whenOff:
-      "every K/V all-gather and reduce-scatter crosses 16 nodes and is charged exposed, where the paper overlaps part of them; attention at 131,072 tokens runs at the model's one achievable fraction, where FlashAttention's efficiency at long sequences is higher than the GEMM average",
+      'every K/V all-gather and reduce-scatter crosses 16 nodes and is charged exposed, where the paper overlaps part of them',
   },
   {
     table: BRIDGE,
@@ -392,7 +392,7 @@ out.push(
   'A value is compared as predicted over published minus one; a gain (DualPipeV over 1F1B) as the gain',
   'itself: predicted gain over published gain minus one, so +37.5% against +31% is a 21% miss. No',
   "constant was set from these rows: link bandwidths, GPU peaks and HBM bandwidths are the vendors'",
-  'data sheets, the achievable fraction (0.6), the GEMM tile and the 4 µs launch overhead are',
+  "data sheets, GEMMs' and FlashAttention's fractions of peak are kernel measurements (not these rows), the GEMM tile and the 4 µs launch overhead are",
   "documented in [cost-model.md](cost-model.md), and each design follows its source's configuration,",
   'approximated where Stagecraft cannot yet express it (each row says how).',
 );
