@@ -252,7 +252,7 @@ const ROWS: Row[] = [
     published: 0.43,
     format: pct0,
     whenOff:
-      "the model's 0.6 achievable fraction is a whole-layer average, not measured per kernel; the parameter all-gather after the step is charged in full, where FSDP overlaps it with the next step's forward",
+      "the tensor-parallel all-reduces sit exposed (the design has no sequence parallelism or TP overlap, which the paper does not state); the parameter all-gather after the step is charged in full, where FSDP overlaps it with the next step's forward",
   },
   {
     table: LLAMA3,
@@ -280,7 +280,7 @@ const ROWS: Row[] = [
     published: 0.38,
     format: pct0,
     whenOff:
-      "every K/V all-gather and reduce-scatter crosses 16 nodes and is charged exposed, where the paper overlaps part of them; attention at 131,072 tokens runs at the model's one achievable fraction, where FlashAttention's efficiency at long sequences is higher than the GEMM average",
+      'every K/V all-gather and reduce-scatter crosses 16 nodes and is charged exposed, where the paper overlaps part of them',
   },
   {
     table: BRIDGE,
@@ -462,9 +462,10 @@ out.push(
   'each two (for gains, of their speeds 1 + gain) within ±10% of the published ratio, and the same one',
   'faster. The scoring is bench/publishedScore.ts, tested in bench/publishedScore.test.ts. No',
   "constant was set from these rows: link bandwidths, GPU peaks and HBM bandwidths are the vendors'",
-  'data sheets or NCCL measurements, the other constants are documented with their sources in',
-  "[cost-model.md](cost-model.md), and each design follows its source's configuration, approximated",
-  'where Stagecraft cannot yet express it (each row says how).',
+  "data sheets or NCCL measurements, GEMMs' and FlashAttention's fractions of peak are kernel",
+  'measurements (not these rows), the GEMM tile and the 4 µs launch overhead are documented with the',
+  "other constants' sources in [cost-model.md](cost-model.md), and each design follows its source's",
+  'configuration, approximated where Stagecraft cannot yet express it (each row says how).',
 );
 
 for (const t of tables) {

@@ -60,4 +60,27 @@ describe('context parallelism in the simulator', () => {
     // Each member does 1/cp of the work: four members take well under half the step of one.
     expect(ring.makespanMs).toBeLessThan(run(design(1)).sim.makespanMs / 2);
   });
+
+  it('charges the exchanged K/V while the attention reads them: the gathered (cp−1)/cp, or the ring’s two chunks', () => {
+    const cp = 4;
+    const held = (form: 'ring' | 'all_gather') => {
+      const { plan } = run(design(cp, form));
+      const ins = plan.devices[0]!.streams.flatMap((s) => s.instructions);
+      const gather = ins.find((i) => i.op === 'ALL_GATHER' && i.id.includes('.F.'));
+      if (gather?.op !== 'ALL_GATHER') throw new Error('no K/V all-gather');
+      const forward = ins.find((i) => i.op === 'F' && gather.id.endsWith(i.id));
+      const backward = ins.find(
+        (i) => (i.op === 'B' || i.op === 'BI') && i.id.endsWith(gather.id.split('.F.')[1]!),
+      );
+      if (forward?.op !== 'F' || !backward || !('freeBytes' in backward)) throw new Error('no attention ops');
+      return { kv: gather.bytes, forward: forward.freeBytes ?? 0, backward: backward.freeBytes ?? 0 };
+    };
+    const gathered = held('all_gather');
+    // The forward frees only the exchanged buffer (its stash lives until the backward).
+    expect(gathered.forward).toBeCloseTo((gathered.kv * (cp - 1)) / cp, 6);
+    const ring = held('ring');
+    expect(ring.forward).toBeCloseTo((2 * ring.kv) / cp, 6);
+    // The backward holds K/V and their gradients: twice the forward's buffer, on top of the stash it frees.
+    expect(gathered.backward).toBeGreaterThan(2 * gathered.forward);
+  });
 });

@@ -1,3 +1,4 @@
+import { H100_BF16_GEMM_FRACTION } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { TWO_NODES_OF_4 } from '../test/testPlans.ts';
 import {
@@ -5,6 +6,7 @@ import {
   allReduceMs,
   allToAllMs,
   collectiveMs,
+  fp8CastMs,
   GEMM_TILE,
   gemmMs,
   HOST_LINK,
@@ -122,7 +124,7 @@ describe('compute by GEMM shape', () => {
     // the weight gradient reduces over those 256 tokens.
     const expertWeightGrad = { m: 2048, n: 2 * 768, k: 256, count: 128 };
     const tinyExperts = { m: 32, n: 2 * 768, k: 2048, count: 128 };
-    expect(tflops(dense)).toBeGreaterThan(989 * 0.6 * 0.99);
+    expect(tflops(dense)).toBeGreaterThan(989 * H100_BF16_GEMM_FRACTION * 0.99);
     expect(tflops(expertWeightGrad)).toBeLessThan(tflops(dense));
     expect(tflops(tinyExperts)).toBeLessThan(tflops(dense) / 2);
   });
@@ -149,15 +151,48 @@ describe('compute by GEMM shape', () => {
     expect(gemmMs(g, 'bf16', h100().gpu)).toBeCloseTo(bytes / 3350e6, 12);
   });
 
-  it('an fp8 GEMM runs at the FP8 peak, twice BF16 on H100', () => {
+  it('a large GEMM runs at the fraction of peak measured for its GPU and dtype', () => {
     const g = { m: 8192, n: 8192, k: 8192 };
-    expect(gemmMs(g, 'bf16', h100().gpu) / gemmMs(g, 'fp8', h100().gpu)).toBeCloseTo(1979 / 989, 9);
+    const wave = shapeEfficiency(g, 132);
+    expect(tflops(g)).toBeCloseTo(794.5 * wave, 6);
+    expect(tflops(g, 'fp8')).toBeCloseTo(1402.6 * wave, 6);
   });
 
-  it('every kernel an op launches costs the launch overhead; FLOPs outside GEMMs run at the sustained rate', () => {
+  it('square BF16 GEMMs from 2,048 to 8,192 come within 15% of a measured H100 (2,048³ within 15%, larger within 5%)', () => {
+    // torch.matmul on an H100 80GB HBM3, BF16 (zzc0721/torch-performance-test-data issue #79).
+    const measured: [number, number, number][] = [
+      [2048, 676.59, 0.15],
+      [4096, 788.72, 0.05],
+      [8192, 797.51, 0.05],
+    ];
+    for (const [n, tf, tolerance] of measured) {
+      const predicted = tflops({ m: n, n, k: n });
+      expect(Math.abs(predicted / tf - 1)).toBeLessThan(tolerance);
+    }
+  });
+
+  it('an fp8 GEMM runs at its measured ratio to BF16 on H100, 1.77×, not the peaks’ 2×', () => {
+    const g = { m: 8192, n: 8192, k: 8192 };
+    expect(gemmMs(g, 'bf16', h100().gpu) / gemmMs(g, 'fp8', h100().gpu)).toBeCloseTo(1402.6 / 794.5, 9);
+  });
+
+  it('an fp8 op pays the cast of each GEMM’s activation operand: a read of BF16 and a write of FP8 over HBM', () => {
     const c = h100();
     const g = { m: 4096, n: 4096, k: 4096 };
-    const ms = kernelsMs(flops(g) + 1e9, { gemms: [g], otherLaunches: 3, dtype: 'bf16' }, c);
+    const fp8 = kernelsMs(flops(g), { gemms: [g], otherLaunches: 0, dtype: 'fp8' }, c.gpu);
+    const cast = (3 * 4096 * 4096) / 3350e6;
+    expect(fp8CastMs(g, c.gpu)).toBeCloseTo(cast, 12);
+    expect(fp8).toBeCloseTo(gemmMs(g, 'fp8', c.gpu) + cast + 2 * KERNEL_LAUNCH_MS, 12);
+    // The op's FP8 speed-up is less than the GEMM's.
+    const bf16 = kernelsMs(flops(g), { gemms: [g], otherLaunches: 0, dtype: 'bf16' }, c.gpu);
+    expect(bf16 / fp8).toBeLessThan(gemmMs(g, 'bf16', c.gpu) / gemmMs(g, 'fp8', c.gpu));
+    expect(bf16 / fp8).toBeGreaterThan(1.3);
+  });
+
+  it('every kernel an op launches costs the launch overhead; FLOPs outside GEMMs of a non-attention op run at the sustained rate', () => {
+    const c = h100();
+    const g = { m: 4096, n: 4096, k: 4096 };
+    const ms = kernelsMs(flops(g) + 1e9, { gemms: [g], otherLaunches: 3, dtype: 'bf16' }, c.gpu);
     expect(ms).toBeCloseTo(gemmMs(g, 'bf16', c.gpu) + 1e9 / c.flopsPerMs + 4 * KERNEL_LAUNCH_MS, 12);
   });
 

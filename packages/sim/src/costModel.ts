@@ -9,12 +9,26 @@ import {
   type Cluster,
   type CollectiveInstruction,
   type ComputeInstruction,
-  DTYPE_BYTES,
   expandCluster,
-  type Gemm,
   type Issue,
   type OpKernels,
 } from '@stagecraft/ir';
+import { type GemmGpu, kernelsMs } from './kernelCost.ts';
+
+export {
+  ATTENTION_HALF_SEQ,
+  attentionMs,
+  attentionSeqEfficiency,
+  FP8_CAST_BYTES_PER_ELEMENT,
+  fp8CastMs,
+  GEMM_TILE,
+  type GemmGpu,
+  gemmMs,
+  gemmRate,
+  KERNEL_LAUNCH_MS,
+  kernelsMs,
+  shapeEfficiency,
+} from './kernelCost.ts';
 
 /** A cluster resolved to the numbers the simulator needs. */
 export type CostCluster =
@@ -24,26 +38,13 @@ export type CostCluster =
       /** Host time to issue one instruction (the cluster's `dispatchMs`, else 0). */
       dispatchMs: number;
       gpusPerNode: number;
-      /** Sustained compute rate in FLOP per millisecond (peak × achievable fraction). */
+      /** Sustained compute rate in FLOP per millisecond (BF16 peak × achievable fraction). */
       flopsPerMs: number;
-      /** What GEMMs are timed by: peaks, the achievable fraction, SMs and HBM bandwidth. */
+      /** What kernels are timed by: peaks, measured fractions, SMs and HBM bandwidth. */
       gpu: GemmGpu;
       intraNode: Link;
       interNode: Link;
     };
-
-/** A GPU as the GEMM roofline reads it (rates per millisecond). */
-export interface GemmGpu {
-  /** Dense BF16 peak, FLOP/ms. */
-  peakFlopsPerMs: number;
-  /** Dense FP8 peak, FLOP/ms (the BF16 peak on a GPU without FP8 tensor cores). */
-  fp8PeakFlopsPerMs: number;
-  achievableFraction: number;
-  /** Streaming multiprocessors (wave quantization); undefined: not modelled. */
-  sms?: number;
-  /** HBM bytes per ms; undefined: no memory bound. */
-  memoryBytesPerMs?: number;
-}
 
 /** A link in the units the formulas use. */
 export interface Link {
@@ -72,7 +73,9 @@ export function resolveCluster(
     peakFlopsPerMs: g.peakTflops * 1e9,
     fp8PeakFlopsPerMs: (g.fp8PeakTflops ?? g.peakTflops) * 1e9,
     achievableFraction: fraction,
+    fp8AchievableFraction: g.fp8AchievableFraction ?? fraction,
   };
+  if (g.attentionFraction !== undefined) gpu.attentionFraction = { ...g.attentionFraction };
   if (g.sms !== undefined) gpu.sms = g.sms;
   if (g.memoryGBps !== undefined) gpu.memoryBytesPerMs = g.memoryGBps * 1e6;
   return {
@@ -114,68 +117,7 @@ export function computeMsOf(
   if (flops === undefined) return 0;
   if (cost.kind === 'ideal') return 'has flops but no ms: the ideal cluster has no GPU to time FLOPs on';
   if (kernels === undefined) return flops / cost.flopsPerMs;
-  return kernelsMs(flops, kernels, cost);
-}
-
-/**
- * Host-side cost of one kernel launch, during which the GPU idles between two short kernels of an
- * eager (not CUDA-graph-captured) training step: 4 µs, between the ~1 µs gap of back-to-back
- * launches and the ~10 µs CPU dispatch of an eager PyTorch op (docs/cost-model.md, "Compute by
- * GEMM shape", gives the sources).
- */
-export const KERNEL_LAUNCH_MS = 0.004;
-
-/**
- * The output tile a tensor-core GEMM kernel computes per thread block: 128 × 128, the tile
- * NVIDIA's "Matrix Multiplication Background" guide and CUTLASS's default H100/A100 BF16
- * configurations use; a dimension that is not a multiple of it wastes the rest of its last tile.
- */
-export const GEMM_TILE = 128;
-
-/**
- * A compute op by its kernels: each GEMM by its roofline (gemmMs), the FLOPs outside GEMMs
- * (attention's core) at the sustained BF16 rate, and every kernel's launch overhead.
- */
-export function kernelsMs(flops: number, k: OpKernels, cost: CostCluster & { kind: 'custom' }): number {
-  let ms = 0;
-  let inGemms = 0;
-  for (const g of k.gemms) {
-    ms += gemmMs(g, k.dtype, cost.gpu);
-    inGemms += 2 * g.m * g.n * g.k * (g.count ?? 1);
-  }
-  // Rounding can leave the GEMMs a hair above the op's FLOPs: never a negative rest.
-  ms += Math.max(0, flops - inGemms) / cost.flopsPerMs;
-  return ms + (k.gemms.length + k.otherLaunches) * KERNEL_LAUNCH_MS;
-}
-
-/**
- * Efficiency of a GEMM shape relative to a large one (NVIDIA, "Matrix Multiplication Background",
- * tile and wave quantization): the useful fraction of its 128 × 128 output tiles, times the
- * fraction of the SMs its last wave of tiles keeps busy. 1 for a large, tile-aligned GEMM.
- */
-export function shapeEfficiency(g: Gemm, sms: number | undefined): number {
-  const tm = Math.ceil(g.m / GEMM_TILE);
-  const tn = Math.ceil(g.n / GEMM_TILE);
-  const tile = (g.m * g.n) / (tm * tn * GEMM_TILE * GEMM_TILE);
-  if (sms === undefined) return tile;
-  const tiles = tm * tn * Math.ceil(g.count ?? 1);
-  const wave = tiles / (Math.ceil(tiles / sms) * sms);
-  return tile * wave;
-}
-
-/**
- * Roofline of one GEMM: max(FLOPs / (peak × achievable fraction × shape efficiency), bytes moved /
- * HBM bandwidth), the bytes being A, B and C once each (m·k + k·n + m·n elements per problem).
- * An fp8 GEMM runs at the FP8 peak.
- */
-export function gemmMs(g: Gemm, dtype: OpKernels['dtype'], gpu: GemmGpu): number {
-  const count = g.count ?? 1;
-  const peak = dtype === 'fp8' ? gpu.fp8PeakFlopsPerMs : gpu.peakFlopsPerMs;
-  const computeBound =
-    (2 * g.m * g.n * g.k * count) / (peak * gpu.achievableFraction * shapeEfficiency(g, gpu.sms));
-  if (gpu.memoryBytesPerMs === undefined) return computeBound;
-  const bytes = DTYPE_BYTES[dtype] * count * (g.m * g.k + g.k * g.n + g.m * g.n);
-  return Math.max(computeBound, bytes / gpu.memoryBytesPerMs);
+  return kernelsMs(flops, kernels, cost.gpu);
 }
 
 /** The link between two devices: intra-node when both sit in the same node (device / gpusPerNode). */

@@ -21,12 +21,15 @@ function weightGrad(g: BlockGemm): Gemm {
 /** The kernels of compute op `code` (F, B, BI, BW, RECOMPUTE) of a block; undefined for UPD. */
 export function opKernels(k: BlockKernels, code: number): OpKernels | undefined {
   const { gemms, otherLaunches: o, dtype } = k;
+  /** The attention core of the pass, on a block that has one (BW has none: the core has no weights). */
+  const core = (pass: 'forward' | 'backward') =>
+    k.attentionSeqLen === undefined ? {} : { attention: { seqLen: k.attentionSeqLen, pass } };
   switch (code) {
     case OP_F:
     case OP_RECOMPUTE:
-      return { gemms: gemms.map(plain), otherLaunches: o.F, dtype };
+      return { gemms: gemms.map(plain), otherLaunches: o.F, dtype, ...core('forward') };
     case OP_BI:
-      return { gemms: gemms.map(inputGrad), otherLaunches: o.BI, dtype };
+      return { gemms: gemms.map(inputGrad), otherLaunches: o.BI, dtype, ...core('backward') };
     case OP_BW:
       return { gemms: gemms.map(weightGrad), otherLaunches: o.BW, dtype };
     case OP_B:
@@ -34,6 +37,7 @@ export function opKernels(k: BlockKernels, code: number): OpKernels | undefined 
         gemms: [...gemms.map(inputGrad), ...gemms.map(weightGrad)],
         otherLaunches: o.BI + o.BW,
         dtype,
+        ...core('backward'),
       };
   }
   return undefined;

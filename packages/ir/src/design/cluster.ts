@@ -29,7 +29,20 @@ export const gpuSchema = z.strictObject({
   fp8PeakTflops: z.number().finite().positive().optional(),
   /** HBM bandwidth: a GEMM too thin to keep the tensor cores busy waits on memory. */
   memoryGBps: z.number().finite().positive().optional(),
+  /** Fraction of the BF16 peak a large, tile-aligned GEMM sustains (measured per GPU). */
   achievableFraction: z.number().finite().gt(0).max(1).optional(),
+  /** Fraction of the FP8 peak a large FP8 GEMM sustains; absent: `achievableFraction`. */
+  fp8AchievableFraction: z.number().finite().gt(0).max(1).optional(),
+  /**
+   * Fraction of the BF16 peak causal FlashAttention sustains on long sequences, forward and
+   * backward; absent: the attention core runs at `achievableFraction` at every length.
+   */
+  attentionFraction: z
+    .strictObject({
+      forward: z.number().finite().gt(0).max(1),
+      backward: z.number().finite().gt(0).max(1),
+    })
+    .optional(),
   memoryGiB: z.number().finite().positive(),
   sms: z.number().int().min(1).optional(),
 });

@@ -11,11 +11,26 @@ import type { CustomCluster, IdealCluster, PresetCluster } from './cluster.ts';
 export type ClusterNodePreset = Omit<CustomCluster, 'kind' | 'nodes'>;
 
 /**
- * Sustained fraction of dense bf16 peak a whole transformer layer reaches (matmuls, attention and
- * the elementwise work between them). An assumption, documented with its evidence; override it per
- * design with `achievableFraction`.
+ * Fractions of peak a large GEMM sustains, measured per GPU and dtype: the Maximum Achievable
+ * Matmul FLOPS of S. Bekman's ml-engineering (compute/accelerator/README.md, a brute-force search
+ * of `torch.matmul` shapes, mean of 100 iterations): A100 SXM BF16 271.2 of 312 TFLOP/s; H100 SXM
+ * BF16 794.5 of 989 ("H200 is the same"), FP8 1,402.6 of 1,979; H200 SXM FP8 1,453.4 of 1,979.
  */
-export const DEFAULT_ACHIEVABLE_FRACTION = 0.6;
+export const A100_BF16_GEMM_FRACTION = 271.2 / 312;
+export const H100_BF16_GEMM_FRACTION = 794.5 / 989;
+export const H100_FP8_GEMM_FRACTION = 1402.6 / 1979;
+export const H200_FP8_GEMM_FRACTION = 1453.4 / 1979;
+
+/**
+ * FlashAttention's fraction of the BF16 peak on long sequences, forward and backward.
+ * A100, FlashAttention-2 (Dao, arXiv 2307.08691, §4.1): up to 73% of peak in the forward, 63% in
+ * the backward. H100, FlashAttention-3 at head dimension 128: 621 TFLOP/s forward at 16,384 tokens
+ * (pytorch/benchmark PR #2391), 0.628 of 989 and 0.637 once the sequence term (ATTENTION_HALF_SEQ in
+ * the simulator) is taken out; its backward at FlashAttention-2's backward-to-forward ratio, 63/73
+ * (no H100 backward figure by length was found: an assumption).
+ */
+export const A100_ATTENTION_FRACTION = { forward: 0.73, backward: 0.63 };
+export const H100_ATTENTION_FRACTION = { forward: 0.637, backward: 0.637 * (63 / 73) };
 
 export const CLUSTER_PRESETS: Readonly<Record<string, ClusterNodePreset>> = {
   // DGX A100 640GB: 8× A100-SXM4-80GB, NVLink 3 (600 GB/s per GPU, both directions), 8× HDR 200 Gb/s.
@@ -29,7 +44,8 @@ export const CLUSTER_PRESETS: Readonly<Record<string, ClusterNodePreset>> = {
       peakTflops: 312,
       // No FP8 tensor cores on A100: an fp8 model's GEMMs run at the BF16 peak. HBM2e 2,039 GB/s.
       memoryGBps: 2039,
-      achievableFraction: DEFAULT_ACHIEVABLE_FRACTION,
+      achievableFraction: A100_BF16_GEMM_FRACTION,
+      attentionFraction: A100_ATTENTION_FRACTION,
       memoryGiB: 80,
       sms: 108,
     },
@@ -48,7 +64,9 @@ export const CLUSTER_PRESETS: Readonly<Record<string, ClusterNodePreset>> = {
       // H100 SXM data sheet: 1,979 TFLOP/s dense FP8 (3,958 with sparsity), HBM3 3.35 TB/s.
       fp8PeakTflops: 1979,
       memoryGBps: 3350,
-      achievableFraction: DEFAULT_ACHIEVABLE_FRACTION,
+      achievableFraction: H100_BF16_GEMM_FRACTION,
+      fp8AchievableFraction: H100_FP8_GEMM_FRACTION,
+      attentionFraction: H100_ATTENTION_FRACTION,
       memoryGiB: 80,
       sms: 132,
     },
@@ -65,7 +83,9 @@ export const CLUSTER_PRESETS: Readonly<Record<string, ClusterNodePreset>> = {
       // H200 data sheet: H100's 1,979 TFLOP/s dense FP8, HBM3e 4.8 TB/s.
       fp8PeakTflops: 1979,
       memoryGBps: 4800,
-      achievableFraction: DEFAULT_ACHIEVABLE_FRACTION,
+      achievableFraction: H100_BF16_GEMM_FRACTION,
+      fp8AchievableFraction: H200_FP8_GEMM_FRACTION,
+      attentionFraction: H100_ATTENTION_FRACTION,
       memoryGiB: 140,
       sms: 132,
     },
@@ -89,7 +109,20 @@ export function expandPresetCluster(
   if (!p)
     return { ok: false, errors: [{ path: 'cluster.preset', message: unknownClusterPreset(cluster.preset) }] };
   const gpu = { ...p.gpu };
-  if (cluster.achievableFraction !== undefined) gpu.achievableFraction = cluster.achievableFraction;
+  if (p.gpu.attentionFraction) gpu.attentionFraction = { ...p.gpu.attentionFraction };
+  // A design's fraction scales all compute alike: FP8 and attention keep their measured ratios to BF16.
+  const scale =
+    cluster.achievableFraction !== undefined ? cluster.achievableFraction / p.gpu.achievableFraction! : 1;
+  if (scale !== 1) {
+    gpu.achievableFraction = cluster.achievableFraction;
+    if (gpu.fp8AchievableFraction !== undefined)
+      gpu.fp8AchievableFraction = Math.min(1, gpu.fp8AchievableFraction * scale);
+    if (gpu.attentionFraction)
+      gpu.attentionFraction = {
+        forward: Math.min(1, gpu.attentionFraction.forward * scale),
+        backward: Math.min(1, gpu.attentionFraction.backward * scale),
+      };
+  }
   return {
     ok: true,
     cluster: {

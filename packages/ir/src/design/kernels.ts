@@ -19,12 +19,24 @@ export const gemmSchema = z.strictObject({
 });
 export type Gemm = z.infer<typeof gemmSchema>;
 
+/**
+ * The attention core (FlashAttention) an op runs beside its GEMMs: the queries' sequence length
+ * (each member's share under context parallelism) and the pass, which its efficiency depends on.
+ * Its FLOPs are the op's FLOPs outside the GEMMs.
+ */
+export const attentionKernelSchema = z.strictObject({
+  seqLen: z.number().finite().positive(),
+  pass: z.enum(['forward', 'backward']),
+});
+export type AttentionKernel = z.infer<typeof attentionKernelSchema>;
+
 /** What one compute instruction launches (plan field `kernels`). */
 export const opKernelsSchema = z.strictObject({
   gemms: z.array(gemmSchema),
   /** Kernels besides the GEMMs (norms, activations, attention core, permutations). */
   otherLaunches: z.number().int().min(0),
   dtype: z.enum(['bf16', 'fp16', 'fp32', 'fp8']),
+  attention: attentionKernelSchema.optional(),
 });
 export type OpKernels = z.infer<typeof opKernelsSchema>;
 
@@ -38,6 +50,8 @@ export interface BlockKernels {
   gemms: BlockGemm[];
   otherLaunches: { F: number; BI: number; BW: number };
   dtype: OpKernels['dtype'];
+  /** Attention blocks: the queries' sequence length its core runs over (F and BI run it). */
+  attentionSeqLen?: number;
 }
 
 /** FLOPs of a list of GEMMs: 2·m·n·k per problem. */

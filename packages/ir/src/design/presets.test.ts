@@ -96,7 +96,9 @@ describe('cluster presets', () => {
           peakTflops: 989,
           fp8PeakTflops: 1979,
           memoryGBps: 3350,
-          achievableFraction: 0.6,
+          achievableFraction: 794.5 / 989,
+          fp8AchievableFraction: 1402.6 / 1979,
+          attentionFraction: { forward: 0.637, backward: 0.637 * (63 / 73) },
           memoryGiB: 80,
           sms: 132,
         },
@@ -131,6 +133,27 @@ describe('cluster presets', () => {
   it('the achievable fraction can be overridden on a preset', () => {
     const r = expandCluster({ preset: 'dgx-a100', nodes: 1, achievableFraction: 0.5 });
     expect(r.ok && r.cluster.kind === 'custom' && r.cluster.gpu.achievableFraction).toBe(0.5);
+  });
+
+  it('overriding the fraction scales FP8 and attention with it, keeping their measured ratios to BF16', () => {
+    const r = expandCluster({ preset: 'dgx-h100', nodes: 1, achievableFraction: 0.4 });
+    if (!r.ok || r.cluster.kind !== 'custom') throw new Error('unexpected');
+    const g = r.cluster.gpu;
+    const scale = 0.4 / (794.5 / 989);
+    expect(g.fp8AchievableFraction).toBeCloseTo((1402.6 / 1979) * scale, 12);
+    expect(g.attentionFraction!.forward).toBeCloseTo(0.637 * scale, 12);
+    // The preset itself is untouched.
+    expect(CLUSTER_PRESETS['dgx-h100']!.gpu.achievableFraction).toBeCloseTo(794.5 / 989, 12);
+  });
+
+  it('every preset’s large-GEMM fractions are measured ones, FP8 below BF16’s on the same GPU', () => {
+    const a100 = CLUSTER_PRESETS['dgx-a100']!.gpu;
+    const h100 = CLUSTER_PRESETS['dgx-h100']!.gpu;
+    expect(a100.achievableFraction! * 312).toBeCloseTo(271.2, 6);
+    expect(h100.achievableFraction! * 989).toBeCloseTo(794.5, 6);
+    expect(h100.fp8AchievableFraction! * 1979).toBeCloseTo(1402.6, 6);
+    // FP8's measured speed-up over BF16 on H100: 1.77×, not the peaks' 2×.
+    expect((h100.fp8AchievableFraction! * 1979) / (h100.achievableFraction! * 989)).toBeCloseTo(1.765, 3);
   });
 
   it('an unknown preset is an error at cluster.preset listing the known ones', () => {

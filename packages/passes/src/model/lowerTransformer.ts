@@ -107,7 +107,12 @@ function blockInfo(
     name: b.name,
     tags,
     flops: { ...b.flops },
-    kernels: { gemms: b.gemms.map((g) => ({ ...g })), otherLaunches: { ...b.otherLaunches }, dtype },
+    kernels: {
+      gemms: b.gemms.map((g) => ({ ...g })),
+      otherLaunches: { ...b.otherLaunches },
+      dtype,
+      ...(b.attentionSeqLen ? { attentionSeqLen: b.attentionSeqLen } : {}),
+    },
     activationBytes: b.activationBytes,
     recomputeActivationBytes: b.recomputeActivationBytes,
     ...(b.sequenceActivationBytes ? { sequenceActivationBytes: b.sequenceActivationBytes } : {}),

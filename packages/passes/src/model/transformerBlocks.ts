@@ -73,6 +73,8 @@ export interface TransformerBlock {
   dispatchedActivationBytes?: number;
   /** Attention: its keys and values for one microbatch, what context parallelism exchanges. */
   kvBytes?: number;
+  /** Attention: the sequence length its core (FlashAttention) runs over, which sets its efficiency. */
+  attentionSeqLen?: number;
 }
 
 export interface TransformerUnit {
@@ -209,7 +211,7 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
     sequenceActivationBytes: 2 * t * h * e,
     recomputeParts: parts,
   });
-  return { ...b, kvBytes };
+  return { ...b, kvBytes, attentionSeqLen: c.seqLen };
 }
 
 /** A block's one RMSNorm output (t·h), re-made by one launch. */

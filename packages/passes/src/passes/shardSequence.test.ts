@@ -10,6 +10,7 @@ import {
   preds,
   succs,
 } from '../../test/parallelDesigns.ts';
+import { exchangeBuffers } from './shardSequence.ts';
 
 const ring = onTwoStages({ op: 'shard_sequence', filter: { PP: 1 }, devices: [2, 3] });
 const gather = onTwoStages({ op: 'shard_sequence', filter: { PP: 1 }, devices: [2, 3], form: 'all_gather' });
@@ -53,10 +54,23 @@ describe('shard_sequence (context parallelism)', () => {
     expect(succs(dag, 'B.b2.mb0')).not.toContain('SEND.B.b2.mb0.d0');
   });
 
+  it('holds the exchanged K/V while the attention runs: gathered (cp−1)/cp, the ring’s chunks in flight', () => {
+    // 10 bytes of K/V over 2 members: the other member's half in either form at cp = 2.
+    const f = byId(after(gather, 'shard-sequence'), 'F.b2.mb0') as ComputeNode;
+    expect(f.freeBytes).toBe(5);
+    expect(exchangeBuffers('all_gather', 8, 80, true)).toBe(70);
+    expect(exchangeBuffers('all_gather', 8, 80, false)).toBe(140);
+    // The ring holds two chunks of 1/cp (the one used and the one arriving), twice in the backward.
+    expect(exchangeBuffers('ring', 8, 80, true)).toBe(20);
+    expect(exchangeBuffers('ring', 8, 80, false)).toBe(40);
+  });
+
   it('gives each member 1/cp of the sequence: time, stash and the hidden states it sends; parameters whole', () => {
     const r = compiled(ring);
     const f = byId(r.dag, 'F.b2.mb0') as ComputeNode;
-    expect(f.allocBytes).toBe(50);
+    // Its 1/cp of the stash, 50, and the K/V chunk received from the other member while it runs, 5.
+    expect(f.allocBytes).toBe(50 + 5);
+    expect(f.freeBytes).toBe(5);
     expect(r.dag.blocks[2]).toMatchObject({ paramBytes: 800, activationBytes: 50, outputBytes: 5 });
     expect(r.dag.blocks[2]!.ms).toMatchObject({ F: 0.5, BI: 0.5, BW: 0.5 });
     expect(byId(r.dag, 'SEND.B.b2.mb0.d0')).toMatchObject({ bytes: 5 });

@@ -60,6 +60,7 @@ export const shardSequencePass: Pass = {
     const subgroups = new Map(dag.subgroups ?? []);
     const synthetic = ctx.design.model.kind !== 'transformer';
     const exchanges = new Map<number, number>();
+    const held = new Map<number, number>();
     for (const directive of regionDirectives(dag, ctx, rewrite.directives, 'shard-sequence')) {
       const { d, region: r, path, members } = directive;
       const form = d.form ?? 'ring';
@@ -98,12 +99,18 @@ export const shardSequencePass: Pass = {
               mask: r.mask,
             },
       );
-      if (r.degree > 1) exchangeKeysAndValues(dag, rewrite, directive, form, synthetic, subgroups, exchanges);
+      if (r.degree > 1)
+        exchangeKeysAndValues(dag, rewrite, directive, form, synthetic, { subgroups, exchanges, held });
     }
     const out = rewrite.rows.table(['alloc', 'free', 'bytes']);
     // Each exchange names the pass it serves, as a transfer does: a runtime reads which tensor it moves.
     for (const [x, op] of exchanges) out.pass[x] = op;
     divideSequenceTraffic(rewrite, degree, out);
+    // The exchanged K/V (and their gradients) live while the attention op that reads them runs.
+    for (const [i, bytes] of held) {
+      out.alloc[i]! += bytes;
+      out.free[i]! += bytes;
+    }
     return rewritten(
       dag,
       ctx,
@@ -122,9 +129,14 @@ function exchangeKeysAndValues(
   { d, region: r, ops, provenance }: ShardSequenceRegion,
   form: 'ring' | 'all_gather',
   synthetic: boolean,
-  subgroups: Map<number, number>,
-  exchanges: Map<number, number>,
+  into: {
+    subgroups: Map<number, number>;
+    exchanges: Map<number, number>;
+    /** Per attention op, the exchanged bytes it holds while it runs (exchangeBuffers). */
+    held: Map<number, number>;
+  },
 ): void {
+  const { subgroups, exchanges, held } = into;
   const stream = d.stream ?? CONTEXT_PARALLEL_STREAM;
   const e = dag.edges;
   const add = (op: number, name: string, like: number, bytes: number) => {
@@ -176,6 +188,8 @@ function exchangeKeysAndValues(
     if (whole === undefined) continue;
     const kv = whole / (heads.get(t.block[i]!) ?? 1);
     const op = t.op[i]!;
+    if (op === OP_F || op === OP_B || op === OP_BI)
+      held.set(i, exchangeBuffers(form, r.degree, kv, op === OP_F));
     if (op === OP_F) {
       const x = add(OP_ALL_GATHER, 'ALL_GATHER', i, kv);
       for (const u of inputs(i)) edges.push(u, x, 0);
@@ -200,6 +214,25 @@ function exchangeKeysAndValues(
       }
     }
   }
+}
+
+/**
+ * What an attention op holds beside its own K/V while it runs, for K/V of `kv` bytes (the whole
+ * sequence's, this member's heads) over cp members:
+ * - all_gather (Llama 3 §3.3.2): the other members' K/V, (cp−1)/cp of kv, gathered before the
+ *   forward; the backward gathers them again and makes their gradients, twice that;
+ * - ring: the chunk received and the one arriving (a double buffer, 2 · kv/cp; one chunk at cp = 2)
+ *   in the forward; in the backward the same for K/V and for their gradients passed on around the
+ *   ring.
+ */
+export function exchangeBuffers(
+  form: 'ring' | 'all_gather',
+  cp: number,
+  kv: number,
+  forward: boolean,
+): number {
+  const passes = forward ? 1 : 2;
+  return form === 'all_gather' ? (passes * kv * (cp - 1)) / cp : (passes * Math.min(2, cp - 1) * kv) / cp;
 }
 
 /**
@@ -250,7 +283,11 @@ function divided(b: BlockInfo, n: number): BlockInfo {
   if (b.ms)
     out.ms = { F: b.ms.F / n, BI: b.ms.BI / n, BW: b.ms.BW / n, FandB: b.ms.FandB / n, UPD: b.ms.UPD };
   if (b.flops) out.flops = { F: b.flops.F / n, BI: b.flops.BI / n, BW: b.flops.BW / n };
-  if (b.kernels) out.kernels = { ...b.kernels, gemms: b.kernels.gemms.map((g) => ({ ...g, m: g.m / n })) };
+  if (b.kernels) {
+    out.kernels = { ...b.kernels, gemms: b.kernels.gemms.map((g) => ({ ...g, m: g.m / n })) };
+    // Each member's attention runs over its own 1/cp of the queries.
+    if (b.kernels.attentionSeqLen !== undefined) out.kernels.attentionSeqLen = b.kernels.attentionSeqLen / n;
+  }
   if (b.recomputeActivationBytes !== undefined) out.recomputeActivationBytes = b.recomputeActivationBytes / n;
   if (b.sequenceActivationBytes !== undefined) out.sequenceActivationBytes = b.sequenceActivationBytes / n;
   return out;
