@@ -25,6 +25,7 @@ export {
 export { modelFlopsPerStep } from './model/modelFlops.ts';
 export { formatPipelineLayout, parsePipelineLayout } from './model/pipelineLayout.ts';
 export {
+  attendedKeys,
   attentionDims,
   type BlockPart,
   CAUSAL_FACTOR,

@@ -132,6 +132,12 @@ export const transformerFieldsSchema = z.strictObject({
   mla: mlaSchema.partial().optional(),
   /** Multi-token-prediction modules after the last layer (DeepSeek-V3: 1); default 0. */
   mtpLayers: z.number().int().min(0).optional(),
+  /**
+   * Sliding-window attention (GPT-OSS): a query attends to at most the `tokens` keys before it,
+   * except in every `fullEvery`-th decoder layer (counting from 1, as Megatron-LM's
+   * window_attn_skip_freq), which attends to the whole sequence. Default: no window.
+   */
+  slidingWindow: z.strictObject({ tokens: positive, fullEvery: positive }).optional(),
   annotate: annotateSchema.optional(),
 });
 
@@ -144,5 +150,6 @@ export type SyntheticBlocksModel = z.infer<typeof syntheticBlocksSchema>;
 export type TransformerModel = z.infer<typeof transformerFieldsSchema>;
 export type Moe = z.infer<typeof moeSchema>;
 export type Mla = z.infer<typeof mlaSchema>;
+export type SlidingWindow = NonNullable<TransformerModel['slidingWindow']>;
 export type Annotate = z.infer<typeof annotateSchema>;
 export type Model = SyntheticStagesModel | SyntheticBlocksModel | TransformerModel;

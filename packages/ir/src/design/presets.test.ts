@@ -56,7 +56,7 @@ describe('transformer presets', () => {
         {
           path: 'model.preset',
           message:
-            'unknown model preset "llama9" (known: llama3-8b, llama3-70b, llama3.1-405b, qwen3-8b, qwen3-30b-a3b, qwen3-1b, qwen3-9b, mixtral-8x7b, deepseek-v3)',
+            'unknown model preset "llama9" (known: llama3-8b, llama3-70b, llama3.1-405b, qwen3-8b, qwen3-30b-a3b, qwen3-1b, qwen3-9b, mixtral-8x7b, deepseek-v3, gpt-oss-120b)',
         },
       ],
     });

@@ -5,7 +5,7 @@
  */
 import type * as z from 'zod';
 import { formatPath, type Issue, type PathSegment } from '../issue/issue.ts';
-import type { Mla, Moe, TransformerModel } from './model.ts';
+import type { Mla, Moe, SlidingWindow, TransformerModel } from './model.ts';
 
 export type Dtype = NonNullable<TransformerModel['dtype']>;
 
@@ -29,6 +29,7 @@ export interface TransformerConfig {
   moe?: Required<Moe>;
   mla?: Mla;
   mtpLayers: number;
+  slidingWindow?: SlidingWindow;
 }
 
 type PresetFields = Omit<TransformerModel, 'kind' | 'preset' | 'annotate'>;
@@ -139,6 +140,23 @@ export const TRANSFORMER_PRESETS: Readonly<Record<string, PresetFields>> = {
     mla: { qLoraRank: 1536, kvLoraRank: 512, qkNopeHeadDim: 128, qkRopeHeadDim: 64, vHeadDim: 128 },
     mtpLayers: 1,
   },
+  // openai/gpt-oss-120b as Megatron-Bridge configures it (src/megatron/bridge/models/gpt_oss/
+  // gpt_oss_provider.py, GPTOSSProvider120B): 36 layers, every one MoE (128 experts, top-4), head
+  // dim 64 with 8 KV groups, untied head; window_size (128, 0) with window_attn_skip_freq 2. Its
+  // linear biases and attention sinks (one learned logit per head) are not counted; sequence 4096 as
+  // Megatron-Bridge's H100 benchmark runs it.
+  'gpt-oss-120b': {
+    layers: 36,
+    hidden: 2880,
+    ffnHidden: 2880,
+    heads: 64,
+    kvHeads: 8,
+    headDim: 64,
+    vocab: 201088,
+    seqLen: 4096,
+    moe: { experts: 128, topK: 4, expertFfnHidden: 2880, sharedExperts: 0, denseLayers: 0 },
+    slidingWindow: { tokens: 128, fullEvery: 2 },
+  },
 };
 
 export const TRANSFORMER_PRESET_NAMES: readonly string[] = Object.keys(TRANSFORMER_PRESETS);
@@ -239,6 +257,8 @@ export function resolveTransformer(
   if (gemmDtype !== undefined) config.gemmDtype = gemmDtype;
   if (moe) config.moe = moe;
   if (mla) config.mla = mla;
+  const window = get('slidingWindow');
+  if (window) config.slidingWindow = window;
   return { ok: true, config };
 }
 

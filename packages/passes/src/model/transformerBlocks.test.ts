@@ -4,6 +4,7 @@ import {
   TRANSFORMER_PRESET_NAMES,
   type TransformerConfig,
   type TransformerModel,
+  transformerSchema,
 } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { parameterCounts, transformerBlockCount, transformerUnits } from './transformerBlocks.ts';
@@ -31,6 +32,15 @@ describe('preset parameter counts match the published totals within 1% (active w
     expect(Math.abs(p.total / 1e9 - totalB) / totalB).toBeLessThan(0.01);
     if (activeB !== undefined) expect(Math.abs(p.active / 1e9 - activeB) / activeB).toBeLessThan(0.02);
     else expect(p.active).toBe(p.total);
+  });
+
+  it('GPT-OSS 120B has its 116.83 B, and 5.13 B active counted as OpenAI does (no input embedding)', () => {
+    // openai/gpt-oss model card: 116.83 B total, 5.13 B active per token; the input embedding is a
+    // lookup, left out of the active count, while the output head is in it.
+    const c = config({ preset: 'gpt-oss-120b' });
+    const p = parameterCounts(c);
+    expect(Math.abs(p.total / 1e9 - 116.83) / 116.83).toBeLessThan(0.01);
+    expect(Math.abs((p.active - c.vocab * c.hidden) / 1e9 - 5.13) / 5.13).toBeLessThan(0.02);
   });
 
   it('DeepSeek-V3 with its MTP module is the 685 B of the released checkpoint', () => {
@@ -80,6 +90,33 @@ describe('per-block formulas on a tiny config', () => {
     expect(a.activationBytes).toBe(704);
     expect(a.recomputeActivationBytes).toBe(8 * 8 * 2);
     expect(a.outputBytes).toBe(8 * 8 * 2);
+  });
+
+  it('sliding-window attention: a windowed layer attends to w − w²/(2s) keys, every fullEvery-th layer to s/2', () => {
+    const windowed = blocksOf({ ...TINY, slidingWindow: { tokens: 2, fullEvery: 2 } });
+    const [first, second] = windowed.filter((b) => b.name.endsWith('attention'));
+    // Layer 1 (counted from 1) keeps the window: core = 2·8·(2 − 4/8)·2·(4+4) = 384; layer 2 is full.
+    expect(first!.flops).toEqual({ F: 3072 + 384, BI: 3072 + 2 * 384, BW: 3072 });
+    expect(second!.flops).toEqual(blocksOf(TINY)[1]!.flops);
+    // A window as long as the sequence is the causal mask itself.
+    const whole = blocksOf({ ...TINY, slidingWindow: { tokens: 4, fullEvery: 2 } });
+    expect(whole.map((b) => b.flops)).toEqual(blocksOf(TINY).map((b) => b.flops));
+  });
+
+  it('a sliding window of no tokens is refused at its field', () => {
+    const r = resolveTransformer({
+      kind: 'transformer',
+      ...TINY,
+      slidingWindow: { tokens: 128, fullEvery: 2 },
+    });
+    expect(r.ok).toBe(true);
+    const bad = transformerSchema.safeParse({
+      kind: 'transformer',
+      ...TINY,
+      slidingWindow: { tokens: 0, fullEvery: 2 },
+    });
+    expect(bad.success).toBe(false);
+    expect(bad.error!.issues[0]!.path).toEqual(['slidingWindow', 'tokens']);
   });
 
   it('SwiGLU MLP: 2·t·3·h·f for F, BI and BW; stash t·(2h + 3f) elements', () => {

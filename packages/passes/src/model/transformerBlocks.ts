@@ -133,6 +133,19 @@ function block(
   };
 }
 
+/**
+ * Keys a query of decoder layer `layer` attends to, averaged over the sequence's s queries: s/2
+ * under the causal mask; under a window of w keys, w − w²/(2s) (the first w queries see fewer),
+ * which is s/2 again at w = s.
+ */
+export function attendedKeys(c: TransformerConfig, layer: number): number {
+  const s = c.seqLen;
+  const w = c.slidingWindow;
+  // Megatron-LM counts layers from 1 and skips the window where the number is a multiple.
+  if (w === undefined || (layer + 1) % w.fullEvery === 0 || w.tokens >= s) return s * CAUSAL_FACTOR;
+  return w.tokens - (w.tokens * w.tokens) / (2 * s);
+}
+
 /** Query, key and value widths of the attention core. */
 export function attentionDims(c: TransformerConfig): { qk: number; v: number } {
   if (c.mla) return { qk: c.mla.qkNopeHeadDim + c.mla.qkRopeHeadDim, v: c.mla.vHeadDim };
@@ -143,8 +156,8 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
   const { c, t, e } = x;
   const h = c.hidden;
   const { qk, v } = attentionDims(c);
-  // Score (Q·Kᵀ) and context (P·V) matmuls over the s keys of each query's sequence.
-  const core = 2 * t * c.seqLen * c.heads * (qk + v) * CAUSAL_FACTOR;
+  // Score (Q·Kᵀ) and context (P·V) matmuls over the keys each query attends to.
+  const core = 2 * t * attendedKeys(c, layer) * c.heads * (qk + v);
   let projParams: number;
   let normParams = h;
   let stash: number;
