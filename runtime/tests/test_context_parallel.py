@@ -8,6 +8,7 @@ trains wrongly and the verdict says so; one whose forward K/V gather is dropped 
 import pytest
 
 from plan_edits import corrupted, plan_path
+from reference_match import assert_equal_to_one_device
 from stagecraft_runtime.launch import launch
 
 PLANS = ["mesh-dp2-cp2", "pp2-cp2"]
@@ -36,11 +37,7 @@ def runs(tmp_path_factory):
 
 @pytest.mark.parametrize("name", PLANS)
 def test_context_parallel_plan_matches_the_single_device_reference(runs, name):
-    r = runs[name]
-    assert r["steps"] == 3 and len(r["loss"]) == 3
-    assert r["equal"] and r["maxRelDiff"] <= 1e-12, r
-    for loss, ref in zip(r["loss"], r["referenceLoss"]):
-        assert abs(loss - ref) <= 1e-12 * abs(ref)
+    assert_equal_to_one_device(runs[name])
 
 
 def test_kv_gathered_in_the_wrong_member_order_fails_the_verdict(runs):

@@ -13,6 +13,7 @@ import json
 import pytest
 
 from plan_edits import corrupted, plan_path
+from reference_match import assert_equal_to_one_device
 from stagecraft_runtime.launch import launch
 from stagecraft_runtime.plan import PlanError, check
 
@@ -50,11 +51,7 @@ def runs(tmp_path_factory):
 
 @pytest.mark.parametrize("name", PLANS)
 def test_sequence_parallel_plan_matches_the_single_device_reference(runs, name):
-    r = runs[name]
-    assert r["steps"] == 3 and len(r["loss"]) == 3
-    assert r["equal"] and r["maxRelDiff"] <= 1e-12, r
-    for loss, ref in zip(r["loss"], r["referenceLoss"]):
-        assert abs(loss - ref) <= 1e-12 * abs(ref)
+    assert_equal_to_one_device(runs[name])
 
 
 def instructions(name):

@@ -59,3 +59,52 @@ test('every reduce-scatter and all-gather of sequence parallelism carries its te
     }
   }
 });
+
+/** Two stages of two devices, each tensor parallel over its pair. */
+function pipeline(options: Record<string, boolean>): Instruction[] {
+  const r = compile({
+    format: 'stagecraft/design@1',
+    name: 'pp2-tp2',
+    model: {
+      kind: 'synthetic',
+      blocks: [
+        { name: 'layer 0', tags: { PP: 0, TP: 0 }, F: 1, BI: 1, BW: 1 },
+        { name: 'layer 1', tags: { PP: 0, TP: 1 }, F: 1, BI: 1, BW: 1 },
+        { name: 'layer 2', tags: { PP: 1, TP: 2 }, F: 1, BI: 1, BW: 1 },
+        { name: 'head', tags: { PP: 1 }, F: 1, BI: 1, BW: 1 },
+      ],
+    },
+    cluster: { kind: 'ideal', devices: 4 },
+    directives: [
+      {
+        op: 'schedule',
+        builder: '1f1b',
+        microbatches: 3,
+        groups: [
+          [0, 1],
+          [2, 3],
+        ],
+      },
+      { op: 'shard_tensor', filter: { PP: 0, TP: '*' }, devices: [0, 1], ...options },
+      { op: 'shard_tensor', filter: { PP: 1, TP: '*' }, devices: [2, 3], ...options },
+    ],
+  } as unknown as Design);
+  if (!r.ok) throw new Error(r.errors[0]!.message);
+  const plan = JSON.parse(JSON.stringify(r.plan)) as Plan;
+  expect(plan.model?.blocks.map((b) => b.inputs)).toEqual([[], [0], [1], [2]]);
+  return plan.devices.flatMap((d) => d.streams.flatMap((s) => s.instructions));
+}
+
+const scatterOf = (i: Instruction) => ('scatter' in i ? i.scatter : undefined);
+
+test('a scatter-gather send between tensor-parallel stages says it carries 1/n of the rows', () => {
+  const forms: Record<string, boolean>[] = [{ sequence_parallel: true }, { scatter_gather_sends: true }];
+  for (const options of forms) {
+    const transfers = pipeline(options).filter((i) => i.op === 'SEND' || i.op === 'RECV');
+    expect(transfers.length).toBeGreaterThan(0);
+    for (const t of transfers) expect(scatterOf(t), t.id).toBe(2);
+  }
+  // Whole sends without either option: no field.
+  for (const t of pipeline({}).filter((i) => i.op === 'SEND' || i.op === 'RECV'))
+    expect(scatterOf(t), t.id).toBeUndefined();
+});
