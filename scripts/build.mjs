@@ -155,11 +155,14 @@ async function buildInto(esbuild, dir, staging, started) {
     target: 'node20',
     outdir: staging,
     outExtension: { '.js': '.mjs' },
-    // Smaller code parses faster (a one-shot command spends about a fifth of its start reading the
-    // bundle); names are kept for code that reads a function's name (fastify's plugins). Stack
-    // traces map back to the sources through the maps (the bin loads them with STAGECRAFT_DEBUG=1).
-    minify: true,
-    keepNames: true,
+    // Whitespace and syntax minified (smaller code parses faster), identifiers not: a function
+    // keeps its own name (fastify's plugins read them) without esbuild's `keepNames`, whose
+    // `__name` call per function and class at load, and per closure each time one is made, cost
+    // more than parsing the longer names (docs/performance.md, "Cold": 3–6% of the CPU of
+    // `stagecraft validate` and of a cold `stagecraft simulate`). Stack traces map back to the
+    // sources through the maps (the bin loads them with STAGECRAFT_DEBUG=1).
+    minifyWhitespace: true,
+    minifySyntax: true,
     sourcemap: 'linked',
     // The native SQLite binding loads from node_modules as installed. fastify's JSON-schema
     // compilers are never loaded (apps/api/src/app.ts gives it compilers of its own): left out of
