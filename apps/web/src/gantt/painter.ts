@@ -11,6 +11,7 @@ import { PAN_MARGIN_VIEWS } from './GanttSvg.tsx';
 import type { GanttGeometry } from './geometry.ts';
 import { AXIS_HEIGHT, GUTTER } from './layout.ts';
 import { type GanttLive, measuring } from './props.ts';
+import { beginTimelineWork, endTimelineWork } from './slicedLayout.ts';
 
 /** Pixels painted above and below what is in view, so a short scroll shows painted rows at once. */
 const ROW_MARGIN = 200;
@@ -197,12 +198,17 @@ export class GanttPainter {
       }
       this.stopSlices = () => {};
       root?.removeAttribute('data-painting');
+      endTimelineWork(job);
       this.drawn();
     };
     this.stopSlices = () => {
       stopped = true;
       root?.removeAttribute('data-painting');
+      endTimelineWork(job);
     };
+    // What waits for the timeline (the DAG a result asks the worker for) waits for the last slice.
+    const job = {};
+    beginTimelineWork(job);
     root?.setAttribute('data-painting', 'slices');
     slice();
   }

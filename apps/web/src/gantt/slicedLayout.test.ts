@@ -4,7 +4,13 @@ import { renderHook, waitFor } from '@testing-library/react';
 import { describe, expect, test } from 'vitest';
 import { computeDesign } from '../core/computeDesign.ts';
 import { layoutGantt, layoutSteps } from './layout.ts';
-import { SLICED_LAYOUT_EVENTS, useGanttLayout, whenTimelinesLaidOut } from './slicedLayout.ts';
+import {
+  beginTimelineWork,
+  endTimelineWork,
+  SLICED_LAYOUT_EVENTS,
+  useGanttLayout,
+  whenTimelinesLaidOut,
+} from './slicedLayout.ts';
 
 function simulated(microbatches: number) {
   const design: Design = {
@@ -73,5 +79,28 @@ describe('the timeline laid out without a long task', () => {
     expect(ran).toEqual(['idle']);
     await waitFor(() => expect(ran).toHaveLength(2), { timeout: 10_000 });
     expect(ran[1]).toBe('after, pending false');
+  });
+
+  test('work that waits for the timeline waits for its paint in slices too', async () => {
+    const ran: string[] = [];
+    const paint = {};
+    beginTimelineWork(paint);
+    whenTimelinesLaidOut(() => ran.push('after the paint'));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(ran).toEqual([]);
+    endTimelineWork(paint);
+    await waitFor(() => expect(ran).toEqual(['after the paint']));
+
+    // A paint still under way when the layout ends holds back what the layout's end would let run.
+    const big = simulated(2600);
+    const second = {};
+    const { result } = renderHook(() => useLayoutOf(big));
+    beginTimelineWork(second);
+    whenTimelinesLaidOut(() => ran.push('after the layout and its paint'));
+    await waitFor(() => expect(result.current.pending).toBe(false), { timeout: 10_000 });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(ran).toEqual(['after the paint']);
+    endTimelineWork(second);
+    await waitFor(() => expect(ran).toEqual(['after the paint', 'after the layout and its paint']));
   });
 });

@@ -41,8 +41,22 @@ function finished(job: object): void {
   const run = waiting;
   waiting = [];
   afterPaint(() => {
-    for (const f of run) f();
+    // A paint begun since (the layout just finished, painted in slices) keeps them waiting.
+    if (underWay.size > 0) waiting.push(...run);
+    else for (const f of run) f();
   });
+}
+
+/**
+ * Timeline work other than a layout (gantt/painter.ts: a new layout painted in slices): what
+ * whenTimelinesLaidOut runs waits for its end too. Every begin must be ended.
+ */
+export function beginTimelineWork(job: object): void {
+  underWay.add(job);
+}
+
+export function endTimelineWork(job: object): void {
+  finished(job);
 }
 
 /**
