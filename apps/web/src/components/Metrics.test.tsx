@@ -20,8 +20,9 @@ describe('<Metrics> of a real-model design', () => {
   test('Llama-3-70B ZeRO-1 shows its MFU and flags the peak memory out of memory', () => {
     show('llama3-70b-pp4-dp8-zero1');
     const mfu = Number(screen.getByTestId('metric-mfu').getAttribute('data-value'));
+    // A fraction, not a percentage: 0.51 with GEMMs at their measured efficiency (docs/cost-model.md).
     expect(mfu).toBeGreaterThan(0.3);
-    expect(mfu).toBeLessThan(0.5);
+    expect(mfu).toBeLessThan(0.6);
     expect(screen.getByText('peak memory · OOM')).toBeTruthy();
   });
 
