@@ -59,6 +59,7 @@ class Device:
         self.slices = TensorSlices(plan, rank, self.acts)
         self.sequence = SequenceChunks(plan, setup, rank, held)
         self.sequence.replica = replica
+        self.slices.count_readers(self.program, self.sequence.split)
         if setup.loss_block in self.slices:
             raise RunError(
                 f"device {rank}: the loss block {setup.loss_block} is tensor parallel; this runtime "
@@ -92,6 +93,7 @@ class Device:
         params, _ = self._held()
         self.memory["params"] = params
         self.memory["optimizer"] = self.adam.numel() * self.element_size
+        self.memory["rowChunksPeak"] = self.slices.peak * self.element_size
         return self.loss
 
     def _held(self):
@@ -140,7 +142,7 @@ class Device:
         def received():
             if ins.scatter > 1:
                 # The sender's chunk: the ALL_GATHER after this RECV makes the tensor whole.
-                self.slices.chunks[(*tensor.key, tensor.forward)] = buf
+                self.slices.keep((*tensor.key, tensor.forward), buf)
             elif tensor.forward:
                 self.acts.outputs[tensor.key] = buf
             else:

@@ -3,8 +3,11 @@ block of a `tensorParallel` region, the all-reduces that sum the members' partia
 input gradients (B, BI), and under sequence parallelism (Korthikanti et al. 2022 §4.2.2) the same
 sum split in two: a REDUCE_SCATTER leaving the block, after which each member holds its own chunk
 of the summed tensor's rows (the sequence dimension), and an ALL_GATHER entering the consumer,
-which makes it whole again. A chunk stays until the step ends: a SEND of it (a scattered send,
-each member sending its own 1/n) and an ALL_GATHER may both read it."""
+which makes it whole again. A chunk is read by an ALL_GATHER and by a scattered SEND (each member
+sending its own 1/n); it is freed after the last of the readers the program lists for it, so a
+device holds only the chunks still to be read (`peak`, in elements, is the most it held at once)."""
+from collections import Counter
+
 from . import collectives
 from .mesh import region_devices
 from .scheduler import RunError
@@ -20,10 +23,44 @@ class TensorSlices:
             if devices is not None:
                 for b in region["blocks"]:
                     self.slices[b] = (devices.index(rank), len(devices))
+        self.readers = Counter()  # (block, mb, forward) -> the program's instructions reading its chunk
         self.reset()
+
+    def count_readers(self, program, excluded):
+        """The chunk readers of `program`: its ALL_GATHERs of tensor-parallel tensors (but the
+        blocks in `excluded`, whose gathers are another parallelism's) and its scattered SENDs."""
+        for ins in program.instructions():
+            tensor = getattr(ins, "tensor", None)
+            if tensor is None or tensor.block not in self.slices or tensor.block in excluded:
+                continue
+            if ins.op == "ALL_GATHER" or ins.op == "SEND" and ins.scatter > 1:
+                self.readers[(*tensor.key, tensor.forward)] += 1
 
     def reset(self):
         self.chunks = {}  # (block, mb, forward) -> this member's rows of the summed tensor
+        self.unread = Counter(self.readers)
+        self.held = 0
+        self.peak = 0
+
+    def keep(self, key, chunk):
+        """`chunk` is this member's rows of `key` until its readers have read it."""
+        old = self.chunks.get(key)
+        self.held += chunk.numel() - (old.numel() if old is not None else 0)
+        self.chunks[key] = chunk
+        self.peak = max(self.peak, self.held)
+        # A recomputed forward's reduce-scatter writes the chunk again, for readers of its own.
+        if self.unread[key] <= 0:
+            self.unread[key] = self.readers[key]
+
+    def _read(self, key):
+        chunk = self.chunks.get(key)
+        if chunk is None:
+            return None
+        self.unread[key] -= 1
+        if self.unread[key] <= 0:
+            del self.chunks[key]
+            self.held -= chunk.numel()
+        return chunk
 
     def slice_of(self, block):
         return self.slices.get(block, (0, 1))
@@ -36,7 +73,7 @@ class TensorSlices:
         REDUCE_SCATTER before it (sequence parallelism) or cut from the whole tensor its
         ALL_REDUCE summed."""
         tensor = ins.tensor
-        chunk = self.chunks.get((*tensor.key, tensor.forward))
+        chunk = self._read((*tensor.key, tensor.forward))
         if chunk is not None:
             return chunk.contiguous()
         index, n = self.slice_of(tensor.block)
@@ -73,14 +110,14 @@ class TensorSlices:
                                                   group, order)
 
         def keep():
-            self.chunks[(*tensor.key, tensor.forward)] = result().view(rows // n, width)
+            self.keep((*tensor.key, tensor.forward), result().view(rows // n, width))
 
         return work, keep
 
     def all_gather(self, ins, group, order):
         """Every member's chunk, in plan order: the whole tensor, handed to its consumers here."""
         acts, tensor = self.activations, ins.tensor
-        chunk = self.chunks.get((*tensor.key, tensor.forward))
+        chunk = self._read((*tensor.key, tensor.forward))
         if chunk is None:
             raise RunError(f"{ins.id}: block {tensor.block} microbatch {tensor.microbatch}: no REDUCE_SCATTER or "
                            "RECV before it left this member's chunk of the tensor it gathers")

@@ -11,10 +11,12 @@ verdict says so."""
 import json
 
 import pytest
+import torch
 
 from plan_edits import corrupted, plan_path
 from reference_match import assert_equal_to_one_device
 from stagecraft_runtime.launch import launch
+from stagecraft_runtime.model import Setup
 from stagecraft_runtime.plan import PlanError, check
 
 PLANS = ["tp2-sp", "mesh-dp2-tp2-sp", "mesh-dp2-tp2-sp-recompute", "pp2-tp2-sp", "pp2-tp2-sp-recompute",
@@ -86,3 +88,27 @@ def test_an_activation_reduce_scatter_without_its_tensor_is_refused_naming_its_p
     del ins[k]["tensor"]
     with pytest.raises(PlanError, match=rf"devices\[1\]\.streams\[0\]\.instructions\[{k}\] \(REDUCE_SCATTER\.tp\..*neither `params` nor `tensor`"):
         check(plan)
+
+
+def chunks_written(name, device):
+    """The (block, microbatch, pass) chunks a device's reduce-scatters and scattered RECVs write in
+    a step: what it would hold at the step's end if none were freed."""
+    with open(plan_path(name), encoding="utf-8") as f:
+        plan = json.load(f)
+    dev = next(d for d in plan["devices"] if d["device"] == device)
+    ins = [i for s in dev["streams"] for i in s["instructions"]]
+    return {(i["tensor"]["block"], i["tensor"]["microbatch"], i["tensor"]["pass"]) for i in ins
+            if "tensor" in i and (i["op"] == "REDUCE_SCATTER" or i["op"] == "RECV" and i.get("scatter"))}
+
+
+@pytest.mark.parametrize("name", ["pp2-tp2-sp", "pp2-tp2-sp-recompute", "mesh-dp2-tp2-sp"])
+def test_row_chunks_are_freed_after_their_last_reader(runs, name):
+    """A member's chunk of the rows goes once its ALL_GATHER (or scattered SEND) has read it: at
+    most a microbatch in flight's chunks are held at once, a fraction of every chunk of the step."""
+    with open(plan_path(name), encoding="utf-8") as f:
+        setup = Setup(json.load(f), dtype=torch.float64)
+    chunk = setup.sample_rows() // 2 * setup.width * 8  # TP2: half the rows of float64s
+    for m in runs[name]["memory"]:
+        written = len(chunks_written(name, m["device"]))
+        assert 0 < m["rowChunksPeak"] <= written * chunk // 2, (m, written)
+        assert m["rowChunksPeak"] % chunk == 0
