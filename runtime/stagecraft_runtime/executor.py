@@ -12,6 +12,7 @@ import torch.distributed as dist
 
 from . import backend, collectives
 from .activations import Activations, packer, unpack
+from .chunked_collectives import ChunkedCollectives
 from .context_parallel import SequenceChunks
 from .diagnostics import Diagnostics
 from .experts import ExpertExchange
@@ -60,6 +61,7 @@ class Device:
         self.sequence = SequenceChunks(plan, setup, rank, held)
         self.sequence.replica = replica
         self.slices.count_readers(self.program, self.sequence.split)
+        self.chunked = ChunkedCollectives(self.program, setup, self.slices, self.acts)
         if setup.loss_block in self.slices:
             raise RunError(
                 f"device {rank}: the loss block {setup.loss_block} is tensor parallel; this runtime "
@@ -86,10 +88,12 @@ class Device:
         self.experts.reset()
         self.sequence.reset()
         self.slices.reset()
+        self.chunked.reset()
         self.sequence.step = step
         self.loss = 0.0
         self.memory = {}
         self.scheduler.run(step)
+        self.chunked.check_none_waiting(f"device {self.rank}: step {step}")
         params, _ = self._held()
         self.memory["params"] = params
         self.memory["optimizer"] = self.adam.numel() * self.element_size
@@ -115,6 +119,8 @@ class Device:
             self.memory["grads"] = max(self.memory.get("grads", 0), grads)
             self.memory["paramsPeak"] = max(self.memory.get("paramsPeak", 0), params)
         for m in members:
+            if self.chunked.ran_early(m) or self.chunked.defer(m, self._compute):
+                continue
             self._compute(m)
         if self.trace is not None:
             backend.current.sync()  # a GPU's compute ends when it has run, not when queued
@@ -152,6 +158,10 @@ class Device:
 
     def collective(self, ins):
         group, order = self._group(ins.devices, ins.stream)
+        if ins.chunks is not None:
+            if ins.op == "REDUCE_SCATTER":
+                return self.chunked.reduce_scatter(ins, group, order, self._compute)
+            return self.chunked.all_gather(ins, group, order)
         if ins.tensor is not None and ins.tensor.block in self.sequence:
             if ins.op == "ALL_GATHER":
                 return self.sequence.all_gather(ins, group, order, self.acts)
@@ -329,6 +339,7 @@ class Device:
 
     # ---- training state ----------------------------------------------------------------------
     def _update(self):
+        self.chunked.check_none_waiting(f"device {self.rank}: UPD")
         self._record_gradients()
         stepped = self.zero.update(self.adam)
         for b, mod in self.blocks.items():

@@ -99,6 +99,8 @@ class Collective:
     params: Tuple[int, ...]
     tensor: Optional[TensorRef]
     waits: Tuple[str, ...]
+    # comm_overlap's part of the tensor: chunks first..last-1 of `of` of each member's rows.
+    chunks: Optional[Tuple[int, int, int]] = None
 
 
 Instruction = Union[Compute, Update, Overlap, Send, Recv, Collective]
@@ -167,6 +169,8 @@ def _instruction(ins, stream, peer_of, tags, where) -> Instruction:
                     ins.get("scatter", 1))
     if op in COLLECTIVES:
         tensor = _tensor(ins["tensor"]) if "tensor" in ins else None
+        c = ins.get("chunks")
+        chunks = (c["from"], c["to"], c["of"]) if c is not None else None
         return Collective(ins["id"], op, tuple(ins["devices"]), stream, ins.get("collective", ins["id"]),
-                          tuple(ins.get("params", ())), tensor, waits)
+                          tuple(ins.get("params", ())), tensor, waits, chunks)
     raise PlanError(f"{where}.op: {op!r} is not an instruction this runtime runs")

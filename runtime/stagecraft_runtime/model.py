@@ -3,6 +3,8 @@ block is a small MLP (linear + tanh) whose weights come from the seed and its in
 from the seed alone, so any device builds exactly the tensors the single-device run builds."""
 import torch
 
+from .chunked_collectives import row_multiple
+
 
 class Block(torch.nn.Module):
     """Two linears with tanh between (hidden 2 × width). `shard=(r, n)`: the r-th of n
@@ -75,6 +77,8 @@ class Setup:
         need = 2 * max([len(r["devices"]) for r in plan.get("contextParallel", [])] or [0])
         # Sequence parallelism's reduce-scatters split them into one chunk per tensor-parallel member.
         tensor_parallel = [len(r["devices"]) for r in plan.get("tensorParallel", [])]
+        # comm_overlap's chunked collectives split each member's share of them again.
+        tensor_parallel.append(row_multiple(plan))
         while any((self.microbatch_size * self.rows) % n for n in tensor_parallel + ([need] if need else [])):
             self.rows += 1
 

@@ -56,6 +56,7 @@ def check(plan):
                 where = f"devices[{d}].streams[{s}].instructions[{k}]"
                 for m, member in enumerate(ins.get("members", [ins])):
                     _check_instruction(member, where if member is ins else f"{where}.members[{m}]", blocks)
+        _check_chunk_cover(dev, d)
 
 
 def _check_meshes(plan):
@@ -91,15 +92,50 @@ def _check_instruction(ins, where, blocks):
         if "params" not in ins and "tensor" not in ins:
             raise PlanError(
                 f"{where} ({ins.get('id')}): a {op} with neither `params` nor `tensor` is not run by this "
-                "runtime: it cannot tell what the collective carries (shard_tensor's comm_overlap chunks "
-                "carry neither yet)"
+                "runtime: it cannot tell what the collective carries (recompile: comm_overlap's chunks "
+                "carry their `tensor` since plans of this runtime)"
             )
+        _check_chunks(ins, where)
     for key in need:
         if key not in ins:
             raise PlanError(f"{where}.{key}: missing ({ins.get('id')})")
     b = ins.get("block", ins.get("tensor", {}).get("block"))
     if b is not None and not 0 <= b < len(blocks):
         raise PlanError(f"{where}.block: {b} is not a block of model.blocks")
+
+
+def _check_chunks(ins, where):
+    chunks = ins.get("chunks")
+    if chunks is None:
+        return
+    if ins["op"] not in ("REDUCE_SCATTER", "ALL_GATHER") or "tensor" not in ins:
+        raise PlanError(f"{where}.chunks: only a REDUCE_SCATTER or ALL_GATHER of a `tensor` carries chunks ({ins.get('id')})")
+    c = [chunks.get(k) for k in ("from", "to", "of")]
+    if not all(isinstance(x, int) for x in c) or not 0 <= c[0] < c[1] <= c[2]:
+        raise PlanError(f"{where}.chunks: expected integers 0 ≤ from < to ≤ of, got {json.dumps(chunks)} ({ins.get('id')})")
+
+
+def _check_chunk_cover(dev, d):
+    """A device's chunked collectives of one tensor carry each of its chunks exactly once."""
+    seen = {}
+    for s, stream in enumerate(dev.get("streams", [])):
+        for k, ins in enumerate(stream["instructions"]):
+            c = ins.get("chunks")
+            if c is None:
+                continue
+            t = ins["tensor"]
+            key = (ins["op"], t["block"], t["pass"], t["microbatch"], c["of"])
+            got = seen.setdefault(key, [0] * c["of"])
+            for i in range(c["from"], c["to"]):
+                got[i] += 1
+    for (op, block, pas, mb, of), got in seen.items():
+        wrong = [i for i, x in enumerate(got) if x != 1]
+        if wrong:
+            what = "output" if pas == "F" else "input gradient"
+            raise PlanError(
+                f"devices[{d}]: the {op}s of block {block}'s {what} (microbatch {mb}) carry chunks {wrong} of {of} "
+                f"{'more than once' if got[wrong[0]] else 'in none'}: each chunk of a tensor's rows goes exactly once"
+            )
 
 
 def device_program(plan, rank):

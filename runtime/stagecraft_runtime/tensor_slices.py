@@ -52,7 +52,8 @@ class TensorSlices:
         if self.unread[key] <= 0:
             self.unread[key] = self.readers[key]
 
-    def _read(self, key):
+    def read(self, key):
+        """This member's chunk of `key` for one of its readers (freed after the last)."""
         chunk = self.chunks.get(key)
         if chunk is None:
             return None
@@ -73,7 +74,7 @@ class TensorSlices:
         REDUCE_SCATTER before it (sequence parallelism) or cut from the whole tensor its
         ALL_REDUCE summed."""
         tensor = ins.tensor
-        chunk = self._read((*tensor.key, tensor.forward))
+        chunk = self.read((*tensor.key, tensor.forward))
         if chunk is not None:
             return chunk.contiguous()
         index, n = self.slice_of(tensor.block)
@@ -117,7 +118,7 @@ class TensorSlices:
     def all_gather(self, ins, group, order):
         """Every member's chunk, in plan order: the whole tensor, handed to its consumers here."""
         acts, tensor = self.activations, ins.tensor
-        chunk = self._read((*tensor.key, tensor.forward))
+        chunk = self.read((*tensor.key, tensor.forward))
         if chunk is None:
             raise RunError(f"{ins.id}: block {tensor.block} microbatch {tensor.microbatch}: no REDUCE_SCATTER or "
                            "RECV before it left this member's chunk of the tensor it gathers")

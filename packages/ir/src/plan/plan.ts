@@ -53,6 +53,15 @@ export const planTensorSchema = z.strictObject({
   microbatch: index,
 });
 
+/**
+ * The part of its tensor a chunked collective (`shard_tensor`'s `comm_overlap`) carries: chunks
+ * `from` to `to` − 1 of `of`, chunk k being the k-th of `of` equal row slices of every member's
+ * share of the tensor's rows.
+ */
+export const planChunksSchema = z
+  .strictObject({ from: index, to: z.number().int().min(1), of: z.number().int().min(2) })
+  .refine((c) => c.from < c.to && c.to <= c.of, { message: 'expected 0 ≤ from < to ≤ of' });
+
 const base = {
   id: z.string().min(1),
   tags,
@@ -102,6 +111,8 @@ export const collectiveInstructionSchema = z.strictObject({
   params: z.array(index).optional(),
   /** @2: for an activation collective (expert dispatch/combine, tensor-parallel reduction): what it carries. */
   tensor: planTensorSchema.optional(),
+  /** @2: under `comm_overlap`, the chunks of `tensor`'s rows it carries (absent: all of them). */
+  chunks: planChunksSchema.optional(),
 });
 
 export const memoryInstructionSchema = z.strictObject({
@@ -235,6 +246,7 @@ export type MemoryInstruction = z.infer<typeof memoryInstructionSchema>;
 export type OverlapInstruction = z.infer<typeof overlapInstructionSchema>;
 export type Instruction = z.infer<typeof instructionSchema>;
 export type PlanTensor = z.infer<typeof planTensorSchema>;
+export type PlanChunks = z.infer<typeof planChunksSchema>;
 export type PlanModel = z.infer<typeof planModelSchema>;
 export type PlanBatch = z.infer<typeof planBatchSchema>;
 export type StreamPlan = z.infer<typeof streamPlanSchema>;

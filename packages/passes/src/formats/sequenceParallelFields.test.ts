@@ -108,3 +108,34 @@ test('a scatter-gather send between tensor-parallel stages says it carries 1/n o
   for (const t of pipeline({}).filter((i) => i.op === 'SEND' || i.op === 'RECV'))
     expect(scatterOf(t), t.id).toBeUndefined();
 });
+
+const chunksOf = (i: Instruction) => ('chunks' in i ? i.chunks : undefined);
+
+test("comm_overlap's two parts of each collective carry its tensor and, between them, each chunk of its rows once", () => {
+  for (const options of [{ sequence_parallel: true, comm_overlap: true }]) {
+    const all = pipeline(options).filter((i) => i.op === 'REDUCE_SCATTER' || i.op === 'ALL_GATHER');
+    const chunked = all.filter((i) => chunksOf(i) !== undefined);
+    expect(chunked.length).toBeGreaterThan(0);
+    // Per tensor and op, every member's parts tile 0…of exactly once (4 reduce-scatter chunks, one
+    // all-gather chunk per member of TP2): over the pair's two members, each chunk twice.
+    const cover = new Map<string, number[]>();
+    for (const c of all) {
+      const tensor = tensorOf(c);
+      expect(tensor, c.id).toBeDefined();
+      const chunks = chunksOf(c);
+      if (chunks === undefined) continue;
+      expect(chunks.of, c.id).toBe(c.op === 'REDUCE_SCATTER' ? 4 : 2);
+      const key = `${c.op} ${JSON.stringify(tensor)} d${'devices' in c ? c.devices.join(',') : ''}`;
+      const got = cover.get(key) ?? new Array<number>(chunks.of).fill(0);
+      for (let k = chunks.from; k < chunks.to; k++) got[k]! += 1;
+      cover.set(key, got);
+    }
+    for (const [key, got] of cover)
+      expect(
+        got.every((n) => n === 2),
+        key,
+      ).toBe(true);
+  }
+  // Without comm_overlap no collective is chunked.
+  expect(pipeline({ sequence_parallel: true }).filter((i) => chunksOf(i) !== undefined)).toEqual([]);
+});

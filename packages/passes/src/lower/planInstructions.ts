@@ -31,13 +31,20 @@ import {
   type OpKernels,
   opKernels,
   type P2PInstruction,
+  type PlanChunks,
   type PlanTensor,
   type Provenance,
   tableOf,
   transferOf,
 } from '@stagecraft/ir';
 import { CollectiveMembers, collectiveKey } from './collectiveMembers.ts';
-import { collectiveParams, collectiveTensors, microbatchOf, scatteredTransfers } from './runtimeFields.ts';
+import {
+  collectiveChunks,
+  collectiveParams,
+  collectiveTensors,
+  microbatchOf,
+  scatteredTransfers,
+} from './runtimeFields.ts';
 
 type Tags = Record<string, number | string>;
 
@@ -76,6 +83,7 @@ export class PlanInstructions {
   private params: Map<number, number[]> | undefined;
   private tensors: Map<number, PlanTensor> | undefined;
   private scattered: Map<number, number> | undefined;
+  private chunks: Map<number, (n: number) => PlanChunks> | undefined;
 
   private readonly members: CollectiveMembers;
 
@@ -201,6 +209,8 @@ export class PlanInstructions {
     if (params !== undefined) ins.params = params;
     const tensor = (this.tensors ??= collectiveTensors(dag, t)).get(i);
     if (tensor !== undefined) ins.tensor = tensor;
+    const chunks = (this.chunks ??= collectiveChunks(dag, t)).get(i);
+    if (chunks !== undefined) ins.chunks = chunks(m.devices.length);
     return ins;
   }
 

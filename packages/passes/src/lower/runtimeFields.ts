@@ -4,8 +4,10 @@
  * never parses ids (docs/plan-format.md); the ids stay labels.
  */
 import {
+  allGatherChunks,
   type Dag,
   EDGE_DATA,
+  EDGE_TEMPORAL,
   kindOfCode,
   type NodeTable,
   OP_ALL_GATHER,
@@ -20,7 +22,9 @@ import {
   OP_REDUCE_SCATTER,
   OP_SEND,
   OP_UPD,
+  type PlanChunks,
   type PlanTensor,
+  REDUCE_SCATTER_CHUNKS,
 } from '@stagecraft/ir';
 
 /** The flat row-major index of node i over the DAG's split dimensions (an unsplit one counts as 0). */
@@ -145,7 +149,58 @@ export function collectiveTensors(dag: Dag, t: NodeTable): Map<number, PlanTenso
     const scattered = out.get(u);
     if (scattered !== undefined) out.set(v, scattered);
   }
+  // comm_overlap's two parts of one collective carry one tensor: the part without a data edge
+  // (the hidden reduce-scatter, the all-gather's rest) the other's.
+  for (const [first, second] of overlapPairs(dag, t)) {
+    const tensor = out.get(first) ?? out.get(second);
+    if (tensor === undefined) continue;
+    out.set(first, tensor);
+    out.set(second, tensor);
+  }
   return out;
+}
+
+/**
+ * Per part of a collective `comm_overlap` cut in two (tensorParallelOverlap.ts), the chunks of its
+ * tensor's rows it carries, given its members' count n: a reduce-scatter's hidden part chunks 0 to
+ * c − 2 of c and the part after its producer the last; an all-gather's first part chunk 0 of n and
+ * its rest the others.
+ */
+export function collectiveChunks(dag: Dag, t: NodeTable): Map<number, (n: number) => PlanChunks> {
+  const out = new Map<number, (n: number) => PlanChunks>();
+  for (const [first, second] of overlapPairs(dag, t)) {
+    if (t.op[first] === OP_REDUCE_SCATTER) {
+      const c = REDUCE_SCATTER_CHUNKS;
+      out.set(first, () => ({ from: 0, to: c - 1, of: c }));
+      out.set(second, () => ({ from: c - 1, to: c, of: c }));
+    } else {
+      out.set(first, (n) => ({ from: 0, to: 1, of: allGatherChunks(n) }));
+      out.set(second, (n) => ({ from: 1, to: allGatherChunks(n), of: allGatherChunks(n) }));
+    }
+  }
+  return out;
+}
+
+/**
+ * The (earlier, later) parts of each collective comm_overlap cut in two: a temporal edge between
+ * two reduce-scatters or two all-gathers of the shard-tensor pass on one block and microbatch.
+ */
+function overlapPairs(dag: Dag, t: NodeTable): [number, number][] {
+  const { from, to, kind } = dag.edges;
+  const made = t.names.indexOf('shard-tensor');
+  const pairs: [number, number][] = [];
+  if (made < 0) return pairs;
+  for (let e = 0; e < from.length; e++) {
+    if (kind[e] !== EDGE_TEMPORAL) continue;
+    const u = from[e]!;
+    const v = to[e]!;
+    const op = t.op[u]!;
+    if (op !== t.op[v] || (op !== OP_REDUCE_SCATTER && op !== OP_ALL_GATHER)) continue;
+    if (t.provPass[u] !== made || t.provPass[v] !== made || t.block[u] !== t.block[v]) continue;
+    if (microbatchOf(dag, t, u) !== microbatchOf(dag, t, v)) continue;
+    pairs.push([u, v]);
+  }
+  return pairs;
 }
 
 /**

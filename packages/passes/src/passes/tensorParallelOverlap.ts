@@ -21,13 +21,9 @@
  * reduce-scatter in 4 splits.
  */
 
-/** Chunks a reduce-scatter is pipelined in (TE's example: `num_splits: 4`). */
-export const REDUCE_SCATTER_CHUNKS = 4;
-
-/** Chunks an all-gather is pipelined in over n members: a ring exchange moves one member's shard per step. */
-export function allGatherChunks(n: number): number {
-  return n;
-}
+// The chunk counts live with the plan's tensor-parallel facts (ir), which the plan's `chunks` field
+// names too (lower/runtimeFields.ts).
+export { allGatherChunks, REDUCE_SCATTER_CHUNKS } from '@stagecraft/ir';
 
 /** What the overlap made: per all-gather's hidden part, the ops it must complete before the consumers' outputs are used. */
 export interface OverlapWiring {
