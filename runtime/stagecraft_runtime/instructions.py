@@ -99,6 +99,7 @@ class Collective:
     params: Tuple[int, ...]
     tensor: Optional[TensorRef]
     waits: Tuple[str, ...]
+    ring_steps: int = 0  # a K/V exchange of context parallelism's ring form: its point-to-point steps
 
 
 Instruction = Union[Compute, Update, Overlap, Send, Recv, Collective]
@@ -168,5 +169,5 @@ def _instruction(ins, stream, peer_of, tags, where) -> Instruction:
     if op in COLLECTIVES:
         tensor = _tensor(ins["tensor"]) if "tensor" in ins else None
         return Collective(ins["id"], op, tuple(ins["devices"]), stream, ins.get("collective", ins["id"]),
-                          tuple(ins.get("params", ())), tensor, waits)
+                          tuple(ins.get("params", ())), tensor, waits, ins.get("ringSteps", 0))
     raise PlanError(f"{where}.op: {op!r} is not an instruction this runtime runs")

@@ -102,6 +102,12 @@ export const collectiveInstructionSchema = z.strictObject({
   params: z.array(index).optional(),
   /** @2: for an activation collective (expert dispatch/combine, tensor-parallel reduction): what it carries. */
   tensor: planTensorSchema.optional(),
+  /**
+   * @2: a K/V exchange of context parallelism's ring form: `ringSteps` point-to-point steps around
+   * `devices` (member i sends to i+1 and receives from i−1, in plan order), each step's attention
+   * block on the chunk at hand merged by log-sum-exp (docs/plan-format.md).
+   */
+  ringSteps: z.number().int().min(1).optional(),
 });
 
 export const memoryInstructionSchema = z.strictObject({

@@ -37,7 +37,13 @@ import {
   transferOf,
 } from '@stagecraft/ir';
 import { CollectiveMembers, collectiveKey } from './collectiveMembers.ts';
-import { collectiveParams, collectiveTensors, microbatchOf, scatteredTransfers } from './runtimeFields.ts';
+import {
+  collectiveParams,
+  collectiveTensors,
+  microbatchOf,
+  ringExchanges,
+  scatteredTransfers,
+} from './runtimeFields.ts';
 
 type Tags = Record<string, number | string>;
 
@@ -75,6 +81,7 @@ export class PlanInstructions {
   private readonly radix: number[];
   private params: Map<number, number[]> | undefined;
   private tensors: Map<number, PlanTensor> | undefined;
+  private rings: Map<number, number> | undefined;
   private scattered: Map<number, number> | undefined;
 
   private readonly members: CollectiveMembers;
@@ -201,6 +208,8 @@ export class PlanInstructions {
     if (params !== undefined) ins.params = params;
     const tensor = (this.tensors ??= collectiveTensors(dag, t)).get(i);
     if (tensor !== undefined) ins.tensor = tensor;
+    const steps = (this.rings ??= ringExchanges(dag, t)).get(i);
+    if (steps !== undefined) ins.ringSteps = steps;
     return ins;
   }
 
