@@ -209,6 +209,9 @@ class Device:
                 "and no ALL_GATHER it waits for gathered them"
             )
         if op == "F":
+            # A ring's forward attends chunks still in flight: it runs when the last arrives.
+            if self.sequence.defer(key, lambda: self._forward(key, recompute=False)):
+                return None
             return self._forward(key, recompute=False)
         if op == "RECOMPUTE":
             return self._forward(key, recompute=True)
@@ -257,12 +260,11 @@ class Device:
             inputs = [acts.outputs[(a, mb)].detach().requires_grad_() for a in spec["inputs"]]
         else:
             inputs = [data()[0]]
-        # A context-parallel block attends its rows over the sequence's, gathered before it.
+        # A context-parallel block attends its rows over the sequence's K/V, exchanged before it.
         keys = None
         if sequence:
-            keys = acts.stash[key]["keys"] if recompute else self.sequence.keys_for(b, mb, True).requires_grad_()
-        block = self.blocks[b] if keys is None else (
-            lambda x, m=self.blocks[b], k=keys: m(x, keys=k, positions=self.sequence.rows()))
+            keys = acts.stash[key]["keys"] if recompute else self.sequence.keys_for(b, mb, True)
+        block = self.blocks[b] if keys is None else (lambda x, m=self.blocks[b], k=keys: k.attend(m, x))
         keep_graph = recompute or key not in self.recomputed
         boxes = []
         if keep_graph:
@@ -315,13 +317,13 @@ class Device:
         params = self.parameters[b]
         inputs = [x for x in st["inputs"] if x.requires_grad]
         keys = st.get("keys") if op in ("B", "BI") else None
-        if keys is not None and not torch.equal(self.sequence.keys_for(b, mb, False), keys.detach()):
-            raise RunError(f"device {self.rank}: block {b} microbatch {mb}: the K/V gathered for its backward differ from its forward's")
-        wrt = (inputs if op in ("B", "BI") else []) + ([keys] if keys is not None else []) + (params if op in ("B", "BW") else [])
+        if keys is not None:
+            self.sequence.check_backward(b, mb, keys)
+        wrt = (inputs if op in ("B", "BI") else []) + (keys.leaves if keys is not None else []) + (params if op in ("B", "BW") else [])
         grads = torch.autograd.grad(out, wrt, grad_outputs=grad, retain_graph=retain) if wrt else []
         if keys is not None:
             # Its input gradient leaves with the other members' share, after the REDUCE_SCATTER.
-            self.sequence.partial[key] = (grads[: len(inputs)], grads[len(inputs)])
+            self.sequence.gradients(key, grads[: len(inputs)], grads[len(inputs) : len(inputs) + len(keys.leaves)])
         elif op in ("B", "BI") and self.setup.experts_of(b):
             self.experts.row_grads[key] = (grads[0], grads[1])
         elif op in ("B", "BI") and inputs:

@@ -101,6 +101,7 @@ class Collective:
     waits: Tuple[str, ...]
     # comm_overlap's part of the tensor: chunks first..last-1 of `of` of each member's rows.
     chunks: Optional[Tuple[int, int, int]] = None
+    ring_steps: int = 0  # a K/V exchange of context parallelism's ring form: its point-to-point steps
 
 
 Instruction = Union[Compute, Update, Overlap, Send, Recv, Collective]
@@ -172,5 +173,5 @@ def _instruction(ins, stream, peer_of, tags, where) -> Instruction:
         c = ins.get("chunks")
         chunks = (c["from"], c["to"], c["of"]) if c is not None else None
         return Collective(ins["id"], op, tuple(ins["devices"]), stream, ins.get("collective", ins["id"]),
-                          tuple(ins.get("params", ())), tensor, waits, chunks)
+                          tuple(ins.get("params", ())), tensor, waits, chunks, ins.get("ringSteps", 0))
     raise PlanError(f"{where}.op: {op!r} is not an instruction this runtime runs")

@@ -53,6 +53,28 @@ describe('context parallelism in the simulator', () => {
     );
   });
 
+  it('charges the ring ringSteps steps of one member’s K/V over the link; the next block waits for it and the forward', () => {
+    const cp = 4;
+    const { plan, sim } = run(design(cp, 'ring'));
+    const cluster = resolveCluster(plan.cluster);
+    if (!cluster.ok) throw new Error('cluster');
+    const ins = plan.devices[0]!.streams.flatMap((s) => s.instructions);
+    const at = (id: string) => sim.timeline!.find((e) => e.id === id && e.device === 0)!;
+    const ring = ins.find((i) => i.id === 'ALL_GATHER.cp.F.b1.mb0');
+    if (ring?.op !== 'ALL_GATHER') throw new Error('no K/V ring');
+    expect(ring.ringSteps).toBe(cp - 1);
+    // One step: a member's chunk (1/cp of K/V) over the slowest link of the ring, plus its latency.
+    const step = collectiveMs(cluster.cost, 'ALL_GATHER', [0, 1, 2, 3], ring.bytes) / (cp - 1);
+    const x = at(ring.id);
+    expect(x.endMs - x.startMs).toBeCloseTo(ring.ringSteps! * step, 6);
+    const forward = at('F.b1.mb0');
+    const reader = ins.find((i) => i.op === 'F' && i.id.endsWith('.mb0') && i.block === 2)!;
+    expect(at(reader.id).startMs).toBeGreaterThanOrEqual(Math.max(forward.endMs, x.endMs) - 1e-9);
+    // The next block's ring passes the output this one completes: it starts after this ring.
+    const next = ins.find((i) => i.id.startsWith('ALL_GATHER.cp.F.') && i.id.endsWith('.mb0') && i !== ring)!;
+    expect(at(next.id).startMs).toBeGreaterThanOrEqual(x.endMs - 1e-9);
+  });
+
   it('ring overlaps the exchange with the attention; all_gather waits for it', () => {
     const ring = run(design(4, 'ring')).sim;
     const gathered = run(design(4, 'all_gather')).sim;

@@ -113,6 +113,12 @@ export const collectiveInstructionSchema = z.strictObject({
   tensor: planTensorSchema.optional(),
   /** @2: under `comm_overlap`, the chunks of `tensor`'s rows it carries (absent: all of them). */
   chunks: planChunksSchema.optional(),
+  /**
+   * @2: a K/V exchange of context parallelism's ring form: `ringSteps` point-to-point steps around
+   * `devices` (member i sends to i+1 and receives from i−1, in plan order), each step's attention
+   * block on the chunk at hand merged by log-sum-exp (docs/plan-format.md).
+   */
+  ringSteps: z.number().int().min(1).optional(),
 });
 
 export const memoryInstructionSchema = z.strictObject({

@@ -43,6 +43,7 @@ import {
   collectiveParams,
   collectiveTensors,
   microbatchOf,
+  ringExchanges,
   scatteredTransfers,
 } from './runtimeFields.ts';
 
@@ -82,6 +83,7 @@ export class PlanInstructions {
   private readonly radix: number[];
   private params: Map<number, number[]> | undefined;
   private tensors: Map<number, PlanTensor> | undefined;
+  private rings: Map<number, number> | undefined;
   private scattered: Map<number, number> | undefined;
   private chunks: Map<number, (n: number) => PlanChunks> | undefined;
 
@@ -211,6 +213,8 @@ export class PlanInstructions {
     if (tensor !== undefined) ins.tensor = tensor;
     const chunks = (this.chunks ??= collectiveChunks(dag, t)).get(i);
     if (chunks !== undefined) ins.chunks = chunks(m.devices.length);
+    const steps = (this.rings ??= ringExchanges(dag, t)).get(i);
+    if (steps !== undefined) ins.ringSteps = steps;
     return ins;
   }
 

@@ -247,3 +247,22 @@ export function sequenceExchanges(t: NodeTable): (i: number) => boolean {
   const made = t.names.indexOf('shard-sequence');
   return (i) => made >= 0 && t.provPass[i] === made && kindOfCode(t.op[i]!) === 'collective';
 }
+
+/**
+ * Per K/V exchange of a ring-form context-parallel region, its steps: cp − 1, each passing one
+ * member's chunk (or the gradient accumulated for it) to the next member around the ring.
+ */
+export function ringExchanges(dag: Dag, t: NodeTable): Map<number, number> {
+  const out = new Map<number, number>();
+  const ring = new Map<string, number>();
+  for (const r of dag.contextParallel ?? [])
+    if (r.form === 'ring' && r.degree > 1)
+      for (const b of r.blocks) ring.set(`${r.group}:${b}`, r.degree - 1);
+  if (ring.size === 0) return out;
+  const exchange = sequenceExchanges(t);
+  for (let i = 0; i < t.length; i++) {
+    const steps = exchange(i) ? ring.get(`${t.group[i]}:${t.block[i]}`) : undefined;
+    if (steps !== undefined) out.set(i, steps);
+  }
+  return out;
+}

@@ -35,7 +35,8 @@ describe('shard_sequence (context parallelism)', () => {
     // A synthetic block stands for a layer: it exchanges its whole input, 10 bytes.
     expect(x).toMatchObject({ stream: 'cp', devices: [2, 3], bytes: 10 });
     expect(preds(dag, x.id)).toEqual(['RECV.F.b1.mb0.d2']);
-    expect(succs(dag, x.id)).toEqual(['B.b2.mb0', 'F.b3.mb0']);
+    // Its consumers, and the next block's ring, which passes the output this one completes.
+    expect(succs(dag, x.id)).toEqual(['ALL_GATHER.cp.F.b3.mb0', 'B.b2.mb0', 'F.b3.mb0']);
     // The forward does not wait for it: the two overlap.
     expect(preds(dag, 'F.b2.mb0')).not.toContain(x.id);
     // The backward passes K/V again and their gradients back, both before the input gradient leaves.
@@ -43,6 +44,20 @@ describe('shard_sequence (context parallelism)', () => {
     expect(preds(dag, sendB)).toEqual(
       expect.arrayContaining(['B.b2.mb0', 'ALL_GATHER.cp.B.b2.mb0', 'REDUCE_SCATTER.cp.B.b2.mb0']),
     );
+  });
+
+  it('ring: the plan says the steps, cp − 1 around the members; the next block’s ring waits for this one', () => {
+    const r = compiled(
+      onMeshes({ op: 'shard_sequence', filter: {}, axis: 'cp' }, { op: 'replicate', filter: {}, axis: 'dp' }),
+    );
+    const ins = r.plan.devices.find((d) => d.device === 4)!.streams.flatMap((s) => s.instructions);
+    const kv = ins.filter((i) => i.id.includes('.cp.'));
+    expect(kv.length).toBeGreaterThan(0);
+    for (const i of kv) expect(i.op !== 'F' && 'ringSteps' in i && i.ringSteps).toBe(1);
+    // Block 3 reads block 2's output, whole only once block 2's ring has merged every chunk in.
+    expect(preds(r.dag, 'ALL_GATHER.cp.F.b3.mb0')).toContain('ALL_GATHER.cp.F.b2.mb0');
+    const gathered = compiled(gather).plan.devices.flatMap((d) => d.streams.flatMap((s) => s.instructions));
+    expect(gathered.some((i) => 'ringSteps' in i)).toBe(false);
   });
 
   it('all_gather: the forward waits for the gathered K/V, the input gradient for their reduce-scatter', () => {

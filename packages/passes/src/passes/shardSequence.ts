@@ -182,6 +182,10 @@ function exchangeKeysAndValues(
   const heads = new Map<number, number>();
   for (const tp of dag.tensorParallel ?? [])
     if (tp.group === r.group) for (const b of tp.blocks) heads.set(b, tensorParallelDegree(dag, tp));
+  // Under the ring the forward's output is whole once its ring has merged every chunk in: an
+  // exchange reading it waits for that ring too.
+  const ringOf = new Map<number, number>();
+  const readers: [number, number][] = [];
   for (const i of ops) {
     const block = dag.blocks[t.block[i]!]!;
     const whole = block.kvBytes ?? (synthetic ? block.outputBytes : undefined);
@@ -194,7 +198,11 @@ function exchangeKeysAndValues(
       const x = add(OP_ALL_GATHER, 'ALL_GATHER', i, kv);
       for (const u of inputs(i)) edges.push(u, x, 0);
       if (form === 'all_gather') edges.push(x, i, kv);
-      else for (const j of leaving(i)) edges.push(x, e.to[j]!, 0);
+      else {
+        for (const j of leaving(i)) edges.push(x, e.to[j]!, 0);
+        ringOf.set(i, x);
+        for (const u of inputs(i)) readers.push([u, x]);
+      }
       continue;
     }
     if (op !== OP_B && op !== OP_BI) continue;
@@ -213,6 +221,10 @@ function exchangeKeysAndValues(
         edges.push(scatter, e.to[j]!, 0);
       }
     }
+  }
+  for (const [u, x] of readers) {
+    const ring = ringOf.get(u);
+    if (ring !== undefined) edges.push(ring, x, 0);
   }
 }
 
