@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from plan_edits import corrupted, plan_path
+from plan_edits import plan_instructions, plan_path
 from reference_match import assert_equal_to_one_device
 from stagecraft_runtime.chunked_collectives import ChunkedCollectives
 from stagecraft_runtime.instructions import Compute
@@ -50,17 +50,11 @@ def test_comm_overlap_plan_matches_the_single_device_reference(runs, name):
     assert_equal_to_one_device(runs[name])
 
 
-def instructions(name):
-    with open(plan_path(name), encoding="utf-8") as f:
-        plan = json.load(f)
-    return [i for d in plan["devices"] for s in d["streams"] for i in s["instructions"]]
-
-
 @pytest.mark.parametrize("name", PLANS)
 def test_every_chunked_collective_names_its_tensor_and_chunks(name):
     """The runs above are not vacuous: every tensor-parallel reduce-scatter and all-gather of the
     forward and backward comes in two chunked parts (a recompute's repeated ones are whole)."""
-    ins = [i for i in instructions(name) if i["op"] in ("REDUCE_SCATTER", "ALL_GATHER") and "params" not in i]
+    ins = [i for i in plan_instructions(name) if i["op"] in ("REDUCE_SCATTER", "ALL_GATHER") and "params" not in i]
     chunked = [i for i in ins if "chunks" in i]
     assert all("tensor" in i for i in ins)
     assert {(i["op"], tuple(i["chunks"].values())) for i in chunked} == {
