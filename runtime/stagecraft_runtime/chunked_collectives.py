@@ -95,6 +95,18 @@ class ChunkedCollectives:
                     return (c, mb, False)
         return None
 
+    def check_made(self, where, keys):
+        """Refuses to read what compute still waiting for chunks has not made yet (the plan orders
+        the reader after that compute but not after the chunks it waits for)."""
+        for key in keys:
+            behind = self.queued.get(key)
+            if behind is not None:
+                raise RunError(
+                    f"{where} reads what block {key[0]} microbatch {key[1]}'s compute makes, which still waits for "
+                    f"chunks of block {behind[0]}'s {'output' if behind[2] else 'input gradient'} (microbatch "
+                    f"{behind[1]}) its ALL_GATHER has not brought: the plan must order it after that ALL_GATHER"
+                )
+
     def check_none_waiting(self, where):
         for tensor, queue in self.waiting.items():
             raise RunError(f"{where}: {queue[0][0].id} still waits for chunks of block {tensor[0]} microbatch "

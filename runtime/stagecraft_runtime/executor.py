@@ -128,6 +128,8 @@ class Device:
 
     def send(self, ins):
         key = ins.tensor.key
+        if self.chunked.queued:
+            self.chunked.check_made(f"device {self.rank}: {ins.id}", [key])
         if ins.scatter > 1:
             t = self.slices.own_chunk(ins)
         else:
@@ -176,6 +178,8 @@ class Device:
         if ins.tensor is not None and ins.op == "ALL_TO_ALL":
             return self.experts.all_to_all(ins, group, order)
         blocks = ins.params
+        if self.chunked.queued:
+            self.chunked.check_made(f"device {self.rank}: {ins.id}", [k for k in self.chunked.queued if k[0] in blocks])
         if not blocks:
             raise RunError(f"device {self.rank}: {ins.id}: activation collectives are not run yet")
         if ins.op == "ALL_REDUCE":

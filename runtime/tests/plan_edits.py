@@ -10,6 +10,13 @@ def plan_path(name):
     return os.path.join(HERE, "plans", f"{name}.json")
 
 
+def plan_instructions(name):
+    """Every instruction of test plan `name`, over its devices and streams."""
+    with open(plan_path(name), encoding="utf-8") as f:
+        plan = json.load(f)
+    return [i for d in plan["devices"] for s in d["streams"] for i in s["instructions"]]
+
+
 def corrupted(name, directory, edit, suffix):
     """Plan `name` with every instruction replaced by `edit(instruction)` (None drops it), written
     to `directory`; returns its path."""

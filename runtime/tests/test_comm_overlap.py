@@ -8,10 +8,13 @@ import json
 
 import pytest
 
-from plan_edits import corrupted, plan_path
+from plan_edits import plan_instructions, plan_path
 from reference_match import assert_equal_to_one_device
+from stagecraft_runtime.chunked_collectives import ChunkedCollectives
+from stagecraft_runtime.instructions import Compute
 from stagecraft_runtime.launch import launch
 from stagecraft_runtime.plan import PlanError, check
+from stagecraft_runtime.scheduler import RunError
 
 PLANS = ["tp2-sp-overlap", "pp2-tp2-sp-overlap", "pp2-tp2-sp-recompute-overlap", "mesh-dp2-tp2-sp-overlap",
          "mesh-dp2-tp2-sp-recompute-overlap"]
@@ -47,17 +50,11 @@ def test_comm_overlap_plan_matches_the_single_device_reference(runs, name):
     assert_equal_to_one_device(runs[name])
 
 
-def instructions(name):
-    with open(plan_path(name), encoding="utf-8") as f:
-        plan = json.load(f)
-    return [i for d in plan["devices"] for s in d["streams"] for i in s["instructions"]]
-
-
 @pytest.mark.parametrize("name", PLANS)
 def test_every_chunked_collective_names_its_tensor_and_chunks(name):
     """The runs above are not vacuous: every tensor-parallel reduce-scatter and all-gather of the
     forward and backward comes in two chunked parts (a recompute's repeated ones are whole)."""
-    ins = [i for i in instructions(name) if i["op"] in ("REDUCE_SCATTER", "ALL_GATHER") and "params" not in i]
+    ins = [i for i in plan_instructions(name) if i["op"] in ("REDUCE_SCATTER", "ALL_GATHER") and "params" not in i]
     chunked = [i for i in ins if "chunks" in i]
     assert all("tensor" in i for i in ins)
     assert {(i["op"], tuple(i["chunks"].values())) for i in chunked} == {
@@ -102,3 +99,30 @@ def test_a_chunk_carried_twice_or_out_of_range_is_refused():
     first["chunks"] = {"from": 1, "to": 1, "of": 2}
     with pytest.raises(PlanError, match=r"devices\[1\]\.streams\[0\]\.instructions\[\d+\]\.chunks: expected integers 0 ≤ from < to ≤ of"):
         check(plan)
+
+
+class _Program:
+    def instructions(self):
+        return iter(())
+
+
+class _Setup:
+    blocks = [{"inputs": []}, {"inputs": [0]}]
+
+
+def test_compute_waiting_for_chunks_is_never_read_before_it_runs():
+    """F of block 1 reads block 0's output while its ALL_GATHER still has chunks to bring: it waits,
+    and whatever reads what it makes before then (a SEND, a gradient collective, UPD, the step's
+    end) is refused naming both, rather than reading nothing or a partial sum."""
+    chunked = ChunkedCollectives(_Program(), _Setup(), slices=None, activations=None)
+    chunked.gathering[(0, 0, True)] = [None, {0}]
+    ran = []
+    f = Compute("F.b1.mb0", "F", 1, 0, ())
+    assert chunked.defer(f, ran.append)
+    assert chunked.defer(Compute("F.b1.mb1", "F", 1, 1, ()), ran.append) is False
+    with pytest.raises(RunError, match=r"SEND.F.b1.mb0 reads what block 1 microbatch 0's compute makes, which still "
+                                       r"waits for chunks of block 0's output \(microbatch 0\)"):
+        chunked.check_made("SEND.F.b1.mb0", [(1, 0)])
+    with pytest.raises(RunError, match=r"UPD: F.b1.mb0 still waits for chunks of block 0 microbatch 0's output"):
+        chunked.check_none_waiting("UPD")
+    assert ran == []

@@ -13,7 +13,7 @@ import json
 import pytest
 import torch
 
-from plan_edits import corrupted, plan_path
+from plan_edits import corrupted, plan_instructions, plan_path
 from reference_match import assert_equal_to_one_device
 from stagecraft_runtime.launch import launch
 from stagecraft_runtime.model import Setup
@@ -56,17 +56,11 @@ def test_sequence_parallel_plan_matches_the_single_device_reference(runs, name):
     assert_equal_to_one_device(runs[name])
 
 
-def instructions(name):
-    with open(plan_path(name), encoding="utf-8") as f:
-        plan = json.load(f)
-    return [i for d in plan["devices"] for s in d["streams"] for i in s["instructions"]]
-
-
 @pytest.mark.parametrize("name", PLANS)
 def test_the_plans_carry_what_the_runs_test(name):
     """The runs above are not vacuous: activation reduce-scatters and all-gathers (or, without
     sequence parallelism, all-reduces), and between stages sends of half the rows."""
-    ins = instructions(name)
+    ins = plan_instructions(name)
     activations = {i["op"] for i in ins if "tensor" in i and i["op"] not in ("SEND", "RECV")}
     assert activations == ({"ALL_REDUCE", "ALL_GATHER"} if name == "pp2-tp2-scatter" else {"REDUCE_SCATTER", "ALL_GATHER"})
     sends = [i for i in ins if i["op"] in ("SEND", "RECV")]
