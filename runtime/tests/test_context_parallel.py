@@ -87,3 +87,23 @@ def test_ring_chunks_attended_at_the_wrong_positions_or_merged_without_lse_fail_
     (r,) = launch([plan_path("mesh-cp4-ring")], OPTS)
     assert not r["equal"], r
     assert r["maxRelDiff"] > 1e-6
+
+
+def test_blockwise_attention_merged_by_log_sum_exp_is_attention_over_the_whole_sequence():
+    import torch
+
+    from stagecraft_runtime.model import SequenceBlock
+    from stagecraft_runtime.ring_attention import ring_forward
+
+    block = SequenceBlock(8, 0, 1, torch.float64)
+    x = torch.randn(8, 8, dtype=torch.float64, requires_grad=True)
+    whole = block(x)
+    # Member 0 of 2 holds rows 0–1 and 6–7; the chunk of member 1 (rows 2–5) lies wholly after
+    # rows 0–1, which see none of it: their weight in the merge is 0, and no NaN in the gradient.
+    mine, other = torch.tensor([0, 1, 6, 7]), torch.tensor([2, 3, 4, 5])
+    out = ring_forward(block, x[mine], [(x[mine], mine), (x[other], other)], mine)
+    assert torch.allclose(out, whole[mine], rtol=0, atol=1e-14)
+    (g,) = torch.autograd.grad(out.sum(), x)
+    assert torch.isfinite(g).all()
+    averaged = ring_forward(block, x[mine], [(x[mine], mine), (x[other], other)], mine, fault="merge")
+    assert not torch.allclose(averaged, whole[mine], rtol=0, atol=1e-6)
