@@ -5,7 +5,7 @@
  * `settleMs` after that frame (the DAG, the whole plan and the hit layer follow the timeline and
  * count too). Issue 30 §5's measure: no task over 100 ms, the timeline within 2 s.
  */
-import type { Page } from '@playwright/test';
+import type { CDPSession, Page } from '@playwright/test';
 
 export interface Opening {
   /** From the navigation's start to the first frame painted with the design's timeline. */
@@ -13,6 +13,13 @@ export interface Opening {
   /** Durations of the main-thread tasks over 50 ms, longest first. */
   longTasks: number[];
   ops: number;
+  /**
+   * CPU time of the page's main thread from its start to `settleMs` after the painted timeline
+   * (Chromium's `ThreadTime` metric): unlike the wall times it hardly moves with the machine's load.
+   */
+  mainCpuMs: number;
+  /** Results of the worker the page took before its design's own was painted, that one included. */
+  results: number;
 }
 
 /**
@@ -24,13 +31,18 @@ export interface Opening {
  */
 const PAINTED = 'stagecraft-bench: timeline painted';
 const OPENING_PROBE = `
-  window.__opening = { long: [], paintedMs: null, ops: 0 };
+  window.__opening = { long: [], paintedMs: null, ops: 0, results: 0 };
+  let lastResult = null;
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) window.__opening.long.push(e.duration);
   }).observe({ type: 'longtask' });
   const opened = decodeURIComponent((location.hash.match(/design=([^&]+)/) || [])[1] || '');
   function watch() {
     const st = window.stagecraft && window.stagecraft.store.getState();
+    if (st && st.result && st.result !== lastResult) {
+      lastResult = st.result;
+      window.__opening.results++;
+    }
     // The opened design's own result: not the default example's, computed while it loads.
     const sim = st && st.designId === opened && st.resultRevision === st.revision && st.result?.simulation;
     const gantt = document.querySelector('[data-testid="gantt"]');
@@ -65,6 +77,9 @@ export async function installOpeningProbe(page: Page): Promise<void> {
 /** Opens `url` (a design's link) on a page with the probe installed and reads the figures. */
 export async function measureOpening(page: Page, url: string, settleMs: number): Promise<Opening> {
   await page.goto('about:blank');
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const cpuBefore = await threadTimeMs(cdp);
   const painted = page.waitForEvent('console', {
     predicate: (m) => m.text() === PAINTED,
     timeout: 60_000,
@@ -88,9 +103,27 @@ export async function measureOpening(page: Page, url: string, settleMs: number):
     throw new Error(`${url}: no painted timeline of its result within 60 s (${seen})`, { cause: e });
   }
   await page.waitForTimeout(settleMs);
+  const mainCpuMs = (await threadTimeMs(cdp)) - cpuBefore;
+  await cdp.detach();
   const o = await page.evaluate(() => {
-    const w = window as unknown as { __opening: { long: number[]; paintedMs: number; ops: number } };
+    const w = window as unknown as {
+      __opening: { long: number[]; paintedMs: number; ops: number; results: number };
+    };
     return { ...w.__opening, long: [...w.__opening.long] };
   });
-  return { firstPaintMs: o.paintedMs, longTasks: o.long.sort((a, b) => b - a), ops: o.ops };
+  return {
+    firstPaintMs: o.paintedMs,
+    longTasks: o.long.sort((a, b) => b - a),
+    ops: o.ops,
+    mainCpuMs,
+    results: o.results,
+  };
+}
+
+/** The CPU time the page's main thread has used so far (Chromium reports seconds). */
+async function threadTimeMs(cdp: CDPSession): Promise<number> {
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  const t = metrics.find((m) => m.name === 'ThreadTime');
+  if (!t) throw new Error('Chromium reported no ThreadTime metric');
+  return t.value * 1000;
 }

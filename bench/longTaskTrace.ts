@@ -154,3 +154,23 @@ export function describeWorker(events: TraceEvent[]): string[] {
       .join('; ')}`,
   ];
 }
+
+/**
+ * The page's main thread over the whole trace: its busiest sampled functions, so work spread over
+ * many short tasks shows beside the long ones.
+ */
+export function describeMain(events: TraceEvent[], top = 25): string[] {
+  const main = events.find(
+    (e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain',
+  );
+  const profile = main && profileOf(events, main.pid, main.tid);
+  if (!profile) return [];
+  const fns = sampledFunctions(events, profile, 0, Number.POSITIVE_INFINITY).filter(([f]) => f !== '(idle)');
+  const total = fns.reduce((t, [, ms]) => t + ms, 0);
+  return [
+    `main thread: ${total.toFixed(0)} ms sampled (idle left out); ${fns
+      .slice(0, top)
+      .map(([f, ms]) => `${f} ${ms.toFixed(0)}`)
+      .join('; ')}`,
+  ];
+}

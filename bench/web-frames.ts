@@ -45,7 +45,7 @@ import { measurePan } from '../apps/web/src/gantt/panBenchmark.ts';
 import { startAppServer } from '../e2e/appServer.ts';
 import { CHROMIUM_LAUNCH } from '../e2e/chromium.ts';
 import { installOpeningProbe, measureOpening, type Opening } from './exampleOpening.ts';
-import { describeLongTasks, describeWorker, startTrace, stopTrace } from './longTaskTrace.ts';
+import { describeLongTasks, describeMain, describeWorker, startTrace, stopTrace } from './longTaskTrace.ts';
 
 const { values } = parseArgs({
   options: {
@@ -409,6 +409,8 @@ async function examplesTable(): Promise<void> {
       'first paint',
       'longest task',
       `tasks > ${TASK_BOUND_MS} ms`,
+      'main CPU',
+      'results',
     ];
     console.log(header.join('  '));
     const misses: string[] = [];
@@ -433,6 +435,7 @@ async function examplesTable(): Promise<void> {
           if (cdp) {
             const events = await stopTrace(cdp);
             for (const line of describeLongTasks(events, TASK_BOUND_MS)) console.log(`    ${line}`);
+            for (const line of describeMain(events)) console.log(`    ${line}`);
           }
           await page.close();
           const over = o.longTasks.filter((d) => d > TASK_BOUND_MS);
@@ -444,6 +447,8 @@ async function examplesTable(): Promise<void> {
               `${o.firstPaintMs.toFixed(0)} ms`.padStart(11),
               `${(o.longTasks[0] ?? 0).toFixed(0)} ms`.padStart(12),
               `${over.length}`.padStart(6 + String(TASK_BOUND_MS).length + 6),
+              `${o.mainCpuMs.toFixed(0)} ms`.padStart(8),
+              `${o.results}`.padStart(7),
             ].join('  '),
           );
           if (code.name === 'new' && (over.length > 0 || o.firstPaintMs > FIRST_PAINT_BOUND_MS))

@@ -7,6 +7,7 @@
  */
 import type { Simulation } from '@stagecraft/sim';
 import { useMemo, useRef, useState } from 'react';
+import { formatCount } from '../core/format.ts';
 import { Gantt } from '../gantt/Gantt.tsx';
 import { GanttLegend } from '../gantt/GanttLegend.tsx';
 import { formatBytes, formatMs } from '../gantt/label.ts';
@@ -380,7 +381,7 @@ export function formatValue(row: MetricRow, v: number | undefined): string {
       return formatBytes(v);
     case 'tokens/s':
     case 'count':
-      return Math.round(v).toLocaleString('en-US');
+      return formatCount(v);
   }
 }
 
@@ -395,7 +396,7 @@ function formatDelta(row: MetricRow, c: MetricCell): string {
         ? formatMs(abs)
         : row.unit === 'bytes'
           ? formatBytes(abs)
-          : Math.round(abs).toLocaleString('en-US');
+          : formatCount(abs);
   const rel =
     c.relative !== undefined && row.unit !== 'ratio'
       ? ` (${sign}${(Math.abs(c.relative) * 100).toFixed(1)}%)`

@@ -5,6 +5,7 @@
  * without rendering.
  */
 import { exposedCommPerDeviceMs, type Simulation } from '@stagecraft/sim';
+import { formatCount } from '../core/format.ts';
 
 export const MAX_VARIANTS = 4;
 
@@ -146,7 +147,7 @@ function batchMetrics(
   // different ones get their rows.
   const perStep = [
     `${known[0]} microbatch${known[0] === 1 ? '' : 'es'}`,
-    ...(tokensDiffer ? [] : [`${Math.round(tokens[0]!).toLocaleString('en-US')} tokens`]),
+    ...(tokensDiffer ? [] : [`${formatCount(tokens[0]!)} tokens`]),
   ].join(', ');
   const tokenRow: Metric = {
     key: 'tokens-per-step',

@@ -24,6 +24,7 @@ import type { DagGraph, GraphEdge, GraphLane, GraphNode, GraphNodeData } from '.
 import { NODE_H, NODE_W } from '../core/dagGraph.ts';
 import { activeNode, isArrowKey, nodeAfterKey, rowOfNode } from '../core/dagKeys.ts';
 import { EDGE_BUDGET, edgesInView, type GraphRect, nodesInView, rectInView } from '../core/dagWindow.ts';
+import { formatCount } from '../core/format.ts';
 import { passColor } from '../core/passColors.ts';
 import { useStore } from '../store/index.ts';
 import { applyItem } from './applyItem.ts';
@@ -219,7 +220,7 @@ function StageControls({ graph }: { graph: DagGraph }) {
   return (
     <div className="dag-tools">
       <span className="hint">
-        {graph.totalNodes.toLocaleString('en-US')} ops · {graph.nodes.length} drawn
+        {formatCount(graph.totalNodes)} ops · {graph.nodes.length} drawn
       </span>
       <button
         type="button"
@@ -227,7 +228,7 @@ function StageControls({ graph }: { graph: DagGraph }) {
         disabled={graph.totalNodes > EXPAND_ALL_LIMIT}
         title={
           graph.totalNodes > EXPAND_ALL_LIMIT
-            ? `more than ${EXPAND_ALL_LIMIT.toLocaleString('en-US')} ops: expand stages one by one`
+            ? `more than ${formatCount(EXPAND_ALL_LIMIT)} ops: expand stages one by one`
             : 'draw every microbatch of every stage'
         }
         onClick={() => setExpanded(rows)}

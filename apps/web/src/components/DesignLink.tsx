@@ -4,24 +4,28 @@
  */
 import { openDesignAction } from '../core/actions.ts';
 import { designFragment, linkPayload, readDesignLink } from '../core/designLink.ts';
+import { formatCount } from '../core/format.ts';
 import { autosave, useStore } from '../store/index.ts';
 
-/** Opens the design the page's fragment carries, if it carries one; true when it did carry one. */
-export function openDesignFromLink(hash: string): boolean {
+/**
+ * Opens the design the page's fragment carries, if it carries one: null when it carries none,
+ * else whether the design was read and opened.
+ */
+export function openDesignFromLink(hash: string): Promise<boolean> | null {
   const payload = linkPayload(hash);
-  if (payload === null) return false;
-  void readDesignLink(payload).then((read) => {
+  if (payload === null) return null;
+  return readDesignLink(payload).then((read) => {
     const s = useStore.getState();
     if (!read.ok) {
       s.notify('error', read.error);
-      return;
+      return false;
     }
     s.dispatch(openDesignAction, { design: read.design });
     // A linked design is nobody's saved design yet: its first edit saves a new one.
     autosave.exampleOpened(null);
     s.setSave({ designId: null, savedVersion: null, saveStatus: 'clean', saveMessage: '' });
+    return true;
   });
-  return true;
 }
 
 export function CopyLinkButton() {
@@ -39,7 +43,7 @@ export function CopyLinkButton() {
           await navigator.clipboard.writeText(link);
           s.notify(
             'info',
-            `link copied: it carries the design itself (${link.length.toLocaleString('en-US')} characters)`,
+            `link copied: it carries the design itself (${formatCount(link.length)} characters)`,
           );
         } catch {
           s.notify(

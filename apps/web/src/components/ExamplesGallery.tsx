@@ -6,6 +6,7 @@
 import { useState } from 'react';
 import { openDesignAction } from '../core/actions.ts';
 import { EXAMPLE_FACTS, type ExampleGroup, exampleGroup } from '../core/exampleFacts.ts';
+import { formatCount } from '../core/format.ts';
 import { type Example, examples } from '../examples.ts';
 import { formatBytes } from '../gantt/label.ts';
 import { autosave, useStore } from '../store/index.ts';
@@ -24,7 +25,7 @@ function matches(e: Example, query: string): boolean {
 function memoryNote(file: string): string | null {
   const f = EXAMPLE_FACTS[file];
   if (!f || f.oomDevices === 0) return null;
-  return `does not fit: ${f.oomDevices.toLocaleString('en-US')} of ${f.devices.toLocaleString('en-US')} GPUs over memory (peak ${formatBytes(f.peakBytes)})`;
+  return `does not fit: ${formatCount(f.oomDevices)} of ${formatCount(f.devices)} GPUs over memory (peak ${formatBytes(f.peakBytes)})`;
 }
 
 export function ExamplesGallery({ onClose }: { onClose: () => void }) {

@@ -1,6 +1,6 @@
 /** The step's figures from the last valid result; marked stale while the design has errors. */
 import { exposedCommPerDeviceMs } from '@stagecraft/sim';
-import { formatBytes, formatMs, formatPercent, formatRate } from '../core/format.ts';
+import { formatBytes, formatCount, formatMs, formatPercent, formatRate } from '../core/format.ts';
 import { useStore } from '../store/index.ts';
 import { MetricGlossary } from './MetricGlossary.tsx';
 
@@ -81,7 +81,7 @@ export function Metrics() {
           raw={sim.tokensPerSecond}
         />
       )}
-      <Metric label="ops" testid="metric-ops" value={sim.ops.toLocaleString('en-US')} raw={sim.ops} />
+      <Metric label="ops" testid="metric-ops" value={formatCount(sim.ops)} raw={sim.ops} />
       <MetricGlossary />
       <div className="metric-status" data-testid="compute-status">
         {status === 'computing'

@@ -5,6 +5,7 @@
  */
 import type { TimelineEvent } from '@stagecraft/sim';
 import { useEffect, useState } from 'react';
+import { formatCount } from '../core/format.ts';
 import { findOps, type OpHit } from '../gantt/index.ts';
 
 /**
@@ -34,7 +35,7 @@ export function OomJump({
         onShow(devices[next]!);
       }}
     >
-      OOM on {oomCount.toLocaleString('en-US')} device{oomCount === 1 ? '' : 's'}: show dev {devices[next]}
+      OOM on {formatCount(oomCount)} device{oomCount === 1 ? '' : 's'}: show dev {devices[next]}
     </button>
   );
 }
@@ -142,7 +143,7 @@ export function OpSearchBox({
       )}
       {found && found.hits.length > 1 && (
         <span className="hint" data-testid="op-search-note" aria-live="polite">
-          {(found.at + 1).toLocaleString('en-US')} of {found.hits.length.toLocaleString('en-US')}
+          {formatCount(found.at + 1)} of {formatCount(found.hits.length)}
         </span>
       )}
       {miss && (

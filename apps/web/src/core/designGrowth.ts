@@ -7,6 +7,7 @@
 import type { Design } from '@stagecraft/ir';
 import { estimatedOps } from '@stagecraft/passes';
 import type { Confirmation } from './action.ts';
+import { formatCount } from './format.ts';
 
 /** How much larger an edit may make the design without asking (issue 30: "100× larger"). */
 export const ASK_ABOVE_GROWTH = 100;
@@ -16,7 +17,7 @@ export function sizeGrowth(before: Design, after: Design): Confirmation | undefi
   const from = estimatedOps(before);
   const to = estimatedOps(after);
   if (from <= 0 || to < ASK_ABOVE_GROWTH * from) return undefined;
-  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const n = formatCount;
   return {
     title: `Compile a design ${n(to / from)}× larger?`,
     message: `The edit makes the design about ${n(to)} ops, ${n(to / from)}× the ${n(from)} it has now: compiling and drawing it takes a while.`,

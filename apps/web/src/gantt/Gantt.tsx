@@ -7,6 +7,7 @@
  * behave the same.
  */
 import { useId, useMemo, useState } from 'react';
+import { formatCount } from '../core/format.ts';
 import type { createControllers } from './controllers.ts';
 import type { Flow } from './flows.ts';
 import { flowsOf } from './flows.ts';
@@ -190,7 +191,7 @@ function GanttDrawing({
     <>
       {pending && (
         <p className="gantt-pending" data-testid="gantt-pending" role="status">
-          drawing {(sim.timeline?.length ?? 0).toLocaleString('en-US')} ops…
+          drawing {formatCount(sim.timeline?.length ?? 0)} ops…
         </p>
       )}
       {sim.timeline === undefined && (

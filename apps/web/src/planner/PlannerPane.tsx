@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import type { PlanJob } from '../api/planJobsApi.ts';
 import { cancelPlanAction, openPlanPointAction, startPlanAction, sweepAction } from '../core/actions.ts';
-import { formatBytes, formatMs } from '../core/format.ts';
+import { formatBytes, formatCount, formatMs } from '../core/format.ts';
 import { layoutLabel, tokensAvailable } from '../core/planFront.ts';
 import { useStore } from '../store/index.ts';
 import { isSearching } from '../store/planner.ts';
@@ -119,15 +119,15 @@ function SearchProgress({ job, designName }: { job: PlanJob; designName: string 
       {isSearching(job) && <progress max={1} value={fraction} aria-label="search time used" />}
       <dl className="planner-counts">
         <dt>tried</dt>
-        <dd data-testid="plan-tried">{p.tried.toLocaleString('en-US')}</dd>
+        <dd data-testid="plan-tried">{formatCount(p.tried)}</dd>
         <dt>pruned</dt>
-        <dd data-testid="plan-pruned">{p.pruned.toLocaleString('en-US')}</dd>
+        <dd data-testid="plan-pruned">{formatCount(p.pruned)}</dd>
         <dt>front</dt>
         <dd data-testid="plan-front-size">{p.frontSize}</dd>
         {job.result && (
           <>
             <dt>space</dt>
-            <dd>{job.result.spaceSize.toLocaleString('en-US')}</dd>
+            <dd>{formatCount(job.result.spaceSize)}</dd>
           </>
         )}
         <dt>elapsed</dt>

@@ -10,10 +10,21 @@ import { designIdFromHash } from '../store/autosave.ts';
 import { autosave, startStore, useStore } from '../store/index.ts';
 
 export function startSession(): void {
-  startStore(defaultDesign());
   const id = designIdFromHash();
-  if (id) void openSaved(id);
-  else if (!openDesignFromLink(location.hash)) autosave.exampleOpened(DEFAULT_EXAMPLE);
+  // A page opened on a link shows that design alone: compiling the default example first cost its
+  // result's render, timeline and DAG on the page while the linked one was fetched and compiled.
+  startStore(defaultDesign(), false);
+  const first = useStore.getState().document;
+  const opened = id ? openSaved(id) : openDesignFromLink(location.hash);
+  if (opened) {
+    void opened.then((ok) => {
+      // Unreadable: the default example stays, computed now (unless another was opened meanwhile).
+      if (!ok && useStore.getState().document === first) useStore.computeNow();
+    });
+  } else {
+    autosave.exampleOpened(DEFAULT_EXAMPLE);
+    useStore.computeNow();
+  }
   // A link to another saved design, or one carrying a design, opens it in place.
   window.addEventListener('hashchange', () => {
     if (openDesignFromLink(location.hash)) return;

@@ -27,9 +27,17 @@ export function initStore(initial: Design, worker?: { send(req: WorkerRequest): 
   autosave = createAutosave(useStore);
 }
 
-/** Creates the page's store, its worker and its autosave, and computes the first design. */
-export function startStore(initial: Design): void {
-  const store = createAppStore(initial, (receive) => new Recompute(receive));
+/**
+ * Creates the page's store, its worker and its autosave, and computes the first design, unless
+ * `computeFirst` is false: the address opens another design, which replaces `initial` once it is
+ * read (the caller then calls `computeNow` only if it could not be).
+ */
+export function startStore(initial: Design, computeFirst = true): void {
+  const store = createAppStore(initial, (receive) => {
+    const worker = new Recompute(receive);
+    worker.open();
+    return worker;
+  });
   useStore = store;
   autosave = createAutosave(store);
   autosave.start();
@@ -38,5 +46,5 @@ export function startStore(initial: Design): void {
     (text) => store.setState({ notice: { kind: 'error', text } }),
     () => store.getState().design,
   );
-  store.computeNow();
+  if (computeFirst) store.computeNow();
 }

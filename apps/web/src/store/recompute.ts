@@ -55,6 +55,14 @@ export class Recompute {
     void nextTask().then(next);
   }
 
+  /**
+   * Starts the worker before anything is asked of it, so it loads the compiler while the page
+   * fetches the design it opens (the page starts without compiling its default then: start/session.ts).
+   */
+  open(): void {
+    this.ensure();
+  }
+
   send(req: WorkerRequest): void {
     if (req.type === 'compute') {
       this.compute = req;
