@@ -55,6 +55,12 @@ export function timesFromColumns(
 ): UnitTimes {
   const { N, D, deviceStreams, streamStart, kind, plan } = layout;
   const { node, costs } = c;
+  // Every column is a local: a process's first simulation runs this loop interpreted for most of
+  // its length (docs/performance.md, the cold run), where a property read per unit costs as much
+  // as the unit's own work.
+  const { op, block, alloc, free, bytes, ms: opMs } = costs;
+  const peerGroup = costs.peer;
+  const groups = plan.groups;
   const t = emptyTimes(N, D, arrays);
   const { dur, allocB, freeB, peer } = t;
   let ops = N;
@@ -62,25 +68,25 @@ export function timesFromColumns(
     const dp = plan.devices[di]!;
     const here = dp.device;
     // A SEND/RECV's peer: the member of this device's rank in its peer group.
-    const rank = dp.group >= 0 ? plan.groups[dp.group]!.indexOf(here) : -1;
+    const rank = dp.group >= 0 ? groups[dp.group]!.indexOf(here) : -1;
     let busyMs = 0;
-    for (let v = streamStart[deviceStreams[di]!]!; v < streamStart[deviceStreams[di + 1]!]!; v++) {
+    for (let v = streamStart[deviceStreams[di]!]!, end = streamStart[deviceStreams[di + 1]!]!; v < end; v++) {
       const i = node[v]!;
       let d = 0;
       switch (kind[v]) {
         case UNIT_SEND:
-          peer[v] = plan.groups[costs.peer[i]!]![rank]!;
-          d = p2pMs(cost, here, peer[v]!, costs.bytes[i]!);
+          peer[v] = groups[peerGroup[i]!]![rank]!;
+          d = p2pMs(cost, here, peer[v]!, bytes[i]!);
           break;
         case UNIT_RECV:
-          peer[v] = plan.groups[costs.peer[i]!]![rank]!;
+          peer[v] = groups[peerGroup[i]!]![rank]!;
           break;
         case UNIT_COLLECTIVE:
           break;
         case UNIT_MEMORY:
-          d = hostTransferMs(cost, costs.bytes[i]!);
-          if (costs.op[i] === OP_OFFLOAD) freeB[v] = costs.bytes[i]!;
-          else allocB[v] = costs.bytes[i]!;
+          d = hostTransferMs(cost, bytes[i]!);
+          if (op[i] === OP_OFFLOAD) freeB[v] = bytes[i]!;
+          else allocB[v] = bytes[i]!;
           break;
         case UNIT_OVERLAP: {
           const { members: ms, ms: own } = c.overlaps.get(v)!;
@@ -95,8 +101,8 @@ export function timesFromColumns(
               else d += md;
             }
             // The instruction's memory fields list only positive effects.
-            a += Math.max(costs.alloc[m]!, 0);
-            f += Math.max(costs.free[m]!, 0);
+            a += Math.max(alloc[m]!, 0);
+            f += Math.max(free[m]!, 0);
           }
           if (!Number.isNaN(own)) d = own;
           allocB[v] = a;
@@ -106,20 +112,33 @@ export function timesFromColumns(
         }
         default: {
           // The common case read inline: the model gives the op's ms.
-          const code = costs.op[i]!;
-          const ms = code === OP_UPD ? Number.NaN : costs.ms[costs.block[i]! * COST_STRIDE + code]!;
+          const code = op[i]!;
+          const ms = code === OP_UPD ? Number.NaN : opMs[block[i]! * COST_STRIDE + code]!;
           if (!Number.isNaN(ms)) d = ms;
           else {
             const cd = nodeMs(costs, i, cost);
             if (typeof cd === 'string') issues.add(unitPath(layout, v), cd);
             else d = cd;
           }
-          allocB[v] = Math.max(costs.alloc[i]!, 0);
-          freeB[v] = Math.max(costs.free[i]!, 0);
+          allocB[v] = Math.max(alloc[i]!, 0);
+          freeB[v] = Math.max(free[i]!, 0);
           busyMs += d;
         }
       }
-      checkUnit(layout, v, d, allocB[v]!, freeB[v]!, issues);
+      // The test inline, the message only on failure: a call per unit is what a first run pays.
+      const a = allocB[v]!;
+      const f = freeB[v]!;
+      if (
+        !(
+          d >= 0 &&
+          d < Number.POSITIVE_INFINITY &&
+          a >= 0 &&
+          a < Number.POSITIVE_INFINITY &&
+          f >= 0 &&
+          f < Number.POSITIVE_INFINITY
+        )
+      )
+        checkUnit(layout, v, d, a, f, issues);
       dur[v] = d;
     }
     t.busy[di] = busyMs;

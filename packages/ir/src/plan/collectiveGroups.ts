@@ -56,6 +56,16 @@ export function groupCollectives(
   }
   const G = groupCount.length;
   const groupOff = new Int32Array(G + 1);
+  // No collective (a pipeline alone): no second sweep over every unit.
+  if (G === 0)
+    return {
+      collGroup,
+      groupOff,
+      groupUnits: new Int32Array(0),
+      groupDevices: [],
+      groupOp: [],
+      groupBytes: new Float64Array(0),
+    };
   for (let g = 0; g < G; g++) groupOff[g + 1] = groupOff[g]! + groupCount[g]!;
   const groupUnits = new Int32Array(groupOff[G]!);
   {

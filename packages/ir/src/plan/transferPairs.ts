@@ -119,27 +119,37 @@ function pairInOrder(
   // Per channel (sender · D + receiver): the first SEND not yet taken and the last one chained
   // (−1: none); per SEND, the channel's next one. Units are read device by device (their device
   // is then known): the units of device d are one run of indices.
+  // Every loop bound and value is a local read once: a process's first compile runs these loops
+  // interpreted for most of their length (docs/performance.md, the cold run), where each
+  // property or array read re-evaluated per unit costs as much as the work itself.
   const first = scratch.int32(D * D, -1);
   const last = scratch.int32(D * D, -1);
   const next = scratch.int32(N, -1);
-  for (let d = 0; d < D; d++)
-    for (let v = streamStart[deviceStreams[d]!]!; v < streamStart[deviceStreams[d + 1]!]!; v++) {
-      if (kind[v] !== UNIT_SEND || peerIndex[v]! < 0) continue;
-      const c = d * D + peerIndex[v]!;
-      if (last[c]! < 0) first[c] = v;
-      else next[last[c]!] = v;
+  for (let d = 0, v = streamStart[deviceStreams[0]!]!; d < D; d++) {
+    const end = streamStart[deviceStreams[d + 1]!]!;
+    for (; v < end; v++) {
+      const peer = peerIndex[v]!;
+      if (kind[v] !== UNIT_SEND || peer < 0) continue;
+      const c = d * D + peer;
+      const tail = last[c]!;
+      if (tail < 0) first[c] = v;
+      else next[tail] = v;
       last[c] = v;
     }
-  for (let d = 0; d < D; d++)
-    for (let v = streamStart[deviceStreams[d]!]!; v < streamStart[deviceStreams[d + 1]!]!; v++) {
-      if (kind[v] !== UNIT_RECV || peerIndex[v]! < 0) continue;
-      const c = peerIndex[v]! * D + d;
+  }
+  for (let d = 0, v = streamStart[deviceStreams[0]!]!; d < D; d++) {
+    const end = streamStart[deviceStreams[d + 1]!]!;
+    for (; v < end; v++) {
+      const peer = peerIndex[v]!;
+      if (kind[v] !== UNIT_RECV || peer < 0) continue;
+      const c = peer * D + d;
       const sd = first[c]!;
       if (sd < 0 || transfer[sd] !== transfer[v]) return false;
       partner[v] = sd;
       partner[sd] = v;
       first[c] = next[sd]!;
     }
+  }
   for (let c = 0; c < D * D; c++) if (first[c]! >= 0) return false;
   return true;
 }

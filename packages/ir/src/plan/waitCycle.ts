@@ -38,30 +38,33 @@ export function waitsAcyclic(layout: PlanLayout, scratch: ArraySource = FRESH): 
  * with key 2·rank for a RECV's post and 2·rank + 1 for an end. Then no cycle exists.
  */
 function ranksAscend(layout: PlanLayout, rank: Float64Array): boolean {
-  const { S, streamStart, kind, waitOff, waitTgt, partner } = layout;
-  for (let st = 0; st < S; st++) {
+  const { S, streamStart, kind, waitOff, waitTgt, partner, collGroup, groupOff, groupUnits } = layout;
+  // The key of the end of unit v is 2·rank + 1 of its joint step (jointSteps, read here without
+  // its array: most units are their own step, and a proof that succeeds needs no array). It is
+  // written out at each use rather than called: a process's first compile runs this loop
+  // interpreted for most of its length, where a call per wait costs more than the test.
+  for (let st = 0, v = streamStart[0]!; st < S; st++) {
     let prev = -1;
-    for (let v = streamStart[st]!; v < streamStart[st + 1]!; v++) {
+    for (const streamEnd = streamStart[st + 1]!; v < streamEnd; v++) {
       const isRecv = kind[v] === UNIT_RECV;
-      const end = endKey(layout, rank, v);
+      const g = collGroup[v]!;
+      const end = 2 * rank[g < 0 ? v : groupUnits[groupOff[g]!]!]! + 1;
       const self = isRecv ? 2 * rank[v]! : end;
       if (prev >= self) return false;
-      for (let j = waitOff[v]!; j < waitOff[v + 1]!; j++)
-        if (endKey(layout, rank, waitTgt[j]!) >= self) return false;
-      if (isRecv && endKey(layout, rank, partner[v]!) >= end) return false;
+      for (let j = waitOff[v]!, waitEnd = waitOff[v + 1]!; j < waitEnd; j++) {
+        const t = waitTgt[j]!;
+        const tg = collGroup[t]!;
+        if (2 * rank[tg < 0 ? t : groupUnits[groupOff[tg]!]!]! + 1 >= self) return false;
+      }
+      if (isRecv) {
+        const p = partner[v]!;
+        const pg = collGroup[p]!;
+        if (2 * rank[pg < 0 ? p : groupUnits[groupOff[pg]!]!]! + 1 >= end) return false;
+      }
       prev = self;
     }
   }
   return true;
-}
-
-/**
- * The key of the end of unit v: 2·rank + 1 of its joint step (jointSteps, read here without its
- * array: most units are their own step, and a proof that succeeds needs no array).
- */
-function endKey(layout: PlanLayout, rank: Float64Array, v: number): number {
-  const g = layout.collGroup[v]!;
-  return 2 * rank[g < 0 ? v : layout.groupUnits[layout.groupOff[g]!]!]! + 1;
 }
 
 /** Why a dependent waits for its dependency, by edge: what the cycle's message says. */

@@ -28,13 +28,16 @@ export function partitionOf(dag: Dag): Partition {
   let lastGroup = -2;
   let lastStream = -1;
   let lastLane = -1;
-  for (let i = 0; i < t.length; i++) {
-    if (t.op[i]! >= OP_ORDER_SOURCE) {
+  // The columns locals: a process's first compile runs this loop interpreted for most of its
+  // length (docs/performance.md, the cold run), where a property read per node counts.
+  const { op, group: groupCol, stream: streamCol, length: n } = t;
+  for (let i = 0; i < n; i++) {
+    if (op[i]! >= OP_ORDER_SOURCE) {
       laneOf[i] = -1;
       continue;
     }
-    const group = t.group[i]!;
-    const stream = t.stream[i]!;
+    const group = groupCol[i]!;
+    const stream = streamCol[i]!;
     if (group !== lastGroup || stream !== lastStream) {
       const own = groupLanes[group];
       if (!own)

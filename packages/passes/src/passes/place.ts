@@ -111,7 +111,10 @@ export const placePass: Pass = {
         throw new CompileError({ path: formatPath([...path, 'filter']), message: 'matches no op' });
       const stream = d.stream ? names.index(d.stream) : -1;
       if (stream >= 0 && p2pStream === t.p2pStream) p2pStream = editable(t.p2pStream);
-      for (const i of matched) {
+      // Indexed, not `for of`: a first run interprets this loop, and the iterator's call per
+      // node is most of its cost there.
+      for (let j = 0; j < matched.length; j++) {
+        const i = matched[j]!;
         matchedAny[i] = 1;
         group[i] = g;
         provPass[i] = pass;
@@ -120,8 +123,9 @@ export const placePass: Pass = {
       }
     }
     let unplaced = -1;
-    for (let i = 0; i < t.length && unplaced < 0; i++)
-      if (matchedAny[i] === 0 && t.op[i]! <= OP_UPD && group[i]! < 0) unplaced = i;
+    const ops = t.op;
+    for (let i = 0, n = t.length; i < n && unplaced < 0; i++)
+      if (matchedAny[i] === 0 && ops[i]! <= OP_UPD && group[i]! < 0) unplaced = i;
     if (unplaced >= 0) {
       const block = t.block[unplaced]!;
       const tags = Object.entries(dag.blocks[block]!.tags)

@@ -109,12 +109,31 @@ export class NodeIndex {
     const table = this.table;
     const radix = this.radix;
     const dims = t.dims;
-    for (let i = 0; i < t.length; i++) {
-      const op = t.op[i]!;
-      const block = t.block[i]!;
+    // Every column and bound a local, and one split dimension (the usual: microbatches) without
+    // the inner loop: a process's first compile runs this loop interpreted for most of its
+    // length (docs/performance.md, the cold run), where each read re-evaluated per node counts.
+    const ops = t.op;
+    const blocks = t.block;
+    const n = t.length;
+    const R = radix.length;
+    const slots = PASS_SLOTS.length;
+    if (R === 1) {
+      const r0 = radix[0]!;
+      const d0 = dims[0]!;
+      for (let i = 0; i < n; i++) {
+        const op = ops[i]!;
+        const block = blocks[i]!;
+        if (op > OP_RECOMPUTE || block < 0) continue;
+        table[(block * slots + op) * r0 + d0[i]! + 1] = i;
+      }
+      return;
+    }
+    for (let i = 0; i < n; i++) {
+      const op = ops[i]!;
+      const block = blocks[i]!;
       if (op > OP_RECOMPUTE || block < 0) continue;
-      let k = block * PASS_SLOTS.length + op;
-      for (let d = 0; d < radix.length; d++) k = k * radix[d]! + dims[d]![i]! + 1;
+      let k = block * slots + op;
+      for (let d = 0; d < R; d++) k = k * radix[d]! + dims[d]![i]! + 1;
       table[k] = i;
     }
   }
@@ -311,10 +330,23 @@ export class NodeIndex {
       cur[level] = w === ANY ? -1 : w;
       const k0 = this.key(block, s, cur);
       const end = w === ANY ? k0 + this.radix[level]! : k0 + 1;
+      // `hit` written out, the list and its count locals: a first run interprets this scan, and a
+      // call per node found is most of its cost there.
+      const table = this.table;
+      let hits = this.hits;
+      let count = this.count;
       for (let k = k0; k < end; k++) {
-        const n = this.table[k]!;
-        if (n >= 0) this.hit(n);
+        const n = table[k]!;
+        if (n < 0) continue;
+        if (count === hits.length) {
+          const grown = new Int32Array(2 * count);
+          grown.set(hits);
+          hits = grown;
+        }
+        hits[count++] = n;
       }
+      this.hits = hits;
+      this.count = count;
       return;
     }
     if (w !== ANY) {
