@@ -77,7 +77,10 @@ export function resolveCluster(
   };
   if (g.attentionFraction !== undefined) gpu.attentionFraction = { ...g.attentionFraction };
   if (g.sms !== undefined) gpu.sms = g.sms;
-  if (g.memoryGBps !== undefined) gpu.memoryBytesPerMs = g.memoryGBps * 1e6;
+  if (g.memoryGBps !== undefined) {
+    gpu.memoryBytesPerMs = g.memoryGBps * 1e6;
+    gpu.streamBytesPerMs = g.memoryGBps * 1e6 * (g.memoryFraction ?? 1);
+  }
   return {
     ok: true,
     cost: {

@@ -1,6 +1,15 @@
+import { HBM_STREAM_FRACTION } from '@stagecraft/ir';
 import { describe, expect, it } from 'vitest';
 import { resolveCluster } from './costModel.ts';
-import { ATTENTION_HALF_SEQ, attentionMs, attentionSeqEfficiency, gemmRate } from './kernelCost.ts';
+import {
+  ATTENTION_HALF_SEQ,
+  attentionMs,
+  attentionSeqEfficiency,
+  elementwiseMs,
+  gemmRate,
+  KERNEL_LAUNCH_MS,
+  kernelsMs,
+} from './kernelCost.ts';
 
 function gpuOf(preset: string) {
   const r = resolveCluster({ preset, nodes: 1 });
@@ -50,5 +59,39 @@ describe('attention at FlashAttention’s measured efficiency', () => {
       1e12 / gemmRate('bf16', h100),
       9,
     );
+  });
+});
+
+describe('memory-bound kernels by their bytes', () => {
+  it('take bytes / (data sheet HBM × achieved fraction) plus their launches, per GPU', () => {
+    const bytes = 3 * 8192 * 8192 * 2; // a residual add over Llama-3-70B's hidden state at 8K tokens
+    for (const [preset, gbps] of [
+      ['dgx-a100', 2039],
+      ['dgx-h100', 3350],
+      ['dgx-h200', 4800],
+    ] as const) {
+      const gpu = gpuOf(preset);
+      const atAchieved = bytes / (gbps * 1e6 * HBM_STREAM_FRACTION);
+      expect(elementwiseMs(bytes, gpu)).toBeCloseTo(atAchieved, 12);
+      const op = { gemms: [], otherLaunches: 1, dtype: 'bf16' as const, elementwiseBytes: bytes };
+      expect(kernelsMs(0, op, gpu)).toBeCloseTo(atAchieved + KERNEL_LAUNCH_MS, 12);
+    }
+    // 402.7 MB over 1.80 TB/s on an A100 80GB: 0.224 ms.
+    expect(elementwiseMs(bytes, gpuOf('dgx-a100'))).toBeCloseTo(bytes / 1.8e9, 12);
+  });
+
+  it('cost nothing beyond their launches on a GPU without an HBM bandwidth, or on an op without bytes', () => {
+    const r = resolveCluster({
+      kind: 'custom',
+      nodes: 1,
+      gpusPerNode: 1,
+      gpu: { peakTflops: 100, memoryGiB: 80 },
+      intraNode: { bandwidthGBps: 100, latencyUs: 1 },
+      interNode: { bandwidthGBps: 10, latencyUs: 1 },
+    });
+    if (!r.ok || r.cost.kind !== 'custom') throw new Error('unexpected');
+    expect(elementwiseMs(1e9, r.cost.gpu)).toBe(0);
+    const op = { gemms: [], otherLaunches: 2, dtype: 'bf16' as const };
+    expect(kernelsMs(0, op, gpuOf('dgx-h100'))).toBeCloseTo(2 * KERNEL_LAUNCH_MS, 12);
   });
 });

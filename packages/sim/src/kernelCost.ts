@@ -22,6 +22,8 @@ export interface GemmGpu {
   sms?: number;
   /** HBM bytes per ms; undefined: no memory bound. */
   memoryBytesPerMs?: number;
+  /** HBM bytes per ms a streaming (elementwise) kernel achieves; undefined: its bytes cost nothing. */
+  streamBytesPerMs?: number;
 }
 
 /**
@@ -57,8 +59,8 @@ export const FP8_CAST_BYTES_PER_ELEMENT = DTYPE_BYTES.bf16 + DTYPE_BYTES.fp8;
 /**
  * A compute op by its kernels: each GEMM by its roofline (gemmMs) and, in FP8, the cast of its
  * activation operand; the attention core at FlashAttention's efficiency (attentionMs) or, on an op
- * that does not say it is attention, the FLOPs outside GEMMs at the sustained BF16 rate; and every
- * kernel's launch overhead.
+ * that does not say it is attention, the FLOPs outside GEMMs at the sustained BF16 rate; its
+ * memory-bound kernels by their bytes (elementwiseMs); and every kernel's launch overhead.
  */
 export function kernelsMs(flops: number, k: OpKernels, gpu: GemmGpu): number {
   let ms = 0;
@@ -75,6 +77,7 @@ export function kernelsMs(flops: number, k: OpKernels, gpu: GemmGpu): number {
   // Rounding can leave the GEMMs a hair above the op's FLOPs: never a negative rest.
   const rest = Math.max(0, flops - inGemms);
   ms += attentionMs(rest, k.attention, gpu);
+  ms += elementwiseMs(k.elementwiseBytes ?? 0, gpu);
   return ms + (k.gemms.length + casts + k.otherLaunches) * KERNEL_LAUNCH_MS;
 }
 
@@ -143,4 +146,15 @@ export function attentionMs(flops: number, attention: OpKernels['attention'], gp
   if (attention === undefined || fa === undefined) return flops / gemmRate('bf16', gpu);
   const fraction = attention.pass === 'forward' ? fa.forward : fa.backward;
   return flops / (gpu.peakFlopsPerMs * fraction * attentionSeqEfficiency(attention.seqLen));
+}
+
+/**
+ * Memory-bound kernels (norms, activations, RoPE, residual adds, permutations, the loss): the HBM
+ * bytes they read and write at the bandwidth a streaming kernel achieves. Their arithmetic is a few
+ * operations per element, far below H100's or A100's ridge point, so bytes alone set their time.
+ * No achieved bandwidth: no time (their launches are still charged by kernelsMs).
+ */
+export function elementwiseMs(bytes: number, gpu: GemmGpu): number {
+  if (bytes === 0 || gpu.streamBytesPerMs === undefined) return 0;
+  return bytes / gpu.streamBytesPerMs;
 }

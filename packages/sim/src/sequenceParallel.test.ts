@@ -11,7 +11,7 @@ function compiled(design: Design) {
 }
 
 describe('sequence parallelism in the simulator', () => {
-  it('costs the step what the all-reduces cost (the same bytes on the wire) and saves memory', () => {
+  it('moves the all-reduces’ bytes, runs the norms and residual adds on 1/8 of the tokens, and saves memory', () => {
     const run = (s: boolean) => {
       const r = simulate(compiled(tp8Layer(s)).plan);
       if (!r.ok) throw new Error('simulation failed');
@@ -19,8 +19,10 @@ describe('sequence parallelism in the simulator', () => {
     };
     const on = run(true);
     const off = run(false);
-    expect(on.makespanMs / off.makespanMs).toBeGreaterThan(0.98);
-    expect(on.makespanMs / off.makespanMs).toBeLessThan(1.02);
+    // The collectives move the same bytes; what sequence parallelism saves is the norms' and
+    // residual adds' HBM traffic, 7/8 of it on every member: a few percent of a layer.
+    expect(on.makespanMs / off.makespanMs).toBeGreaterThan(0.9);
+    expect(on.makespanMs / off.makespanMs).toBeLessThan(0.99);
     expect(on.devices[0]!.peakActivationBytes).toBeLessThan(off.devices[0]!.peakActivationBytes);
   });
 

@@ -1,4 +1,11 @@
-import { DESIGN_FORMAT, type Design, type Model, parseDesign, planOpCount } from '@stagecraft/ir';
+import {
+  DESIGN_FORMAT,
+  type Design,
+  HBM_STREAM_FRACTION,
+  type Model,
+  parseDesign,
+  planOpCount,
+} from '@stagecraft/ir';
 import { compile, modelFlopsPerStep } from '@stagecraft/passes';
 import { describe, expect, it } from 'vitest';
 import { exampleDesigns } from '../../../test/repoFiles.ts';
@@ -7,6 +14,16 @@ import { simulate } from './simulate.ts';
 import { exposedCommPerDeviceMs } from './stepMetrics.ts';
 
 const H100_PEAK = 989e12;
+/** Bytes per ms a streaming kernel moves on an H100: its data sheet's 3.35 TB/s at the achieved fraction. */
+const H100_STREAM_BYTES_PER_MS = 3350e6 * HBM_STREAM_FRACTION;
+
+/** Milliseconds device `d` spends in memory-bound kernels: their bytes at the achieved HBM rate. */
+function elementwiseMs(plan: ReturnType<typeof run>['plan'], d: number): number {
+  let bytes = 0;
+  for (const s of plan.devices[d]!.streams)
+    for (const i of s.instructions) if ('kernels' in i && i.kernels) bytes += i.kernels.elementwiseBytes ?? 0;
+  return bytes / H100_STREAM_BYTES_PER_MS;
+}
 
 function llama8b(
   microbatches: number,
@@ -39,7 +56,8 @@ describe('a transformer design compiles and simulates end to end', () => {
     // A device's busy time: its GEMM FLOPs at the measured large-GEMM rate and its attention
     // FLOPs at FlashAttention's (at 8K tokens: 0.637 forward, 0.55 backward × 0.947 of the BF16
     // peak), plus what tile and wave quantization and kernel launches add: little for
-    // Llama-3-8B's 8K-token, 4K-wide GEMMs.
+    // Llama-3-8B's 8K-token, 4K-wide GEMMs; and the norms', SwiGLU's, RoPE's, residual adds' and
+    // loss's HBM bytes at the achieved bandwidth.
     let gemmFlops = 0;
     let attention = 0;
     for (const s of plan.devices[1]!.streams)
@@ -51,7 +69,8 @@ describe('a transformer design compiles and simulates end to end', () => {
         const fraction = i.kernels.attention?.pass === 'forward' ? 0.637 : 0.637 * (63 / 73);
         attention += (i.flops - g) / (H100_PEAK * fraction * (4096 / (4096 + 228)));
       }
-    const atMeasuredRates = (gemmFlops / (H100_PEAK * (794.5 / 989)) + attention) * 1e3;
+    const atMeasuredRates =
+      (gemmFlops / (H100_PEAK * (794.5 / 989)) + attention) * 1e3 + elementwiseMs(plan, 1);
     expect(sim.devices[1]!.busyMs).toBeGreaterThan(atMeasuredRates);
     expect(sim.devices[1]!.busyMs).toBeLessThan(atMeasuredRates * 1.04);
     expect(sim.tokensPerSecond).toBeCloseTo((8 * 8192) / (sim.makespanMs / 1e3), 6);
@@ -199,11 +218,17 @@ describe('compute by GEMM shape, end to end', () => {
     const mixed = run(model({ gemmDtype: 'fp8' }));
     const fp8 = run(model({ dtype: 'fp8' }));
     const bf16 = run(model({}));
-    expect(mixed.sim.devices[1]!.busyMs).toBeCloseTo(fp8.sim.devices[1]!.busyMs, 9);
+    // The GEMMs take the same time; the elementwise kernels move BF16 activations, twice FP8's bytes.
+    const mixedElementwise = elementwiseMs(mixed.plan, 1);
+    expect(mixedElementwise).toBeCloseTo(2 * elementwiseMs(fp8.plan, 1), 9);
+    expect(mixed.sim.devices[1]!.busyMs - mixedElementwise).toBeCloseTo(
+      fp8.sim.devices[1]!.busyMs - elementwiseMs(fp8.plan, 1),
+      9,
+    );
     expect(mixed.plan.devices[1]!.paramBytes).toBe(bf16.plan.devices[1]!.paramBytes);
   });
 
-  it('every op pays its kernel launches: the embedding’s lookup, no FLOPs, still takes 4 µs', () => {
+  it('every op pays its kernel launches: the embedding’s lookup, no FLOPs, takes 4 µs and its bytes', () => {
     const { plan } = run(llama8b(4));
     const r = resolveCluster(plan.cluster);
     if (!r.ok) throw new Error('cluster');
@@ -212,7 +237,12 @@ describe('compute by GEMM shape, end to end', () => {
     );
     if (lookup?.op !== 'F') throw new Error('no embedding forward');
     expect(lookup.flops).toBe(0);
-    expect(computeMs(lookup, r.cost)).toBeCloseTo(KERNEL_LAUNCH_MS, 12);
+    // It reads a 4,096-wide BF16 row per token and writes it: 2 × 8,192 × 4,096 × 2 bytes.
+    expect(lookup.kernels?.elementwiseBytes).toBe(2 * 8192 * 4096 * 2);
+    expect(computeMs(lookup, r.cost)).toBeCloseTo(
+      KERNEL_LAUNCH_MS + (2 * 8192 * 4096 * 2) / H100_STREAM_BYTES_PER_MS,
+      12,
+    );
   });
 
   it('a custom GPU’s FP8 peak and HBM bandwidth are optional, and a bad one is an error at its field', () => {
@@ -231,5 +261,9 @@ describe('compute by GEMM shape, end to end', () => {
     expect(parseDesign(custom({ fp8PeakTflops: 1979, memoryGBps: 3350 })).ok).toBe(true);
     const bad = parseDesign(custom({ fp8PeakTflops: -1 }));
     expect(bad.ok ? [] : bad.errors.map((e) => e.path)).toEqual(['cluster.gpu.fp8PeakTflops']);
+    for (const memoryFraction of [0, 1.2]) {
+      const r = parseDesign(custom({ memoryGBps: 3350, memoryFraction }));
+      expect(r.ok ? [] : r.errors.map((e) => e.path)).toEqual(['cluster.gpu.memoryFraction']);
+    }
   });
 });

@@ -81,6 +81,8 @@ export interface RecomputePartCost {
   bytes: number;
   gemms: readonly number[];
   launches: number;
+  /** HBM bytes its memory-bound kernels move when it is re-made (norms, SwiGLU, RoPE); absent: 0. */
+  elementwiseBytes?: number;
 }
 
 /** Data parallelism of some blocks on one device group, as `replicate` set it (ZeRO stage 0..3). */

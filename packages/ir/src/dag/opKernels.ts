@@ -21,23 +21,32 @@ function weightGrad(g: BlockGemm): Gemm {
 /** The kernels of compute op `code` (F, B, BI, BW, RECOMPUTE) of a block; undefined for UPD. */
 export function opKernels(k: BlockKernels, code: number): OpKernels | undefined {
   const { gemms, otherLaunches: o, dtype } = k;
+  const w = k.elementwiseBytes;
+  /** The op's elementwise bytes (both classes) for the passes it runs; nothing on a block without them. */
+  const bytes = (...passes: ('F' | 'BI' | 'BW')[]) => {
+    if (w === undefined) return {};
+    let sum = 0;
+    for (const p of passes) sum += w.sequence[p] + w.split[p];
+    return { elementwiseBytes: sum };
+  };
   /** The attention core of the pass, on a block that has one (BW has none: the core has no weights). */
   const core = (pass: 'forward' | 'backward') =>
     k.attentionSeqLen === undefined ? {} : { attention: { seqLen: k.attentionSeqLen, pass } };
   switch (code) {
     case OP_F:
     case OP_RECOMPUTE:
-      return { gemms: gemms.map(plain), otherLaunches: o.F, dtype, ...core('forward') };
+      return { gemms: gemms.map(plain), otherLaunches: o.F, dtype, ...core('forward'), ...bytes('F') };
     case OP_BI:
-      return { gemms: gemms.map(inputGrad), otherLaunches: o.BI, dtype, ...core('backward') };
+      return { gemms: gemms.map(inputGrad), otherLaunches: o.BI, dtype, ...core('backward'), ...bytes('BI') };
     case OP_BW:
-      return { gemms: gemms.map(weightGrad), otherLaunches: o.BW, dtype };
+      return { gemms: gemms.map(weightGrad), otherLaunches: o.BW, dtype, ...bytes('BW') };
     case OP_B:
       return {
         gemms: [...gemms.map(inputGrad), ...gemms.map(weightGrad)],
         otherLaunches: o.BI + o.BW,
         dtype,
         ...core('backward'),
+        ...bytes('BI', 'BW'),
       };
   }
   return undefined;

@@ -29,6 +29,11 @@ export const gpuSchema = z.strictObject({
   fp8PeakTflops: z.number().finite().positive().optional(),
   /** HBM bandwidth: a GEMM too thin to keep the tensor cores busy waits on memory. */
   memoryGBps: z.number().finite().positive().optional(),
+  /**
+   * Fraction of `memoryGBps` a streaming kernel (norm, activation, residual add) achieves; absent:
+   * 1. The memory-bound kernels' bytes are timed at memoryGBps × this.
+   */
+  memoryFraction: z.number().finite().gt(0).max(1).optional(),
   /** Fraction of the BF16 peak a large, tile-aligned GEMM sustains (measured per GPU). */
   achievableFraction: z.number().finite().gt(0).max(1).optional(),
   /** Fraction of the FP8 peak a large FP8 GEMM sustains; absent: `achievableFraction`. */

@@ -29,6 +29,15 @@ export const H200_FP8_GEMM_FRACTION = 1453.4 / 1979;
  * the simulator) is taken out; its backward at FlashAttention-2's backward-to-forward ratio, 63/73
  * (no H100 backward figure by length was found: an assumption).
  */
+/**
+ * Fraction of the data sheet's HBM bandwidth a streaming kernel achieves: 1.80 of 2.04 TB/s on an
+ * A100 80GB SXM, measured with a read kernel and confirmed by Nsight Compute at 88% of peak
+ * (NVIDIA developer forum, "Trouble to Reach Peak Bandwidth of A100", 2025, which cites a GTC talk
+ * whose best kernel reached about 90%). H100 and H200 are assumed to achieve the same fraction (no
+ * measurement of their HBM3/HBM3e by a streaming kernel was found: an assumption).
+ */
+export const HBM_STREAM_FRACTION = 1.8 / 2.039;
+
 export const A100_ATTENTION_FRACTION = { forward: 0.73, backward: 0.63 };
 export const H100_ATTENTION_FRACTION = { forward: 0.637, backward: 0.637 * (63 / 73) };
 
@@ -44,6 +53,7 @@ export const CLUSTER_PRESETS: Readonly<Record<string, ClusterNodePreset>> = {
       peakTflops: 312,
       // No FP8 tensor cores on A100: an fp8 model's GEMMs run at the BF16 peak. HBM2e 2,039 GB/s.
       memoryGBps: 2039,
+      memoryFraction: HBM_STREAM_FRACTION,
       achievableFraction: A100_BF16_GEMM_FRACTION,
       attentionFraction: A100_ATTENTION_FRACTION,
       memoryGiB: 80,
@@ -64,6 +74,7 @@ export const CLUSTER_PRESETS: Readonly<Record<string, ClusterNodePreset>> = {
       // H100 SXM data sheet: 1,979 TFLOP/s dense FP8 (3,958 with sparsity), HBM3 3.35 TB/s.
       fp8PeakTflops: 1979,
       memoryGBps: 3350,
+      memoryFraction: HBM_STREAM_FRACTION,
       achievableFraction: H100_BF16_GEMM_FRACTION,
       fp8AchievableFraction: H100_FP8_GEMM_FRACTION,
       attentionFraction: H100_ATTENTION_FRACTION,
@@ -83,6 +94,7 @@ export const CLUSTER_PRESETS: Readonly<Record<string, ClusterNodePreset>> = {
       // H200 data sheet: H100's 1,979 TFLOP/s dense FP8, HBM3e 4.8 TB/s.
       fp8PeakTflops: 1979,
       memoryGBps: 4800,
+      memoryFraction: HBM_STREAM_FRACTION,
       achievableFraction: H100_BF16_GEMM_FRACTION,
       fp8AchievableFraction: H200_FP8_GEMM_FRACTION,
       attentionFraction: H100_ATTENTION_FRACTION,

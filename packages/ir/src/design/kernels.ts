@@ -37,6 +37,11 @@ export const opKernelsSchema = z.strictObject({
   otherLaunches: z.number().int().min(0),
   dtype: z.enum(['bf16', 'fp16', 'fp32', 'fp8']),
   attention: attentionKernelSchema.optional(),
+  /**
+   * HBM bytes its memory-bound kernels (norms, activations, RoPE, residual adds, permutations, the
+   * loss) read and write; absent: 0 (docs/cost-model.md, "Elementwise kernels by their bytes").
+   */
+  elementwiseBytes: z.number().finite().min(0).optional(),
 });
 export type OpKernels = z.infer<typeof opKernelsSchema>;
 
@@ -45,11 +50,31 @@ export interface BlockGemm extends Gemm {
   split: 'n' | 'k';
 }
 
+/** A quantity per pass of a block (F, BI, BW). */
+export interface PerPass {
+  F: number;
+  BI: number;
+  BW: number;
+}
+
+/**
+ * HBM bytes a block's memory-bound kernels move per pass, by what divides them: `sequence` on the
+ * whole hidden state of each token (norms, residual adds: tensor parallelism divides them only
+ * with sequence parallelism), `split` on widths tensor parallelism divides (SwiGLU on f/t, RoPE on
+ * the local heads, the vocabulary-parallel loss). Context parallelism divides both.
+ */
+export interface ElementwiseBytes {
+  sequence: PerPass;
+  split: PerPass;
+}
+
 /** A block's kernels for one microbatch: its forward GEMMs and the other launches of each pass. */
 export interface BlockKernels {
   gemms: BlockGemm[];
-  otherLaunches: { F: number; BI: number; BW: number };
+  otherLaunches: PerPass;
   dtype: OpKernels['dtype'];
+  /** Bytes its memory-bound kernels move; undefined: not charged (models with given costs). */
+  elementwiseBytes?: ElementwiseBytes;
   /** Attention blocks: the queries' sequence length its core runs over (F and BI run it). */
   attentionSeqLen?: number;
 }

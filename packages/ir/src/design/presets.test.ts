@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_PRESETS, expandCluster } from './clusterPresets.ts';
+import { CLUSTER_PRESETS, expandCluster, HBM_STREAM_FRACTION } from './clusterPresets.ts';
 import { parseDesign } from './design.ts';
 import { resolveTransformer } from './transformerPresets.ts';
 
@@ -96,6 +96,7 @@ describe('cluster presets', () => {
           peakTflops: 989,
           fp8PeakTflops: 1979,
           memoryGBps: 3350,
+          memoryFraction: HBM_STREAM_FRACTION,
           achievableFraction: 794.5 / 989,
           fp8AchievableFraction: 1402.6 / 1979,
           attentionFraction: { forward: 0.637, backward: 0.637 * (63 / 73) },

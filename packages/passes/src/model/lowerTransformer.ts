@@ -110,6 +110,10 @@ function blockInfo(
     kernels: {
       gemms: b.gemms.map((g) => ({ ...g })),
       otherLaunches: { ...b.otherLaunches },
+      elementwiseBytes: {
+        sequence: { ...b.elementwiseBytes.sequence },
+        split: { ...b.elementwiseBytes.split },
+      },
       dtype,
       ...(b.attentionSeqLen ? { attentionSeqLen: b.attentionSeqLen } : {}),
     },

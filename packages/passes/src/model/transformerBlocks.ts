@@ -11,10 +11,23 @@
 import {
   type BlockGemm,
   DTYPE_BYTES,
+  type ElementwiseBytes,
   type RecomputePart,
   type RecomputePartCost,
   type TransformerConfig,
 } from '@stagecraft/ir';
+import {
+  classed,
+  crossEntropyBytes,
+  embeddingBytes,
+  normBytes,
+  permutationBytes,
+  residualBytes,
+  ropeBytes,
+  routerSoftmaxBytes,
+  sumBytes,
+  swigluBytes,
+} from './elementwiseBytes.ts';
 
 /**
  * Attention is causal: a query attends to the keys at or before it, so the score and context
@@ -54,6 +67,8 @@ export interface TransformerBlock {
    * token permutation, residual adds, the loss (unfused, as in Megatron-LM's layers).
    */
   otherLaunches: Flops;
+  /** HBM bytes of those memory-bound kernels per pass (elementwiseBytes.ts). */
+  elementwiseBytes: ElementwiseBytes;
   /** Parameters held (elements). */
   params: number;
   /** Parameters one token's forward uses (routed experts: topK of them). */
@@ -164,6 +179,7 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
   let gemms: BlockGemm[];
   let parts: TransformerBlock['recomputeParts'];
   let kvBytes: number;
+  let split: Flops;
   if (c.mla) {
     const m = c.mla;
     const q = m.qLoraRank !== undefined ? h * m.qLoraRank + m.qLoraRank * c.heads * qk : h * c.heads * qk;
@@ -184,17 +200,28 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
     stash = t * (2 * h + qLatent + kvLatent + c.heads * (2 * qk + 2 * v)) * e;
     const norms = m.qLoraRank !== undefined ? 3 : 2;
     const up = m.qLoraRank !== undefined ? [1, 3] : [2];
+    const latents = (m.qLoraRank ?? 0) + m.kvLoraRank;
+    // RoPE rotates each head's query part and the one shared key part.
+    const rope = ropeBytes(t, (c.heads + 1) * m.qkRopeHeadDim, e);
     parts = {
       // The input norm's and the latent norms' outputs (one launch each).
-      norm: { bytes: t * (h + (m.qLoraRank ?? 0) + m.kvLoraRank) * e, gemms: [], launches: norms },
+      norm: {
+        bytes: t * (h + latents) * e,
+        gemms: [],
+        launches: norms,
+        elementwiseBytes: normBytes(t, h + latents, e).F,
+      },
       // K and V (and Q, with a query latent) from the latents: the up-projections and RoPE again;
       // the attention output stays.
       mla_up_projection: {
         bytes: t * c.heads * ((m.qLoraRank !== undefined ? 2 : 1) * qk + v) * e,
         gemms: up,
         launches: 1,
+        elementwiseBytes: rope.F,
       },
     };
+    // The latent norms run on the latents, which the model splits like their down-projections.
+    split = sumBytes(normBytes(t, latents, e), rope);
     // The up-projected K and V per head (Megatron-LM's context parallelism exchanges those under MLA).
     kvBytes = t * c.heads * (qk + v) * e;
   } else {
@@ -205,6 +232,7 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
     // Norm input, norm output (the QKV input), Q, K, V and the attention output (the O input).
     stash = t * (2 * h + 2 * hq + 2 * hkv) * e;
     parts = { norm: normPart(x) };
+    split = ropeBytes(t, hq + hkv, e);
     kvBytes = 2 * t * hkv * e;
   }
   // FlashAttention keeps one fp32 log-sum-exp per query and head instead of the s × s scores.
@@ -219,6 +247,7 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
     gemms,
     // Norm, RoPE, the attention core (FlashAttention) and the residual add.
     otherLaunches: launches(4),
+    elementwiseBytes: classed(sumBytes(normBytes(t, h, e), residualBytes(t, h, e)), split),
     params: projParams + normParams,
     activationBytes: stash,
     sequenceActivationBytes: 2 * t * h * e,
@@ -229,12 +258,14 @@ function attention(x: Ctx, layer: number, name: string): TransformerBlock {
 
 /** A block's one RMSNorm output (t·h), re-made by one launch. */
 function normPart(x: Ctx, norms = 1): RecomputePartCost {
-  return { bytes: norms * x.t * x.c.hidden * x.e, gemms: [], launches: norms };
+  const bytes = norms * x.t * x.c.hidden * x.e;
+  return { bytes, gemms: [], launches: norms, elementwiseBytes: normBytes(norms * x.t, x.c.hidden, x.e).F };
 }
 
 /** The SwiGLU output (the down-projection's input, `copies`·t·f), re-made by one launch. */
 function swigluPart(x: Ctx, f: number, copies = 1): RecomputePartCost {
-  return { bytes: copies * x.t * f * x.e, gemms: [], launches: 1 };
+  const bytes = copies * x.t * f * x.e;
+  return { bytes, gemms: [], launches: 1, elementwiseBytes: swigluBytes(copies * x.t, f, x.e).F };
 }
 
 /** SwiGLU MLP: gate and up (h → f), down (f → h). */
@@ -264,6 +295,10 @@ function denseMlp(x: Ctx, layer: number, name: string): TransformerBlock {
     gemms: m.gemms,
     // Norm, SwiGLU, residual add.
     otherLaunches: launches(3),
+    elementwiseBytes: classed(
+      sumBytes(normBytes(x.t, h, x.e), residualBytes(x.t, h, x.e)),
+      swigluBytes(x.t, x.c.ffnHidden, x.e),
+    ),
     params: m.params + h,
     // Norm input, norm output (the gate/up input), gate and up outputs, the down input.
     activationBytes: 2 * x.t * h * x.e + m.stash,
@@ -295,6 +330,15 @@ function moeBlocks(x: Ctx, layer: number, prefix: string): TransformerBlock[] {
       gemms: [column(t, h, moe.experts)],
       // Norm, softmax and top-k.
       otherLaunches: launches(2),
+      // The residual add is the experts' block's; its gradient's accumulation is counted here,
+      // beside the norm's backward, where the layer's input gradient is formed.
+      elementwiseBytes: classed(
+        sumBytes(normBytes(t, h, e), routerSoftmaxBytes(t, moe.experts), {
+          F: 0,
+          BI: residualBytes(t, h, e).BI,
+          BW: 0,
+        }),
+      ),
       params: h * moe.experts + h,
       // Norm input and output (shared by router and experts), fp32 router logits.
       activationBytes: 2 * t * h * e + t * moe.experts * 4,
@@ -312,6 +356,10 @@ function moeBlocks(x: Ctx, layer: number, prefix: string): TransformerBlock[] {
         gemms: s.gemms,
         // SwiGLU.
         otherLaunches: launches(1),
+        elementwiseBytes: classed(
+          sumBytes(),
+          swigluBytes(t, moe.sharedExperts * moe.sharedExpertFfnHidden, e),
+        ),
         params: s.params,
         activationBytes: s.stash,
         recomputeParts: { swiglu: swigluPart(x, moe.sharedExperts * moe.sharedExpertFfnHidden) },
@@ -331,6 +379,10 @@ function moeBlocks(x: Ctx, layer: number, prefix: string): TransformerBlock[] {
       gemms: one.gemms,
       // Permute, SwiGLU, unpermute, residual add.
       otherLaunches: launches(4),
+      elementwiseBytes: classed(
+        sumBytes(permutationBytes(t, h, moe.topK, e), { F: residualBytes(t, h, e).F, BI: 0, BW: 0 }),
+        swigluBytes(moe.topK * t, moe.expertFfnHidden, e),
+      ),
       params: one.params * moe.experts,
       activeParams: one.params * moe.topK,
       // Per routed copy of a token: its permuted input plus one expert's intermediates.
@@ -357,6 +409,7 @@ function head(x: Ctx, name: string, layer?: number): TransformerBlock {
     gemms: [column(t, c.hidden, c.vocab)],
     // Norm and the cross-entropy (softmax and loss).
     otherLaunches: launches(2),
+    elementwiseBytes: classed(normBytes(t, c.hidden, e), crossEntropyBytes(t, c.vocab, e)),
     params: c.hidden * c.vocab + c.hidden,
     // Norm input and output, and the fp32 softmax of the logits the cross-entropy backward reads.
     activationBytes: 2 * t * c.hidden * e + t * c.vocab * 4,
@@ -382,6 +435,7 @@ export function transformerUnits(c: TransformerConfig): TransformerUnit[] {
             gemms: [],
             // The lookup; the gradient's scatter-add.
             otherLaunches: { F: 1, BI: 0, BW: 1 },
+            elementwiseBytes: classed(embeddingBytes(x.t, h, x.e)),
             params: c.vocab * h,
             // The token ids (int64) the gradient scatter reads.
             activationBytes: x.t * 8,
@@ -408,6 +462,10 @@ export function transformerUnits(c: TransformerConfig): TransformerUnit[] {
           gemms: [column(x.t, 2 * h, h)],
           // Two norms and the concatenation.
           otherLaunches: launches(3),
+          // Two norms, then the concatenation reads both normed halves and writes them side by side.
+          elementwiseBytes: classed(
+            sumBytes(normBytes(2 * x.t, h, x.e), { F: 4 * x.t * h * x.e, BI: 4 * x.t * h * x.e, BW: 0 }),
+          ),
           // Its own embedding table (DeepSeek-V3 keeps one per module), two norms, the projection.
           params: c.vocab * h + 2 * h + 2 * h * h,
           activationBytes: 4 * x.t * h * x.e,

@@ -32,9 +32,18 @@ export function blockSelection(b: BlockInfo, ops: readonly RecomputePart[]): Blo
     .filter((g) => g !== undefined);
   const launches = parts.reduce((a, { cost }) => a + cost.launches, 0);
   const bytes = parts.reduce((a, { cost }) => a + cost.bytes, 0);
+  const traffic = parts.reduce((a, { cost }) => a + (cost.elementwiseBytes ?? 0), 0);
   const info: BlockSelection['info'] = { ops: parts.map((p) => p.op), flops: gemmFlops(gemms) };
   if (b.kernels)
-    info.kernels = { gemms, otherLaunches: { F: launches, BI: 0, BW: 0 }, dtype: b.kernels.dtype };
+    info.kernels = {
+      gemms,
+      otherLaunches: { F: launches, BI: 0, BW: 0 },
+      dtype: b.kernels.dtype,
+      // Only the forward runs again; the parts' bytes are one class (they are already divided).
+      ...(b.kernels.elementwiseBytes === undefined
+        ? {}
+        : { elementwiseBytes: { sequence: { F: traffic, BI: 0, BW: 0 }, split: { F: 0, BI: 0, BW: 0 } } }),
+    };
   return { info, bytes };
 }
 

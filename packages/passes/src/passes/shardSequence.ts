@@ -297,6 +297,12 @@ function divided(b: BlockInfo, n: number): BlockInfo {
   if (b.flops) out.flops = { F: b.flops.F / n, BI: b.flops.BI / n, BW: b.flops.BW / n };
   if (b.kernels) {
     out.kernels = { ...b.kernels, gemms: b.kernels.gemms.map((g) => ({ ...g, m: g.m / n })) };
+    const w = b.kernels.elementwiseBytes;
+    // Every elementwise kernel runs over the member's own tokens.
+    if (w !== undefined) {
+      const over = (p: typeof w.split) => ({ F: p.F / n, BI: p.BI / n, BW: p.BW / n });
+      out.kernels.elementwiseBytes = { sequence: over(w.sequence), split: over(w.split) };
+    }
     // Each member's attention runs over its own 1/cp of the queries.
     if (b.kernels.attentionSeqLen !== undefined) out.kernels.attentionSeqLen = b.kernels.attentionSeqLen / n;
   }

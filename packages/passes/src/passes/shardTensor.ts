@@ -35,6 +35,7 @@ import {
   OP_SEND,
   OP_UPD,
   type OwnTable,
+  type PerPass,
   type RecomputePart,
   type RecomputePartCost,
 } from '@stagecraft/ir';
@@ -399,11 +400,19 @@ function divided(b: BlockInfo, n: number, sequenceParallel: boolean | undefined)
   if (b.ms)
     out.ms = { F: b.ms.F / n, BI: b.ms.BI / n, BW: b.ms.BW / n, FandB: b.ms.FandB / n, UPD: b.ms.UPD / n };
   if (b.flops) out.flops = { F: b.flops.F / n, BI: b.flops.BI / n, BW: b.flops.BW / n };
-  if (b.kernels)
+  if (b.kernels) {
     out.kernels = {
       ...b.kernels,
       gemms: b.kernels.gemms.map((g) => (g.split === 'n' ? { ...g, n: g.n / n } : { ...g, k: g.k / n })),
     };
+    const w = b.kernels.elementwiseBytes;
+    // Norms and residual adds run on every member's whole hidden state unless the sequence is split.
+    if (w !== undefined)
+      out.kernels.elementwiseBytes = {
+        sequence: perPassOver(w.sequence, sequenceParallel === false ? 1 : n),
+        split: perPassOver(w.split, n),
+      };
+  }
   // The checkpointed input is the norm's input: whole on every member without sequence parallelism.
   if (b.recomputeActivationBytes !== undefined)
     out.recomputeActivationBytes =
@@ -414,11 +423,22 @@ function divided(b: BlockInfo, n: number, sequenceParallel: boolean | undefined)
     const parts: NonNullable<BlockInfo['recomputeParts']> = {};
     // A norm's output is sequence-sharded only under sequence parallelism, like the norm's input.
     for (const [part, cost] of Object.entries(b.recomputeParts) as [RecomputePart, RecomputePartCost][])
-      parts[part] = {
-        ...cost,
-        bytes: part === 'norm' && sequenceParallel === false ? cost.bytes : cost.bytes / n,
-      };
+      parts[part] = withElementwise(
+        { ...cost, bytes: part === 'norm' && sequenceParallel === false ? cost.bytes : cost.bytes / n },
+        cost.elementwiseBytes,
+        part === 'norm' && sequenceParallel === false ? 1 : n,
+      );
     out.recomputeParts = parts;
   }
   return out;
+}
+
+/** Each pass's bytes over n members. */
+function perPassOver(p: PerPass, n: number): PerPass {
+  return { F: p.F / n, BI: p.BI / n, BW: p.BW / n };
+}
+
+/** A recomputed part with its elementwise bytes (if any) over n members, as its stash bytes. */
+function withElementwise(cost: RecomputePartCost, bytes: number | undefined, n: number): RecomputePartCost {
+  return bytes === undefined ? cost : { ...cost, elementwiseBytes: bytes / n };
 }
