@@ -73,3 +73,51 @@ describe('shard_tensor (tensor parallelism)', () => {
     expect(tp8.flops).toBeCloseTo(mlpF(1).flops! / 8, 0);
   });
 });
+
+describe('shard_tensor beside expert parallelism', () => {
+  // A small MoE transformer on one node: attention tensor parallel over tp, experts over ep.
+  const design: Design = {
+    format: 'stagecraft/design@3',
+    name: 'tp beside ep',
+    model: {
+      kind: 'transformer',
+      layers: 2,
+      hidden: 256,
+      ffnHidden: 512,
+      heads: 4,
+      kvHeads: 4,
+      vocab: 1024,
+      seqLen: 128,
+      moe: { experts: 4, topK: 2, expertFfnHidden: 256, sharedExperts: 0, denseLayers: 0 },
+    },
+    cluster: { preset: 'dgx-h100', nodes: 1 },
+    directives: [
+      {
+        op: 'schedule',
+        builder: '1f1b',
+        ranks: 1,
+        microbatches: 1,
+        groups: [{ axes: ['ep', 'tp'], shape: [2, 2], start: 0 }],
+      },
+      { op: 'shard_tensor', filter: { TP: '*' }, axis: 'tp', stream: 'tp' },
+      { op: 'shard', filter: { EP: '*' }, axis: 'ep', stream: 'ep' },
+    ],
+  } as Design;
+
+  it('sums a split block’s output or input gradient over tp before the all-to-all exchanges it', () => {
+    const dag = after(design, 'shard-tensor');
+    const nodeOf = new Map(dag.nodes.map((n) => [n.id, n]));
+    const exchanges = ofKind(dag, 'ALL_TO_ALL');
+    expect(exchanges.length).toBeGreaterThan(0);
+    const fed = exchanges.flatMap((a) => preds(dag, a.id).map((p) => [a.id, p] as const));
+    // Every all-to-all fed by a split block's op waits for that op's all-reduce, in both passes.
+    const direct = fed.filter(([, p]) => {
+      const n = nodeOf.get(p);
+      const compute = n?.op === 'F' || n?.op === 'B' || n?.op === 'BI';
+      return compute && dag.blocks[(n as ComputeNode).block]?.tags.TP !== undefined;
+    });
+    expect(direct).toEqual([]);
+    const reduced = fed.filter(([, p]) => p.startsWith('ALL_REDUCE.tp.'));
+    expect(reduced.map(([a]) => a.split('.')[1])).toEqual(expect.arrayContaining(['combine-grad']));
+  });
+});

@@ -30,6 +30,7 @@ import {
   nodeIdOf,
   OP_ALL_GATHER,
   OP_ALL_REDUCE,
+  OP_ALL_TO_ALL,
   OP_RECV,
   OP_REDUCE_SCATTER,
   OP_SEND,
@@ -156,6 +157,19 @@ function divideBlocks(dag: Dag, s: Sharding, { d, region: r, path }: ShardTensor
 }
 
 /**
+ * Pass family of the consumer v of a region op u's output: a compute op's or a SEND/RECV's; an
+ * expert all-to-all (`shard` runs first and puts it on the edge, only between ops of one family)
+ * takes u's. The members' partial sums are reduced before they are exchanged, as Megatron-LM
+ * all-reduces a tensor-parallel block's output (or input gradient) before the MoE token
+ * dispatcher sees it.
+ */
+function consumerFamily(t: NodeTable, u: number, v: number): 'F' | 'B' | null {
+  return t.op[v] === OP_ALL_TO_ALL && t.provPass[v] === t.names.indexOf('shard')
+    ? familyOf(t.op[u]!)
+    : nodeFamily(t, v);
+}
+
+/**
  * The sum across members of what the region's ops send out of a block: per producing op its
  * all-reduce, or under sequence parallelism its reduce-scatter and (made when a consumer needs the
  * whole tensor here) the all-gather after it.
@@ -204,7 +218,7 @@ function reduceRegionOutputs(
     // u is in the region (a node of the input); v the input's too (`to` never changes).
     if (!inRegion.has(u)) continue;
     if (t.group[v] !== r.group || (t.op[v]! <= OP_UPD && t.block[v] === t.block[u])) continue;
-    if (familyOf(t.op[u]!) !== nodeFamily(t, v)) continue;
+    if (familyOf(t.op[u]!) !== consumerFamily(t, u, v)) continue;
     const bytes = e.bytes[j]!;
     let a = arOf.get(u);
     if (a === undefined) {
