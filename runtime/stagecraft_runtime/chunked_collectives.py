@@ -119,7 +119,9 @@ class ChunkedCollectives:
         made = acts.outputs if tensor.forward else acts.grad_in
         if tensor.key not in made:
             for m in self.makers.get(key, ()):
-                if m.id not in self.early:
+                # A RECOMPUTE that has run already left the graph the backward needs.
+                graph = m.op == "RECOMPUTE" and acts.stash.get(m.key, {}).get("out") is not None
+                if m.id not in self.early and not graph:
                     self.early.add(m.id)
                     run(m)
         partial = made.get(tensor.key)
