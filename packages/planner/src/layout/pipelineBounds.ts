@@ -37,13 +37,10 @@
 import type { ScheduleBuilderName, TransformerModel } from '@stagecraft/ir';
 import { getBuilder } from '@stagecraft/passes';
 import {
-  allGatherMs,
-  allReduceMs,
   type CostCluster,
+  collectiveSpanMs,
   type GroupSpan,
   HOST_LINK,
-  reduceScatterMs,
-  ringLink,
   spannedAllToAllMs,
 } from '@stagecraft/sim';
 import {
@@ -137,9 +134,10 @@ export class PipelineBounds {
     const { shape, orders, overlaps } = this.builderOrders(l);
     const S = shape.stages;
     const zeros = new Array<number>(S).fill(0);
-    const link = this.cost.intraNode;
+    const node: GroupSpan = { n: l.tp, nodes: 1, perNode: l.tp };
+    const allReduce = (bytes: number) => collectiveSpanMs(this.cost, 'ALL_REDUCE', node, bytes);
     const reduce = (bytes: number, count: number) =>
-      count === 0 ? 0 : allReduceMs(l.tp, bytes, link) + (count - 1) * allReduceMs(l.tp, 0, link);
+      count === 0 ? 0 : allReduce(bytes) + (count - 1) * allReduce(0);
     // In an overlapped unit one collective's wait covers its partner's: none is counted inside a stage.
     const inner = (bytes: number, count: number) => (overlaps ? 0 : reduce(bytes, count));
     const exchange = this.exchangeMs(l, facts.expertExchangeBytes, shape.placement, overlaps);
@@ -211,14 +209,12 @@ export class PipelineBounds {
       if (bytes === 0) continue;
       const spans = this.spans(l, axes)[r]!;
       ms += Math.min(
-        ...spans.map((span) => {
-          const link = ringLink(this.cost, span);
-          return (
-            reduces * allReduceMs(span.n, bytes, link) +
-            scatters * reduceScatterMs(span.n, bytes, link) +
-            gathers * allGatherMs(span.n, bytes, link)
-          );
-        }),
+        ...spans.map(
+          (span) =>
+            reduces * collectiveSpanMs(this.cost, 'ALL_REDUCE', span, bytes) +
+            scatters * collectiveSpanMs(this.cost, 'REDUCE_SCATTER', span, bytes) +
+            gathers * collectiveSpanMs(this.cost, 'ALL_GATHER', span, bytes),
+        ),
       );
     }
     return ms;
