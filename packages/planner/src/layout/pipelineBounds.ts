@@ -16,13 +16,13 @@
  *   p2p, collectives and host transfers only delay. Within a stage, the next block's forward waits
  *   for the all-reduce tensor parallelism puts on the previous block's output (and a backward on
  *   the next block's input gradient: passes/src/passes/shardTensor.ts), which takes at least the
- *   ring all-reduce of those bytes on NVLink (a tp group is one node); at a stage's edge the
- *   all-reduce delays the send. Likewise an expert block inside a stage waits for its dispatch
+ *   all-reduce of those bytes inside one node (a tp group is one node; sim/src/costModel.ts,
+ *   collectiveSpanMs); at a stage's edge the all-reduce delays the send. Likewise an expert block inside a stage waits for its dispatch
  *   all-to-all and the block after it for the combine (the backward for their mirrors), each at
  *   least the all-to-all of its bytes over the stage's cheapest ep sub-group (sim/src/costModel.ts,
  *   spannedAllToAllMs), run in order on the ep stream.
  * - Data parallelism's collectives of a device run one after the other on its reduce stream
- *   (dataParallelMs): the step is at least their sum, each at least its ring formula.
+ *   (dataParallelMs): the step is at least their sum, each at least its collectiveSpanMs.
  * - An offloaded stash crosses the host link twice (OFFLOAD after F, RELOAD before B), one copy
  *   after the other on the device's offload stream, each at least the host link's latency plus
  *   its bytes at its bandwidth (sim/src/costModel.ts, HOST_LINK). A fused B split into BI then
