@@ -62,19 +62,21 @@ describe('cost model', () => {
     );
   });
 
-  it('an all-reduce of 352 MB over 16 GPUs on 2 DGX H100 nodes runs at the slower of NVLink (370 GB/s) and its node’s 8 NICs (8 × 47 GB/s), about 1.78 ms', () => {
+  it('an all-reduce of 352 MB over 16 GPUs on 2 DGX H100 nodes runs at the slower of NVLink (370 GB/s) and its node’s 8 NICs (8 × 47 GB/s), about 1.9 ms', () => {
     const r = resolveCluster({ preset: 'dgx-h100', nodes: 2 });
     if (!r.ok) throw new Error('unexpected');
     const devices = Array.from({ length: 16 }, (_, i) => i);
     const ms = collectiveMs(r.cost, 'ALL_REDUCE', devices, 352e6);
     // Achieved rates: NVLink 370 GB/s, 47 GB/s per NDR NIC, so the ring's inter-node hop (376 GB/s)
-    // is not the slowest: 2 · 15/16 · 352 MB / 370 GB/s = 1.784 ms, plus 2 · 15 latencies of 5 µs.
+    // is not the slowest: 2 · 15/16 · 352 MB / 370 GB/s = 1.784 ms, plus NCCL's Simple-ring latency:
+    // 8.4 µs, 28 NVLink steps of 3.4 µs and 2 network steps of 14 µs.
     const bus = (2 * 15) / 16 / 370e6;
-    expect(ms).toBeCloseTo(352e6 * bus + 0.15, 6);
+    expect(ms).toBeCloseTo(352e6 * bus + (8.4 + 28 * 3.4 + 2 * 14) * 1e-3, 6);
     expect(ms).toBeLessThan(2);
-    // Reduce-scatter and all-gather are each half of it.
-    expect(collectiveMs(r.cost, 'REDUCE_SCATTER', devices, 352e6)).toBeCloseTo((352e6 * bus) / 2 + 0.075, 6);
-    expect(collectiveMs(r.cost, 'ALL_GATHER', devices, 352e6)).toBeCloseTo((352e6 * bus) / 2 + 0.075, 6);
+    // Reduce-scatter and all-gather move half of it: 14 NVLink steps and 1 network step.
+    const half = (352e6 * bus) / 2 + (8.4 + 14 * 3.4 + 14) * 1e-3;
+    expect(collectiveMs(r.cost, 'REDUCE_SCATTER', devices, 352e6)).toBeCloseTo(half, 6);
+    expect(collectiveMs(r.cost, 'ALL_GATHER', devices, 352e6)).toBeCloseTo(half, 6);
   });
 
   it('point to point picks the link by node: device / gpusPerNode', () => {

@@ -14,6 +14,7 @@ import {
   type OpKernels,
 } from '@stagecraft/ir';
 import { type GemmGpu, kernelsMs } from './kernelCost.ts';
+import { NCCL_PROFILES, type NcclProfile, ncclChoice } from './ncclTuning.ts';
 
 export {
   ATTENTION_HALF_SEQ,
@@ -44,6 +45,8 @@ export type CostCluster =
       gpu: GemmGpu;
       intraNode: Link;
       interNode: Link;
+      /** A preset's NCCL profile: its collectives timed as NCCL picks them (ncclTuning.ts); else alpha-beta. */
+      nccl?: NcclProfile;
     };
 
 /** A link in the units the formulas use. */
@@ -81,6 +84,9 @@ export function resolveCluster(
     gpu.memoryBytesPerMs = g.memoryGBps * 1e6;
     gpu.streamBytesPerMs = g.memoryGBps * 1e6 * (g.memoryFraction ?? 1);
   }
+  // Only a preset names a node type whose NCCL behaviour is known; a custom cluster gives links alone.
+  const nccl =
+    'preset' in input && Object.hasOwn(NCCL_PROFILES, input.preset) ? NCCL_PROFILES[input.preset] : undefined;
   return {
     ok: true,
     cost: {
@@ -91,6 +97,7 @@ export function resolveCluster(
       gpu,
       intraNode: link(cluster.intraNode),
       interNode: link(cluster.interNode),
+      ...(nccl ? { nccl } : {}),
     },
   };
 }
@@ -231,16 +238,30 @@ export function collectiveMs(
   bytes: number,
 ): number {
   if (cost.kind === 'ideal') return 0;
-  const span = groupSpan(cost, devices);
+  return collectiveSpanMs(cost, op, groupSpan(cost, devices), bytes);
+}
+
+/**
+ * A collective over members placed as `span` says: on a preset, as NCCL's own model picks its
+ * algorithm and protocol (ncclTuning.ts); on a custom cluster, the alpha-beta ring formulas above.
+ */
+export function collectiveSpanMs(
+  cost: CostCluster & { kind: 'custom' },
+  op: CollectiveOp,
+  span: GroupSpan,
+  bytes: number,
+): number {
   const n = span.n;
+  if (op === 'ALL_TO_ALL') return spannedAllToAllMs(cost, span, bytes);
+  if (n <= 1) return 0;
+  const ring = ringLink(cost, span);
+  if (cost.nccl) return ncclChoice(cost.nccl, op, span, ring.bytesPerMs, bytes).ms;
   switch (op) {
     case 'ALL_REDUCE':
-      return allReduceMs(n, bytes, ringLink(cost, span));
+      return allReduceMs(n, bytes, ring);
     case 'REDUCE_SCATTER':
-      return reduceScatterMs(n, bytes, ringLink(cost, span));
+      return reduceScatterMs(n, bytes, ring);
     case 'ALL_GATHER':
-      return allGatherMs(n, bytes, ringLink(cost, span));
-    case 'ALL_TO_ALL':
-      return spannedAllToAllMs(cost, span, bytes);
+      return allGatherMs(n, bytes, ring);
   }
 }

@@ -1,7 +1,7 @@
 import { type CollectiveInstruction, DESIGN_FORMAT, type Design } from '@stagecraft/ir';
 import { compile } from '@stagecraft/passes';
 import { describe, expect, it } from 'vitest';
-import { allReduceMs, resolveCluster } from './costModel.ts';
+import { collectiveMs, resolveCluster } from './costModel.ts';
 import { simulate } from './simulate.ts';
 
 // DeepSeek's DualPipe (github.com/deepseek-ai/DualPipe): two copies of the model run in opposite
@@ -91,7 +91,9 @@ describe("DualPipe's two model copies", () => {
     if (!s.ok) throw new Error(s.errors.map((e) => e.message).join('\n'));
     const cost = resolveCluster(plan.cluster);
     if (!cost.ok || cost.cost.kind !== 'custom') throw new Error('a real cluster');
-    const expected = allReduceMs(2, 2 * GIB, cost.cost.intraNode);
+    // Two GPUs of a DGX H100 node: NCCL's NVLink SHARP all-reduce (25 µs, 480 GB/s busBw).
+    const expected = collectiveMs(cost.cost, 'ALL_REDUCE', [0, 1], 2 * GIB);
+    expect(expected).toBeCloseTo(0.025 + (2 * GIB) / 480e6, 9);
     const events = s.sim.timeline!.filter((e) => e.op === 'ALL_REDUCE');
     expect(events).toHaveLength(4);
     for (const e of events) expect(e.endMs - e.startMs).toBeCloseTo(expected, 6);
@@ -150,7 +152,8 @@ describe("DualPipe's two model copies", () => {
     );
     expect(events).toHaveLength(4);
     // Both stages on every device, 1 GiB of gradients each: 2 GiB between 2 GPUs, not 4.
-    const expected = allReduceMs(2, 2 * GIB, cost.cost.intraNode);
+    const expected = collectiveMs(cost.cost, 'ALL_REDUCE', [0, 1], 2 * GIB);
+    expect(expected).not.toBeCloseTo(collectiveMs(cost.cost, 'ALL_REDUCE', [0, 1, 2, 3], 2 * GIB), 3);
     for (const e of events) expect(e.endMs - e.startMs).toBeCloseTo(expected, 6);
   });
 

@@ -1,6 +1,7 @@
 export { renderAsciiTimeline } from './ascii.ts';
 export * from './costModel.ts';
 export { type MetricsReport, type MetricsTimings, metricsReport } from './metricsReport.ts';
+export { NCCL_PROFILES, type NcclChoice, type NcclProfile, ncclChoice } from './ncclTuning.ts';
 export { simulate } from './simulate.ts';
 export {
   MAX_STEPS,

@@ -16,13 +16,13 @@
  *   p2p, collectives and host transfers only delay. Within a stage, the next block's forward waits
  *   for the all-reduce tensor parallelism puts on the previous block's output (and a backward on
  *   the next block's input gradient: passes/src/passes/shardTensor.ts), which takes at least the
- *   ring all-reduce of those bytes on NVLink (a tp group is one node); at a stage's edge the
- *   all-reduce delays the send. Likewise an expert block inside a stage waits for its dispatch
+ *   all-reduce of those bytes inside one node (a tp group is one node; sim/src/costModel.ts,
+ *   collectiveSpanMs); at a stage's edge the all-reduce delays the send. Likewise an expert block inside a stage waits for its dispatch
  *   all-to-all and the block after it for the combine (the backward for their mirrors), each at
  *   least the all-to-all of its bytes over the stage's cheapest ep sub-group (sim/src/costModel.ts,
  *   spannedAllToAllMs), run in order on the ep stream.
  * - Data parallelism's collectives of a device run one after the other on its reduce stream
- *   (dataParallelMs): the step is at least their sum, each at least its ring formula.
+ *   (dataParallelMs): the step is at least their sum, each at least its collectiveSpanMs.
  * - An offloaded stash crosses the host link twice (OFFLOAD after F, RELOAD before B), one copy
  *   after the other on the device's offload stream, each at least the host link's latency plus
  *   its bytes at its bandwidth (sim/src/costModel.ts, HOST_LINK). A fused B split into BI then
@@ -37,13 +37,10 @@
 import type { ScheduleBuilderName, TransformerModel } from '@stagecraft/ir';
 import { getBuilder } from '@stagecraft/passes';
 import {
-  allGatherMs,
-  allReduceMs,
   type CostCluster,
+  collectiveSpanMs,
   type GroupSpan,
   HOST_LINK,
-  reduceScatterMs,
-  ringLink,
   spannedAllToAllMs,
 } from '@stagecraft/sim';
 import {
@@ -137,9 +134,10 @@ export class PipelineBounds {
     const { shape, orders, overlaps } = this.builderOrders(l);
     const S = shape.stages;
     const zeros = new Array<number>(S).fill(0);
-    const link = this.cost.intraNode;
+    const node: GroupSpan = { n: l.tp, nodes: 1, perNode: l.tp };
+    const allReduce = (bytes: number) => collectiveSpanMs(this.cost, 'ALL_REDUCE', node, bytes);
     const reduce = (bytes: number, count: number) =>
-      count === 0 ? 0 : allReduceMs(l.tp, bytes, link) + (count - 1) * allReduceMs(l.tp, 0, link);
+      count === 0 ? 0 : allReduce(bytes) + (count - 1) * allReduce(0);
     // In an overlapped unit one collective's wait covers its partner's: none is counted inside a stage.
     const inner = (bytes: number, count: number) => (overlaps ? 0 : reduce(bytes, count));
     const exchange = this.exchangeMs(l, facts.expertExchangeBytes, shape.placement, overlaps);
@@ -211,14 +209,12 @@ export class PipelineBounds {
       if (bytes === 0) continue;
       const spans = this.spans(l, axes)[r]!;
       ms += Math.min(
-        ...spans.map((span) => {
-          const link = ringLink(this.cost, span);
-          return (
-            reduces * allReduceMs(span.n, bytes, link) +
-            scatters * reduceScatterMs(span.n, bytes, link) +
-            gathers * allGatherMs(span.n, bytes, link)
-          );
-        }),
+        ...spans.map(
+          (span) =>
+            reduces * collectiveSpanMs(this.cost, 'ALL_REDUCE', span, bytes) +
+            scatters * collectiveSpanMs(this.cost, 'REDUCE_SCATTER', span, bytes) +
+            gathers * collectiveSpanMs(this.cost, 'ALL_GATHER', span, bytes),
+        ),
       );
     }
     return ms;
