@@ -168,41 +168,9 @@ export class GanttPainter {
   private paintInSlices(): void {
     this.stopSlices();
     const root = this.el.root();
-    // What waits for the timeline (the DAG a result asks the worker for) waits for the last slice.
-    const job = {};
-    beginTimelineWork(job);
-    root?.setAttribute('data-painting', 'slices');
-    let stopped = false;
-    this.stopSlices = () => {
-      stopped = true;
-      root?.removeAttribute('data-painting');
-      endTimelineWork(job);
-    };
-    // Until the first slice the canvas is blank, not the last layout's ops beside the new gutter.
-    const canvas = this.live().mode === 'canvas' ? this.el.canvas() : null;
-    const blank = canvas?.getContext('2d', { alpha: false });
-    if (canvas && blank) {
-      blank.setTransform(1, 0, 0, 1, 0, 0);
-      blank.fillStyle = '#ffffff';
-      blank.fillRect(0, 0, canvas.width, canvas.height);
-    }
-    // The rows in view are read from the page's layout: read right after React's commit, that
-    // forced the whole page's first layout into the commit's task (visibleRows, 0.39 s sampled on
-    // Llama-3-8B's opening at load 27, `bench/web-frames.ts --trace on`). After the next frame
-    // the browser has laid the page out and reading it is cheap.
-    requestAnimationFrame(() =>
-      nextTask().then(() => {
-        if (!stopped) this.paintSlices(root, job);
-      }),
-    );
-  }
-
-  /** The slices of paintInSlices, once the page is laid out. */
-  private paintSlices(root: HTMLElement | null, job: object): void {
     const target = this.prepare();
     if (!target) {
-      this.stopSlices();
-      this.stopSlices = () => {};
+      root?.removeAttribute('data-painting');
       return;
     }
     const { ctx, y0, y1 } = target;
@@ -238,6 +206,10 @@ export class GanttPainter {
       root?.removeAttribute('data-painting');
       endTimelineWork(job);
     };
+    // What waits for the timeline (the DAG a result asks the worker for) waits for the last slice.
+    const job = {};
+    beginTimelineWork(job);
+    root?.setAttribute('data-painting', 'slices');
     slice();
   }
 
