@@ -1,5 +1,5 @@
 import { type Design, resolveTransformer, type TransformerModel } from '@stagecraft/ir';
-import { allToAllMs, type CostCluster, resolveCluster } from '@stagecraft/sim';
+import { allReduceMs, allToAllMs, type CostCluster, resolveCluster } from '@stagecraft/sim';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { searchLayouts } from '../index.ts';
 import { LayoutEvaluator } from '../layoutEvaluation.ts';
@@ -107,6 +107,42 @@ describe('the step bound of an expert-parallel layout', () => {
     const exchanges = 8 * 3 * 2 * 2 * allToAllMs(4, 2 * 2 ** 20, custom.intraNode);
     expect(sharded).toBeCloseTo(8 * work + exchanges, 6);
   });
+
+  it('counts them beside tensor parallelism too, after the all-reduces of the split blocks', () => {
+    const cost = resolveCluster(moe.cluster);
+    if (!cost.ok) throw new Error(JSON.stringify(cost.errors));
+    const custom = cost.cost as CostCluster & { kind: 'custom' };
+    const model = moe.model as TransformerModel;
+    const bounds = new PipelineBounds(model, custom);
+    const layout = {
+      pp: 1,
+      vp: 1,
+      dp: 2,
+      tp: 4,
+      ep: 2,
+      zero: 0,
+      builder: '1f1b',
+      microbatches: 8,
+      microbatchSize: 1,
+      recompute: false,
+      offload: false,
+    } as const;
+    const facts = stageFacts(model, 1, 1);
+    const compute = stageCompute(facts, 4, 2, custom);
+    const link = custom.intraNode;
+    // Each pass's all-reduces over tp: the bytes once, the ring's latency for every one of them.
+    const reduces = (bytes: number, count: number) =>
+      allReduceMs(4, bytes, link) + (count - 1) * allReduceMs(4, 0, link);
+    const perMicrobatch =
+      compute.F[0]! +
+      compute.BI[0]! +
+      compute.BW[0]! +
+      reduces(facts.forwardReduceBytes[0]!, facts.forwardReduces[0]!) +
+      reduces(facts.backwardReduceBytes[0]!, facts.backwardReduces[0]!) +
+      // Three MoE layers: dispatch and combine, forward and backward, over 2 GPUs of one node.
+      3 * 2 * 2 * allToAllMs(2, 2 * 2 ** 20, link);
+    expect(bounds.of(layout).stepMs).toBeCloseTo(8 * perMicrobatch, 6);
+  });
 });
 
 describe('the layout bounds', () => {
@@ -117,8 +153,17 @@ describe('the layout bounds', () => {
 
   it('never exceed the simulated step or peak memory of any layout of the space', () => {
     expect(all.length).toBeGreaterThan(100);
+    // Tensor and expert parallel at once: their all-to-alls are in the bound as well.
+    expect(all.filter((s) => /TP[248] .*EP[24]/.test(s.name)).length).toBeGreaterThan(20);
     const over = all.filter((s) => s.bound.stepMs > s.stepMs || s.bound.memoryBytes > s.peakMemoryBytes);
     expect(over.map((s) => s.name)).toEqual([]);
+  });
+
+  it('hold a split backward’s stash to its BW: recomputed ZB-H1 and ZB-V layouts bounded within 15% of their peak', () => {
+    const split = all.filter((s) => /(zb-h1|zbv),.*recompute/.test(s.name));
+    expect(split.length).toBeGreaterThan(20);
+    const loose = split.filter((s) => s.bound.memoryBytes < 0.85 * s.peakMemoryBytes);
+    expect(loose.map((s) => s.name)).toEqual([]);
   });
 
   it('prune only dominated layouts: the search answers the front brute force finds', async () => {

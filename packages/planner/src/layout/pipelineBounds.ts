@@ -32,7 +32,8 @@
  *   optimizer state per parameter, sharded as the ZeRO level says: docs/cost-model.md, "Memory
  *   per device"), and a forward's stash stays until its backward: the order's count of stashes in
  *   flight, each at least the block's activations over tp (only the kept input when recomputed,
- *   none when offloaded), freed as early as the BI.
+ *   none when offloaded), freed as early as the BI, or the BW when the builder splits the
+ *   backward (the BI frees nothing then), a reloaded or recomputed stash whole again from the BI.
  */
 import type { ScheduleBuilderName, TransformerModel } from '@stagecraft/ir';
 import { getBuilder } from '@stagecraft/passes';
@@ -66,6 +67,8 @@ interface BuilderOrders {
   orders: ActionCode[][];
   /** Some slot runs an F and a B as one unit (DualPipeV): the two wait for their all-reduces at once. */
   overlaps: boolean;
+  /** The builder runs a backward as BI then BW, some BW after other work. */
+  split: boolean;
 }
 
 interface PipelinePart {
@@ -131,7 +134,7 @@ export class PipelineBounds {
     const cached = this.pipelines.get(key);
     if (cached) return cached;
     const facts = this.stageFacts(l.microbatchSize, l.pp * l.vp);
-    const { shape, orders, overlaps } = this.builderOrders(l);
+    const { shape, orders, overlaps, split: splitOrder } = this.builderOrders(l);
     const S = shape.stages;
     const zeros = new Array<number>(S).fill(0);
     const node: GroupSpan = { n: l.tp, nodes: 1, perNode: l.tp };
@@ -149,6 +152,9 @@ export class PipelineBounds {
       : l.recompute
         ? split.keptBytes.map((a, s) => a / l.tp + whole.keptBytes[s]!)
         : stash;
+    // Not counted for a recompute inside overlapped F&B units, whose peaks the brute-force test
+    // (pipelineBounds.test.ts) found under it.
+    const regrown = l.offload ? stash : l.recompute && !overlaps ? stash.map((x, s) => x - kept[s]!) : zeros;
     const { F, BI, BW } = this.compute(l, facts);
     const costs: StageCosts = {
       F: F.map((x, s) => x + inner(facts.forwardReduceBytes[s]!, facts.forwardReduces[s]!) + exchange[s]!),
@@ -163,8 +169,13 @@ export class PipelineBounds {
       sendF: facts.sendReduceBytes.map((b) => reduce(b, b > 0 ? 1 : 0)),
       sendB: facts.receiveReduceBytes.map((b) => reduce(b, b > 0 ? 1 : 0)),
       alloc: kept,
-      freeBI: kept,
-      freeBW: zeros,
+      // Split backwards free the stash at the BW (passes/src/passes/splitBackward.ts: the BI frees
+      // nothing). A reloaded stash is back whole before the BI; a recomputed one at least what the
+      // kept input left out (a block that keeps its whole stash is not recomputed), each held to
+      // the BW with the kept input (passes/src/passes/recompute.ts, `freeingOp`). A fused B frees
+      // it all as it ends.
+      freeBI: splitOrder ? regrown.map((x) => -x) : kept,
+      freeBW: splitOrder ? regrown.map((x, s) => x + kept[s]!) : zeros,
     };
     const timing = timeOrders(shape, costs, orders);
     // A builder's order never deadlocks; were it to, the compile refuses it and 0 bounds nothing.
@@ -224,8 +235,8 @@ export class PipelineBounds {
    * Per virtual stage, the all-to-alls expert parallelism runs inside it, each on the cheapest of
    * the stage's ep sub-groups: an expert block waits for its dispatch and the block after it for
    * the combine (the ep stream runs them in order), in the forward and again in the backward.
-   * Not counted beside tensor parallelism: there the brute-force test (pipelineBounds.test.ts)
-   * found TP4 × EP2 layouts simulated faster than a bound with their forward all-to-alls.
+   * Beside tensor parallelism too: every tp member exchanges its whole tokens (routers and routed
+   * experts run whole on each), after the all-reduce of a split block's output or input gradient.
    */
   private exchangeMs(
     l: Layout,
@@ -233,7 +244,7 @@ export class PipelineBounds {
     placement: readonly number[],
     overlaps: boolean,
   ): number[] {
-    if (l.ep <= 1 || overlaps || l.tp > 1) return exchanges.map(() => 0);
+    if (l.ep <= 1 || overlaps) return exchanges.map(() => 0);
     const spans = this.spans(l, ['ep']);
     return exchanges.map((list, s) => {
       const rankSpans = spans[placement[s]!]!;
@@ -288,7 +299,10 @@ export class PipelineBounds {
       ranks: l.pp,
     };
     const overlaps = schedule.programs.some((program) => program.some((slot) => slot.length > 1));
-    built = { shape, orders: fromBuilt(shape, schedule), overlaps };
+    const split = schedule.programs.some((program) =>
+      program.some((slot) => slot.some((a) => a.pass === 'BI')),
+    );
+    built = { shape, orders: fromBuilt(shape, schedule), overlaps, split };
     this.orders.set(key, built);
     return built;
   }

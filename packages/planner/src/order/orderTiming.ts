@@ -125,7 +125,7 @@ export function timeOrders(
   return { stepMs, end };
 }
 
-/** Peak of stashed bytes while a rank runs `order` (F allocates when it starts, BI and BW free when they end). */
+/** Peak of stashed bytes while a rank runs `order` (F allocates when it starts, BI and BW free when they end, or allocate when negative). */
 export function stashPeak(s: OrderShape, c: StageCosts, order: readonly ActionCode[]): number {
   let held = 0;
   let peak = 0;
@@ -135,10 +135,10 @@ export function stashPeak(s: OrderShape, c: StageCosts, order: readonly ActionCo
     const rest = (a - (a % m)) / m;
     const stage = rest % S;
     const pass = (rest - stage) / S;
-    if (pass === PASS_F) {
-      held += c.alloc[stage]!;
-      if (held > peak) peak = held;
-    } else held -= pass === PASS_BI ? c.freeBI[stage]! : c.freeBW[stage]!;
+    if (pass === PASS_F) held += c.alloc[stage]!;
+    else held -= pass === PASS_BI ? c.freeBI[stage]! : c.freeBW[stage]!;
+    // A negative free allocates: a BI whose recomputed or reloaded stash waits for its BW.
+    if (held > peak) peak = held;
   }
   return peak;
 }
