@@ -29,7 +29,6 @@ import { S_ARRIVED, S_DONE, S_RECV_WAIT } from './unitStates.ts';
  * sweep cannot stand for the event loop (see above).
  */
 export function listSchedule(f: Flat, arrays: ArraySource): Run | undefined {
-  if (!memoryOnOneStream(f)) return undefined;
   const { N } = f;
   const start = arrays.float64(N);
   const end = arrays.float64(N);
@@ -38,7 +37,7 @@ export function listSchedule(f: Flat, arrays: ArraySource): Run | undefined {
   if (done < N) return undefined;
   const now = new Float64Array(1);
   const memory = new MemoryTrack(f.plan.devices, false, now);
-  replayMemory(f, start, end, memory, now);
+  if (!replayMemory(f, start, end, memory, now)) return undefined;
   return {
     start,
     end,
@@ -52,27 +51,13 @@ export function listSchedule(f: Flat, arrays: ArraySource): Run | undefined {
   };
 }
 
-/** Whether every device's allocations and frees are on one of its streams. */
-function memoryOnOneStream(f: Flat): boolean {
-  const { N, kind, allocB, freeB, unitDev, unitStream } = f;
-  const streamOf = new Int32Array(f.D).fill(-1);
-  for (let v = 0; v < N; v++) {
-    const k = kind[v]!;
-    // SEND, RECV and collectives neither allocate nor free (the event loop's `complete` applies
-    // no bytes of theirs). Tested inline, not called: a first run interprets this loop.
-    if (k === UNIT_RECV || k === UNIT_SEND || k === UNIT_COLLECTIVE) continue;
-    if (allocB[v] === 0 && freeB[v] === 0) continue;
-    const d = unitDev[v]!;
-    const s = unitStream[v]!;
-    if (streamOf[d] === -1) streamOf[d] = s;
-    else if (streamOf[d] !== s) return false;
-  }
-  return true;
-}
-
 /**
  * Each unit's allocation at its start and free at its end, in unit order: on a device's one
  * memory stream a unit starts no earlier than the one before it ends, so times never decrease.
+ * False, the replay abandoned, when a device allocates or frees on two of its streams (then
+ * unit order is not time order). The check rides on the replay's sweep rather than a sweep of
+ * its own before the streams are swept: such a plan is rare, and the sweep it wastes then is
+ * cheaper than one more pass over every unit each time.
  */
 function replayMemory(
   f: Flat,
@@ -80,22 +65,34 @@ function replayMemory(
   end: Float64Array,
   memory: MemoryTrack,
   now: Float64Array,
-): void {
-  const { N, kind, allocB, freeB, unitDev } = f;
+): boolean {
+  const { N, kind, allocB, freeB, unitDev, unitStream } = f;
+  const streamOf = new Int32Array(f.D).fill(-1);
   for (let v = 0; v < N; v++) {
     const k = kind[v]!;
-    if (k === UNIT_RECV || k === UNIT_SEND || k === UNIT_COLLECTIVE) continue; // as above
+    // SEND, RECV and collectives neither allocate nor free (the event loop applies no bytes of
+    // theirs). Tested inline, not called: a first run interprets this loop.
+    if (k === UNIT_RECV || k === UNIT_SEND || k === UNIT_COLLECTIVE) continue;
+    const a = allocB[v]!;
+    const fr = freeB[v]!;
+    if (a === 0 && fr === 0) continue;
     const d = unitDev[v]!;
-    if (allocB[v] !== 0) {
-      now[0] = start[v]!;
-      memory.effect(d, 0, allocB[v]!);
+    const s = unitStream[v]!;
+    if (streamOf[d] !== s) {
+      if (streamOf[d] !== -1) return false;
+      streamOf[d] = s;
     }
-    if (freeB[v] !== 0) {
+    if (a !== 0) {
+      now[0] = start[v]!;
+      memory.effect(d, 0, a);
+    }
+    if (fr !== 0) {
       now[0] = end[v]!;
-      memory.effect(d, freeB[v]!, 0);
+      memory.effect(d, fr, 0);
     }
   }
   for (let d = 0; d < f.D; d++) memory.flush(d);
+  return true;
 }
 
 /**

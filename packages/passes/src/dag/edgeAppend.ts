@@ -2,15 +2,29 @@
  * Edges a pass adds after the existing ones, collected in typed columns that double when full and
  * joined to the old columns with one copy each at the end.
  */
-import { type EdgeKind, type EdgeList, edgeColumns, joinEdges } from '@stagecraft/ir';
+import { type ArraySource, type EdgeKind, type EdgeList, edgeColumns, joinEdges } from '@stagecraft/ir';
 
 export class EdgeAppend {
   private cols: EdgeList;
   private count = 0;
 
-  /** `expected`: about how many edges will be added, so the columns are allocated once. */
-  constructor(expected = 0) {
-    this.cols = edgeColumns(Math.max(16, expected));
+  /**
+   * `expected`: about how many edges will be added, so the columns are allocated once.
+   * `scratch`: where those first columns come from, when the caller's loan outlives the join
+   * (`onto` copies them; nothing keeps them): memory from the pass's loan rather than new memory
+   * the garbage collector must reclaim (order expects one edge per slot row: 65,536 rows, 1.1 MB,
+   * on the bench's target).
+   */
+  constructor(expected = 0, scratch?: ArraySource) {
+    const size = Math.max(16, expected);
+    this.cols = scratch
+      ? {
+          from: scratch.int32(size),
+          to: scratch.int32(size),
+          kind: scratch.uint8(size),
+          bytes: scratch.float64(size),
+        }
+      : edgeColumns(size);
   }
 
   add(u: number, v: number, kind: EdgeKind, bytes: number): void {

@@ -59,7 +59,14 @@ export const orderPass: Pass = {
       rowBase[oi + 1] = rowBase[oi]! + slotCount(orders[oi]!.d, columns[oi]);
     // Mostly one edge joins a slot to the one before: about one per row.
     const halves = splitHalves(dag, ctx.program);
-    const w = new SlotWriter(dag, ctx, orders, rowBase, new EdgeAppend(rowBase[orders.length]), halves);
+    const w = new SlotWriter(
+      dag,
+      ctx,
+      orders,
+      rowBase,
+      new EdgeAppend(rowBase[orders.length], ctx.scratch),
+      halves,
+    );
     const { index } = w;
     for (let oi = 0; oi < orders.length; oi++) {
       const { d } = orders[oi]!;
