@@ -88,7 +88,8 @@ def test_the_permutations_move_sub_groups_out_of_ascending_order():
     assert any(perm == (3, 2, 1, 0) for _name, perm in CASES)
     assert {name for name, _perm in CASES} == {
         "mesh-cp4-ring", "mesh-dp2-cp2", "mesh-dp2-cp2-ring", "mesh-dp2-ep2", "mesh-dp2-tp2", "mesh-dp2-tp2-sp",
-        "mesh-dp2-tp2-sp-recompute", "mesh-dp2-tp2-zero1", "mesh-pp2-dp2",
+        "mesh-dp2-tp2-sp-overlap", "mesh-dp2-tp2-sp-recompute", "mesh-dp2-tp2-sp-recompute-overlap",
+        "mesh-dp2-tp2-zero1", "mesh-pp2-dp2",
     }
 
 

@@ -1,5 +1,5 @@
 import { type Design, resolveTransformer, type TransformerModel } from '@stagecraft/ir';
-import { allReduceMs, allToAllMs, type CostCluster, resolveCluster } from '@stagecraft/sim';
+import { allToAllMs, type CostCluster, collectiveSpanMs, resolveCluster } from '@stagecraft/sim';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { searchLayouts } from '../index.ts';
 import { LayoutEvaluator } from '../layoutEvaluation.ts';
@@ -130,9 +130,11 @@ describe('the step bound of an expert-parallel layout', () => {
     const facts = stageFacts(model, 1, 1);
     const compute = stageCompute(facts, 4, 2, custom);
     const link = custom.intraNode;
-    // Each pass's all-reduces over tp: the bytes once, the ring's latency for every one of them.
-    const reduces = (bytes: number, count: number) =>
-      allReduceMs(4, bytes, link) + (count - 1) * allReduceMs(4, 0, link);
+    // Each pass's all-reduces over tp: the bytes once, the latency for every one of them (on this
+    // preset, NCCL's choice of algorithm and protocol, as the simulator times them).
+    const tp4 = { n: 4, nodes: 1, perNode: 4 };
+    const allReduce = (bytes: number) => collectiveSpanMs(custom, 'ALL_REDUCE', tp4, bytes);
+    const reduces = (bytes: number, count: number) => allReduce(bytes) + (count - 1) * allReduce(0);
     const perMicrobatch =
       compute.F[0]! +
       compute.BI[0]! +

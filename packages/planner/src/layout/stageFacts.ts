@@ -176,11 +176,19 @@ export function stageCompute(
 
 function memberKernels(k: BlockKernels | undefined, tp: number, ep: number): BlockKernels | undefined {
   if (!k || (tp === 1 && ep === 1)) return k;
-  return {
+  const out: BlockKernels = {
     ...k,
     gemms: k.gemms.map((g) => {
       const split = tp === 1 ? g : g.split === 'n' ? { ...g, n: g.n / tp } : { ...g, k: g.k / tp };
       return ep === 1 ? split : { ...split, m: split.m * ep, count: (split.count ?? 1) / ep };
     }),
   };
+  // shard_tensor divides both classes of elementwise bytes over tp unless `sequence_parallel` is
+  // false (passes/src/passes/shardTensor.ts, `divided`), which a layout never sets.
+  const w = k.elementwiseBytes;
+  if (w !== undefined && tp > 1) {
+    const over = (p: typeof w.split) => ({ F: p.F / tp, BI: p.BI / tp, BW: p.BW / tp });
+    out.elementwiseBytes = { sequence: over(w.sequence), split: over(w.split) };
+  }
+  return out;
 }
